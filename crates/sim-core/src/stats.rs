@@ -1,0 +1,380 @@
+//! Output statistics with bounded memory.
+//!
+//! - [`Tally`]: count, mean and variance of observations (Welford's update),
+//!   mergeable exactly across batches or replications.
+//! - [`TimeWeighted`]: the time average of a piecewise-constant quantity such
+//!   as a queue length or a number of busy servers.
+//! - [`Quantiles`]: percentiles over any number of observations in bounded
+//!   memory, from an HDR histogram with three significant digits (relative
+//!   error at most 0.1%); histograms merge exactly.
+//! - [`BatchMeans`]: a confidence interval for a steady-state mean from one
+//!   long run, by batch means with a fixed number of batches whose size
+//!   doubles as the run grows.
+//! - [`ConfidenceInterval`]: the Student-t interval of the mean of
+//!   independent samples, such as the results of independent replications.
+//!
+//! Warm-up deletion is done by the models: they call `reset` on their
+//! statistics when the warm-up period ends.
+
+use crate::time::SimTime;
+use hdrhistogram::Histogram;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Count, mean, variance, minimum and maximum of observations.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    count: u64,
+    mean: f64,
+    m2: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Tally {
+    /// An empty tally.
+    pub fn new() -> Tally {
+        Tally::default()
+    }
+
+    /// Adds one observation.
+    pub fn add(&mut self, x: f64) {
+        self.count += 1;
+        if self.count == 1 {
+            self.min = x;
+            self.max = x;
+        } else {
+            self.min = self.min.min(x);
+            self.max = self.max.max(x);
+        }
+        let delta = x - self.mean;
+        self.mean += delta / self.count as f64;
+        self.m2 += delta * (x - self.mean);
+    }
+
+    /// Adds every observation of `other`, as if they had been added here.
+    pub fn merge(&mut self, other: &Tally) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = other.clone();
+            return;
+        }
+        let n = (self.count + other.count) as f64;
+        let delta = other.mean - self.mean;
+        self.m2 += other.m2 + delta * delta * self.count as f64 * other.count as f64 / n;
+        self.mean += delta * other.count as f64 / n;
+        self.count += other.count;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// The number of observations.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// The sample variance (0 with fewer than two observations).
+    pub fn variance(&self) -> f64 {
+        if self.count < 2 { 0.0 } else { self.m2 / (self.count - 1) as f64 }
+    }
+
+    /// The smallest observation (0 when empty).
+    pub fn min(&self) -> f64 {
+        self.min
+    }
+
+    /// The largest observation (0 when empty).
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+}
+
+/// The time average of a piecewise-constant quantity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeWeighted {
+    value: f64,
+    since: SimTime,
+    start: SimTime,
+    area: f64,
+}
+
+impl TimeWeighted {
+    /// A quantity that is `value` from `now` on.
+    pub fn new(now: SimTime, value: f64) -> TimeWeighted {
+        TimeWeighted { value, since: now, start: now, area: 0.0 }
+    }
+
+    /// The quantity becomes `value` at `now`.
+    pub fn set(&mut self, now: SimTime, value: f64) {
+        self.area += self.value * (now - self.since).as_secs_f64();
+        self.value = value;
+        self.since = now;
+    }
+
+    /// The quantity changes by `delta` at `now`.
+    pub fn add(&mut self, now: SimTime, delta: f64) {
+        self.set(now, self.value + delta);
+    }
+
+    /// The current value.
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+
+    /// The time average from the start (or the last reset) to `now`.
+    pub fn mean(&self, now: SimTime) -> f64 {
+        let span = (now - self.start).as_secs_f64();
+        if span <= 0.0 {
+            return self.value;
+        }
+        (self.area + self.value * (now - self.since).as_secs_f64()) / span
+    }
+
+    /// Forgets the history before `now`, keeping the current value.
+    pub fn reset(&mut self, now: SimTime) {
+        *self = TimeWeighted::new(now, self.value);
+    }
+}
+
+/// Percentiles of durations in bounded memory.
+#[derive(Clone, Debug)]
+pub struct Quantiles {
+    histogram: Histogram<u64>,
+}
+
+impl Default for Quantiles {
+    fn default() -> Self {
+        Quantiles::new()
+    }
+}
+
+impl Quantiles {
+    /// An empty histogram with three significant digits.
+    pub fn new() -> Quantiles {
+        Quantiles {
+            histogram: Histogram::new(3).expect("3 significant digits is a valid precision"),
+        }
+    }
+
+    /// Records one duration.
+    pub fn record(&mut self, duration: SimTime) {
+        self.histogram
+            .record(duration.as_nanos())
+            .expect("an auto-resizing histogram records any u64");
+    }
+
+    /// The `q`-quantile [s], `q` in [0, 1] (0 when empty).
+    pub fn quantile(&self, q: f64) -> f64 {
+        SimTime::from_nanos(self.histogram.value_at_quantile(q)).as_secs_f64()
+    }
+
+    /// The number of recorded durations.
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    /// Adds every duration recorded in `other`.
+    pub fn merge(&mut self, other: &Quantiles) {
+        self.histogram
+            .add(&other.histogram)
+            .expect("auto-resizing histograms of equal precision always add");
+    }
+
+    /// Forgets every recorded duration.
+    pub fn reset(&mut self) {
+        self.histogram.reset();
+    }
+}
+
+/// A Student-t confidence interval for a mean.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConfidenceInterval {
+    /// The point estimate.
+    pub mean: f64,
+    /// Half the width of the interval.
+    pub half_width: f64,
+    /// The confidence level, such as 0.95.
+    pub level: f64,
+    /// The number of independent samples behind it.
+    pub samples: usize,
+}
+
+impl ConfidenceInterval {
+    /// The interval of the mean of `samples`, taken as independent and
+    /// identically distributed, at confidence `level`; `None` with fewer
+    /// than two samples.
+    pub fn from_samples(samples: &[f64], level: f64) -> Option<ConfidenceInterval> {
+        assert!(level > 0.0 && level < 1.0, "confidence level must be in (0, 1), got {level}");
+        if samples.len() < 2 {
+            return None;
+        }
+        let mut tally = Tally::new();
+        samples.iter().for_each(|&x| tally.add(x));
+        let n = samples.len() as f64;
+        let t = StudentsT::new(0.0, 1.0, n - 1.0)
+            .expect("degrees of freedom >= 1")
+            .inverse_cdf(0.5 + level / 2.0);
+        Some(ConfidenceInterval {
+            mean: tally.mean(),
+            half_width: t * (tally.variance() / n).sqrt(),
+            level,
+            samples: samples.len(),
+        })
+    }
+
+    /// The lower end.
+    pub fn low(&self) -> f64 {
+        self.mean - self.half_width
+    }
+
+    /// The upper end.
+    pub fn high(&self) -> f64 {
+        self.mean + self.half_width
+    }
+
+    /// Whether `x` lies in the interval.
+    pub fn contains(&self, x: f64) -> bool {
+        self.low() <= x && x <= self.high()
+    }
+}
+
+/// Batch means for the steady-state mean of a sequence of observations.
+///
+/// Observations are grouped in consecutive batches. Memory is bounded: when
+/// `2 * batches` batches are complete, neighbours are merged pairwise and
+/// the batch size doubles, so between `batches` and `2 * batches` complete
+/// batches are always kept.
+#[derive(Clone, Debug)]
+pub struct BatchMeans {
+    target: usize,
+    batch_size: u64,
+    current: Tally,
+    means: Vec<f64>,
+}
+
+impl BatchMeans {
+    /// Batch means keeping at least `batches` (>= 2) batches.
+    pub fn new(batches: usize) -> BatchMeans {
+        assert!(batches >= 2, "batch means need at least 2 batches, got {batches}");
+        BatchMeans { target: batches, batch_size: 1, current: Tally::new(), means: Vec::new() }
+    }
+
+    /// Adds one observation.
+    pub fn add(&mut self, x: f64) {
+        self.current.add(x);
+        if self.current.count() == self.batch_size {
+            self.means.push(self.current.mean());
+            self.current = Tally::new();
+            if self.means.len() == 2 * self.target {
+                self.means = self.means.chunks(2).map(|pair| 0.5 * (pair[0] + pair[1])).collect();
+                self.batch_size *= 2;
+            }
+        }
+    }
+
+    /// The confidence interval of the mean from the complete batches; `None`
+    /// until there are at least `batches` of them.
+    pub fn interval(&self, level: f64) -> Option<ConfidenceInterval> {
+        if self.means.len() < self.target {
+            return None;
+        }
+        ConfidenceInterval::from_samples(&self.means, level)
+    }
+
+    /// The current batch size.
+    pub fn batch_size(&self) -> u64 {
+        self.batch_size
+    }
+
+    /// Forgets every observation.
+    pub fn reset(&mut self) {
+        *self = BatchMeans::new(self.target);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn merged_tallies_equal_one_tally(
+            a in prop::collection::vec(-1e3f64..1e3, 0..50),
+            b in prop::collection::vec(-1e3f64..1e3, 0..50),
+        ) {
+            let (mut ta, mut tb, mut all) = (Tally::new(), Tally::new(), Tally::new());
+            a.iter().for_each(|&x| { ta.add(x); all.add(x) });
+            b.iter().for_each(|&x| { tb.add(x); all.add(x) });
+            ta.merge(&tb);
+            prop_assert_eq!(ta.count(), all.count());
+            prop_assert!((ta.mean() - all.mean()).abs() < 1e-9);
+            prop_assert!((ta.variance() - all.variance()).abs() < 1e-6 * (1.0 + all.variance()));
+            prop_assert_eq!(ta.max(), all.max());
+        }
+    }
+
+    #[test]
+    fn tally_mean_and_variance() {
+        let mut t = Tally::new();
+        [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0].iter().for_each(|&x| t.add(x));
+        assert_eq!(t.mean(), 5.0);
+        assert!((t.variance() - 32.0 / 7.0).abs() < 1e-12);
+        assert_eq!((t.min(), t.max()), (2.0, 9.0));
+    }
+
+    #[test]
+    fn time_weighted_average_and_reset() {
+        let s = SimTime::from_secs;
+        let mut q = TimeWeighted::new(s(0), 0.0);
+        q.set(s(1), 2.0); // 0 for 1 s
+        q.set(s(4), 1.0); // 2 for 3 s
+        assert!((q.mean(s(5)) - 7.0 / 5.0).abs() < 1e-12); // 1 for 1 s
+        q.reset(s(5));
+        assert_eq!(q.mean(s(7)), 1.0);
+    }
+
+    #[test]
+    fn quantiles_are_within_a_tenth_of_a_percent() {
+        let mut q = Quantiles::new();
+        for i in 1..=100_000u64 {
+            q.record(SimTime::from_nanos(i * 1_000));
+        }
+        for p in [0.5, 0.75, 0.9, 0.99] {
+            let exact = p * 100_000.0 * 1e-6;
+            assert!((q.quantile(p) - exact).abs() <= 1e-3 * exact, "p{p}: {}", q.quantile(p));
+        }
+        let mut other = Quantiles::new();
+        other.record(SimTime::from_secs(10));
+        q.merge(&other);
+        assert_eq!(q.count(), 100_001);
+    }
+
+    #[test]
+    fn t_interval_matches_tables() {
+        // t(0.975, 4) = 2.776: samples 1..5 have mean 3, s^2 = 2.5.
+        let ci = ConfidenceInterval::from_samples(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.95).unwrap();
+        assert_eq!(ci.mean, 3.0);
+        assert!((ci.half_width - 2.776 * (0.5f64).sqrt()).abs() < 1e-3);
+        assert!(ci.contains(1.1) && !ci.contains(0.9));
+        assert!(ConfidenceInterval::from_samples(&[1.0], 0.95).is_none());
+    }
+
+    #[test]
+    fn batch_means_keep_bounded_batches_and_cover_the_mean() {
+        let mut bm = BatchMeans::new(10);
+        for i in 0..10_000 {
+            bm.add(f64::from(i % 7));
+        }
+        let ci = bm.interval(0.95).unwrap();
+        assert!(ci.samples >= 10 && ci.samples < 20);
+        assert!(ci.contains(3.0), "{ci:?}");
+        assert!(bm.batch_size() >= 500);
+    }
+}

@@ -1,0 +1,121 @@
+//! Simulated time as integer nanosecond ticks.
+//!
+//! Time is an integer so that it never drifts, is totally ordered, and so
+//! that two events scheduled for the same instant really tie (and are then
+//! ordered by the calendar's insertion sequence). One tick is one
+//! nanosecond; a `u64` spans about 584 years of simulated time.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// An instant or a span of simulated time, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(u64);
+
+/// Nanosecond ticks per second.
+pub const TICKS_PER_SECOND: u64 = 1_000_000_000;
+
+impl SimTime {
+    /// The start of every simulation.
+    pub const ZERO: SimTime = SimTime(0);
+    /// The largest representable time; used as "never".
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    /// A time of `ticks` nanoseconds.
+    pub const fn from_nanos(ticks: u64) -> SimTime {
+        SimTime(ticks)
+    }
+
+    /// A time of `secs` whole seconds.
+    pub const fn from_secs(secs: u64) -> SimTime {
+        SimTime(secs * TICKS_PER_SECOND)
+    }
+
+    /// The nearest tick to `secs` seconds.
+    ///
+    /// # Panics
+    /// If `secs` is negative, not finite, or beyond [`SimTime::MAX`]: callers
+    /// validate user input before it reaches the kernel, so such a value is a
+    /// bug in the model.
+    pub fn from_secs_f64(secs: f64) -> SimTime {
+        assert!(
+            secs.is_finite() && secs >= 0.0,
+            "simulated time must be finite and non-negative, got {secs} s"
+        );
+        let ticks = (secs * TICKS_PER_SECOND as f64).round();
+        assert!(ticks < u64::MAX as f64, "simulated time {secs} s overflows");
+        SimTime(ticks as u64)
+    }
+
+    /// The number of nanosecond ticks.
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// This time in seconds.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / TICKS_PER_SECOND as f64
+    }
+
+    /// `self - earlier`, or zero if `earlier` is later.
+    pub fn saturating_sub(self, earlier: SimTime) -> SimTime {
+        SimTime(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Add for SimTime {
+    type Output = SimTime;
+    fn add(self, rhs: SimTime) -> SimTime {
+        SimTime(
+            self.0
+                .checked_add(rhs.0)
+                .expect("simulated time overflowed u64 nanoseconds"),
+        )
+    }
+}
+
+impl AddAssign for SimTime {
+    fn add_assign(&mut self, rhs: SimTime) {
+        *self = *self + rhs;
+    }
+}
+
+impl Sub for SimTime {
+    type Output = SimTime;
+    fn sub(self, rhs: SimTime) -> SimTime {
+        SimTime(
+            self.0
+                .checked_sub(rhs.0)
+                .expect("simulated time went negative"),
+        )
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", self.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_round_trip_to_the_tick() {
+        assert_eq!(SimTime::from_secs_f64(1.25).as_nanos(), 1_250_000_000);
+        assert_eq!(SimTime::from_secs(3).as_secs_f64(), 3.0);
+        assert_eq!(SimTime::from_secs_f64(1e-9).as_nanos(), 1);
+        assert_eq!(SimTime::from_secs_f64(0.4e-9).as_nanos(), 0);
+    }
+
+    #[test]
+    fn arithmetic_is_checked() {
+        let a = SimTime::from_secs(2);
+        let b = SimTime::from_secs(1);
+        assert_eq!(a - b, b);
+        assert_eq!(b.saturating_sub(a), SimTime::ZERO);
+        assert!(std::panic::catch_unwind(|| b - a).is_err());
+        assert!(std::panic::catch_unwind(|| SimTime::from_secs_f64(-1.0)).is_err());
+    }
+}
