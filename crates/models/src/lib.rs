@@ -1,1 +1,52 @@
-//! placeholder
+//! tpsim's models: scenarios, queueing networks and their exact solutions.
+//!
+//! - [`scenario`] reads a TOML scenario and validates it into a [`Network`],
+//!   reporting every problem with its key.
+//! - [`network`] is the validated model: open and closed job classes,
+//!   stations (FCFS with one or more servers, processor sharing, round robin
+//!   with a quantum and a context-switch cost, pure delay) and
+//!   probabilistic routes.
+//! - [`simulate`] runs a network on the `tpsim-core` kernel and returns a
+//!   [`Summary`].
+//! - [`analytic`] holds the exact results the simulator is checked against
+//!   and that users can call directly: M/M/1, M/G/1 (Pollaczek-Khinchine),
+//!   M/G/1-PS, the machine-repairman model and exact Mean Value Analysis.
+//!
+//! Times in the public results are seconds; rates are per second.
+//!
+//! # Example
+//! ```
+//! let text = r#"
+//!     name = "M/M/1"
+//!     [run]
+//!     end_time = "100000s"
+//!     warmup = "1000s"
+//!     [[class]]
+//!     name = "jobs"
+//!     arrivals = { exp = { rate = "0.5/s" } }
+//!     start = "server"
+//!     [[station]]
+//!     name = "server"
+//!     discipline = "fcfs"
+//!     service = { exp = { mean = "1s" } }
+//!     to = "exit"
+//! "#;
+//! let network = tpsim_models::scenario::load("mm1.toml", text).unwrap();
+//! let summary = tpsim_models::simulate(&network, network.seed, 0);
+//! let exact = tpsim_models::analytic::Mm1::new(0.5, 1.0).unwrap();
+//! let r = summary.classes[0].mean_response;
+//! assert!((r - exact.mean_response()).abs() < 0.1, "R = {r}");
+//! ```
+#![deny(missing_docs)]
+
+pub mod analytic;
+pub mod network;
+pub mod scenario;
+pub mod simulate;
+pub mod summary;
+pub mod units;
+
+pub use network::Network;
+pub use scenario::{ScenarioError, load};
+pub use simulate::simulate;
+pub use summary::Summary;

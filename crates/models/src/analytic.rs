@@ -1,0 +1,288 @@
+//! Exact queueing-theory results.
+//!
+//! These are the yardsticks the simulator is validated against, and they
+//! are useful on their own for quick what-if answers. Formulas follow
+//! Kleinrock, *Queueing Systems* Vol. 1 (1975) ch. 3 and 5 and Vol. 2
+//! (1976) ch. 4, and Lazowska et al., *Quantitative System Performance*
+//! (1984) ch. 6.
+
+use thiserror::Error;
+
+/// Why an analytic model has no steady state or cannot be built.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum AnalyticError {
+    /// A rate or time that must be positive was not.
+    #[error("{what} must be a finite number > 0, got {value}")]
+    NotPositive {
+        /// The parameter.
+        what: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// The offered load is at least the capacity.
+    #[error("unstable: utilisation rho = {0} >= 1")]
+    Unstable(f64),
+}
+
+fn positive(what: &'static str, value: f64) -> Result<f64, AnalyticError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(AnalyticError::NotPositive { what, value })
+    }
+}
+
+/// The M/G/1 queue, FCFS: Poisson arrivals at rate `lambda`, service time
+/// with mean `s` and second moment `s2`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mg1 {
+    lambda: f64,
+    s: f64,
+    s2: f64,
+}
+
+impl Mg1 {
+    /// The queue with arrival rate `lambda` [1/s] and service-time moments
+    /// `mean` [s] and `second_moment` [s²].
+    pub fn new(lambda: f64, mean: f64, second_moment: f64) -> Result<Mg1, AnalyticError> {
+        let lambda = positive("arrival rate", lambda)?;
+        let s = positive("mean service time", mean)?;
+        let s2 = positive("second moment of service time", second_moment)?;
+        let rho = lambda * s;
+        if rho >= 1.0 {
+            return Err(AnalyticError::Unstable(rho));
+        }
+        Ok(Mg1 { lambda, s, s2 })
+    }
+
+    /// Utilisation, lambda * E[S].
+    pub fn rho(&self) -> f64 {
+        self.lambda * self.s
+    }
+
+    /// Mean wait in queue (Pollaczek-Khinchine): lambda E[S²] / (2 (1 - rho)).
+    pub fn mean_wait(&self) -> f64 {
+        self.lambda * self.s2 / (2.0 * (1.0 - self.rho()))
+    }
+
+    /// Mean response time, E[S] + mean wait.
+    pub fn mean_response(&self) -> f64 {
+        self.s + self.mean_wait()
+    }
+
+    /// Mean number in the system (Little's law).
+    pub fn mean_number(&self) -> f64 {
+        self.lambda * self.mean_response()
+    }
+}
+
+/// The M/M/1 queue, FCFS.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mm1 {
+    lambda: f64,
+    mu: f64,
+}
+
+impl Mm1 {
+    /// The queue with arrival rate `lambda` and service rate `mu` [1/s].
+    pub fn new(lambda: f64, mu: f64) -> Result<Mm1, AnalyticError> {
+        let lambda = positive("arrival rate", lambda)?;
+        let mu = positive("service rate", mu)?;
+        if lambda >= mu {
+            return Err(AnalyticError::Unstable(lambda / mu));
+        }
+        Ok(Mm1 { lambda, mu })
+    }
+
+    /// Utilisation lambda / mu.
+    pub fn rho(&self) -> f64 {
+        self.lambda / self.mu
+    }
+
+    /// Mean response time 1 / (mu - lambda).
+    pub fn mean_response(&self) -> f64 {
+        1.0 / (self.mu - self.lambda)
+    }
+
+    /// Mean number in the system rho / (1 - rho).
+    pub fn mean_number(&self) -> f64 {
+        self.rho() / (1.0 - self.rho())
+    }
+
+    /// The `p`-quantile of response time: under FCFS it is exponential with
+    /// rate mu - lambda.
+    pub fn response_quantile(&self, p: f64) -> f64 {
+        -(1.0 - p).ln() / (self.mu - self.lambda)
+    }
+}
+
+/// The M/G/1 processor-sharing queue: a job needing `x` of service spends
+/// `x / (1 - rho)` in the system on average, whatever the service
+/// distribution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mg1Ps {
+    rho: f64,
+}
+
+impl Mg1Ps {
+    /// The queue with arrival rate `lambda` [1/s] and mean service `mean` [s].
+    pub fn new(lambda: f64, mean: f64) -> Result<Mg1Ps, AnalyticError> {
+        let rho = positive("arrival rate", lambda)? * positive("mean service time", mean)?;
+        if rho >= 1.0 {
+            return Err(AnalyticError::Unstable(rho));
+        }
+        Ok(Mg1Ps { rho })
+    }
+
+    /// Mean response of a job with service demand `x` [s].
+    pub fn response_given(&self, x: f64) -> f64 {
+        x / (1.0 - self.rho)
+    }
+}
+
+/// The machine-repairman (finite-source) model: `n` terminals with mean
+/// think time `z` in front of one exponential server with mean service `s`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Repairman {
+    /// Probability that the server is idle.
+    pub p0: f64,
+    /// Throughput [1/s].
+    pub throughput: f64,
+    /// Mean response time [s], by the response-time law N/X - Z.
+    pub response: f64,
+}
+
+impl Repairman {
+    /// The exact solution: p0 = 1 / sum_{k=0..n} n!/(n-k)! (s/z)^k.
+    pub fn solve(n: u32, s: f64, z: f64) -> Result<Repairman, AnalyticError> {
+        let s = positive("service time", s)?;
+        let z = positive("think time", z)?;
+        let mut term = 1.0;
+        let mut sum = 1.0;
+        for k in 1..=n {
+            term *= f64::from(n - k + 1) * s / z;
+            sum += term;
+        }
+        let p0 = 1.0 / sum;
+        let throughput = (1.0 - p0) / s;
+        Ok(Repairman { p0, throughput, response: f64::from(n) / throughput - z })
+    }
+}
+
+/// A service centre of a closed product-form network, for MVA.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Center {
+    /// A name for reports.
+    pub name: String,
+    /// Queueing (single server, load independent) or delay.
+    pub delay: bool,
+    /// Service demand per interaction: visits × mean service time [s].
+    pub demand: f64,
+}
+
+/// MVA's answer for one population.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MvaPoint {
+    /// The number of customers.
+    pub population: u32,
+    /// System throughput, interactions per second.
+    pub throughput: f64,
+    /// Mean response time per interaction, think time excluded [s].
+    pub response: f64,
+    /// Per centre: residence time per interaction [s].
+    pub residence: Vec<f64>,
+    /// Per centre: mean number of customers.
+    pub queue_length: Vec<f64>,
+    /// Per centre: utilisation (for a delay centre, the mean number present).
+    pub utilization: Vec<f64>,
+}
+
+/// Exact Mean Value Analysis of a single-class closed network with think
+/// time `think` [s], for populations 1 to `population`:
+/// R_k(n) = D_k (1 + Q_k(n-1)) at a queueing centre, D_k at a delay centre;
+/// X(n) = n / (Z + sum R_k); Q_k(n) = X(n) R_k(n).
+pub fn mva(centers: &[Center], think: f64, population: u32) -> Vec<MvaPoint> {
+    assert!(think >= 0.0, "think time must be >= 0");
+    let mut queue = vec![0.0; centers.len()];
+    let mut points = Vec::with_capacity(population as usize);
+    for n in 1..=population {
+        let residence: Vec<f64> = centers
+            .iter()
+            .zip(&queue)
+            .map(|(c, q)| if c.delay { c.demand } else { c.demand * (1.0 + q) })
+            .collect();
+        let response: f64 = residence.iter().sum();
+        let throughput = f64::from(n) / (think + response);
+        queue = residence.iter().map(|r| throughput * r).collect();
+        points.push(MvaPoint {
+            population: n,
+            throughput,
+            response,
+            utilization: centers.iter().map(|c| throughput * c.demand).collect(),
+            residence,
+            queue_length: queue.clone(),
+        });
+    }
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn mm1_is_mg1_with_exponential_service() {
+        let mm1 = Mm1::new(0.8, 1.0).unwrap();
+        let mg1 = Mg1::new(0.8, 1.0, 2.0).unwrap();
+        assert!(close(mm1.mean_response(), 5.0, 1e-12));
+        assert!(close(mg1.mean_response(), 5.0, 1e-12));
+        assert!(close(mm1.mean_number(), 4.0, 1e-12));
+        assert!(close(mm1.response_quantile(0.5), 5.0 * 2f64.ln(), 1e-12));
+        assert_eq!(Mm1::new(1.0, 1.0), Err(AnalyticError::Unstable(1.0)));
+    }
+
+    #[test]
+    fn pollaczek_khinchine_for_deterministic_and_h2_service() {
+        // M/D/1 at rho 0.8: W = 0.8 / (2 * 0.2) = 2.
+        assert!(close(Mg1::new(0.8, 1.0, 1.0).unwrap().mean_wait(), 2.0, 1e-12));
+        // SCV 4: E[S^2] = 5, W = 0.8 * 5 / 0.4 = 10.
+        assert!(close(Mg1::new(0.8, 1.0, 5.0).unwrap().mean_wait(), 10.0, 1e-12));
+    }
+
+    #[test]
+    fn repairman_agrees_with_mva_and_its_limits() {
+        let r = Repairman::solve(1, 2.0, 8.0).unwrap();
+        assert!(close(r.response, 2.0, 1e-12), "one terminal never waits");
+        for n in [2, 5, 20, 60] {
+            let exact = Repairman::solve(n, 0.5, 10.0).unwrap();
+            let points = mva(&[Center { name: "cpu".into(), delay: false, demand: 0.5 }], 10.0, n);
+            let last = points.last().unwrap();
+            assert!(close(exact.throughput, last.throughput, 1e-9));
+            assert!(close(exact.response, last.response, 1e-9));
+        }
+        // Far beyond saturation the server is always busy.
+        assert!(close(Repairman::solve(200, 0.5, 10.0).unwrap().throughput, 2.0, 1e-9));
+    }
+
+    #[test]
+    fn mva_reproduces_the_interactive_check_case() {
+        // QSP's interactive example (see DOMAIN.md): D = (0.605, 2.1, 1.35) s,
+        // Z = 15 s. N = 3: R = 4.80 s, X = 0.1515/s. N = 20: R = 27.15 s,
+        // X = 0.4745/s.
+        let centers: Vec<Center> = [0.605, 2.1, 1.35]
+            .iter()
+            .map(|&d| Center { name: String::new(), delay: false, demand: d })
+            .collect();
+        let points = mva(&centers, 15.0, 20);
+        assert!(close(points[2].response, 4.80, 0.005), "{}", points[2].response);
+        assert!(close(points[2].throughput, 0.1515, 0.00005));
+        assert!(close(points[19].response, 27.15, 0.005), "{}", points[19].response);
+        assert!(close(points[19].throughput, 0.4745, 0.00005));
+        // Throughput is bounded by the bottleneck, 1 / 2.1.
+        assert!(points.iter().all(|p| p.throughput <= 1.0 / 2.1 + 1e-12));
+    }
+}

@@ -1,0 +1,489 @@
+//! The queueing-network simulator.
+//!
+//! [`NetworkModel`] is a [`Model`] over a validated [`Network`]. Jobs live in
+//! a slab; each station keeps its waiting line and busy servers; processor
+//! sharing is simulated exactly with a virtual clock (the attained service
+//! of every job in a PS station grows at the same rate, so a job leaves when
+//! the virtual clock reaches its arrival reading plus its demand).
+//!
+//! A job's service demand at a station is drawn when it arrives there, from
+//! the station's own random stream; routing, arrivals, think times and
+//! starts each have their own streams too, named after their owner.
+
+use crate::network::{ClassKind, Discipline, Network, Target};
+use crate::summary::{ClassSummary, StationSummary, Summary};
+use slab::Slab;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+use tpsim_core::{
+    BatchMeans, Context, EventKey, Model, Quantiles, SimTime, Simulation, Stream, Streams,
+    Tally, TimeWeighted,
+};
+
+/// The events of a network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The next job of an open class arrives.
+    Arrival {
+        /// The class.
+        class: usize,
+    },
+    /// A terminal's think time ends and it submits a job.
+    ThinkEnd {
+        /// The job (the terminal's command).
+        job: usize,
+    },
+    /// A service (FCFS, delay) or a slice of service (round robin) ends.
+    ServiceEnd {
+        /// The station.
+        station: usize,
+        /// The job served.
+        job: usize,
+    },
+    /// The processor-sharing station's next departure.
+    PsDeparture {
+        /// The station.
+        station: usize,
+    },
+    /// The warm-up ends: statistics are reset.
+    WarmupEnd,
+}
+
+#[derive(Debug)]
+struct Job {
+    class: usize,
+    /// When the job entered the network or left its terminal.
+    cycle_start: SimTime,
+    /// When it arrived at its current station.
+    station_arrival: SimTime,
+    /// Service still owed at the current station.
+    remaining: SimTime,
+    /// The length of the round-robin slice it is receiving.
+    slice: SimTime,
+}
+
+/// A job in a processor-sharing station, ordered by virtual finish time.
+#[derive(Debug)]
+struct PsEntry {
+    finish: f64,
+    seq: u64,
+    job: usize,
+}
+
+impl PartialEq for PsEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for PsEntry {}
+impl PartialOrd for PsEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for PsEntry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.finish.total_cmp(&other.finish).then(self.seq.cmp(&other.seq))
+    }
+}
+
+#[derive(Debug, Default)]
+struct PsState {
+    /// Attained service of every job present since the station began [s].
+    virtual_time: f64,
+    updated: SimTime,
+    jobs: BinaryHeap<Reverse<PsEntry>>,
+    next_seq: u64,
+    departure: Option<EventKey>,
+}
+
+#[derive(Debug)]
+struct StationState {
+    waiting: VecDeque<usize>,
+    busy: u32,
+    ps: PsState,
+    service_rng: Stream,
+    routing_rng: Stream,
+    in_station: TimeWeighted,
+    busy_servers: TimeWeighted,
+    completions: u64,
+    response: Tally,
+}
+
+#[derive(Debug)]
+struct ClassState {
+    arrival_rng: Stream,
+    start_rng: Stream,
+    completions: u64,
+    response: Tally,
+    quantiles: Quantiles,
+    batches: BatchMeans,
+}
+
+/// The number of batches kept for a class's response-time interval.
+const BATCHES: usize = 20;
+
+/// A queueing network in simulation.
+#[derive(Debug)]
+pub struct NetworkModel<'a> {
+    net: &'a Network,
+    jobs: Slab<Job>,
+    stations: Vec<StationState>,
+    classes: Vec<ClassState>,
+    measured_from: SimTime,
+}
+
+impl<'a> NetworkModel<'a> {
+    /// The model of `net` with the streams of one replication.
+    pub fn new(net: &'a Network, streams: &Streams) -> NetworkModel<'a> {
+        let stations = net
+            .stations
+            .iter()
+            .map(|s| StationState {
+                waiting: VecDeque::new(),
+                busy: 0,
+                ps: PsState::default(),
+                service_rng: streams.stream(&format!("service/{}", s.name)),
+                routing_rng: streams.stream(&format!("routing/{}", s.name)),
+                in_station: TimeWeighted::new(SimTime::ZERO, 0.0),
+                busy_servers: TimeWeighted::new(SimTime::ZERO, 0.0),
+                completions: 0,
+                response: Tally::new(),
+            })
+            .collect();
+        let classes = net
+            .classes
+            .iter()
+            .map(|c| ClassState {
+                arrival_rng: streams.stream(&format!("arrivals/{}", c.name)),
+                start_rng: streams.stream(&format!("start/{}", c.name)),
+                completions: 0,
+                response: Tally::new(),
+                quantiles: Quantiles::new(),
+                batches: BatchMeans::new(BATCHES),
+            })
+            .collect();
+        NetworkModel { net, jobs: Slab::new(), stations, classes, measured_from: SimTime::ZERO }
+    }
+
+    /// Schedules what starts a run: each open class's first arrival, each
+    /// terminal's first think time, and the end of the warm-up.
+    pub fn start(&mut self, ctx: &mut Context<Event>) {
+        for (c, class) in self.net.classes.iter().enumerate() {
+            match &class.kind {
+                ClassKind::Open { interarrival } => {
+                    let gap = interarrival.sample_time(&mut self.classes[c].arrival_rng);
+                    let _ = ctx.schedule_in(gap, Event::Arrival { class: c });
+                }
+                ClassKind::Closed { terminals, .. } => {
+                    for _ in 0..*terminals {
+                        let job = self.new_job(c, SimTime::ZERO);
+                        self.think(job, ctx);
+                    }
+                }
+            }
+        }
+        if self.net.warmup > SimTime::ZERO {
+            let _ = ctx.schedule_at(self.net.warmup, Event::WarmupEnd);
+        }
+    }
+
+    fn new_job(&mut self, class: usize, now: SimTime) -> usize {
+        self.jobs.insert(Job {
+            class,
+            cycle_start: now,
+            station_arrival: now,
+            remaining: SimTime::ZERO,
+            slice: SimTime::ZERO,
+        })
+    }
+
+    fn think(&mut self, job: usize, ctx: &mut Context<Event>) {
+        let class = self.jobs[job].class;
+        let ClassKind::Closed { think, .. } = &self.net.classes[class].kind else {
+            unreachable!("only closed classes think");
+        };
+        // Think times come from the class's arrival stream: they play the
+        // role that interarrival times play for an open class.
+        let z = think.sample_time(&mut self.classes[class].arrival_rng);
+        let _ = ctx.schedule_in(z, Event::ThinkEnd { job });
+    }
+
+    fn move_to(&mut self, job: usize, target: Target, ctx: &mut Context<Event>) {
+        match target {
+            Target::Station(k) => self.arrive(k, job, ctx),
+            Target::Exit => {
+                let now = ctx.now();
+                let class = self.jobs[job].class;
+                let response = now - self.jobs[job].cycle_start;
+                let stats = &mut self.classes[class];
+                stats.completions += 1;
+                stats.response.add(response.as_secs_f64());
+                stats.quantiles.record(response);
+                stats.batches.add(response.as_secs_f64());
+                match self.net.classes[class].kind {
+                    ClassKind::Open { .. } => {
+                        self.jobs.remove(job);
+                    }
+                    ClassKind::Closed { .. } => self.think(job, ctx),
+                }
+            }
+        }
+    }
+
+    fn arrive(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let spec = &self.net.stations[k];
+        let st = &mut self.stations[k];
+        let j = &mut self.jobs[job];
+        let service = spec.service[j.class].as_ref().expect("validation: visited stations serve the class");
+        j.remaining = service.sample_time(&mut st.service_rng);
+        j.station_arrival = now;
+        st.in_station.add(now, 1.0);
+        match spec.discipline {
+            Discipline::Fcfs | Discipline::RoundRobin { .. } => {
+                if st.busy < spec.servers {
+                    st.busy += 1;
+                    st.busy_servers.add(now, 1.0);
+                    self.dispatch(k, job, true, ctx);
+                } else {
+                    st.waiting.push_back(job);
+                }
+            }
+            Discipline::Delay => {
+                st.busy_servers.add(now, 1.0);
+                let _ = ctx.schedule_in(j.remaining, Event::ServiceEnd { station: k, job });
+            }
+            Discipline::Ps => {
+                self.advance_ps(k, now);
+                let st = &mut self.stations[k];
+                let finish = st.ps.virtual_time + self.jobs[job].remaining.as_secs_f64();
+                let seq = st.ps.next_seq;
+                st.ps.next_seq += 1;
+                st.ps.jobs.push(Reverse(PsEntry { finish, seq, job }));
+                self.reschedule_ps(k, ctx);
+            }
+        }
+    }
+
+    /// Puts `job` on a server of the FCFS or round-robin station `k`.
+    fn dispatch(&mut self, k: usize, job: usize, switch: bool, ctx: &mut Context<Event>) {
+        let j = &mut self.jobs[job];
+        let delay = match self.net.stations[k].discipline {
+            Discipline::RoundRobin { quantum, context_switch } => {
+                j.slice = j.remaining.min(quantum);
+                j.slice + if switch { context_switch } else { SimTime::ZERO }
+            }
+            _ => j.remaining,
+        };
+        let _ = ctx.schedule_in(delay, Event::ServiceEnd { station: k, job });
+    }
+
+    fn service_end(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        match self.net.stations[k].discipline {
+            Discipline::Delay => {
+                self.stations[k].busy_servers.add(now, -1.0);
+                self.depart(k, job, ctx);
+            }
+            Discipline::Fcfs => {
+                self.depart(k, job, ctx);
+                self.next_from_queue(k, ctx);
+            }
+            Discipline::RoundRobin { .. } => {
+                let j = &mut self.jobs[job];
+                j.remaining = j.remaining - j.slice;
+                if j.remaining == SimTime::ZERO {
+                    self.depart(k, job, ctx);
+                    self.next_from_queue(k, ctx);
+                } else if self.stations[k].waiting.is_empty() {
+                    self.dispatch(k, job, false, ctx);
+                } else {
+                    self.stations[k].waiting.push_back(job);
+                    self.next_from_queue(k, ctx);
+                }
+            }
+            Discipline::Ps => unreachable!("PS stations use PsDeparture"),
+        }
+    }
+
+    /// A server of station `k` has come free: serve the next waiting job.
+    fn next_from_queue(&mut self, k: usize, ctx: &mut Context<Event>) {
+        match self.stations[k].waiting.pop_front() {
+            Some(next) => self.dispatch(k, next, true, ctx),
+            None => {
+                let st = &mut self.stations[k];
+                st.busy -= 1;
+                st.busy_servers.add(ctx.now(), -1.0);
+            }
+        }
+    }
+
+    fn ps_departure(&mut self, k: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        self.advance_ps(k, now);
+        let st = &mut self.stations[k];
+        st.ps.departure = None;
+        let Reverse(entry) = st.ps.jobs.pop().expect("a PS departure needs a job");
+        // The departure time was rounded to a tick; the job is done now.
+        st.ps.virtual_time = st.ps.virtual_time.max(entry.finish);
+        self.depart(k, entry.job, ctx);
+        self.reschedule_ps(k, ctx);
+    }
+
+    /// Brings the PS station's virtual clock up to `now`.
+    fn advance_ps(&mut self, k: usize, now: SimTime) {
+        let servers = f64::from(self.net.stations[k].servers);
+        let ps = &mut self.stations[k].ps;
+        let n = ps.jobs.len() as f64;
+        if n > 0.0 {
+            ps.virtual_time += (now - ps.updated).as_secs_f64() * (servers / n).min(1.0);
+        }
+        ps.updated = now;
+    }
+
+    fn reschedule_ps(&mut self, k: usize, ctx: &mut Context<Event>) {
+        let servers = self.net.stations[k].servers;
+        let st = &mut self.stations[k];
+        if let Some(key) = st.ps.departure.take() {
+            ctx.cancel(key);
+        }
+        let n = st.ps.jobs.len();
+        st.busy_servers.set(ctx.now(), n.min(servers as usize) as f64);
+        if let Some(Reverse(first)) = st.ps.jobs.peek() {
+            let rate = (f64::from(servers) / n as f64).min(1.0);
+            let wait = ((first.finish - st.ps.virtual_time) / rate).max(0.0);
+            st.ps.departure =
+                Some(ctx.schedule_in(SimTime::from_secs_f64(wait), Event::PsDeparture { station: k }));
+        }
+    }
+
+    fn depart(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let class = self.jobs[job].class;
+        let st = &mut self.stations[k];
+        st.in_station.add(now, -1.0);
+        st.completions += 1;
+        st.response.add((now - self.jobs[job].station_arrival).as_secs_f64());
+        let route = self.net.stations[k].routes[class]
+            .as_ref()
+            .expect("validation: visited stations route the class");
+        let target = route.choose(&mut st.routing_rng);
+        self.move_to(job, target, ctx);
+    }
+
+    fn reset_statistics(&mut self, now: SimTime) {
+        self.measured_from = now;
+        for st in &mut self.stations {
+            st.in_station.reset(now);
+            st.busy_servers.reset(now);
+            st.completions = 0;
+            st.response = Tally::new();
+        }
+        for c in &mut self.classes {
+            c.completions = 0;
+            c.response = Tally::new();
+            c.quantiles.reset();
+            c.batches.reset();
+        }
+    }
+
+    /// The results measured from the end of the warm-up to `now`.
+    pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
+        let span = (now - self.measured_from).as_secs_f64();
+        let per_second = |count: u64| if span > 0.0 { count as f64 / span } else { 0.0 };
+        let stations = self
+            .net
+            .stations
+            .iter()
+            .zip(&self.stations)
+            .map(|(spec, st)| {
+                let capacity = if spec.discipline == Discipline::Delay { 1.0 } else { f64::from(spec.servers) };
+                StationSummary {
+                    name: spec.name.clone(),
+                    discipline: spec.discipline.name().to_string(),
+                    servers: spec.servers,
+                    utilization: st.busy_servers.mean(now) / capacity,
+                    throughput: per_second(st.completions),
+                    mean_queue_length: st.in_station.mean(now),
+                    mean_response: st.response.mean(),
+                    completions: st.completions,
+                }
+            })
+            .collect();
+        let classes = self
+            .net
+            .classes
+            .iter()
+            .zip(&self.classes)
+            .map(|(spec, c)| ClassSummary {
+                name: spec.name.clone(),
+                kind: match spec.kind {
+                    ClassKind::Open { .. } => "open",
+                    ClassKind::Closed { .. } => "closed",
+                }
+                .to_string(),
+                throughput: per_second(c.completions),
+                mean_response: c.response.mean(),
+                mean_response_ci95: c.batches.interval(0.95).map(|ci| ci.half_width),
+                response_p50: c.quantiles.quantile(0.50),
+                response_p75: c.quantiles.quantile(0.75),
+                response_p90: c.quantiles.quantile(0.90),
+                response_p99: c.quantiles.quantile(0.99),
+                response_max: c.response.max(),
+                completions: c.completions,
+            })
+            .collect();
+        Summary {
+            scenario: self.net.name.clone(),
+            seed: self.net.seed,
+            replication,
+            sim_time: now.as_secs_f64(),
+            warmup: self.net.warmup.as_secs_f64(),
+            events,
+            wall_seconds: 0.0,
+            stations,
+            classes,
+        }
+    }
+}
+
+impl Model for NetworkModel<'_> {
+    type Event = Event;
+
+    fn handle(&mut self, event: Event, ctx: &mut Context<Event>) {
+        match event {
+            Event::Arrival { class } => {
+                let now = ctx.now();
+                let ClassKind::Open { interarrival } = &self.net.classes[class].kind else {
+                    unreachable!("only open classes have arrivals");
+                };
+                let gap = interarrival.sample_time(&mut self.classes[class].arrival_rng);
+                let _ = ctx.schedule_in(gap, Event::Arrival { class });
+                let job = self.new_job(class, now);
+                let target = self.net.classes[class].start.choose(&mut self.classes[class].start_rng);
+                self.move_to(job, target, ctx);
+            }
+            Event::ThinkEnd { job } => {
+                let class = self.jobs[job].class;
+                self.jobs[job].cycle_start = ctx.now();
+                let target = self.net.classes[class].start.choose(&mut self.classes[class].start_rng);
+                self.move_to(job, target, ctx);
+            }
+            Event::ServiceEnd { station, job } => self.service_end(station, job, ctx),
+            Event::PsDeparture { station } => self.ps_departure(station, ctx),
+            Event::WarmupEnd => self.reset_statistics(ctx.now()),
+        }
+    }
+}
+
+/// Runs replication `replication` of `net` under the master seed `seed` and
+/// returns its summary.
+pub fn simulate(net: &Network, seed: u64, replication: u64) -> Summary {
+    let streams = Streams::new(seed, replication);
+    let mut sim = Simulation::new(NetworkModel::new(net, &streams));
+    let (model, ctx) = sim.parts_mut();
+    model.start(ctx);
+    sim.run_until(net.end_time, net.max_events);
+    sim.model().summary(sim.now(), sim.events(), replication)
+}
