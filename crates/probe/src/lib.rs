@@ -1,1 +1,24 @@
-//! placeholder
+//! Measurement and reporting for tpsim.
+//!
+//! This crate turns what a run measured into things people and tools read:
+//! [`report::table`] renders a [`Summary`](tpsim_models::Summary) as tables
+//! for the terminal, and [`report::stations_csv`] / [`report::classes_csv`]
+//! as CSV. It does no I/O itself: callers decide where the text goes.
+//!
+//! # Example
+//! ```
+//! use tpsim_models::summary::{StationSummary, Summary};
+//! let summary = Summary {
+//!     scenario: "demo".into(), seed: 1, replication: 0, sim_time: 10.0, warmup: 0.0,
+//!     events: 42, wall_seconds: 0.0, classes: vec![],
+//!     stations: vec![StationSummary {
+//!         name: "cpu".into(), discipline: "ps".into(), servers: 1, utilization: 0.5,
+//!         throughput: 2.0, mean_queue_length: 1.0, mean_response: 0.5, completions: 20,
+//!     }],
+//! };
+//! let csv = tpsim_probe::report::stations_csv(&summary);
+//! assert_eq!(csv.lines().nth(1), Some("cpu,ps,1,0.5,2.0,1.0,0.5,20"));
+//! ```
+#![deny(missing_docs)]
+
+pub mod report;
