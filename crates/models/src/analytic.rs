@@ -116,6 +116,57 @@ impl Mm1 {
     }
 }
 
+/// The M/M/c queue, FCFS on `c` servers (Erlang's delay model).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mmc {
+    lambda: f64,
+    mu: f64,
+    servers: u32,
+}
+
+impl Mmc {
+    /// The queue with arrival rate `lambda`, service rate `mu` per server
+    /// [1/s] and `servers` servers.
+    pub fn new(lambda: f64, mu: f64, servers: u32) -> Result<Mmc, AnalyticError> {
+        let lambda = positive("arrival rate", lambda)?;
+        let mu = positive("service rate", mu)?;
+        positive("servers", f64::from(servers))?;
+        let rho = lambda / (mu * f64::from(servers));
+        if rho >= 1.0 {
+            return Err(AnalyticError::Unstable(rho));
+        }
+        Ok(Mmc {
+            lambda,
+            mu,
+            servers,
+        })
+    }
+
+    /// Utilisation per server, lambda / (c mu).
+    pub fn rho(&self) -> f64 {
+        self.lambda / (self.mu * f64::from(self.servers))
+    }
+
+    /// Erlang's C formula: the probability that an arrival has to wait.
+    pub fn wait_probability(&self) -> f64 {
+        let a = self.lambda / self.mu;
+        // Terms a^k / k!, built up one at a time to avoid overflow.
+        let mut term = 1.0;
+        let mut below = 0.0;
+        for k in 0..self.servers {
+            below += term;
+            term *= a / f64::from(k + 1);
+        }
+        let top = term / (1.0 - self.rho());
+        top / (below + top)
+    }
+
+    /// Mean response time: C / (c mu - lambda) + 1 / mu.
+    pub fn mean_response(&self) -> f64 {
+        self.wait_probability() / (f64::from(self.servers) * self.mu - self.lambda) + 1.0 / self.mu
+    }
+}
+
 /// The M/G/1 processor-sharing queue: a job needing `x` of service spends
 /// `x / (1 - rho)` in the system on average, whatever the service
 /// distribution.
@@ -165,7 +216,11 @@ impl Repairman {
         }
         let p0 = 1.0 / sum;
         let throughput = (1.0 - p0) / s;
-        Ok(Repairman { p0, throughput, response: f64::from(n) / throughput - z })
+        Ok(Repairman {
+            p0,
+            throughput,
+            response: f64::from(n) / throughput - z,
+        })
     }
 }
 
@@ -209,7 +264,13 @@ pub fn mva(centers: &[Center], think: f64, population: u32) -> Vec<MvaPoint> {
         let residence: Vec<f64> = centers
             .iter()
             .zip(&queue)
-            .map(|(c, q)| if c.delay { c.demand } else { c.demand * (1.0 + q) })
+            .map(|(c, q)| {
+                if c.delay {
+                    c.demand
+                } else {
+                    c.demand * (1.0 + q)
+                }
+            })
             .collect();
         let response: f64 = residence.iter().sum();
         let throughput = f64::from(n) / (think + response);
@@ -246,11 +307,30 @@ mod tests {
     }
 
     #[test]
+    fn erlang_c_reduces_to_mm1_and_matches_a_table_value() {
+        let one = Mmc::new(0.8, 1.0, 1).unwrap();
+        assert!(close(one.wait_probability(), 0.8, 1e-12));
+        assert!(close(one.mean_response(), 5.0, 1e-12));
+        // Two servers, a = 1.6: C = 1.6^2/2 / 0.2 / (1 + 1.6 + 6.4) = 0.7111.
+        let two = Mmc::new(1.6, 1.0, 2).unwrap();
+        assert!(close(two.wait_probability(), 6.4 / 9.0, 1e-12));
+        assert!(close(two.mean_response(), 6.4 / 9.0 / 0.4 + 1.0, 1e-12));
+    }
+
+    #[test]
     fn pollaczek_khinchine_for_deterministic_and_h2_service() {
         // M/D/1 at rho 0.8: W = 0.8 / (2 * 0.2) = 2.
-        assert!(close(Mg1::new(0.8, 1.0, 1.0).unwrap().mean_wait(), 2.0, 1e-12));
+        assert!(close(
+            Mg1::new(0.8, 1.0, 1.0).unwrap().mean_wait(),
+            2.0,
+            1e-12
+        ));
         // SCV 4: E[S^2] = 5, W = 0.8 * 5 / 0.4 = 10.
-        assert!(close(Mg1::new(0.8, 1.0, 5.0).unwrap().mean_wait(), 10.0, 1e-12));
+        assert!(close(
+            Mg1::new(0.8, 1.0, 5.0).unwrap().mean_wait(),
+            10.0,
+            1e-12
+        ));
     }
 
     #[test]
@@ -259,13 +339,25 @@ mod tests {
         assert!(close(r.response, 2.0, 1e-12), "one terminal never waits");
         for n in [2, 5, 20, 60] {
             let exact = Repairman::solve(n, 0.5, 10.0).unwrap();
-            let points = mva(&[Center { name: "cpu".into(), delay: false, demand: 0.5 }], 10.0, n);
+            let points = mva(
+                &[Center {
+                    name: "cpu".into(),
+                    delay: false,
+                    demand: 0.5,
+                }],
+                10.0,
+                n,
+            );
             let last = points.last().unwrap();
             assert!(close(exact.throughput, last.throughput, 1e-9));
             assert!(close(exact.response, last.response, 1e-9));
         }
         // Far beyond saturation the server is always busy.
-        assert!(close(Repairman::solve(200, 0.5, 10.0).unwrap().throughput, 2.0, 1e-9));
+        assert!(close(
+            Repairman::solve(200, 0.5, 10.0).unwrap().throughput,
+            2.0,
+            1e-9
+        ));
     }
 
     #[test]
@@ -275,12 +367,24 @@ mod tests {
         // X = 0.4745/s.
         let centers: Vec<Center> = [0.605, 2.1, 1.35]
             .iter()
-            .map(|&d| Center { name: String::new(), delay: false, demand: d })
+            .map(|&d| Center {
+                name: String::new(),
+                delay: false,
+                demand: d,
+            })
             .collect();
         let points = mva(&centers, 15.0, 20);
-        assert!(close(points[2].response, 4.80, 0.005), "{}", points[2].response);
+        assert!(
+            close(points[2].response, 4.80, 0.005),
+            "{}",
+            points[2].response
+        );
         assert!(close(points[2].throughput, 0.1515, 0.00005));
-        assert!(close(points[19].response, 27.15, 0.005), "{}", points[19].response);
+        assert!(
+            close(points[19].response, 27.15, 0.005),
+            "{}",
+            points[19].response
+        );
         assert!(close(points[19].throughput, 0.4745, 0.00005));
         // Throughput is bounded by the bottleneck, 1 / 2.1.
         assert!(points.iter().all(|p| p.throughput <= 1.0 / 2.1 + 1e-12));

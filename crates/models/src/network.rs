@@ -123,7 +123,10 @@ pub struct Route {
 impl Route {
     /// Always to `target`.
     pub fn single(target: Target) -> Route {
-        Route { branches: vec![(target, 1.0)], cumulative: vec![1.0] }
+        Route {
+            branches: vec![(target, 1.0)],
+            cumulative: vec![1.0],
+        }
     }
 
     /// To each target with its probability; the probabilities must add up to
@@ -136,7 +139,10 @@ impl Route {
                 Some(*acc)
             })
             .collect();
-        Route { branches, cumulative }
+        Route {
+            branches,
+            cumulative,
+        }
     }
 
     /// The branches and their probabilities.
@@ -165,7 +171,9 @@ impl Network {
     pub fn visit_ratios(&self, class: usize) -> Option<Vec<f64>> {
         let n = self.stations.len();
         let next = |k: usize| -> &[(Target, f64)] {
-            self.stations[k].routes[class].as_ref().map_or(&[], |r| r.branches())
+            self.stations[k].routes[class]
+                .as_ref()
+                .map_or(&[], |r| r.branches())
         };
         // The stations reachable from the start, in discovery order.
         let mut reachable: Vec<usize> = Vec::new();
@@ -271,8 +279,13 @@ mod tests {
         let route = Route::new(vec![(Target::Station(0), 0.25), (Target::Exit, 0.75)]);
         let mut rng = tpsim_core::Streams::new(3, 0).stream("r");
         let n = 100_000;
-        let to_station = (0..n).filter(|_| route.choose(&mut rng) == Target::Station(0)).count();
+        let to_station = (0..n)
+            .filter(|_| route.choose(&mut rng) == Target::Station(0))
+            .count();
         let p = to_station as f64 / f64::from(n);
-        assert!((p - 0.25).abs() < 4.0 * (0.25f64 * 0.75 / f64::from(n)).sqrt(), "{p}");
+        assert!(
+            (p - 0.25).abs() < 4.0 * (0.25f64 * 0.75 / f64::from(n)).sqrt(),
+            "{p}"
+        );
     }
 }

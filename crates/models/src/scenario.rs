@@ -7,9 +7,7 @@
 //! and builds the validated [`Network`] that the simulator runs. The format
 //! is documented key by key in `docs/scenario-format.md`.
 
-use crate::network::{
-    ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target,
-};
+use crate::network::{ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target};
 use crate::units::{PerSecond, Seconds};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -49,8 +47,10 @@ pub enum ScenarioError {
 }
 
 fn render_problems(file: &str, problems: &[Problem]) -> String {
-    let lines: Vec<String> =
-        problems.iter().map(|p| format!("{file}: {}: {}", p.key, p.message)).collect();
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{file}: {}: {}", p.key, p.message))
+        .collect();
     lines.join("\n")
 }
 
@@ -78,7 +78,10 @@ pub enum DistSpec {
     /// Lognormal by mean and squared coefficient of variation.
     Lognormal { mean: Seconds, scv: f64 },
     /// A discrete table of values and weights.
-    Empirical { values: Vec<Seconds>, weights: Vec<f64> },
+    Empirical {
+        values: Vec<Seconds>,
+        weights: Vec<f64>,
+    },
 }
 
 impl DistSpec {
@@ -89,10 +92,14 @@ impl DistSpec {
             message: e.to_string(),
         };
         match self {
-            DistSpec::Exp { mean: Some(m), rate: None } => {
-                Dist::exponential(m.0).map_err(|e| problem("exp", e))
-            }
-            DistSpec::Exp { mean: None, rate: Some(r) } => {
+            DistSpec::Exp {
+                mean: Some(m),
+                rate: None,
+            } => Dist::exponential(m.0).map_err(|e| problem("exp", e)),
+            DistSpec::Exp {
+                mean: None,
+                rate: Some(r),
+            } => {
                 if r.0.is_finite() && r.0 > 0.0 {
                     Dist::exponential(1.0 / r.0).map_err(|e| problem("exp", e))
                 } else {
@@ -106,9 +113,7 @@ impl DistSpec {
                 key: format!("{key}.exp"),
                 message: "give exactly one of `mean` and `rate`".into(),
             }),
-            DistSpec::Det { value } => {
-                Dist::deterministic(value.0).map_err(|e| problem("det", e))
-            }
+            DistSpec::Det { value } => Dist::deterministic(value.0).map_err(|e| problem("det", e)),
             DistSpec::Uniform { low, high } => {
                 Dist::uniform(low.0, high.0).map_err(|e| problem("uniform", e))
             }
@@ -257,7 +262,10 @@ impl ScenarioFile {
         let network = v.network(self);
         match network {
             Some(network) if v.problems.is_empty() => Ok(network),
-            _ => Err(ScenarioError::Invalid { file: file.to_string(), problems: v.problems }),
+            _ => Err(ScenarioError::Invalid {
+                file: file.to_string(),
+                problems: v.problems,
+            }),
         }
     }
 }
@@ -274,7 +282,10 @@ struct Validator {
 
 impl Validator {
     fn report(&mut self, key: impl fmt::Display, message: impl Into<String>) {
-        self.problems.push(Problem { key: key.to_string(), message: message.into() });
+        self.problems.push(Problem {
+            key: key.to_string(),
+            message: message.into(),
+        });
     }
 
     fn dist(&mut self, spec: &DistSpec, key: &str) -> Option<Dist> {
@@ -287,7 +298,13 @@ impl Validator {
             Some(SimTime::from_secs_f64(value.0))
         } else {
             let bound = if allow_zero { ">= 0" } else { "> 0" };
-            self.report(key, format!("must be a duration {bound} and below 500 years, got {} s", value.0));
+            self.report(
+                key,
+                format!(
+                    "must be a duration {bound} and below 500 years, got {} s",
+                    value.0
+                ),
+            );
             None
         }
     }
@@ -296,7 +313,10 @@ impl Validator {
         let mut seen = BTreeMap::new();
         for (i, name) in names.enumerate() {
             if name.is_empty() || name == "exit" {
-                self.report(format!("{what}[{i}].name"), format!("\"{name}\" cannot name a {what}"));
+                self.report(
+                    format!("{what}[{i}].name"),
+                    format!("\"{name}\" cannot name a {what}"),
+                );
             } else if let Some(first) = seen.insert(name, i) {
                 self.report(
                     format!("{what}[{name}].name"),
@@ -314,7 +334,10 @@ impl Validator {
             match stations.iter().position(|s| s.name == name) {
                 Some(i) => Some(Target::Station(i)),
                 None => {
-                    v.report(key, format!("no station named \"{name}\" (use \"exit\" to leave)"));
+                    v.report(
+                        key,
+                        format!("no station named \"{name}\" (use \"exit\" to leave)"),
+                    );
                     None
                 }
             }
@@ -331,7 +354,10 @@ impl Validator {
                 for (i, b) in branches.iter().enumerate() {
                     let t = target(self, &b.to, &format!("{key}[{i}].to"));
                     if !(b.p.is_finite() && (0.0..=1.0).contains(&b.p)) {
-                        self.report(format!("{key}[{i}].p"), format!("must be a probability in [0, 1], got {}", b.p));
+                        self.report(
+                            format!("{key}[{i}].p"),
+                            format!("must be a probability in [0, 1], got {}", b.p),
+                        );
                         ok = false;
                     }
                     match t {
@@ -341,7 +367,10 @@ impl Validator {
                 }
                 let total: f64 = branches.iter().map(|b| b.p).sum();
                 if ok && (total - 1.0).abs() > 1e-9 {
-                    self.report(key, format!("branch probabilities must add up to 1, got {total}"));
+                    self.report(
+                        key,
+                        format!("branch probabilities must add up to 1, got {total}"),
+                    );
                     ok = false;
                 }
                 ok.then(|| Route::new(out))
@@ -353,15 +382,17 @@ impl Validator {
         let key = format!("class[{}]", c.name);
         let start = self.route(&c.start, &format!("{key}.start"), stations);
         let kind = match (&c.arrivals, c.terminals, &c.think) {
-            (Some(a), None, None) => {
-                self.dist(a, &format!("{key}.arrivals")).map(|interarrival| ClassKind::Open { interarrival })
-            }
+            (Some(a), None, None) => self
+                .dist(a, &format!("{key}.arrivals"))
+                .map(|interarrival| ClassKind::Open { interarrival }),
             (None, Some(terminals), Some(think)) => {
                 let think = self.dist(think, &format!("{key}.think"));
                 if terminals == 0 {
                     self.report(format!("{key}.terminals"), "must be at least 1");
                 }
-                think.filter(|_| terminals > 0).map(|think| ClassKind::Closed { terminals, think })
+                think
+                    .filter(|_| terminals > 0)
+                    .map(|think| ClassKind::Closed { terminals, think })
             }
             _ => {
                 self.report(
@@ -371,10 +402,19 @@ impl Validator {
                 None
             }
         };
-        Some(ClassSpec { name: c.name.clone(), kind: kind?, start: start? })
+        Some(ClassSpec {
+            name: c.name.clone(),
+            kind: kind?,
+            start: start?,
+        })
     }
 
-    fn station(&mut self, s: &StationFile, classes: &[ClassFile], stations: &[StationFile]) -> Option<StationSpec> {
+    fn station(
+        &mut self,
+        s: &StationFile,
+        classes: &[ClassFile],
+        stations: &[StationFile],
+    ) -> Option<StationSpec> {
         let key = format!("station[{}]", s.name);
         let discipline = match s.discipline.as_str() {
             "fcfs" => Some(Discipline::Fcfs),
@@ -384,7 +424,10 @@ impl Validator {
                 let quantum = match s.quantum {
                     Some(q) => self.time(q, &format!("{key}.quantum"), false),
                     None => {
-                        self.report(format!("{key}.quantum"), "is required for discipline \"rr\"");
+                        self.report(
+                            format!("{key}.quantum"),
+                            "is required for discipline \"rr\"",
+                        );
                         None
                     }
                 };
@@ -392,17 +435,32 @@ impl Validator {
                     Some(c) => self.time(c, &format!("{key}.context_switch"), true),
                     None => Some(SimTime::ZERO),
                 };
-                Some(Discipline::RoundRobin { quantum: quantum?, context_switch: switch? })
+                Some(Discipline::RoundRobin {
+                    quantum: quantum?,
+                    context_switch: switch?,
+                })
             }
             other => {
-                self.report(format!("{key}.discipline"), format!("unknown discipline \"{other}\": expected fcfs, ps, rr or delay"));
+                self.report(
+                    format!("{key}.discipline"),
+                    format!("unknown discipline \"{other}\": expected fcfs, ps, rr or delay"),
+                );
                 None
             }
         };
         if discipline.is_some() && !matches!(discipline, Some(Discipline::RoundRobin { .. })) {
-            for (field, present) in [("quantum", s.quantum.is_some()), ("context_switch", s.context_switch.is_some())] {
+            for (field, present) in [
+                ("quantum", s.quantum.is_some()),
+                ("context_switch", s.context_switch.is_some()),
+            ] {
                 if present {
-                    self.report(format!("{key}.{field}"), format!("only applies to discipline \"rr\", not \"{}\"", s.discipline));
+                    self.report(
+                        format!("{key}.{field}"),
+                        format!(
+                            "only applies to discipline \"rr\", not \"{}\"",
+                            s.discipline
+                        ),
+                    );
                 }
             }
         }
@@ -411,29 +469,46 @@ impl Validator {
             self.report(format!("{key}.servers"), "must be at least 1");
         }
         if s.servers.is_some() && matches!(discipline, Some(Discipline::Delay)) {
-            self.report(format!("{key}.servers"), "a delay station has a server for every job: remove `servers`");
+            self.report(
+                format!("{key}.servers"),
+                "a delay station has a server for every job: remove `servers`",
+            );
         }
         for name in s.per_class.keys() {
             if !classes.iter().any(|c| &c.name == name) {
-                self.report(format!("{key}.per_class.{name}"), format!("no class named \"{name}\""));
+                self.report(
+                    format!("{key}.per_class.{name}"),
+                    format!("no class named \"{name}\""),
+                );
             }
         }
-        let default_service = s.service.as_ref().and_then(|d| self.dist(d, &format!("{key}.service")));
-        let default_route = s.to.as_ref().and_then(|r| self.route(r, &format!("{key}.to"), stations));
+        let default_service = s
+            .service
+            .as_ref()
+            .and_then(|d| self.dist(d, &format!("{key}.service")));
+        let default_route =
+            s.to.as_ref()
+                .and_then(|r| self.route(r, &format!("{key}.to"), stations));
         let mut service = Vec::new();
         let mut routes = Vec::new();
         for c in classes {
             let own = s.per_class.get(&c.name);
-            let own_service = own.and_then(|o| o.service.as_ref()).and_then(|d| {
-                self.dist(d, &format!("{key}.per_class.{}.service", c.name))
-            });
-            let own_route = own.and_then(|o| o.to.as_ref()).and_then(|r| {
-                self.route(r, &format!("{key}.per_class.{}.to", c.name), stations)
-            });
+            let own_service = own
+                .and_then(|o| o.service.as_ref())
+                .and_then(|d| self.dist(d, &format!("{key}.per_class.{}.service", c.name)));
+            let own_route = own
+                .and_then(|o| o.to.as_ref())
+                .and_then(|r| self.route(r, &format!("{key}.per_class.{}.to", c.name), stations));
             service.push(own_service.or_else(|| default_service.clone()));
             routes.push(own_route.or_else(|| default_route.clone()));
         }
-        Some(StationSpec { name: s.name.clone(), discipline: discipline?, servers: servers.max(1), service, routes })
+        Some(StationSpec {
+            name: s.name.clone(),
+            discipline: discipline?,
+            servers: servers.max(1),
+            service,
+            routes,
+        })
     }
 
     fn network(&mut self, f: &ScenarioFile) -> Option<Network> {
@@ -444,11 +519,21 @@ impl Validator {
         };
         if let (Some(end), Some(warm)) = (end_time, warmup) {
             if warm >= end {
-                self.report("run.warmup", format!("must be shorter than run.end_time ({} s >= {} s)", warm.as_secs_f64(), end.as_secs_f64()));
+                self.report(
+                    "run.warmup",
+                    format!(
+                        "must be shorter than run.end_time ({} s >= {} s)",
+                        warm.as_secs_f64(),
+                        end.as_secs_f64()
+                    ),
+                );
             }
         }
         if f.run.max_events == Some(0) {
-            self.report("run.max_events", "must be at least 1 (leave it out for no limit)");
+            self.report(
+                "run.max_events",
+                "must be at least 1 (leave it out for no limit)",
+            );
         }
         if f.classes.is_empty() {
             self.report("class", "a scenario needs at least one [[class]]");
@@ -458,9 +543,16 @@ impl Validator {
         }
         self.unique_names("class", f.classes.iter().map(|c| c.name.as_str()));
         self.unique_names("station", f.stations.iter().map(|s| s.name.as_str()));
-        let classes: Vec<_> = f.classes.iter().map(|c| self.class(c, &f.stations)).collect();
-        let stations: Vec<_> =
-            f.stations.iter().map(|s| self.station(s, &f.classes, &f.stations)).collect();
+        let classes: Vec<_> = f
+            .classes
+            .iter()
+            .map(|c| self.class(c, &f.stations))
+            .collect();
+        let stations: Vec<_> = f
+            .stations
+            .iter()
+            .map(|s| self.station(s, &f.classes, &f.stations))
+            .collect();
         if !self.problems.is_empty() {
             return None;
         }
@@ -483,8 +575,16 @@ impl Validator {
         let mut open_load = vec![0.0; network.stations.len()];
         for (c, class) in network.classes.iter().enumerate() {
             let key = format!("class[{}]", class.name);
-            if class.start.branches().iter().any(|&(t, p)| t == Target::Exit && p > 0.0) {
-                self.report(format!("{key}.start"), "a job must start at a station, not at \"exit\"");
+            if class
+                .start
+                .branches()
+                .iter()
+                .any(|&(t, p)| t == Target::Exit && p > 0.0)
+            {
+                self.report(
+                    format!("{key}.start"),
+                    "a job must start at a station, not at \"exit\"",
+                );
                 continue;
             }
             let Some(visits) = network.visit_ratios(c) else {
@@ -497,17 +597,33 @@ impl Validator {
                     continue;
                 }
                 if station.service[c].is_none() {
-                    self.report(format!("station[{}].service", station.name), format!("class \"{}\" visits this station but no service time is given for it", class.name));
+                    self.report(
+                        format!("station[{}].service", station.name),
+                        format!(
+                            "class \"{}\" visits this station but no service time is given for it",
+                            class.name
+                        ),
+                    );
                 }
                 if station.routes[c].is_none() {
-                    self.report(format!("station[{}].to", station.name), format!("class \"{}\" visits this station but no route out is given for it", class.name));
+                    self.report(
+                        format!("station[{}].to", station.name),
+                        format!(
+                            "class \"{}\" visits this station but no route out is given for it",
+                            class.name
+                        ),
+                    );
                 }
                 if let Some(service) = &station.service[c] {
                     cycle += visits[k] * service.mean();
                 }
-                if let (ClassKind::Open { interarrival }, Some(service)) = (&class.kind, &station.service[c]) {
+                if let (ClassKind::Open { interarrival }, Some(service)) =
+                    (&class.kind, &station.service[c])
+                {
                     if station.discipline != Discipline::Delay {
-                        open_load[k] += visits[k] * service.mean() / interarrival.mean() / f64::from(station.servers);
+                        open_load[k] += visits[k] * service.mean()
+                            / interarrival.mean()
+                            / f64::from(station.servers);
                     }
                 }
             }
@@ -564,9 +680,10 @@ mod tests {
 
     fn problems(text: &str) -> Vec<String> {
         match load("s.toml", text) {
-            Err(ScenarioError::Invalid { problems, .. }) => {
-                problems.into_iter().map(|p| format!("{}: {}", p.key, p.message)).collect()
-            }
+            Err(ScenarioError::Invalid { problems, .. }) => problems
+                .into_iter()
+                .map(|p| format!("{}: {}", p.key, p.message))
+                .collect(),
             Err(e) => vec![e.to_string()],
             Ok(_) => vec![],
         }
@@ -578,14 +695,21 @@ mod tests {
         assert_eq!(net.seed, 5);
         assert_eq!(net.warmup, SimTime::from_secs(60));
         let v = net.visit_ratios(0).unwrap();
-        assert!((v[0] - 10.0).abs() < 1e-9 && (v[1] - 9.0).abs() < 1e-9, "{v:?}");
+        assert!(
+            (v[0] - 10.0).abs() < 1e-9 && (v[1] - 9.0).abs() < 1e-9,
+            "{v:?}"
+        );
     }
 
     #[test]
     fn unknown_keys_and_bad_units_name_the_key() {
-        let e = load("s.toml", &GOOD.replace("quantum", "quantom")).unwrap_err().to_string();
+        let e = load("s.toml", &GOOD.replace("quantum", "quantom"))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("s.toml: ") && e.contains("quantom"), "{e}");
-        let e = load("s.toml", &GOOD.replace("\"1h\"", "\"1 fortnight\"")).unwrap_err().to_string();
+        let e = load("s.toml", &GOOD.replace("\"1h\"", "\"1 fortnight\""))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("end_time") && e.contains("1 fortnight"), "{e}");
     }
 
@@ -596,21 +720,47 @@ mod tests {
             .replace("p = 0.9", "p = 0.8")
             .replace("terminals = 10", "terminals = 0");
         let got = problems(&bad);
-        assert!(got.contains(&"station[cpu].service.exp: mean must be a finite number > 0, got -0.04".to_string()), "{got:?}");
-        assert!(got.iter().any(|p| p.starts_with("station[cpu].to: branch probabilities must add up to 1")), "{got:?}");
-        assert!(got.contains(&"class[users].terminals: must be at least 1".to_string()), "{got:?}");
+        assert!(
+            got.contains(
+                &"station[cpu].service.exp: mean must be a finite number > 0, got -0.04"
+                    .to_string()
+            ),
+            "{got:?}"
+        );
+        assert!(
+            got.iter()
+                .any(|p| p.starts_with("station[cpu].to: branch probabilities must add up to 1")),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&"class[users].terminals: must be at least 1".to_string()),
+            "{got:?}"
+        );
     }
 
     #[test]
     fn structural_mistakes_are_reported() {
         let got = problems(&GOOD.replace("to = \"cpu\"", "to = \"tape\""));
-        assert_eq!(got, ["station[disk].to: no station named \"tape\" (use \"exit\" to leave)"]);
-        let got = problems(&GOOD.replace("{ to = \"exit\", p = 0.1 }", "{ to = \"disk\", p = 0.1 }"));
-        assert!(got[0].starts_with("class[users]: some job of this class can never reach \"exit\""), "{got:?}");
+        assert_eq!(
+            got,
+            ["station[disk].to: no station named \"tape\" (use \"exit\" to leave)"]
+        );
+        let got =
+            problems(&GOOD.replace("{ to = \"exit\", p = 0.1 }", "{ to = \"disk\", p = 0.1 }"));
+        assert!(
+            got[0].starts_with("class[users]: some job of this class can never reach \"exit\""),
+            "{got:?}"
+        );
         let got = problems(&GOOD.replace("discipline = \"fcfs\"", "discipline = \"lifo\""));
-        assert!(got[0].starts_with("station[disk].discipline: unknown discipline \"lifo\""), "{got:?}");
+        assert!(
+            got[0].starts_with("station[disk].discipline: unknown discipline \"lifo\""),
+            "{got:?}"
+        );
         let got = problems(&GOOD.replace("quantum = \"100ms\"", ""));
-        assert_eq!(got, ["station[cpu].quantum: is required for discipline \"rr\""]);
+        assert_eq!(
+            got,
+            ["station[cpu].quantum: is required for discipline \"rr\""]
+        );
         let got = problems(&GOOD.replace("warmup = \"60s\"", "warmup = \"2h\""));
         assert!(got[0].starts_with("run.warmup: must be shorter"), "{got:?}");
     }
@@ -633,15 +783,35 @@ mod tests {
         "#;
         let got = problems(text);
         assert_eq!(got.len(), 1);
-        assert!(got[0].starts_with("station[server]: unstable: the open classes alone load it to rho = 1.1000"), "{got:?}");
-        assert!(problems(&text.replace("servers", "x").replace("discipline = \"fcfs\"", "discipline = \"fcfs\"\nservers = 2")).is_empty());
+        assert!(
+            got[0].starts_with(
+                "station[server]: unstable: the open classes alone load it to rho = 1.1000"
+            ),
+            "{got:?}"
+        );
+        assert!(
+            problems(&text.replace("servers", "x").replace(
+                "discipline = \"fcfs\"",
+                "discipline = \"fcfs\"\nservers = 2"
+            ))
+            .is_empty()
+        );
     }
 
     #[test]
     fn classes_must_be_open_or_closed_and_start_at_a_station() {
-        let got = problems(&GOOD.replace("terminals = 10", "arrivals = { exp = { mean = \"1s\" } }\nterminals = 10"));
-        assert!(got[0].starts_with("class[users]: give either `arrivals`"), "{got:?}");
+        let got = problems(&GOOD.replace(
+            "terminals = 10",
+            "arrivals = { exp = { mean = \"1s\" } }\nterminals = 10",
+        ));
+        assert!(
+            got[0].starts_with("class[users]: give either `arrivals`"),
+            "{got:?}"
+        );
         let got = problems(&GOOD.replace("start = \"cpu\"", "start = \"exit\""));
-        assert_eq!(got, ["class[users].start: a job must start at a station, not at \"exit\""]);
+        assert_eq!(
+            got,
+            ["class[users].start: a job must start at a station, not at \"exit\""]
+        );
     }
 }

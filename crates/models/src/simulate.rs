@@ -16,8 +16,8 @@ use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 use tpsim_core::{
-    BatchMeans, Context, EventKey, Model, Quantiles, SimTime, Simulation, Stream, Streams,
-    Tally, TimeWeighted,
+    BatchMeans, Context, EventKey, Model, Quantiles, SimTime, Simulation, Stream, Streams, Tally,
+    TimeWeighted,
 };
 
 /// The events of a network.
@@ -83,7 +83,9 @@ impl PartialOrd for PsEntry {
 }
 impl Ord for PsEntry {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.finish.total_cmp(&other.finish).then(self.seq.cmp(&other.seq))
+        self.finish
+            .total_cmp(&other.finish)
+            .then(self.seq.cmp(&other.seq))
     }
 }
 
@@ -163,7 +165,13 @@ impl<'a> NetworkModel<'a> {
                 batches: BatchMeans::new(BATCHES),
             })
             .collect();
-        NetworkModel { net, jobs: Slab::new(), stations, classes, measured_from: SimTime::ZERO }
+        NetworkModel {
+            net,
+            jobs: Slab::new(),
+            stations,
+            classes,
+            measured_from: SimTime::ZERO,
+        }
     }
 
     /// Schedules what starts a run: each open class's first arrival, each
@@ -236,7 +244,9 @@ impl<'a> NetworkModel<'a> {
         let spec = &self.net.stations[k];
         let st = &mut self.stations[k];
         let j = &mut self.jobs[job];
-        let service = spec.service[j.class].as_ref().expect("validation: visited stations serve the class");
+        let service = spec.service[j.class]
+            .as_ref()
+            .expect("validation: visited stations serve the class");
         j.remaining = service.sample_time(&mut st.service_rng);
         j.station_arrival = now;
         st.in_station.add(now, 1.0);
@@ -270,9 +280,17 @@ impl<'a> NetworkModel<'a> {
     fn dispatch(&mut self, k: usize, job: usize, switch: bool, ctx: &mut Context<Event>) {
         let j = &mut self.jobs[job];
         let delay = match self.net.stations[k].discipline {
-            Discipline::RoundRobin { quantum, context_switch } => {
+            Discipline::RoundRobin {
+                quantum,
+                context_switch,
+            } => {
                 j.slice = j.remaining.min(quantum);
-                j.slice + if switch { context_switch } else { SimTime::ZERO }
+                j.slice
+                    + if switch {
+                        context_switch
+                    } else {
+                        SimTime::ZERO
+                    }
             }
             _ => j.remaining,
         };
@@ -349,12 +367,15 @@ impl<'a> NetworkModel<'a> {
             ctx.cancel(key);
         }
         let n = st.ps.jobs.len();
-        st.busy_servers.set(ctx.now(), n.min(servers as usize) as f64);
+        st.busy_servers
+            .set(ctx.now(), n.min(servers as usize) as f64);
         if let Some(Reverse(first)) = st.ps.jobs.peek() {
             let rate = (f64::from(servers) / n as f64).min(1.0);
             let wait = ((first.finish - st.ps.virtual_time) / rate).max(0.0);
-            st.ps.departure =
-                Some(ctx.schedule_in(SimTime::from_secs_f64(wait), Event::PsDeparture { station: k }));
+            st.ps.departure = Some(ctx.schedule_in(
+                SimTime::from_secs_f64(wait),
+                Event::PsDeparture { station: k },
+            ));
         }
     }
 
@@ -364,7 +385,8 @@ impl<'a> NetworkModel<'a> {
         let st = &mut self.stations[k];
         st.in_station.add(now, -1.0);
         st.completions += 1;
-        st.response.add((now - self.jobs[job].station_arrival).as_secs_f64());
+        st.response
+            .add((now - self.jobs[job].station_arrival).as_secs_f64());
         let route = self.net.stations[k].routes[class]
             .as_ref()
             .expect("validation: visited stations route the class");
@@ -398,7 +420,11 @@ impl<'a> NetworkModel<'a> {
             .iter()
             .zip(&self.stations)
             .map(|(spec, st)| {
-                let capacity = if spec.discipline == Discipline::Delay { 1.0 } else { f64::from(spec.servers) };
+                let capacity = if spec.discipline == Discipline::Delay {
+                    1.0
+                } else {
+                    f64::from(spec.servers)
+                };
                 StationSummary {
                     name: spec.name.clone(),
                     discipline: spec.discipline.name().to_string(),
@@ -461,13 +487,17 @@ impl Model for NetworkModel<'_> {
                 let gap = interarrival.sample_time(&mut self.classes[class].arrival_rng);
                 let _ = ctx.schedule_in(gap, Event::Arrival { class });
                 let job = self.new_job(class, now);
-                let target = self.net.classes[class].start.choose(&mut self.classes[class].start_rng);
+                let target = self.net.classes[class]
+                    .start
+                    .choose(&mut self.classes[class].start_rng);
                 self.move_to(job, target, ctx);
             }
             Event::ThinkEnd { job } => {
                 let class = self.jobs[job].class;
                 self.jobs[job].cycle_start = ctx.now();
-                let target = self.net.classes[class].start.choose(&mut self.classes[class].start_rng);
+                let target = self.net.classes[class]
+                    .start
+                    .choose(&mut self.classes[class].start_rng);
                 self.move_to(job, target, ctx);
             }
             Event::ServiceEnd { station, job } => self.service_end(station, job, ctx),

@@ -6,8 +6,8 @@
 //! only the syntax; the range of a value (positive, at least zero) is
 //! checked by validation, which knows the key it belongs to.
 
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 
 /// Seconds per unit, for every unit a duration may carry.
@@ -40,22 +40,35 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
 }
 
 fn seconds_per(unit: &str) -> Option<f64> {
-    TIME_UNITS.iter().find(|(name, _)| *name == unit).map(|&(_, s)| s)
+    TIME_UNITS
+        .iter()
+        .find(|(name, _)| *name == unit)
+        .map(|&(_, s)| s)
 }
 
 /// Parses `"1.25s"`, `"100 ms"`, `"3"` (seconds).
 pub fn parse_duration(text: &str) -> Result<Seconds, String> {
     let bad = || {
-        format!("invalid duration \"{text}\": expected a number and a unit (ns, us, ms, s, min, h), such as \"100ms\"")
+        format!(
+            "invalid duration \"{text}\": expected a number and a unit (ns, us, ms, s, min, h), such as \"100ms\""
+        )
     };
     let (number, unit) = split_number(text).ok_or_else(bad)?;
-    let scale = if unit.is_empty() { 1.0 } else { seconds_per(unit).ok_or_else(bad)? };
+    let scale = if unit.is_empty() {
+        1.0
+    } else {
+        seconds_per(unit).ok_or_else(bad)?
+    };
     Ok(Seconds(number * scale))
 }
 
 /// Parses `"0.8/s"`, `"48 / min"`, `"2"` (per second).
 pub fn parse_rate(text: &str) -> Result<PerSecond, String> {
-    let bad = || format!("invalid rate \"{text}\": expected a number per unit of time, such as \"0.8/s\" or \"48/min\"");
+    let bad = || {
+        format!(
+            "invalid rate \"{text}\": expected a number per unit of time, such as \"0.8/s\" or \"48/min\""
+        )
+    };
     let (number, rest) = text.split_once('/').unwrap_or((text, "s"));
     let (number, unit) = split_number(number).ok_or_else(bad)?;
     if !unit.is_empty() {
@@ -127,7 +140,11 @@ mod tests {
         assert_eq!(parse_duration("3"), Ok(Seconds(3.0)));
         assert_eq!(parse_duration("-1s"), Ok(Seconds(-1.0)));
         assert!((parse_duration("2.5us").unwrap().0 - 2.5e-6).abs() < 1e-18);
-        assert!(parse_duration("1 parsec").unwrap_err().contains("\"1 parsec\""));
+        assert!(
+            parse_duration("1 parsec")
+                .unwrap_err()
+                .contains("\"1 parsec\"")
+        );
         assert!(parse_duration("s").is_err());
     }
 

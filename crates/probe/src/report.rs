@@ -9,7 +9,9 @@ fn fixed(x: f64) -> String {
 
 fn new_table(header: &[&str]) -> Table {
     let mut table = Table::new();
-    table.load_preset(presets::ASCII_MARKDOWN).set_header(header.to_vec());
+    table
+        .load_preset(presets::ASCII_MARKDOWN)
+        .set_header(header.to_vec());
     for i in 1..header.len() {
         if let Some(column) = table.column_mut(i) {
             column.set_cell_alignment(CellAlignment::Right);
@@ -80,9 +82,13 @@ pub fn table(summary: &Summary) -> String {
 
 fn to_csv<R: rows::Row>(rows: &[R]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(R::HEADER).expect("writing to memory cannot fail");
+    writer
+        .write_record(R::HEADER)
+        .expect("writing to memory cannot fail");
     for row in rows {
-        writer.write_record(row.fields()).expect("writing to memory cannot fail");
+        writer
+            .write_record(row.fields())
+            .expect("writing to memory cannot fail");
     }
     String::from_utf8(writer.into_inner().expect("flushing memory cannot fail"))
         .expect("CSV of UTF-8 fields is UTF-8")

@@ -200,7 +200,9 @@ mod tests {
         for i in 0..10 {
             let _ = calendar.schedule(t, i);
         }
-        let order: Vec<_> = std::iter::from_fn(|| calendar.pop()).map(|(_, e)| e).collect();
+        let order: Vec<_> = std::iter::from_fn(|| calendar.pop())
+            .map(|(_, e)| e)
+            .collect();
         assert_eq!(order, (0..10).collect::<Vec<_>>());
     }
 
@@ -210,7 +212,10 @@ mod tests {
         let old = calendar.schedule(SimTime::from_secs(1), "old");
         assert!(calendar.cancel(old));
         let new = calendar.schedule(SimTime::from_secs(2), "new");
-        assert!(!calendar.cancel(old), "stale key must not cancel the new event");
+        assert!(
+            !calendar.cancel(old),
+            "stale key must not cancel the new event"
+        );
         assert!(calendar.is_pending(new));
         assert_eq!(calendar.pop(), Some((SimTime::from_secs(2), "new")));
         assert_eq!(calendar.pop(), None);

@@ -47,7 +47,9 @@ pub enum DistError {
     #[error("hyperexponential needs a squared coefficient of variation >= 1, got {0}")]
     ScvBelowOne(f64),
     /// An empirical table that is empty or whose columns differ in length.
-    #[error("empirical table needs as many weights as values, and at least one of each (got {values} values, {weights} weights)")]
+    #[error(
+        "empirical table needs as many weights as values, and at least one of each (got {values} values, {weights} weights)"
+    )]
     TableShape {
         /// The number of values.
         values: usize,
@@ -61,13 +63,37 @@ pub enum DistError {
 
 #[derive(Clone, Debug)]
 enum Kind {
-    Exponential { mean: f64 },
-    Deterministic { value: f64 },
-    Uniform { low: f64, high: f64, sampler: Uniform<f64> },
-    Erlang { k: u32, mean: f64, sampler: Gamma<f64> },
-    HyperExponential { p1: f64, mean1: f64, mean2: f64 },
-    LogNormal { mean: f64, scv: f64, sampler: LogNormal<f64> },
-    Empirical { values: Vec<f64>, probabilities: Vec<f64>, index: WeightedAliasIndex<f64> },
+    Exponential {
+        mean: f64,
+    },
+    Deterministic {
+        value: f64,
+    },
+    Uniform {
+        low: f64,
+        high: f64,
+        sampler: Uniform<f64>,
+    },
+    Erlang {
+        k: u32,
+        mean: f64,
+        sampler: Gamma<f64>,
+    },
+    HyperExponential {
+        p1: f64,
+        mean1: f64,
+        mean2: f64,
+    },
+    LogNormal {
+        mean: f64,
+        scv: f64,
+        sampler: LogNormal<f64>,
+    },
+    Empirical {
+        values: Vec<f64>,
+        probabilities: Vec<f64>,
+        index: WeightedAliasIndex<f64>,
+    },
 }
 
 /// A distribution of non-negative durations, in seconds.
@@ -93,12 +119,16 @@ fn non_negative(what: &'static str, value: f64) -> Result<f64, DistError> {
 impl Dist {
     /// Exponential with the given mean [s].
     pub fn exponential(mean: f64) -> Result<Dist, DistError> {
-        Ok(Dist(Kind::Exponential { mean: positive("mean", mean)? }))
+        Ok(Dist(Kind::Exponential {
+            mean: positive("mean", mean)?,
+        }))
     }
 
     /// Always `value` [s].
     pub fn deterministic(value: f64) -> Result<Dist, DistError> {
-        Ok(Dist(Kind::Deterministic { value: non_negative("value", value)? }))
+        Ok(Dist(Kind::Deterministic {
+            value: non_negative("value", value)?,
+        }))
     }
 
     /// Uniform on `[low, high)` [s].
@@ -152,7 +182,10 @@ impl Dist {
     /// `weights[i]`.
     pub fn empirical(values: Vec<f64>, weights: Vec<f64>) -> Result<Dist, DistError> {
         if values.is_empty() || values.len() != weights.len() {
-            return Err(DistError::TableShape { values: values.len(), weights: weights.len() });
+            return Err(DistError::TableShape {
+                values: values.len(),
+                weights: weights.len(),
+            });
         }
         for &v in &values {
             non_negative("value", v)?;
@@ -163,7 +196,11 @@ impl Dist {
         }
         let probabilities = weights.iter().map(|w| w / total).collect();
         let index = WeightedAliasIndex::new(weights).map_err(|_| DistError::TableWeights)?;
-        Ok(Dist(Kind::Empirical { values, probabilities, index }))
+        Ok(Dist(Kind::Empirical {
+            values,
+            probabilities,
+            index,
+        }))
     }
 
     /// One sample [s].
@@ -201,9 +238,11 @@ impl Dist {
             Kind::Deterministic { value } => *value,
             Kind::Uniform { low, high, .. } => 0.5 * (low + high),
             Kind::HyperExponential { p1, mean1, mean2 } => p1 * mean1 + (1.0 - p1) * mean2,
-            Kind::Empirical { values, probabilities, .. } => {
-                values.iter().zip(probabilities).map(|(v, p)| v * p).sum()
-            }
+            Kind::Empirical {
+                values,
+                probabilities,
+                ..
+            } => values.iter().zip(probabilities).map(|(v, p)| v * p).sum(),
         }
     }
 
@@ -218,9 +257,15 @@ impl Dist {
                 2.0 * (p1 * mean1 * mean1 + (1.0 - p1) * mean2 * mean2)
             }
             Kind::LogNormal { mean, scv, .. } => mean * mean * (1.0 + scv),
-            Kind::Empirical { values, probabilities, .. } => {
-                values.iter().zip(probabilities).map(|(v, p)| v * v * p).sum()
-            }
+            Kind::Empirical {
+                values,
+                probabilities,
+                ..
+            } => values
+                .iter()
+                .zip(probabilities)
+                .map(|(v, p)| v * v * p)
+                .sum(),
         }
     }
 
@@ -234,7 +279,11 @@ impl Dist {
     /// mean is 0).
     pub fn scv(&self) -> f64 {
         let m = self.mean();
-        if m > 0.0 { self.variance() / (m * m) } else { 0.0 }
+        if m > 0.0 {
+            self.variance() / (m * m)
+        } else {
+            0.0
+        }
     }
 }
 
@@ -321,7 +370,15 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            ["0.944603629", "1.500000000", "1.867492274", "1.686453284", "0.344662489", "1.476976103", "2.000000000"]
+            [
+                "0.944603629",
+                "1.500000000",
+                "1.867492274",
+                "1.686453284",
+                "0.344662489",
+                "1.476976103",
+                "2.000000000"
+            ]
         );
     }
 

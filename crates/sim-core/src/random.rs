@@ -79,7 +79,10 @@ mod tests {
         // Golden values: if these change, every seeded result changes.
         let streams = Streams::new(1, 0);
         assert_eq!(streams.seed_of("arrivals/jobs"), 0xe1cc_ed12_4f3d_eb00);
-        assert_eq!(streams.stream("arrivals/jobs").next_u64(), 0xbaa1_8953_642e_8fbc);
+        assert_eq!(
+            streams.stream("arrivals/jobs").next_u64(),
+            0xbaa1_8953_642e_8fbc
+        );
     }
 
     #[test]

@@ -222,7 +222,10 @@ mod tests {
     #[test]
     fn an_empty_calendar_exhausts() {
         let mut sim = Simulation::new(Ticker { ticks: Vec::new() });
-        assert_eq!(sim.run_until(SimTime::from_secs(9), None), StopReason::Exhausted);
+        assert_eq!(
+            sim.run_until(SimTime::from_secs(9), None),
+            StopReason::Exhausted
+        );
         assert_eq!(sim.now(), SimTime::from_secs(9));
     }
 }

@@ -81,7 +81,11 @@ impl Tally {
 
     /// The sample variance (0 with fewer than two observations).
     pub fn variance(&self) -> f64 {
-        if self.count < 2 { 0.0 } else { self.m2 / (self.count - 1) as f64 }
+        if self.count < 2 {
+            0.0
+        } else {
+            self.m2 / (self.count - 1) as f64
+        }
     }
 
     /// The smallest observation (0 when empty).
@@ -107,7 +111,12 @@ pub struct TimeWeighted {
 impl TimeWeighted {
     /// A quantity that is `value` from `now` on.
     pub fn new(now: SimTime, value: f64) -> TimeWeighted {
-        TimeWeighted { value, since: now, start: now, area: 0.0 }
+        TimeWeighted {
+            value,
+            since: now,
+            start: now,
+            area: 0.0,
+        }
     }
 
     /// The quantity becomes `value` at `now`.
@@ -210,7 +219,10 @@ impl ConfidenceInterval {
     /// identically distributed, at confidence `level`; `None` with fewer
     /// than two samples.
     pub fn from_samples(samples: &[f64], level: f64) -> Option<ConfidenceInterval> {
-        assert!(level > 0.0 && level < 1.0, "confidence level must be in (0, 1), got {level}");
+        assert!(
+            level > 0.0 && level < 1.0,
+            "confidence level must be in (0, 1), got {level}"
+        );
         if samples.len() < 2 {
             return None;
         }
@@ -261,8 +273,16 @@ pub struct BatchMeans {
 impl BatchMeans {
     /// Batch means keeping at least `batches` (>= 2) batches.
     pub fn new(batches: usize) -> BatchMeans {
-        assert!(batches >= 2, "batch means need at least 2 batches, got {batches}");
-        BatchMeans { target: batches, batch_size: 1, current: Tally::new(), means: Vec::new() }
+        assert!(
+            batches >= 2,
+            "batch means need at least 2 batches, got {batches}"
+        );
+        BatchMeans {
+            target: batches,
+            batch_size: 1,
+            current: Tally::new(),
+            means: Vec::new(),
+        }
     }
 
     /// Adds one observation.
@@ -272,7 +292,11 @@ impl BatchMeans {
             self.means.push(self.current.mean());
             self.current = Tally::new();
             if self.means.len() == 2 * self.target {
-                self.means = self.means.chunks(2).map(|pair| 0.5 * (pair[0] + pair[1])).collect();
+                self.means = self
+                    .means
+                    .chunks(2)
+                    .map(|pair| 0.5 * (pair[0] + pair[1]))
+                    .collect();
                 self.batch_size *= 2;
             }
         }
@@ -323,7 +347,9 @@ mod tests {
     #[test]
     fn tally_mean_and_variance() {
         let mut t = Tally::new();
-        [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0].iter().for_each(|&x| t.add(x));
+        [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
+            .iter()
+            .for_each(|&x| t.add(x));
         assert_eq!(t.mean(), 5.0);
         assert!((t.variance() - 32.0 / 7.0).abs() < 1e-12);
         assert_eq!((t.min(), t.max()), (2.0, 9.0));
@@ -348,7 +374,11 @@ mod tests {
         }
         for p in [0.5, 0.75, 0.9, 0.99] {
             let exact = p * 100_000.0 * 1e-6;
-            assert!((q.quantile(p) - exact).abs() <= 1e-3 * exact, "p{p}: {}", q.quantile(p));
+            assert!(
+                (q.quantile(p) - exact).abs() <= 1e-3 * exact,
+                "p{p}: {}",
+                q.quantile(p)
+            );
         }
         let mut other = Quantiles::new();
         other.record(SimTime::from_secs(10));

@@ -1,0 +1,258 @@
+//! `tpsim` driven as a user drives it, in-process.
+
+use crate::scenario_path;
+use std::path::Path;
+
+struct Output {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn tpsim(args: &[&str]) -> Output {
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let argv = std::iter::once("tpsim").chain(args.iter().copied());
+    let status = tpsim::cli::run(argv, &mut stdout, &mut stderr);
+    Output {
+        status,
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+fn short_mm1(dir: &Path) -> String {
+    let text = std::fs::read_to_string(scenario_path("mm1"))
+        .unwrap()
+        .replace("200000s", "20000s");
+    let path = dir.join("mm1.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn run_prints_station_and_class_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tpsim(&["run", &short_mm1(dir.path())]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("mm1: seed 1, 19000 s simulated after a 1000 s warm-up"),
+        "got:\n{}",
+        out.stdout
+    );
+    for expected in [
+        "Stations",
+        "| server  |       fcfs |",
+        "Classes",
+        "| jobs  | open |",
+        "p99 [s]",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "expected {expected:?} in:\n{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn json_output_has_the_documented_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tpsim(&["run", &short_mm1(dir.path()), "--json", "--seed", "9"]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    for key in [
+        "scenario",
+        "seed",
+        "sim_time",
+        "events",
+        "wall_seconds",
+        "stations",
+        "classes",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["seed"], 9);
+    assert_eq!(v["scenario"], "mm1");
+    assert_eq!(v["stations"][0]["name"], "server");
+    for key in [
+        "utilization",
+        "throughput",
+        "mean_queue_length",
+        "mean_response",
+    ] {
+        assert!(
+            v["stations"][0][key].is_number(),
+            "missing stations[0].{key}"
+        );
+    }
+    assert_eq!(v["classes"][0]["name"], "jobs");
+    for key in [
+        "throughput",
+        "mean_response",
+        "response_p50",
+        "response_p75",
+        "response_p90",
+        "response_p99",
+    ] {
+        assert!(v["classes"][0][key].is_number(), "missing classes[0].{key}");
+    }
+}
+
+#[test]
+fn out_writes_summary_and_csv_reproducibly() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = short_mm1(dir.path());
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for out_dir in [&a, &b] {
+        let out = tpsim(&["run", &scenario, "--out", out_dir.to_str().unwrap()]);
+        assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    }
+    for file in ["stations.csv", "classes.csv"] {
+        let (x, y) = (
+            std::fs::read(a.join(file)).unwrap(),
+            std::fs::read(b.join(file)).unwrap(),
+        );
+        assert_eq!(x, y, "{file} differs between two runs with the same seed");
+    }
+    let csv = std::fs::read_to_string(a.join("classes.csv")).unwrap();
+    assert!(
+        csv.starts_with("class,kind,throughput,mean_response,"),
+        "{csv}"
+    );
+    // summary.json: identical except for the wall-clock time.
+    let strip = |p: &Path| {
+        let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+        v["wall_seconds"] = serde_json::Value::Null;
+        serde_json::to_string(&v).unwrap()
+    };
+    assert_eq!(
+        strip(&a.join("summary.json")),
+        strip(&b.join("summary.json"))
+    );
+}
+
+fn bad_scenario(dir: &Path, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(scenario_path("central-server")).unwrap();
+    assert!(text.contains(from), "test set-up: {from:?} not in scenario");
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    path.display().to_string()
+}
+
+/// Runs a bad scenario with --out and checks the error: status 2, the file
+/// and the key named, nothing written.
+fn assert_rejected(from: &str, to: &str, expected: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = bad_scenario(dir.path(), from, to);
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&["run", &path, "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status, 2, "stderr: {}", out.stderr);
+    assert!(out.stdout.is_empty(), "stdout: {}", out.stdout);
+    assert!(out.stderr.starts_with("tpsim: "), "stderr: {}", out.stderr);
+    assert!(
+        out.stderr.contains(&path),
+        "the file is not named in: {}",
+        out.stderr
+    );
+    for e in expected {
+        assert!(out.stderr.contains(e), "expected {e:?} in: {}", out.stderr);
+    }
+    assert!(!out_dir.exists(), "output written for a bad scenario");
+}
+
+#[test]
+fn unknown_key_is_named() {
+    assert_rejected(
+        "discipline = \"ps\"",
+        "discipline = \"ps\"\nspeed = 2",
+        &["unknown field `speed`", "line"],
+    );
+}
+
+#[test]
+fn negative_rate_is_named() {
+    assert_rejected(
+        "mean = \"15s\"",
+        "mean = \"-15s\"",
+        &["class[terminals].think.exp: mean must be a finite number > 0, got -15"],
+    );
+}
+
+#[test]
+fn probabilities_not_adding_to_one_are_named() {
+    assert_rejected(
+        "p = 0.4",
+        "p = 0.3",
+        &["station[cpu].to: branch probabilities must add up to 1, got 0.9"],
+    );
+}
+
+#[test]
+fn unstable_open_station_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario_path("mm1"))
+        .unwrap()
+        .replace("0.8/s", "1.25/s");
+    let path = dir.path().join("unstable.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = tpsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains(
+            "station[server]: unstable: the open classes alone load it to rho = 1.2500 >= 1"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn malformed_toml_and_missing_files_are_input_errors() {
+    assert_rejected("[run]", "[run", &["line"]);
+    let out = tpsim(&["run", "no/such/scenario.toml"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .contains("cannot read scenario no/such/scenario.toml"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(tpsim(&["frobnicate"]).status, 2);
+    assert_eq!(tpsim(&["run"]).status, 2);
+    let help = tpsim(&["--help"]);
+    assert_eq!(help.status, 0);
+}
+
+#[test]
+fn check_validates_without_running() {
+    let out = tpsim(&["check", scenario_path("central-server").to_str().unwrap()]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.ends_with("ok: 1 classes, 3 stations\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn every_shipped_scenario_is_valid() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let out = tpsim(&["check", path.to_str().unwrap()]);
+            assert_eq!(out.status, 0, "{}: {}", path.display(), out.stderr);
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "only {n} scenarios found");
+}
+
+use std::path::PathBuf;

@@ -1,0 +1,427 @@
+//! The simulator against exact queueing theory.
+//!
+//! Each check runs independent replications (replication index 0, 1, ...
+//! under the scenario's seed), forms a 99% Student-t interval from the
+//! per-replication estimates, and requires the exact value inside it, with
+//! the interval narrow enough (a few percent) that a wrong model fails.
+
+use crate::{assert_covers, inline, replicate, scenario};
+use tpsim::core::ConfidenceInterval;
+use tpsim::models::Summary;
+use tpsim::models::analytic::{Center, Mg1, Mg1Ps, Mm1, Mmc, Repairman, mva};
+use tpsim::models::network::ClassKind;
+
+fn class_field(
+    runs: &[Summary],
+    f: impl Fn(&tpsim::models::summary::ClassSummary) -> f64,
+) -> Vec<f64> {
+    runs.iter().map(|s| f(&s.classes[0])).collect()
+}
+
+fn station_field(
+    runs: &[Summary],
+    k: usize,
+    f: impl Fn(&tpsim::models::summary::StationSummary) -> f64,
+) -> Vec<f64> {
+    runs.iter().map(|s| f(&s.stations[k])).collect()
+}
+
+#[test]
+fn mm1_mean_and_percentiles_of_response() {
+    let exact = Mm1::new(0.8, 1.0).unwrap();
+    let runs = replicate(&scenario("mm1"), 12, 100_000.0);
+    assert_covers(
+        "M/M/1 mean response",
+        &class_field(&runs, |c| c.mean_response),
+        exact.mean_response(),
+        0.05,
+    );
+    assert_covers(
+        "M/M/1 mean number",
+        &station_field(&runs, 0, |s| s.mean_queue_length),
+        exact.mean_number(),
+        0.05,
+    );
+    assert_covers(
+        "M/M/1 utilisation",
+        &station_field(&runs, 0, |s| s.utilization),
+        exact.rho(),
+        0.01,
+    );
+    assert_covers(
+        "M/M/1 throughput",
+        &class_field(&runs, |c| c.throughput),
+        0.8,
+        0.01,
+    );
+    // Tail percentiles converge more slowly: wider tolerance for p99.
+    for (p, field, tolerance) in [
+        (
+            0.50,
+            (|c: &tpsim::models::summary::ClassSummary| c.response_p50) as fn(&_) -> f64,
+            0.05,
+        ),
+        (0.75, |c| c.response_p75, 0.05),
+        (0.90, |c| c.response_p90, 0.06),
+        (0.99, |c| c.response_p99, 0.10),
+    ] {
+        assert_covers(
+            &format!("M/M/1 response p{}", p * 100.0),
+            &class_field(&runs, field),
+            exact.response_quantile(p),
+            tolerance,
+        );
+    }
+}
+
+#[test]
+fn md1_and_mh21_follow_pollaczek_khinchine() {
+    let md1 = Mg1::new(0.8, 1.0, 1.0).unwrap();
+    let runs = replicate(&scenario("md1"), 10, 100_000.0);
+    assert_covers(
+        "M/D/1 mean response",
+        &class_field(&runs, |c| c.mean_response),
+        md1.mean_response(),
+        0.04,
+    );
+
+    let net = scenario("mh21");
+    let service = net.stations[0].service[0].as_ref().unwrap();
+    assert!((service.scv() - 4.0).abs() < 1e-12);
+    let mh21 = Mg1::new(0.8, service.mean(), service.second_moment()).unwrap();
+    let runs = replicate(&net, 12, 400_000.0);
+    assert_covers(
+        "M/H2/1 mean response",
+        &class_field(&runs, |c| c.mean_response),
+        mh21.mean_response(),
+        0.08,
+    );
+}
+
+#[test]
+fn processor_sharing_gives_x_over_one_minus_rho() {
+    let runs = replicate(&scenario("mm1-ps"), 10, 100_000.0);
+    let ps = Mg1Ps::new(0.8, 1.0).unwrap();
+    assert_covers(
+        "M/M/1-PS mean response",
+        &class_field(&runs, |c| c.mean_response),
+        ps.response_given(1.0),
+        0.05,
+    );
+
+    // Two classes with fixed demands 0.5 s and 2.5 s share one PS server:
+    // each class's mean response must be its demand / (1 - rho), rho = 0.8.
+    let two = inline(
+        r#"
+        name = "ps-two-classes"
+        [run]
+        end_time = "1s"
+        warmup = "1000s"
+        [[class]]
+        name = "short"
+        arrivals = { exp = { rate = "0.8/s" } }
+        start = "cpu"
+        [[class]]
+        name = "long"
+        arrivals = { exp = { rate = "0.16/s" } }
+        start = "cpu"
+        [[station]]
+        name = "cpu"
+        discipline = "ps"
+        to = "exit"
+        [station.per_class.short]
+        service = { det = { value = "0.5s" } }
+        [station.per_class.long]
+        service = { det = { value = "2.5s" } }
+        "#
+        .replace("\"1s\"\n        warmup", "\"2000s\"\n        warmup")
+        .as_str(),
+    );
+    let runs = replicate(&two, 12, 100_000.0);
+    let short: Vec<f64> = runs.iter().map(|s| s.classes[0].mean_response).collect();
+    assert_covers("PS E[T | x = 0.5]", &short, ps.response_given(0.5), 0.05);
+    // Both classes see the same congestion, so within a replication the
+    // ratio of their mean responses is a sharp test of E[T | x] being
+    // proportional to x: it must be 2.5 / 0.5.
+    let ratio: Vec<f64> = runs
+        .iter()
+        .map(|s| s.classes[1].mean_response / s.classes[0].mean_response)
+        .collect();
+    assert_covers(
+        "PS E[T | 2.5] / E[T | 0.5]",
+        &ratio,
+        ps.response_given(2.5) / ps.response_given(0.5),
+        0.03,
+    );
+}
+
+#[test]
+fn processor_sharing_is_insensitive_and_the_check_can_tell_fcfs_apart() {
+    // H2 service with SCV 4: under PS the mean response is still 5 s; under
+    // FCFS it is 11 s (Pollaczek-Khinchine). The PS interval must exclude
+    // the FCFS value, which shows the check would catch a PS station that
+    // behaved like FCFS.
+    let text = std::fs::read_to_string(crate::scenario_path("mm1-ps"))
+        .unwrap()
+        .replace(
+            "{ exp = { mean = \"1s\" } }",
+            "{ hyperexp = { mean = \"1s\", scv = 4 } }",
+        );
+    let runs = replicate(&inline(&text), 12, 100_000.0);
+    let samples = class_field(&runs, |c| c.mean_response);
+    assert_covers("M/H2/1-PS mean response", &samples, 5.0, 0.08);
+    let ci = ConfidenceInterval::from_samples(&samples, 0.99).unwrap();
+    let fcfs = Mg1::new(0.8, 1.0, 5.0).unwrap().mean_response();
+    assert!(
+        !ci.contains(fcfs),
+        "PS and FCFS are indistinguishable: {ci:?} contains {fcfs}"
+    );
+}
+
+#[test]
+fn repairman_matches_the_finite_source_solution() {
+    let net = scenario("repairman");
+    let ClassKind::Closed { terminals, think } = &net.classes[0].kind else {
+        panic!("closed class expected")
+    };
+    let s = net.stations[0].service[0].as_ref().unwrap().mean();
+    let exact = Repairman::solve(*terminals, s, think.mean()).unwrap();
+    let runs = replicate(&net, 10, 100_000.0);
+    assert_covers(
+        "repairman throughput",
+        &class_field(&runs, |c| c.throughput),
+        exact.throughput,
+        0.02,
+    );
+    assert_covers(
+        "repairman response",
+        &class_field(&runs, |c| c.mean_response),
+        exact.response,
+        0.04,
+    );
+    assert_covers(
+        "repairman utilisation",
+        &station_field(&runs, 0, |s| s.utilization),
+        1.0 - exact.p0,
+        0.02,
+    );
+}
+
+#[test]
+fn central_server_matches_exact_mva() {
+    let net = scenario("central-server");
+    let ClassKind::Closed { terminals, think } = &net.classes[0].kind else {
+        panic!("closed class expected")
+    };
+    let visits = net.visit_ratios(0).unwrap();
+    let centers: Vec<Center> = net
+        .stations
+        .iter()
+        .zip(&visits)
+        .map(|(s, v)| Center {
+            name: s.name.clone(),
+            delay: false,
+            demand: v * s.service[0].as_ref().unwrap().mean(),
+        })
+        .collect();
+    let exact = mva(&centers, think.mean(), *terminals).pop().unwrap();
+    // The scenario carries the QSP interactive example: X = 0.4745/s, R = 27.15 s.
+    assert!((exact.throughput - 0.4745).abs() < 5e-5 && (exact.response - 27.15).abs() < 5e-3);
+    let runs = replicate(&net, 10, 60_000.0);
+    assert_covers(
+        "central server throughput",
+        &class_field(&runs, |c| c.throughput),
+        exact.throughput,
+        0.02,
+    );
+    assert_covers(
+        "central server response",
+        &class_field(&runs, |c| c.mean_response),
+        exact.response,
+        0.04,
+    );
+    for (k, center) in centers.iter().enumerate() {
+        let u = station_field(&runs, k, |s| s.utilization);
+        assert_covers(
+            &format!("{} utilisation", center.name),
+            &u,
+            exact.utilization[k],
+            0.03,
+        );
+        let q = station_field(&runs, k, |s| s.mean_queue_length);
+        assert_covers(
+            &format!("{} queue length", center.name),
+            &q,
+            exact.queue_length[k],
+            0.08,
+        );
+    }
+}
+
+const TWO_SERVERS: &str = r#"
+    name = "mm2"
+    [run]
+    end_time = "1s"
+    warmup = "1000s"
+    [[class]]
+    name = "jobs"
+    arrivals = { exp = { rate = "1.6/s" } }
+    start = "pool"
+    [[station]]
+    name = "pool"
+    discipline = "fcfs"
+    servers = 2
+    service = { exp = { mean = "1s" } }
+    to = "exit"
+"#;
+
+#[test]
+fn several_fcfs_servers_follow_erlang_c() {
+    let net = inline(&TWO_SERVERS.replace("\"1s\"\n    warmup", "\"2000s\"\n    warmup"));
+    let exact = Mmc::new(1.6, 1.0, 2).unwrap();
+    let runs = replicate(&net, 10, 100_000.0);
+    assert_covers(
+        "M/M/2 mean response",
+        &class_field(&runs, |c| c.mean_response),
+        exact.mean_response(),
+        0.04,
+    );
+    assert_covers(
+        "M/M/2 utilisation",
+        &station_field(&runs, 0, |s| s.utilization),
+        exact.rho(),
+        0.01,
+    );
+}
+
+#[test]
+fn round_robin_with_exponential_service_matches_mm1() {
+    // With memoryless service, round robin leaves the number in the system
+    // the same as FCFS, so the mean response is M/M/1's.
+    let text = std::fs::read_to_string(crate::scenario_path("mm1"))
+        .unwrap()
+        .replace(
+            "discipline = \"fcfs\"",
+            "discipline = \"rr\"\nquantum = \"100ms\"",
+        );
+    let runs = replicate(&inline(&text), 12, 100_000.0);
+    assert_covers(
+        "M/M/1-RR mean response",
+        &class_field(&runs, |c| c.mean_response),
+        5.0,
+        0.05,
+    );
+}
+
+#[test]
+fn round_robin_charges_a_switch_per_dispatch_of_another_job() {
+    // Two terminals that never think, each command 1 s of CPU in 0.25-s
+    // quanta with a 10-ms switch: the two jobs alternate, so every slice
+    // costs a switch. Once the first commands are out of the way (the
+    // warm-up), a command spans its own 4 slices of 0.26 s and the other
+    // terminal's 4, 2.08 s, and the CPU is always busy.
+    let net = inline(
+        r#"
+        name = "rr-switch"
+        [run]
+        end_time = "1045s"
+        warmup = "5s"
+        [[class]]
+        name = "loop"
+        terminals = 2
+        think = { det = { value = "0s" } }
+        start = "cpu"
+        [[station]]
+        name = "cpu"
+        discipline = "rr"
+        quantum = "250ms"
+        context_switch = "10ms"
+        service = { det = { value = "1s" } }
+        to = "exit"
+        "#,
+    );
+    let s = tpsim::models::simulate(&net, 1, 0);
+    assert_eq!(s.classes[0].completions, 1000);
+    assert!(
+        (s.classes[0].mean_response - 2.08).abs() < 1e-9,
+        "{}",
+        s.classes[0].mean_response
+    );
+    assert!((s.stations[0].utilization - 1.0).abs() < 1e-12);
+
+    // Alone, a job keeps the CPU between quanta: one switch, 1.01 s.
+    let alone = inline(
+        &std::fs::read_to_string(crate::scenario_path("repairman"))
+            .unwrap()
+            .replace("terminals = 15", "terminals = 1")
+            .replace(
+                "discipline = \"fcfs\"",
+                "discipline = \"rr\"\nquantum = \"250ms\"\ncontext_switch = \"10ms\"",
+            )
+            .replace(
+                "{ exp = { mean = \"1s\" } }",
+                "{ det = { value = \"1s\" } }",
+            ),
+    );
+    let s = tpsim::models::simulate(&alone, 1, 0);
+    assert!(
+        (s.classes[0].mean_response - 1.01).abs() < 1e-9,
+        "{}",
+        s.classes[0].mean_response
+    );
+}
+
+#[test]
+fn a_delay_station_holds_lambda_times_s_jobs() {
+    let text = std::fs::read_to_string(crate::scenario_path("mm1"))
+        .unwrap()
+        .replace("discipline = \"fcfs\"", "discipline = \"delay\"")
+        .replace(
+            "{ exp = { rate = \"1.0/s\" } }",
+            "{ lognormal = { mean = \"5s\", scv = 2 } }",
+        );
+    let runs = replicate(&inline(&text), 8, 50_000.0);
+    assert_covers(
+        "M/G/inf mean number",
+        &station_field(&runs, 0, |s| s.mean_queue_length),
+        4.0,
+        0.03,
+    );
+    assert_covers(
+        "M/G/inf mean response",
+        &class_field(&runs, |c| c.mean_response),
+        5.0,
+        0.03,
+    );
+}
+
+#[test]
+fn probabilistic_feedback_multiplies_visits() {
+    // An M/M/1 whose jobs return with probability 0.5: two visits each, so
+    // the station sees 0.8/s with mean service 0.5 s per visit; as a Jackson
+    // network it behaves like M/M/1 with lambda = 0.8, mu = 2 per visit.
+    let text = std::fs::read_to_string(crate::scenario_path("mm1"))
+        .unwrap()
+        .replace("rate = \"0.8/s\"", "rate = \"0.4/s\"")
+        .replace("rate = \"1.0/s\"", "rate = \"2.0/s\"")
+        .replace(
+            "to = \"exit\"",
+            "to = [{ to = \"server\", p = 0.5 }, { to = \"exit\", p = 0.5 }]",
+        );
+    let net = inline(&text);
+    assert_eq!(net.visit_ratios(0).unwrap(), vec![2.0]);
+    let runs = replicate(&net, 10, 100_000.0);
+    let per_visit = Mm1::new(0.8, 2.0).unwrap();
+    assert_covers(
+        "feedback station response",
+        &station_field(&runs, 0, |s| s.mean_response),
+        per_visit.mean_response(),
+        0.04,
+    );
+    assert_covers(
+        "feedback sojourn",
+        &class_field(&runs, |c| c.mean_response),
+        2.0 * per_visit.mean_response(),
+        0.04,
+    );
+}
