@@ -180,11 +180,11 @@ impl Network {
         let mut stack: Vec<usize> = Vec::new();
         let mut seen = vec![false; n];
         let push = |t: Target, seen: &mut Vec<bool>, stack: &mut Vec<usize>| {
-            if let Target::Station(k) = t {
-                if !seen[k] {
-                    seen[k] = true;
-                    stack.push(k);
-                }
+            if let Target::Station(k) = t
+                && !seen[k]
+            {
+                seen[k] = true;
+                stack.push(k);
             }
         };
         for &(t, p) in self.classes[class].start.branches() {
@@ -208,18 +208,18 @@ impl Network {
         for (i, &k) in reachable.iter().enumerate() {
             a[i][i] += 1.0;
             for &(t, p) in next(k) {
-                if let Target::Station(j) = t {
-                    if let Some(j) = index(j) {
-                        a[j][i] -= p;
-                    }
+                if let Target::Station(j) = t
+                    && let Some(j) = index(j)
+                {
+                    a[j][i] -= p;
                 }
             }
         }
         for &(t, p) in self.classes[class].start.branches() {
-            if let Target::Station(k) = t {
-                if let Some(i) = index(k) {
-                    b[i] += p;
-                }
+            if let Target::Station(k) = t
+                && let Some(i) = index(k)
+            {
+                b[i] += p;
             }
         }
         let v = solve(a, b)?;
@@ -248,8 +248,9 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         for row in col + 1..n {
             let factor = a[row][col] / a[col][col];
             if factor != 0.0 {
-                for k in col..n {
-                    a[row][k] -= factor * a[col][k];
+                let (upper, lower) = a.split_at_mut(row);
+                for (x, pivot_x) in lower[0][col..].iter_mut().zip(&upper[col][col..]) {
+                    *x -= factor * pivot_x;
                 }
                 b[row] -= factor * b[col];
             }

@@ -517,17 +517,17 @@ impl Validator {
             Some(w) => self.time(w, "run.warmup", true),
             None => Some(SimTime::ZERO),
         };
-        if let (Some(end), Some(warm)) = (end_time, warmup) {
-            if warm >= end {
-                self.report(
-                    "run.warmup",
-                    format!(
-                        "must be shorter than run.end_time ({} s >= {} s)",
-                        warm.as_secs_f64(),
-                        end.as_secs_f64()
-                    ),
-                );
-            }
+        if let (Some(end), Some(warm)) = (end_time, warmup)
+            && warm >= end
+        {
+            self.report(
+                "run.warmup",
+                format!(
+                    "must be shorter than run.end_time ({} s >= {} s)",
+                    warm.as_secs_f64(),
+                    end.as_secs_f64()
+                ),
+            );
         }
         if f.run.max_events == Some(0) {
             self.report(
@@ -619,12 +619,11 @@ impl Validator {
                 }
                 if let (ClassKind::Open { interarrival }, Some(service)) =
                     (&class.kind, &station.service[c])
+                    && station.discipline != Discipline::Delay
                 {
-                    if station.discipline != Discipline::Delay {
-                        open_load[k] += visits[k] * service.mean()
-                            / interarrival.mean()
-                            / f64::from(station.servers);
-                    }
+                    open_load[k] += visits[k] * service.mean()
+                        / interarrival.mean()
+                        / f64::from(station.servers);
                 }
             }
             let gap = match &class.kind {

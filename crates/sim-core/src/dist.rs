@@ -191,7 +191,7 @@ impl Dist {
             non_negative("value", v)?;
         }
         let total: f64 = weights.iter().sum();
-        if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || !(total > 0.0) {
+        if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || total.is_nan() || total <= 0.0 {
             return Err(DistError::TableWeights);
         }
         let probabilities = weights.iter().map(|w| w / total).collect();
