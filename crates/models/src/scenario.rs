@@ -135,13 +135,35 @@ impl DistSpec {
 }
 
 /// Where a job goes: one target, or a probabilistic choice.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RouteSpec {
     /// One station's name, or `"exit"`.
     One(String),
     /// Branches whose probabilities add up to 1.
     Branches(Vec<BranchSpec>),
+}
+
+impl<'de> Deserialize<'de> for RouteSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct RouteVisitor;
+        impl<'de> serde::de::Visitor<'de> for RouteVisitor {
+            type Value = RouteSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a station name, \"exit\", or a list of branches like [{ to = \"disk\", p = 0.5 }, ...]")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RouteSpec, E> {
+                Ok(RouteSpec::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<RouteSpec, A::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(RouteSpec::Branches)
+            }
+        }
+        d.deserialize_any(RouteVisitor)
+    }
 }
 
 /// One branch of a probabilistic route.
@@ -710,6 +732,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("end_time") && e.contains("1 fortnight"), "{e}");
+    }
+
+    #[test]
+    fn a_route_of_the_wrong_type_says_what_a_route_is() {
+        let e = load("s.toml", &GOOD.replace("to = \"cpu\"", "to = 5"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("expected a station name, \"exit\", or a list of branches"),
+            "{e}"
+        );
+        let e = load("s.toml", &GOOD.replace("p = 0.9 }", "p = 0.9, q = 1 }"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `q`"), "{e}");
     }
 
     #[test]
