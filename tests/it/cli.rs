@@ -256,3 +256,38 @@ fn every_shipped_scenario_is_valid() {
 }
 
 use std::path::PathBuf;
+
+#[test]
+fn mva_solves_the_central_server_scenario() {
+    let path = scenario_path("central-server");
+    let out = tpsim(&["mva", path.to_str().unwrap()]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    // QSP's interactive example at N = 3 and N = 20.
+    assert!(
+        out.stdout
+            .contains("| 3  |           0.1515 |       4.7998 |"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("| 20 |           0.4745 |      27.1"),
+        "{}",
+        out.stdout
+    );
+    let json = tpsim(&["mva", path.to_str().unwrap(), "--json", "--population", "3"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["points"].as_array().unwrap().len(), 3);
+    assert!((v["points"][2]["response"].as_f64().unwrap() - 4.80).abs() < 0.005);
+}
+
+#[test]
+fn mva_refuses_an_open_network_with_exit_2() {
+    let out = tpsim(&["mva", scenario_path("mm1").to_str().unwrap()]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .contains("exact MVA cannot solve this network: class \"jobs\" is open"),
+        "{}",
+        out.stderr
+    );
+}

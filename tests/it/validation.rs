@@ -8,7 +8,7 @@
 use crate::{assert_covers, inline, replicate, scenario};
 use tpsim::core::ConfidenceInterval;
 use tpsim::models::Summary;
-use tpsim::models::analytic::{Center, Mg1, Mg1Ps, Mm1, Mmc, Repairman, mva};
+use tpsim::models::analytic::{ClosedModel, Mg1, Mg1Ps, Mm1, Mmc, Repairman};
 use tpsim::models::network::ClassKind;
 
 fn class_field(
@@ -210,21 +210,10 @@ fn repairman_matches_the_finite_source_solution() {
 #[test]
 fn central_server_matches_exact_mva() {
     let net = scenario("central-server");
-    let ClassKind::Closed { terminals, think } = &net.classes[0].kind else {
-        panic!("closed class expected")
-    };
-    let visits = net.visit_ratios(0).unwrap();
-    let centers: Vec<Center> = net
-        .stations
-        .iter()
-        .zip(&visits)
-        .map(|(s, v)| Center {
-            name: s.name.clone(),
-            delay: false,
-            demand: v * s.service[0].as_ref().unwrap().mean(),
-        })
-        .collect();
-    let exact = mva(&centers, think.mean(), *terminals).pop().unwrap();
+    let model = ClosedModel::of(&net).unwrap();
+    assert!(model.caveats.is_empty(), "{:?}", model.caveats);
+    let centers = &model.centers;
+    let exact = model.solve(model.terminals).pop().unwrap();
     // The scenario carries the QSP interactive example: X = 0.4745/s, R = 27.15 s.
     assert!((exact.throughput - 0.4745).abs() < 5e-5 && (exact.response - 27.15).abs() < 5e-3);
     let runs = replicate(&net, 10, 60_000.0);

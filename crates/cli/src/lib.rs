@@ -31,6 +31,19 @@ enum Command {
         /// The scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Solve a closed scenario exactly by Mean Value Analysis, for every
+    /// population from 1 to its number of terminals.
+    Mva {
+        /// The scenario file (TOML): one closed class, single-server or
+        /// delay stations.
+        scenario: PathBuf,
+        /// Solve up to this population instead of the scenario's terminals.
+        #[arg(long, value_name = "N")]
+        population: Option<u32>,
+        /// Print the solution as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -81,6 +94,11 @@ where
     let outcome = match cli.command {
         Command::Run(args) => run_scenario(&args, stdout),
         Command::Check { scenario } => check(&scenario, stdout),
+        Command::Mva {
+            scenario,
+            population,
+            json,
+        } => mva(&scenario, population, json, stdout),
     };
     match outcome {
         Ok(()) => 0,
@@ -130,6 +148,31 @@ fn check(path: &Path, stdout: &mut dyn Write) -> Result<(), Failure> {
         net.stations.len()
     )
     .map_err(|e| Failure::Run(e.into()))
+}
+
+fn mva(
+    path: &Path,
+    population: Option<u32>,
+    as_json: bool,
+    stdout: &mut dyn Write,
+) -> Result<(), Failure> {
+    let net = load(path)?;
+    let model = tpsim_models::analytic::ClosedModel::of(&net)
+        .with_context(|| format!("{}", path.display()))
+        .map_err(Failure::Input)?;
+    let points = model.solve(population.unwrap_or(model.terminals));
+    let text = if as_json {
+        let value = serde_json::json!({ "scenario": net.name, "model": model, "points": points });
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).expect("MVA results always serialise")
+        )
+    } else {
+        tpsim_probe::report::mva_table(&model, &points)
+    };
+    stdout
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure::Run(e.into()))
 }
 
 fn run_scenario(args: &RunArgs, stdout: &mut dyn Write) -> Result<(), Failure> {

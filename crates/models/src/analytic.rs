@@ -6,6 +6,8 @@
 //! (1976) ch. 4, and Lazowska et al., *Quantitative System Performance*
 //! (1984) ch. 6.
 
+use crate::network::{ClassKind, Discipline, Network};
+use serde::Serialize;
 use thiserror::Error;
 
 /// Why an analytic model has no steady state or cannot be built.
@@ -22,6 +24,9 @@ pub enum AnalyticError {
     /// The offered load is at least the capacity.
     #[error("unstable: utilisation rho = {0} >= 1")]
     Unstable(f64),
+    /// A network outside what exact single-class MVA solves.
+    #[error("exact MVA cannot solve this network: {0}")]
+    NotSolvable(String),
 }
 
 fn positive(what: &'static str, value: f64) -> Result<f64, AnalyticError> {
@@ -225,7 +230,7 @@ impl Repairman {
 }
 
 /// A service centre of a closed product-form network, for MVA.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Center {
     /// A name for reports.
     pub name: String,
@@ -236,7 +241,7 @@ pub struct Center {
 }
 
 /// MVA's answer for one population.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MvaPoint {
     /// The number of customers.
     pub population: u32,
@@ -250,6 +255,88 @@ pub struct MvaPoint {
     pub queue_length: Vec<f64>,
     /// Per centre: utilisation (for a delay centre, the mean number present).
     pub utilization: Vec<f64>,
+}
+
+/// A closed network in the terms MVA needs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClosedModel {
+    /// The service centres, in the network's station order.
+    pub centers: Vec<Center>,
+    /// Mean think time [s].
+    pub think: f64,
+    /// The number of terminals.
+    pub terminals: u32,
+    /// Where the network strays from product form, so that MVA's answer is
+    /// an approximation there (FCFS with non-exponential service, round
+    /// robin with a context-switch cost).
+    pub caveats: Vec<String>,
+}
+
+impl ClosedModel {
+    /// The MVA model of a network with one closed class and no other class,
+    /// whose stations are single-server (FCFS, PS, RR) or delay stations.
+    /// Demands are visit ratios times mean service times.
+    pub fn of(net: &Network) -> Result<ClosedModel, AnalyticError> {
+        let unsolvable = |why: String| Err(AnalyticError::NotSolvable(why));
+        let [class] = net.classes.as_slice() else {
+            return unsolvable(format!(
+                "it needs exactly one class, found {}",
+                net.classes.len()
+            ));
+        };
+        let ClassKind::Closed { terminals, think } = &class.kind else {
+            return unsolvable(format!(
+                "class \"{}\" is open; MVA solves closed classes",
+                class.name
+            ));
+        };
+        let visits = net
+            .visit_ratios(0)
+            .ok_or_else(|| AnalyticError::NotSolvable("a job never leaves".into()))?;
+        let mut centers = Vec::new();
+        let mut caveats = Vec::new();
+        for (station, v) in net.stations.iter().zip(visits) {
+            let Some(service) = station.service[0].as_ref().filter(|_| v > 0.0) else {
+                continue;
+            };
+            if station.servers > 1 {
+                return unsolvable(format!(
+                    "station \"{}\" has {} servers; exact MVA here handles single servers and delays",
+                    station.name, station.servers
+                ));
+            }
+            match station.discipline {
+                Discipline::Fcfs if (service.scv() - 1.0).abs() > 1e-9 => caveats.push(format!(
+                    "station \"{}\" is FCFS with non-exponential service (SCV {:.3}): not product form",
+                    station.name,
+                    service.scv()
+                )),
+                Discipline::RoundRobin { context_switch, .. } if context_switch.as_nanos() > 0 => {
+                    caveats.push(format!(
+                        "station \"{}\" charges context switches, which MVA leaves out",
+                        station.name
+                    ))
+                }
+                _ => {}
+            }
+            centers.push(Center {
+                name: station.name.clone(),
+                delay: station.discipline == Discipline::Delay,
+                demand: v * service.mean(),
+            });
+        }
+        Ok(ClosedModel {
+            centers,
+            think: think.mean(),
+            terminals: *terminals,
+            caveats,
+        })
+    }
+
+    /// MVA for populations 1 to `population`.
+    pub fn solve(&self, population: u32) -> Vec<MvaPoint> {
+        mva(&self.centers, self.think, population)
+    }
 }
 
 /// Exact Mean Value Analysis of a single-class closed network with think
@@ -358,6 +445,38 @@ mod tests {
             2.0,
             1e-9
         ));
+    }
+
+    fn network(station: &str) -> Network {
+        let text = format!(
+            "name = \"n\"\n[run]\nend_time = \"1s\"\n\
+             [[class]]\nname = \"users\"\nterminals = 5\nthink = {{ exp = {{ mean = \"10s\" }} }}\nstart = \"cpu\"\n\
+             [[station]]\nname = \"cpu\"\n{station}\nto = [{{ to = \"cpu\", p = 0.75 }}, {{ to = \"exit\", p = 0.25 }}]\n"
+        );
+        crate::load("n.toml", &text).unwrap()
+    }
+
+    #[test]
+    fn closed_models_come_from_visit_ratios_and_flag_non_product_form() {
+        let model = ClosedModel::of(&network(
+            "discipline = \"ps\"\nservice = { erlang = { k = 2, mean = \"0.5s\" } }",
+        ))
+        .unwrap();
+        assert_eq!((model.terminals, model.think), (5, 10.0));
+        assert!(
+            close(model.centers[0].demand, 2.0, 1e-12),
+            "4 visits of 0.5 s"
+        );
+        assert!(model.caveats.is_empty());
+        let fcfs = ClosedModel::of(&network(
+            "discipline = \"fcfs\"\nservice = { det = { value = \"0.5s\" } }",
+        ))
+        .unwrap();
+        assert_eq!(fcfs.caveats.len(), 1);
+        let two = ClosedModel::of(&network(
+            "discipline = \"fcfs\"\nservers = 2\nservice = { exp = { mean = \"0.5s\" } }",
+        ));
+        assert!(matches!(two, Err(AnalyticError::NotSolvable(_))));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
+use tpsim_models::analytic::{ClosedModel, MvaPoint};
 
 fn fixed(x: f64) -> String {
     format!("{x:.4}")
@@ -78,6 +79,51 @@ pub fn table(summary: &Summary) -> String {
         summary.warmup,
         summary.events,
     )
+}
+
+/// Exact MVA of a closed network for populations 1 to N: throughput,
+/// response time, and each centre's utilisation and queue length, followed
+/// by the model's caveats, if any.
+pub fn mva_table(model: &ClosedModel, points: &[MvaPoint]) -> String {
+    let mut header = vec![
+        "N".to_string(),
+        "throughput [1/s]".into(),
+        "response [s]".into(),
+    ];
+    for c in &model.centers {
+        header.push(format!("U {}", c.name));
+        header.push(format!("Q {}", c.name));
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = new_table(&header);
+    for p in points {
+        let mut row = vec![
+            p.population.to_string(),
+            fixed(p.throughput),
+            fixed(p.response),
+        ];
+        for (u, q) in p.utilization.iter().zip(&p.queue_length) {
+            row.push(fixed(*u));
+            row.push(fixed(*q));
+        }
+        table.add_row(row);
+    }
+    let demands: Vec<String> = model
+        .centers
+        .iter()
+        .map(|c| format!("{} {:.4} s", c.name, c.demand))
+        .collect();
+    let mut text = format!(
+        "Exact MVA: think time {} s, demands per interaction: {}\n\n{table}\n",
+        model.think,
+        demands.join(", ")
+    );
+    for caveat in &model.caveats {
+        text.push_str(&format!(
+            "note: {caveat}; MVA's answer is an approximation\n"
+        ));
+    }
+    text
 }
 
 fn to_csv<R: rows::Row>(rows: &[R]) -> String {
