@@ -31,3 +31,23 @@ fn adding_a_class_leaves_the_other_streams_alone() {
     assert_eq!(a.stations[0], b.stations[0]);
     assert_eq!(a.classes[0], b.classes[0]);
 }
+
+#[test]
+fn pausing_for_progress_reports_changes_nothing() {
+    let mut net = scenario("repairman");
+    net.end_time = tpsim::core::SimTime::from_secs(10_000);
+    let mut reports = Vec::new();
+    let paused = tpsim::models::simulate_with_progress(&net, 3, 0, |t| reports.push(t));
+    let mut whole = tpsim::core::Simulation::new(tpsim::models::simulate::NetworkModel::new(
+        &net,
+        &tpsim::core::Streams::new(3, 0),
+    ));
+    let (model, ctx) = whole.parts_mut();
+    model.start(ctx);
+    whole.run_until(net.end_time, None);
+    let whole = whole.model().summary(whole.now(), whole.events(), 0);
+    assert_eq!(paused, whole);
+    assert_eq!(reports.len(), 200);
+    assert!(reports.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(reports.last(), Some(&net.end_time));
+}

@@ -8,6 +8,7 @@
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -181,7 +182,24 @@ fn run_scenario(args: &RunArgs, stdout: &mut dyn Write) -> Result<(), Failure> {
         net.seed = seed;
     }
     let started = Instant::now();
-    let mut summary = tpsim_models::simulate(&net, net.seed, 0);
+    let mut summary = {
+        // Drawn on standard error only when it is a terminal.
+        let bar = ProgressBar::with_draw_target(
+            Some(net.end_time.as_nanos() / 1_000_000),
+            ProgressDrawTarget::stderr(),
+        );
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {percent:>3}% of simulated time, {elapsed} elapsed, ETA {eta}",
+            )
+            .expect("the template is valid"),
+        );
+        let summary = tpsim_models::simulate_with_progress(&net, net.seed, 0, |now| {
+            bar.set_position(now.as_nanos() / 1_000_000)
+        });
+        bar.finish_and_clear();
+        summary
+    };
     summary.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(dir) = &args.out {
         write_outputs(dir, &summary).map_err(Failure::Run)?;

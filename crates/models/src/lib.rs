@@ -48,5 +48,5 @@ pub mod units;
 
 pub use network::Network;
 pub use scenario::{ScenarioError, load};
-pub use simulate::simulate;
+pub use simulate::{simulate, simulate_with_progress};
 pub use summary::Summary;

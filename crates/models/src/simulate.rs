@@ -16,8 +16,8 @@ use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 use tpsim_core::{
-    BatchMeans, Context, EventKey, Model, Quantiles, SimTime, Simulation, Stream, Streams, Tally,
-    TimeWeighted,
+    BatchMeans, Context, EventKey, Model, Quantiles, SimTime, Simulation, StopReason, Stream,
+    Streams, Tally, TimeWeighted,
 };
 
 /// The events of a network.
@@ -510,10 +510,33 @@ impl Model for NetworkModel<'_> {
 /// Runs replication `replication` of `net` under the master seed `seed` and
 /// returns its summary.
 pub fn simulate(net: &Network, seed: u64, replication: u64) -> Summary {
+    simulate_with_progress(net, seed, replication, |_| {})
+}
+
+/// How many times [`simulate_with_progress`] reports progress in a run.
+const PROGRESS_STEPS: u64 = 200;
+
+/// [`simulate`], calling `progress` with the simulated time reached, a few
+/// hundred times over the run. The results are the same as `simulate`'s:
+/// the run is only paused, never changed, between reports.
+pub fn simulate_with_progress(
+    net: &Network,
+    seed: u64,
+    replication: u64,
+    mut progress: impl FnMut(SimTime),
+) -> Summary {
     let streams = Streams::new(seed, replication);
     let mut sim = Simulation::new(NetworkModel::new(net, &streams));
     let (model, ctx) = sim.parts_mut();
     model.start(ctx);
-    sim.run_until(net.end_time, net.max_events);
+    let step = (net.end_time.as_nanos() / PROGRESS_STEPS).max(1);
+    loop {
+        let until = SimTime::from_nanos((sim.now().as_nanos() + step).min(net.end_time.as_nanos()));
+        let reason = sim.run_until(until, net.max_events);
+        progress(sim.now());
+        if until == net.end_time || reason == StopReason::EventLimit {
+            break;
+        }
+    }
     sim.model().summary(sim.now(), sim.events(), replication)
 }
