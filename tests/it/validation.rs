@@ -115,7 +115,7 @@ fn processor_sharing_gives_x_over_one_minus_rho() {
         r#"
         name = "ps-two-classes"
         [run]
-        end_time = "1s"
+        end_time = "2000s"
         warmup = "1000s"
         [[class]]
         name = "short"
@@ -133,9 +133,7 @@ fn processor_sharing_gives_x_over_one_minus_rho() {
         service = { det = { value = "0.5s" } }
         [station.per_class.long]
         service = { det = { value = "2.5s" } }
-        "#
-        .replace("\"1s\"\n        warmup", "\"2000s\"\n        warmup")
-        .as_str(),
+        "#,
     );
     let runs = replicate(&two, 12, 100_000.0);
     let short: Vec<f64> = runs.iter().map(|s| s.classes[0].mean_response).collect();
@@ -250,7 +248,7 @@ fn central_server_matches_exact_mva() {
 const TWO_SERVERS: &str = r#"
     name = "mm2"
     [run]
-    end_time = "1s"
+    end_time = "2000s"
     warmup = "1000s"
     [[class]]
     name = "jobs"
@@ -266,7 +264,7 @@ const TWO_SERVERS: &str = r#"
 
 #[test]
 fn several_fcfs_servers_follow_erlang_c() {
-    let net = inline(&TWO_SERVERS.replace("\"1s\"\n    warmup", "\"2000s\"\n    warmup"));
+    let net = inline(TWO_SERVERS);
     let exact = Mmc::new(1.6, 1.0, 2).unwrap();
     let runs = replicate(&net, 10, 100_000.0);
     assert_covers(
