@@ -291,3 +291,36 @@ fn mva_refuses_an_open_network_with_exit_2() {
         out.stderr
     );
 }
+
+#[test]
+fn extreme_but_valid_values_run_to_the_end() {
+    // Huge demands and think times, far beyond the run: nothing overflows,
+    // the run ends at its end time.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario_path("central-server"))
+        .unwrap()
+        .replace("end_time = \"200000s\"", "end_time = \"10000000000s\"")
+        .replace("mean = \"15s\"", "mean = \"1e12s\"")
+        .replace(
+            "{ exp = { mean = \"60.5ms\" } }",
+            "{ hyperexp = { mean = \"1e8s\", scv = 1000 } }",
+        );
+    let path = dir.path().join("extreme.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = tpsim(&["run", path.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["sim_time"], 1e10);
+    let too_long = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("10000000000s", "20000000000s");
+    std::fs::write(&path, too_long).unwrap();
+    let out = tpsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .contains("run.end_time: must be a duration > 0 and at most"),
+        "{}",
+        out.stderr
+    );
+}

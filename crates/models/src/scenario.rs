@@ -297,6 +297,9 @@ pub fn load(file: &str, text: &str) -> Result<Network, ScenarioError> {
     ScenarioFile::parse(file, text)?.validate(file)
 }
 
+/// The longest run time or duration setting a scenario may give [s].
+const LONGEST_RUN: f64 = 10.0 * tpsim_core::LONGEST_SAMPLE;
+
 #[derive(Default)]
 struct Validator {
     problems: Vec<Problem>,
@@ -316,14 +319,14 @@ impl Validator {
 
     fn time(&mut self, value: Seconds, key: &str, allow_zero: bool) -> Option<SimTime> {
         let ok = value.0.is_finite() && (value.0 > 0.0 || (allow_zero && value.0 == 0.0));
-        if ok && value.0 < 1.8e10 {
+        if ok && value.0 <= LONGEST_RUN {
             Some(SimTime::from_secs_f64(value.0))
         } else {
             let bound = if allow_zero { ">= 0" } else { "> 0" };
             self.report(
                 key,
                 format!(
-                    "must be a duration {bound} and below 500 years, got {} s",
+                    "must be a duration {bound} and at most {LONGEST_RUN} s (about 317 years), got {} s",
                     value.0
                 ),
             );

@@ -16,8 +16,8 @@ use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 use tpsim_core::{
-    BatchMeans, Context, EventKey, Model, Quantiles, SimTime, Simulation, StopReason, Stream,
-    Streams, Tally, TimeWeighted,
+    BatchMeans, Context, EventKey, LONGEST_SAMPLE, Model, Quantiles, SimTime, Simulation,
+    StopReason, Stream, Streams, Tally, TimeWeighted,
 };
 
 /// The events of a network.
@@ -342,6 +342,12 @@ impl<'a> NetworkModel<'a> {
         self.advance_ps(k, now);
         let st = &mut self.stations[k];
         st.ps.departure = None;
+        let Reverse(first) = st.ps.jobs.peek().expect("a PS departure needs a job");
+        // Allow for the departure time's rounding to a tick.
+        if first.finish - st.ps.virtual_time > 1e-6 {
+            self.reschedule_ps(k, ctx);
+            return;
+        }
         let Reverse(entry) = st.ps.jobs.pop().expect("a PS departure needs a job");
         // The departure time was rounded to a tick; the job is done now.
         st.ps.virtual_time = st.ps.virtual_time.max(entry.finish);
@@ -371,7 +377,9 @@ impl<'a> NetworkModel<'a> {
             .set(ctx.now(), n.min(servers as usize) as f64);
         if let Some(Reverse(first)) = st.ps.jobs.peek() {
             let rate = (f64::from(servers) / n as f64).min(1.0);
-            let wait = ((first.finish - st.ps.virtual_time) / rate).max(0.0);
+            // A departure further off than the longest sample is revisited
+            // then rather than scheduled (see ps_departure).
+            let wait = ((first.finish - st.ps.virtual_time) / rate).clamp(0.0, LONGEST_SAMPLE);
             st.ps.departure = Some(ctx.schedule_in(
                 SimTime::from_secs_f64(wait),
                 Event::PsDeparture { station: k },

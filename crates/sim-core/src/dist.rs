@@ -61,6 +61,11 @@ pub enum DistError {
     TableWeights,
 }
 
+/// The longest duration [`Dist::sample_time`] returns, in seconds (about 31.7
+/// years). Runs are limited to ten times as long, so that the clock plus any
+/// sample stays far inside the range of [`SimTime`].
+pub const LONGEST_SAMPLE: f64 = 1e9;
+
 #[derive(Clone, Debug)]
 enum Kind {
     Exponential {
@@ -224,9 +229,11 @@ impl Dist {
         }
     }
 
-    /// One sample, rounded to the nearest tick.
+    /// One sample, rounded to the nearest tick, and cut to
+    /// [`LONGEST_SAMPLE`] seconds so that time arithmetic cannot overflow
+    /// whatever the distribution's tail.
     pub fn sample_time<R: Rng + ?Sized>(&self, rng: &mut R) -> SimTime {
-        SimTime::from_secs_f64(self.sample(rng))
+        SimTime::from_secs_f64(self.sample(rng).min(LONGEST_SAMPLE))
     }
 
     /// The mean [s].
@@ -379,6 +386,16 @@ mod tests {
                 "1.476976103",
                 "2.000000000"
             ]
+        );
+    }
+
+    #[test]
+    fn samples_in_ticks_are_cut_at_the_longest_sample() {
+        let mut rng = Streams::new(1, 0).stream("tail");
+        let huge = Dist::deterministic(1e15).unwrap();
+        assert_eq!(
+            huge.sample_time(&mut rng),
+            SimTime::from_secs_f64(LONGEST_SAMPLE)
         );
     }
 

@@ -79,7 +79,7 @@ pub mod stats;
 pub mod time;
 
 pub use calendar::{Calendar, EventKey};
-pub use dist::{Dist, DistError};
+pub use dist::{Dist, DistError, LONGEST_SAMPLE};
 pub use random::{Stream, Streams};
 pub use sim::{Context, Model, Simulation, StopReason};
 pub use stats::{BatchMeans, ConfidenceInterval, Quantiles, Tally, TimeWeighted};
