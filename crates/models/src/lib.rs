@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 pub mod analytic;
+mod measure;
 pub mod network;
 pub mod scenario;
 pub mod simulate;

@@ -10,15 +10,13 @@
 //! the station's own random stream; routing, arrivals, think times and
 //! starts each have their own streams too, named after their owner.
 
+use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, Target};
-use crate::summary::{ClassSummary, StationSummary, Summary};
+use crate::summary::Summary;
 use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
-use tpsim_core::{
-    BatchMeans, Context, EventKey, LONGEST_SAMPLE, Model, Quantiles, SimTime, Simulation,
-    StopReason, Stream, Streams, Tally, TimeWeighted,
-};
+use tpsim_core::{Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Simulation, Stream, Streams};
 
 /// The events of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,24 +104,15 @@ struct StationState {
     ps: PsState,
     service_rng: Stream,
     routing_rng: Stream,
-    in_station: TimeWeighted,
-    busy_servers: TimeWeighted,
-    completions: u64,
-    response: Tally,
+    meter: StationMeter,
 }
 
 #[derive(Debug)]
 struct ClassState {
     arrival_rng: Stream,
     start_rng: Stream,
-    completions: u64,
-    response: Tally,
-    quantiles: Quantiles,
-    batches: BatchMeans,
+    responses: Responses,
 }
-
-/// The number of batches kept for a class's response-time interval.
-const BATCHES: usize = 20;
 
 /// A queueing network in simulation.
 #[derive(Debug)]
@@ -147,10 +136,7 @@ impl<'a> NetworkModel<'a> {
                 ps: PsState::default(),
                 service_rng: streams.stream(&format!("service/{}", s.name)),
                 routing_rng: streams.stream(&format!("routing/{}", s.name)),
-                in_station: TimeWeighted::new(SimTime::ZERO, 0.0),
-                busy_servers: TimeWeighted::new(SimTime::ZERO, 0.0),
-                completions: 0,
-                response: Tally::new(),
+                meter: StationMeter::new(),
             })
             .collect();
         let classes = net
@@ -159,10 +145,7 @@ impl<'a> NetworkModel<'a> {
             .map(|c| ClassState {
                 arrival_rng: streams.stream(&format!("arrivals/{}", c.name)),
                 start_rng: streams.stream(&format!("start/{}", c.name)),
-                completions: 0,
-                response: Tally::new(),
-                quantiles: Quantiles::new(),
-                batches: BatchMeans::new(BATCHES),
+                responses: Responses::new(),
             })
             .collect();
         NetworkModel {
@@ -225,10 +208,7 @@ impl<'a> NetworkModel<'a> {
                 let class = self.jobs[job].class;
                 let response = now - self.jobs[job].cycle_start;
                 let stats = &mut self.classes[class];
-                stats.completions += 1;
-                stats.response.add(response.as_secs_f64());
-                stats.quantiles.record(response);
-                stats.batches.add(response.as_secs_f64());
+                stats.responses.record(response);
                 match self.net.classes[class].kind {
                     ClassKind::Open { .. } => {
                         self.jobs.remove(job);
@@ -249,19 +229,19 @@ impl<'a> NetworkModel<'a> {
             .expect("validation: visited stations serve the class");
         j.remaining = service.sample_time(&mut st.service_rng);
         j.station_arrival = now;
-        st.in_station.add(now, 1.0);
+        st.meter.present.add(now, 1.0);
         match spec.discipline {
             Discipline::Fcfs | Discipline::RoundRobin { .. } => {
                 if st.busy < spec.servers {
                     st.busy += 1;
-                    st.busy_servers.add(now, 1.0);
+                    st.meter.busy.add(now, 1.0);
                     self.dispatch(k, job, true, ctx);
                 } else {
                     st.waiting.push_back(job);
                 }
             }
             Discipline::Delay => {
-                st.busy_servers.add(now, 1.0);
+                st.meter.busy.add(now, 1.0);
                 let _ = ctx.schedule_in(j.remaining, Event::ServiceEnd { station: k, job });
             }
             Discipline::Ps => {
@@ -301,7 +281,7 @@ impl<'a> NetworkModel<'a> {
         let now = ctx.now();
         match self.net.stations[k].discipline {
             Discipline::Delay => {
-                self.stations[k].busy_servers.add(now, -1.0);
+                self.stations[k].meter.busy.add(now, -1.0);
                 self.depart(k, job, ctx);
             }
             Discipline::Fcfs => {
@@ -332,7 +312,7 @@ impl<'a> NetworkModel<'a> {
             None => {
                 let st = &mut self.stations[k];
                 st.busy -= 1;
-                st.busy_servers.add(ctx.now(), -1.0);
+                st.meter.busy.add(ctx.now(), -1.0);
             }
         }
     }
@@ -373,8 +353,7 @@ impl<'a> NetworkModel<'a> {
             ctx.cancel(key);
         }
         let n = st.ps.jobs.len();
-        st.busy_servers
-            .set(ctx.now(), n.min(servers as usize) as f64);
+        st.meter.busy.set(ctx.now(), n.min(servers as usize) as f64);
         if let Some(Reverse(first)) = st.ps.jobs.peek() {
             let rate = (f64::from(servers) / n as f64).min(1.0);
             // A departure further off than the longest sample is revisited
@@ -391,10 +370,7 @@ impl<'a> NetworkModel<'a> {
         let now = ctx.now();
         let class = self.jobs[job].class;
         let st = &mut self.stations[k];
-        st.in_station.add(now, -1.0);
-        st.completions += 1;
-        st.response
-            .add((now - self.jobs[job].station_arrival).as_secs_f64());
+        st.meter.depart(self.jobs[job].station_arrival, now);
         let route = self.net.stations[k].routes[class]
             .as_ref()
             .expect("validation: visited stations route the class");
@@ -405,23 +381,16 @@ impl<'a> NetworkModel<'a> {
     fn reset_statistics(&mut self, now: SimTime) {
         self.measured_from = now;
         for st in &mut self.stations {
-            st.in_station.reset(now);
-            st.busy_servers.reset(now);
-            st.completions = 0;
-            st.response = Tally::new();
+            st.meter.reset(now);
         }
         for c in &mut self.classes {
-            c.completions = 0;
-            c.response = Tally::new();
-            c.quantiles.reset();
-            c.batches.reset();
+            c.responses.reset();
         }
     }
 
     /// The results measured from the end of the warm-up to `now`.
     pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
         let span = (now - self.measured_from).as_secs_f64();
-        let per_second = |count: u64| if span > 0.0 { count as f64 / span } else { 0.0 };
         let stations = self
             .net
             .stations
@@ -433,16 +402,14 @@ impl<'a> NetworkModel<'a> {
                 } else {
                     f64::from(spec.servers)
                 };
-                StationSummary {
-                    name: spec.name.clone(),
-                    discipline: spec.discipline.name().to_string(),
-                    servers: spec.servers,
-                    utilization: st.busy_servers.mean(now) / capacity,
-                    throughput: per_second(st.completions),
-                    mean_queue_length: st.in_station.mean(now),
-                    mean_response: st.response.mean(),
-                    completions: st.completions,
-                }
+                st.meter.summary(
+                    &spec.name,
+                    spec.discipline.name(),
+                    spec.servers,
+                    capacity,
+                    now,
+                    span,
+                )
             })
             .collect();
         let classes = self
@@ -450,22 +417,12 @@ impl<'a> NetworkModel<'a> {
             .classes
             .iter()
             .zip(&self.classes)
-            .map(|(spec, c)| ClassSummary {
-                name: spec.name.clone(),
-                kind: match spec.kind {
+            .map(|(spec, c)| {
+                let kind = match spec.kind {
                     ClassKind::Open { .. } => "open",
                     ClassKind::Closed { .. } => "closed",
-                }
-                .to_string(),
-                throughput: per_second(c.completions),
-                mean_response: c.response.mean(),
-                mean_response_ci95: c.batches.interval(0.95).map(|ci| ci.half_width),
-                response_p50: c.quantiles.quantile(0.50),
-                response_p75: c.quantiles.quantile(0.75),
-                response_p90: c.quantiles.quantile(0.90),
-                response_p99: c.quantiles.quantile(0.99),
-                response_max: c.response.max(),
-                completions: c.completions,
+                };
+                c.responses.summary(&spec.name, kind, span)
             })
             .collect();
         Summary {
@@ -478,6 +435,7 @@ impl<'a> NetworkModel<'a> {
             wall_seconds: 0.0,
             stations,
             classes,
+            ..Summary::default()
         }
     }
 }
@@ -522,7 +480,7 @@ pub fn simulate(net: &Network, seed: u64, replication: u64) -> Summary {
 }
 
 /// How many times [`simulate_with_progress`] reports progress in a run.
-const PROGRESS_STEPS: u64 = 200;
+pub(crate) const PROGRESS_STEPS: u64 = 200;
 
 /// [`simulate`], calling `progress` with the simulated time reached, a few
 /// hundred times over the run. The results are the same as `simulate`'s:
@@ -531,20 +489,12 @@ pub fn simulate_with_progress(
     net: &Network,
     seed: u64,
     replication: u64,
-    mut progress: impl FnMut(SimTime),
+    progress: impl FnMut(SimTime),
 ) -> Summary {
     let streams = Streams::new(seed, replication);
     let mut sim = Simulation::new(NetworkModel::new(net, &streams));
     let (model, ctx) = sim.parts_mut();
     model.start(ctx);
-    let step = (net.end_time.as_nanos() / PROGRESS_STEPS).max(1);
-    loop {
-        let until = SimTime::from_nanos((sim.now().as_nanos() + step).min(net.end_time.as_nanos()));
-        let reason = sim.run_until(until, net.max_events);
-        progress(sim.now());
-        if until == net.end_time || reason == StopReason::EventLimit {
-            break;
-        }
-    }
+    let _ = sim.run_in_slices(net.end_time, net.max_events, PROGRESS_STEPS, progress);
     sim.model().summary(sim.now(), sim.events(), replication)
 }

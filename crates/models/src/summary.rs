@@ -6,7 +6,10 @@
 use serde::Serialize;
 
 /// What one run measured, after the warm-up.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// The fields from `cpu` on belong to the time-sharing model and are left
+/// out of the JSON of a queueing network.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
     /// The scenario's name.
     pub scenario: String,
@@ -28,6 +31,96 @@ pub struct Summary {
     pub stations: Vec<StationSummary>,
     /// Per class.
     pub classes: Vec<ClassSummary>,
+    /// How the processors' time was spent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuSplit>,
+    /// Page faults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paging: Option<PagingSummary>,
+    /// Whole-image swaps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swapping: Option<SwappingSummary>,
+    /// Memory occupancy and the multiprogramming level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemorySummary>,
+    /// The time averages of the two load indices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadSummary>,
+}
+
+/// The fractions of processor time spent on each kind of work; they add up
+/// to 1 over all processors.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CpuSplit {
+    /// The number of processors.
+    pub cpus: u32,
+    /// Running user processes' own work.
+    pub user: f64,
+    /// The kernel's path for each page fault.
+    pub fault_handling: f64,
+    /// Switching from one process to another.
+    pub context_switch: f64,
+    /// Nothing to run.
+    pub idle: f64,
+}
+
+/// Page faults, counted after the warm-up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PagingSummary {
+    /// Faults taken.
+    pub faults: u64,
+    /// Faults per second.
+    pub faults_per_second: f64,
+    /// Mean time from a fault to the process being ready again, CPU path
+    /// and device wait included [s].
+    pub mean_fault_time: f64,
+    /// Faults served by the bulk store (0 without one).
+    pub bulk_store_reads: u64,
+    /// Faults served by the paging disk.
+    pub disk_reads: u64,
+    /// Fraction of page reads that went to the disk.
+    pub disk_fraction: f64,
+    /// Pages written back (dirty pages, or every page moved to the bulk
+    /// store).
+    pub page_writes: u64,
+    /// Pages taken from one process to give to another.
+    pub pages_stolen: u64,
+}
+
+/// Whole-image swaps, counted after the warm-up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SwappingSummary {
+    /// Images read in.
+    pub swap_ins: u64,
+    /// Images written out.
+    pub swap_outs: u64,
+    /// Mean size of an image moved [bytes].
+    pub mean_image_bytes: f64,
+}
+
+/// Memory use over time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemorySummary {
+    /// Memory left for user processes after the kernel's share [bytes].
+    pub user_bytes: u64,
+    /// Time-average fraction of user memory held by processes.
+    pub mean_occupancy: f64,
+    /// Time-average number of processes in memory and not asleep: running,
+    /// ready, or waiting for a device.
+    pub mean_multiprogramming: f64,
+    /// Time-average number of processes waiting for memory or eligibility.
+    pub mean_waiting_for_memory: f64,
+}
+
+/// The two load indices of the terminal-probe studies, averaged over time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LoadSummary {
+    /// Users logged in.
+    pub mean_users: f64,
+    /// User processes: commands in progress and background processes.
+    pub mean_processes: f64,
+    /// Logins refused because every terminal was taken.
+    pub logins_refused: u64,
 }
 
 /// What a station did.
@@ -79,4 +172,11 @@ pub struct ClassSummary {
     pub response_max: f64,
     /// Responses counted.
     pub completions: u64,
+    /// Commands that could never run (for example an image larger than user
+    /// memory under swapping); time-sharing model only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<u64>,
+    /// Mean page faults per completed command; time-sharing model only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults_per_command: Option<f64>,
 }

@@ -172,6 +172,29 @@ impl<M: Model> Simulation<M> {
             }
         }
     }
+
+    /// [`run_until`](Self::run_until) in `slices` equal slices of simulated
+    /// time, calling `progress` with the clock after each one. The run is
+    /// only paused between slices, never changed: the events and results are
+    /// those of one call to `run_until`, unless the model stops itself.
+    pub fn run_in_slices(
+        &mut self,
+        end: SimTime,
+        max_events: Option<u64>,
+        slices: u64,
+        mut progress: impl FnMut(SimTime),
+    ) -> StopReason {
+        let step = (end.saturating_sub(self.now()).as_nanos() / slices.max(1)).max(1);
+        loop {
+            let until = SimTime::from_nanos(self.now().as_nanos().saturating_add(step)).min(end);
+            let reason = self.run_until(until, max_events);
+            progress(self.now());
+            let paused = matches!(reason, StopReason::EndTime | StopReason::Exhausted);
+            if until == end || !paused {
+                return reason;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -217,6 +240,21 @@ mod tests {
         assert_eq!(sim.run_until(SimTime::MAX, None), StopReason::ModelStopped);
         assert_eq!(sim.model().ticks.len(), 5);
         assert_eq!(sim.now(), SimTime::from_secs(4));
+    }
+
+    #[test]
+    fn slices_report_progress_without_changing_the_run() {
+        let mut whole = ticker();
+        let _ = whole.run_until(SimTime::from_nanos(3_500_000_000), None);
+        let mut sliced = ticker();
+        let mut seen = Vec::new();
+        let reason = sliced.run_in_slices(SimTime::from_nanos(3_500_000_000), None, 7, |t| {
+            seen.push(t)
+        });
+        assert_eq!(reason, StopReason::EndTime);
+        assert_eq!(sliced.model().ticks, whole.model().ticks);
+        assert_eq!(seen.len(), 7);
+        assert_eq!(seen.last(), Some(&SimTime::from_nanos(3_500_000_000)));
     }
 
     #[test]
