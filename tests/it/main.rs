@@ -26,12 +26,12 @@ pub fn scenario_path(name: &str) -> PathBuf {
 pub fn scenario(name: &str) -> Network {
     let path = scenario_path(name);
     let text = std::fs::read_to_string(&path).unwrap();
-    tpsim::models::load(&path.display().to_string(), &text).unwrap()
+    tpsim::models::load_network(&path.display().to_string(), &text).unwrap()
 }
 
 /// A scenario given as text, validated.
 pub fn inline(text: &str) -> Network {
-    tpsim::models::load("inline.toml", text).unwrap()
+    tpsim::models::load_network("inline.toml", text).unwrap()
 }
 
 /// `replications` independent replications of `net`, each run to `end` [s].

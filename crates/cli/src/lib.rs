@@ -13,7 +13,8 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tpsim_models::{Network, ScenarioError, Summary};
+use tpsim_models::system::LoadSample;
+use tpsim_models::{Network, Scenario, ScenarioError, Summary};
 
 /// Discrete-event simulation of time-sharing computer systems.
 #[derive(Debug, Parser)]
@@ -93,7 +94,7 @@ where
         }
     };
     let outcome = match cli.command {
-        Command::Run(args) => run_scenario(&args, stdout),
+        Command::Run(args) => run_scenario(&args, stdout, stderr),
         Command::Check { scenario } => check(&scenario, stdout),
         Command::Mva {
             scenario,
@@ -131,7 +132,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
-fn load(path: &Path) -> Result<Network, Failure> {
+fn load(path: &Path) -> Result<Scenario, Failure> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read scenario {name}"))
@@ -139,16 +140,34 @@ fn load(path: &Path) -> Result<Network, Failure> {
     Ok(tpsim_models::load(&name, &text)?)
 }
 
+fn load_network(path: &Path, command: &str) -> Result<Network, Failure> {
+    match load(path)? {
+        Scenario::Network(net) => Ok(net),
+        Scenario::System(_) => Err(Failure::Input(anyhow::anyhow!(
+            "{}: `tpsim {command}` needs a queueing-network scenario, not a time-sharing system",
+            path.display()
+        ))),
+    }
+}
+
 fn check(path: &Path, stdout: &mut dyn Write) -> Result<(), Failure> {
-    let net = load(path)?;
-    writeln!(
-        stdout,
-        "{}: ok: {} classes, {} stations",
-        path.display(),
-        net.classes.len(),
-        net.stations.len()
-    )
-    .map_err(|e| Failure::Run(e.into()))
+    let what = match load(path)? {
+        Scenario::Network(net) => format!(
+            "{} classes, {} stations",
+            net.classes.len(),
+            net.stations.len()
+        ),
+        Scenario::System(sys) => format!(
+            "time-sharing system, {} memory, {} command classes, {} devices",
+            match sys.memory.policy {
+                tpsim_models::system::Policy::Swapping { .. } => "swapping",
+                tpsim_models::system::Policy::Paging(_) => "paging",
+            },
+            sys.classes.len(),
+            sys.devices.len()
+        ),
+    };
+    writeln!(stdout, "{}: ok: {what}", path.display()).map_err(|e| Failure::Run(e.into()))
 }
 
 fn mva(
@@ -157,7 +176,7 @@ fn mva(
     as_json: bool,
     stdout: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let net = load(path)?;
+    let net = load_network(path, "mva")?;
     let model = tpsim_models::analytic::ClosedModel::of(&net)
         .with_context(|| format!("{}", path.display()))
         .map_err(Failure::Input)?;
@@ -176,16 +195,20 @@ fn mva(
         .map_err(|e| Failure::Run(e.into()))
 }
 
-fn run_scenario(args: &RunArgs, stdout: &mut dyn Write) -> Result<(), Failure> {
-    let mut net = load(&args.scenario)?;
+fn run_scenario(
+    args: &RunArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), Failure> {
+    let mut scenario = load(&args.scenario)?;
     if let Some(seed) = args.seed {
-        net.seed = seed;
+        scenario.set_seed(seed);
     }
     let started = Instant::now();
-    let mut summary = {
+    let (mut summary, load) = {
         // Drawn on standard error only when it is a terminal.
         let bar = ProgressBar::with_draw_target(
-            Some(net.end_time.as_nanos() / 1_000_000),
+            Some(scenario.end_time().as_nanos() / 1_000_000),
             ProgressDrawTarget::stderr(),
         );
         bar.set_style(
@@ -194,15 +217,23 @@ fn run_scenario(args: &RunArgs, stdout: &mut dyn Write) -> Result<(), Failure> {
             )
             .expect("the template is valid"),
         );
-        let summary = tpsim_models::simulate_with_progress(&net, net.seed, 0, |now| {
-            bar.set_position(now.as_nanos() / 1_000_000)
-        });
+        let progress = |now: tpsim_models::SimTime| bar.set_position(now.as_nanos() / 1_000_000);
+        let outcome = match &scenario {
+            Scenario::Network(net) => (
+                tpsim_models::simulate_with_progress(net, net.seed, 0, progress),
+                None,
+            ),
+            Scenario::System(sys) => {
+                let run = tpsim_models::system::simulate_with_progress(sys, sys.seed, 0, progress);
+                (run.summary, Some(run.load))
+            }
+        };
         bar.finish_and_clear();
-        summary
+        outcome
     };
     summary.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(dir) = &args.out {
-        write_outputs(dir, &summary).map_err(Failure::Run)?;
+        write_outputs(dir, &summary, load.as_deref()).map_err(Failure::Run)?;
     }
     let text = if args.json {
         json(&summary)
@@ -212,7 +243,22 @@ fn run_scenario(args: &RunArgs, stdout: &mut dyn Write) -> Result<(), Failure> {
     stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::Run(e.into()))
+        .map_err(|e| Failure::Run(e.into()))?;
+    for c in &summary.classes {
+        if let Some(rejected) = c.rejected.filter(|&r| r > 0) {
+            let _ = writeln!(
+                stderr,
+                "tpsim: note: {rejected} {} of class {} could not run: the image is larger than user memory, and a swapping system must hold it whole",
+                if c.kind == "background" {
+                    "processes"
+                } else {
+                    "commands"
+                },
+                c.name
+            );
+        }
+    }
+    Ok(())
 }
 
 fn json(summary: &Summary) -> String {
@@ -223,14 +269,17 @@ fn json(summary: &Summary) -> String {
 
 /// Writes every output file, each one whole or not at all: a file is first
 /// written under a temporary name in `dir`, then renamed.
-fn write_outputs(dir: &Path, summary: &Summary) -> anyhow::Result<()> {
+fn write_outputs(dir: &Path, summary: &Summary, load: Option<&[LoadSample]>) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-    let files = [
+    let mut files = vec![
         ("summary.json", json(summary)),
         ("stations.csv", tpsim_probe::report::stations_csv(summary)),
         ("classes.csv", tpsim_probe::report::classes_csv(summary)),
     ];
+    if let Some(load) = load {
+        files.push(("load.csv", tpsim_probe::report::load_csv(load)));
+    }
     for (name, text) in files {
         let path = dir.join(name);
         let mut file = tempfile::NamedTempFile::new_in(dir)

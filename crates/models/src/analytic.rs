@@ -453,7 +453,7 @@ mod tests {
              [[class]]\nname = \"users\"\nterminals = 5\nthink = {{ exp = {{ mean = \"10s\" }} }}\nstart = \"cpu\"\n\
              [[station]]\nname = \"cpu\"\n{station}\nto = [{{ to = \"cpu\", p = 0.75 }}, {{ to = \"exit\", p = 0.25 }}]\n"
         );
-        crate::load("n.toml", &text).unwrap()
+        crate::load_network("n.toml", &text).unwrap()
     }
 
     #[test]

@@ -31,7 +31,7 @@
 //!     service = { exp = { mean = "1s" } }
 //!     to = "exit"
 //! "#;
-//! let network = tpsim_models::scenario::load("mm1.toml", text).unwrap();
+//! let network = tpsim_models::load_network("mm1.toml", text).unwrap();
 //! let summary = tpsim_models::simulate(&network, network.seed, 0);
 //! let exact = tpsim_models::analytic::Mm1::new(0.5, 1.0).unwrap();
 //! let r = summary.classes[0].mean_response;
@@ -45,9 +45,12 @@ pub mod network;
 pub mod scenario;
 pub mod simulate;
 pub mod summary;
+pub mod system;
 pub mod units;
 
 pub use network::Network;
-pub use scenario::{ScenarioError, load};
+pub use scenario::{Scenario, ScenarioError, load, load_network, load_system};
 pub use simulate::{simulate, simulate_with_progress};
 pub use summary::Summary;
+pub use system::System;
+pub use tpsim_core::SimTime;

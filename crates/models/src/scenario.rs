@@ -8,6 +8,7 @@
 //! is documented key by key in `docs/scenario-format.md`.
 
 use crate::network::{ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target};
+use crate::system::{System, SystemFile};
 use crate::units::{PerSecond, Seconds};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -271,10 +272,7 @@ pub struct ScenarioFile {
 impl ScenarioFile {
     /// Parses the text of the scenario file `file`.
     pub fn parse(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
-        toml::from_str(text).map_err(|e| ScenarioError::Syntax {
-            file: file.to_string(),
-            message: e.to_string().trim_end().to_string(),
-        })
+        toml::from_str(text).map_err(|e| syntax(file, &e))
     }
 
     /// Checks everything and builds the network; every problem found is
@@ -292,32 +290,101 @@ impl ScenarioFile {
     }
 }
 
-/// Reads, parses and validates a scenario from its text.
-pub fn load(file: &str, text: &str) -> Result<Network, ScenarioError> {
+/// A validated scenario of either kind.
+#[derive(Clone, Debug)]
+pub enum Scenario {
+    /// A queueing network: `[[class]]` and `[[station]]` tables.
+    Network(Network),
+    /// A time-sharing system: a scenario with a `[system]` table.
+    System(Box<System>),
+}
+
+impl Scenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Scenario::Network(n) => &n.name,
+            Scenario::System(s) => &s.name,
+        }
+    }
+
+    /// The master seed.
+    pub fn seed(&self) -> u64 {
+        match self {
+            Scenario::Network(n) => n.seed,
+            Scenario::System(s) => s.seed,
+        }
+    }
+
+    /// Replaces the master seed.
+    pub fn set_seed(&mut self, seed: u64) {
+        match self {
+            Scenario::Network(n) => n.seed = seed,
+            Scenario::System(s) => s.seed = seed,
+        }
+    }
+
+    /// When a run ends.
+    pub fn end_time(&self) -> SimTime {
+        match self {
+            Scenario::Network(n) => n.end_time,
+            Scenario::System(s) => s.end_time,
+        }
+    }
+}
+
+/// Reads, parses and validates a scenario of either kind from its text: a
+/// time-sharing system if it has a `[system]` table, otherwise a queueing
+/// network.
+pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| syntax(file, &e))?;
+    if table.contains_key("system") {
+        SystemFile::parse(file, text)?
+            .validate(file)
+            .map(|s| Scenario::System(Box::new(s)))
+    } else {
+        load_network(file, text).map(Scenario::Network)
+    }
+}
+
+/// Reads, parses and validates a queueing-network scenario.
+pub fn load_network(file: &str, text: &str) -> Result<Network, ScenarioError> {
     ScenarioFile::parse(file, text)?.validate(file)
 }
 
+/// Reads, parses and validates a time-sharing scenario.
+pub fn load_system(file: &str, text: &str) -> Result<System, ScenarioError> {
+    SystemFile::parse(file, text)?.validate(file)
+}
+
+pub(crate) fn syntax(file: &str, e: &toml::de::Error) -> ScenarioError {
+    ScenarioError::Syntax {
+        file: file.to_string(),
+        message: e.to_string().trim_end().to_string(),
+    }
+}
+
 /// The longest run time or duration setting a scenario may give [s].
-const LONGEST_RUN: f64 = 10.0 * tpsim_core::LONGEST_SAMPLE;
+pub(crate) const LONGEST_RUN: f64 = 10.0 * tpsim_core::LONGEST_SAMPLE;
 
 #[derive(Default)]
-struct Validator {
-    problems: Vec<Problem>,
+pub(crate) struct Validator {
+    pub(crate) problems: Vec<Problem>,
 }
 
 impl Validator {
-    fn report(&mut self, key: impl fmt::Display, message: impl Into<String>) {
+    pub(crate) fn report(&mut self, key: impl fmt::Display, message: impl Into<String>) {
         self.problems.push(Problem {
             key: key.to_string(),
             message: message.into(),
         });
     }
 
-    fn dist(&mut self, spec: &DistSpec, key: &str) -> Option<Dist> {
+    pub(crate) fn dist(&mut self, spec: &DistSpec, key: &str) -> Option<Dist> {
         spec.build(key).map_err(|p| self.problems.push(p)).ok()
     }
 
-    fn time(&mut self, value: Seconds, key: &str, allow_zero: bool) -> Option<SimTime> {
+    pub(crate) fn time(&mut self, value: Seconds, key: &str, allow_zero: bool) -> Option<SimTime> {
         let ok = value.0.is_finite() && (value.0 > 0.0 || (allow_zero && value.0 == 0.0));
         if ok && value.0 <= LONGEST_RUN {
             Some(SimTime::from_secs_f64(value.0))
@@ -334,7 +401,7 @@ impl Validator {
         }
     }
 
-    fn unique_names<'a>(&mut self, what: &str, names: impl Iterator<Item = &'a str>) {
+    pub(crate) fn unique_names<'a>(&mut self, what: &str, names: impl Iterator<Item = &'a str>) {
         let mut seen = BTreeMap::new();
         for (i, name) in names.enumerate() {
             if name.is_empty() || name == "exit" {
@@ -536,9 +603,10 @@ impl Validator {
         })
     }
 
-    fn network(&mut self, f: &ScenarioFile) -> Option<Network> {
-        let end_time = self.time(f.run.end_time, "run.end_time", false);
-        let warmup = match f.run.warmup {
+    /// Checks `[run]` and returns its end time and warm-up.
+    pub(crate) fn run(&mut self, run: &RunSpec) -> Option<(SimTime, SimTime)> {
+        let end_time = self.time(run.end_time, "run.end_time", false);
+        let warmup = match run.warmup {
             Some(w) => self.time(w, "run.warmup", true),
             None => Some(SimTime::ZERO),
         };
@@ -554,12 +622,17 @@ impl Validator {
                 ),
             );
         }
-        if f.run.max_events == Some(0) {
+        if run.max_events == Some(0) {
             self.report(
                 "run.max_events",
                 "must be at least 1 (leave it out for no limit)",
             );
         }
+        Some((end_time?, warmup?))
+    }
+
+    fn network(&mut self, f: &ScenarioFile) -> Option<Network> {
+        let run = self.run(&f.run);
         if f.classes.is_empty() {
             self.report("class", "a scenario needs at least one [[class]]");
         }
@@ -584,8 +657,8 @@ impl Validator {
         let network = Network {
             name: f.name.clone(),
             seed: f.seed.unwrap_or(1),
-            end_time: end_time?,
-            warmup: warmup?,
+            end_time: run?.0,
+            warmup: run?.1,
             max_events: f.run.max_events,
             classes: classes.into_iter().collect::<Option<_>>()?,
             stations: stations.into_iter().collect::<Option<_>>()?,
@@ -703,7 +776,7 @@ mod tests {
     "#;
 
     fn problems(text: &str) -> Vec<String> {
-        match load("s.toml", text) {
+        match load_network("s.toml", text) {
             Err(ScenarioError::Invalid { problems, .. }) => problems
                 .into_iter()
                 .map(|p| format!("{}: {}", p.key, p.message))
@@ -715,7 +788,7 @@ mod tests {
 
     #[test]
     fn a_good_scenario_validates_with_its_visit_ratios() {
-        let net = load("s.toml", GOOD).unwrap();
+        let net = load_network("s.toml", GOOD).unwrap();
         assert_eq!(net.seed, 5);
         assert_eq!(net.warmup, SimTime::from_secs(60));
         let v = net.visit_ratios(0).unwrap();
@@ -727,11 +800,11 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_bad_units_name_the_key() {
-        let e = load("s.toml", &GOOD.replace("quantum", "quantom"))
+        let e = load_network("s.toml", &GOOD.replace("quantum", "quantom"))
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("s.toml: ") && e.contains("quantom"), "{e}");
-        let e = load("s.toml", &GOOD.replace("\"1h\"", "\"1 fortnight\""))
+        let e = load_network("s.toml", &GOOD.replace("\"1h\"", "\"1 fortnight\""))
             .unwrap_err()
             .to_string();
         assert!(e.contains("end_time") && e.contains("1 fortnight"), "{e}");
@@ -739,14 +812,14 @@ mod tests {
 
     #[test]
     fn a_route_of_the_wrong_type_says_what_a_route_is() {
-        let e = load("s.toml", &GOOD.replace("to = \"cpu\"", "to = 5"))
+        let e = load_network("s.toml", &GOOD.replace("to = \"cpu\"", "to = 5"))
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("expected a station name, \"exit\", or a list of branches"),
             "{e}"
         );
-        let e = load("s.toml", &GOOD.replace("p = 0.9 }", "p = 0.9, q = 1 }"))
+        let e = load_network("s.toml", &GOOD.replace("p = 0.9 }", "p = 0.9, q = 1 }"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown field `q`"), "{e}");

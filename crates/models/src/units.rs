@@ -5,6 +5,11 @@
 //! time (`"0.8/s"`, `"48/min"`) or a bare number per second. Parsing checks
 //! only the syntax; the range of a value (positive, at least zero) is
 //! checked by validation, which knows the key it belongs to.
+//!
+//! A size is a number and a unit: bytes (`B`), binary multiples (`KiB`,
+//! `MiB`, `GiB`), decimal ones (`KB`, `MB`, `GB`), or 36-bit words of the
+//! Honeywell 6180 (`w`, `Kw` = 1024 words, `Mw` = 1024² words; a word is
+//! 4.5 bytes). A transfer rate is a size per unit of time (`"800KB/s"`).
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -20,6 +25,31 @@ const TIME_UNITS: [(&str, f64); 7] = [
     ("min", 60.0),
     ("h", 3600.0),
 ];
+
+/// Bytes per unit, for every unit a size may carry.
+const SIZE_UNITS: [(&str, f64); 10] = [
+    ("B", 1.0),
+    ("KiB", 1024.0),
+    ("MiB", 1024.0 * 1024.0),
+    ("GiB", 1024.0 * 1024.0 * 1024.0),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("w", WORD_BYTES),
+    ("Kw", 1024.0 * WORD_BYTES),
+    ("Mw", 1024.0 * 1024.0 * WORD_BYTES),
+];
+
+/// A 36-bit word, in bytes.
+const WORD_BYTES: f64 = 4.5;
+
+/// A size in bytes, from a scenario.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bytes(pub f64);
+
+/// A transfer rate in bytes per second, from a scenario.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BytesPerSecond(pub f64);
 
 /// A duration in seconds, from a scenario.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,9 +108,42 @@ pub fn parse_rate(text: &str) -> Result<PerSecond, String> {
     Ok(PerSecond(number / scale))
 }
 
+fn bytes_per(unit: &str) -> Option<f64> {
+    SIZE_UNITS
+        .iter()
+        .find(|(name, _)| *name == unit)
+        .map(|&(_, b)| b)
+}
+
+/// Parses `"512KiB"`, `"3 MB"`, `"1Kw"`; a size needs its unit.
+pub fn parse_size(text: &str) -> Result<Bytes, String> {
+    let bad = || {
+        format!(
+            "invalid size \"{text}\": expected a number and a unit (B, KiB, MiB, GiB, KB, MB, GB, w, Kw, Mw), such as \"512KiB\""
+        )
+    };
+    let (number, unit) = split_number(text).ok_or_else(bad)?;
+    Ok(Bytes(number * bytes_per(unit).ok_or_else(bad)?))
+}
+
+/// Parses `"800KB/s"`, `"1.2 MB / s"`.
+pub fn parse_transfer_rate(text: &str) -> Result<BytesPerSecond, String> {
+    let bad = || {
+        format!(
+            "invalid transfer rate \"{text}\": expected a size per unit of time, such as \"800KB/s\""
+        )
+    };
+    let (size, per) = text.split_once('/').ok_or_else(bad)?;
+    let size = parse_size(size).map_err(|_| bad())?;
+    let seconds = seconds_per(per.trim()).ok_or_else(bad)?;
+    Ok(BytesPerSecond(size.0 / seconds))
+}
+
 struct QuantityVisitor {
     expecting: &'static str,
     parse: fn(&str) -> Result<f64, String>,
+    /// Whether a bare number is accepted (in the base unit).
+    bare: bool,
 }
 
 impl Visitor<'_> for QuantityVisitor {
@@ -95,15 +158,19 @@ impl Visitor<'_> for QuantityVisitor {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
-        Ok(v)
+        if self.bare {
+            Ok(v)
+        } else {
+            Err(E::invalid_type(de::Unexpected::Float(v), &self))
+        }
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
-        Ok(v as f64)
+        self.visit_f64(v as f64)
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
-        Ok(v as f64)
+        self.visit_f64(v as f64)
     }
 }
 
@@ -112,6 +179,7 @@ impl<'de> Deserialize<'de> for Seconds {
         d.deserialize_any(QuantityVisitor {
             expecting: "a duration such as \"100ms\" or a number of seconds",
             parse: |s| parse_duration(s).map(|d| d.0),
+            bare: true,
         })
         .map(Seconds)
     }
@@ -122,8 +190,31 @@ impl<'de> Deserialize<'de> for PerSecond {
         d.deserialize_any(QuantityVisitor {
             expecting: "a rate such as \"0.8/s\" or a number per second",
             parse: |s| parse_rate(s).map(|r| r.0),
+            bare: true,
         })
         .map(PerSecond)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(QuantityVisitor {
+            expecting: "a size such as \"512KiB\"",
+            parse: |s| parse_size(s).map(|b| b.0),
+            bare: false,
+        })
+        .map(Bytes)
+    }
+}
+
+impl<'de> Deserialize<'de> for BytesPerSecond {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(QuantityVisitor {
+            expecting: "a transfer rate such as \"800KB/s\"",
+            parse: |s| parse_transfer_rate(s).map(|r| r.0),
+            bare: false,
+        })
+        .map(BytesPerSecond)
     }
 }
 
@@ -155,5 +246,18 @@ mod tests {
         assert_eq!(parse_rate("2"), Ok(PerSecond(2.0)));
         assert!(parse_rate("2/fortnight").is_err());
         assert!(parse_rate("2ms/s").is_err());
+    }
+
+    #[test]
+    fn sizes_and_transfer_rates() {
+        assert_eq!(parse_size("512KiB"), Ok(Bytes(524_288.0)));
+        assert_eq!(parse_size("3 MB"), Ok(Bytes(3e6)));
+        assert_eq!(parse_size("1Kw"), Ok(Bytes(4608.0)));
+        assert_eq!(parse_size("1Mw"), Ok(Bytes(4_718_592.0)));
+        assert!(parse_size("512").unwrap_err().contains("\"512\""));
+        assert!(parse_size("2 furlongs").is_err());
+        assert_eq!(parse_transfer_rate("800KB/s"), Ok(BytesPerSecond(8e5)));
+        assert_eq!(parse_transfer_rate("60MB/min"), Ok(BytesPerSecond(1e6)));
+        assert!(parse_transfer_rate("800KB").is_err());
     }
 }

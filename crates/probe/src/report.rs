@@ -3,6 +3,7 @@
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
+use tpsim_models::system::LoadSample;
 
 fn fixed(x: f64) -> String {
     format!("{x:.4}")
@@ -71,14 +72,75 @@ pub fn table(summary: &Summary) -> String {
             c.completions.to_string(),
         ]);
     }
-    format!(
+    let mut text = format!(
         "{}: seed {}, {} s simulated after a {} s warm-up, {} events\n\nStations\n{stations}\n\nClasses\n{classes}\n",
         summary.scenario,
         summary.seed,
         summary.sim_time - summary.warmup,
         summary.warmup,
         summary.events,
-    )
+    );
+    if summary.cpu.is_some() {
+        text.push_str(&system_table(summary));
+    }
+    text
+}
+
+/// The time-sharing model's own results: where processor time went,
+/// memory, paging or swapping, load, and page faults and rejections per
+/// class.
+fn system_table(summary: &Summary) -> String {
+    let mut table = new_table(&["measure", "value"]);
+    let mut row = |name: &str, value: String| {
+        table.add_row(vec![name.to_string(), value]);
+    };
+    if let Some(cpu) = &summary.cpu {
+        row("processors", cpu.cpus.to_string());
+        row("cpu: user work", fixed(cpu.user));
+        row("cpu: fault handling", fixed(cpu.fault_handling));
+        row("cpu: context switching", fixed(cpu.context_switch));
+        row("cpu: idle", fixed(cpu.idle));
+    }
+    if let Some(m) = &summary.memory {
+        row("user memory [bytes]", m.user_bytes.to_string());
+        row("mean memory occupancy", fixed(m.mean_occupancy));
+        row(
+            "mean multiprogramming level",
+            fixed(m.mean_multiprogramming),
+        );
+        row("mean waiting for memory", fixed(m.mean_waiting_for_memory));
+    }
+    if let Some(p) = &summary.paging {
+        row("page faults", p.faults.to_string());
+        row("page faults [1/s]", fixed(p.faults_per_second));
+        row("mean fault time [s]", fixed(p.mean_fault_time));
+        row("page reads from bulk store", p.bulk_store_reads.to_string());
+        row("page reads from disk", p.disk_reads.to_string());
+        row("fraction of page reads from disk", fixed(p.disk_fraction));
+        row("page writes", p.page_writes.to_string());
+        row("pages stolen", p.pages_stolen.to_string());
+    }
+    if let Some(s) = &summary.swapping {
+        row("swap-ins", s.swap_ins.to_string());
+        row("swap-outs", s.swap_outs.to_string());
+        row("mean image swapped [bytes]", fixed(s.mean_image_bytes));
+    }
+    if let Some(l) = &summary.load {
+        row("mean users logged in", fixed(l.mean_users));
+        row("mean user processes", fixed(l.mean_processes));
+        row("logins refused", l.logins_refused.to_string());
+    }
+    let mut per_class = new_table(&["class", "kind", "faults per command", "rejected"]);
+    for c in &summary.classes {
+        per_class.add_row(vec![
+            c.name.clone(),
+            c.kind.clone(),
+            c.faults_per_command.map_or_else(|| "-".to_string(), fixed),
+            c.rejected
+                .map_or_else(|| "-".to_string(), |r| r.to_string()),
+        ]);
+    }
+    format!("\nSystem\n{table}\n\nCommands\n{per_class}\n")
 }
 
 /// Exact MVA of a closed network for populations 1 to N: throughput,
@@ -150,9 +212,15 @@ pub fn classes_csv(summary: &Summary) -> String {
     to_csv(&summary.classes)
 }
 
+/// The time series of the load indices as CSV, one row per sample.
+pub fn load_csv(samples: &[LoadSample]) -> String {
+    to_csv(samples)
+}
+
 /// The CSV shape of each kind of row: column names and fields in order.
 mod rows {
     use tpsim_models::summary::{ClassSummary, StationSummary};
+    use tpsim_models::system::LoadSample;
 
     pub trait Row {
         const HEADER: &'static [&'static str];
@@ -203,6 +271,8 @@ mod rows {
             "response_p99",
             "response_max",
             "completions",
+            "rejected",
+            "faults_per_command",
         ];
         fn fields(&self) -> Vec<String> {
             vec![
@@ -217,6 +287,29 @@ mod rows {
                 num(self.response_p99),
                 num(self.response_max),
                 self.completions.to_string(),
+                self.rejected.map_or_else(String::new, |r| r.to_string()),
+                self.faults_per_command.map_or_else(String::new, num),
+            ]
+        }
+    }
+
+    impl Row for LoadSample {
+        const HEADER: &'static [&'static str] = &[
+            "time",
+            "users",
+            "processes",
+            "multiprogramming",
+            "runnable",
+            "memory_occupancy",
+        ];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                num(self.time),
+                self.users.to_string(),
+                self.processes.to_string(),
+                self.multiprogramming.to_string(),
+                self.runnable.to_string(),
+                num(self.memory_occupancy),
             ]
         }
     }

@@ -1,0 +1,992 @@
+//! The TOML mirror of a time-sharing scenario, and its validation into a
+//! [`System`]. Every problem is reported with its key, as for networks.
+
+use super::{
+    Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Paging, Placement,
+    Policy, Population, Sessions, System, Users,
+};
+use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
+use crate::units::{Bytes, BytesPerSecond, Seconds};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use std::fmt;
+use std::marker::PhantomData;
+use tpsim_core::Dist;
+
+/// A duration that is either fixed (`"30ms"`) or drawn from a distribution
+/// (`{ uniform = { low = "10ms", high = "50ms" } }`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DurationSpec {
+    /// Always this long.
+    Fixed(Seconds),
+    /// Drawn from a distribution.
+    Drawn(DistSpec),
+}
+
+impl DurationSpec {
+    fn build(&self, v: &mut Validator, key: &str) -> Option<Dist> {
+        match self {
+            DurationSpec::Fixed(s) => v.dist(&DistSpec::Det { value: *s }, key),
+            DurationSpec::Drawn(spec) => v.dist(spec, key),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DurationSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct DurationVisitor;
+        impl<'de> Visitor<'de> for DurationVisitor {
+            type Value = DurationSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration such as \"30ms\", or a distribution such as { exp = { mean = \"30ms\" } }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DurationSpec, E> {
+                crate::units::parse_duration(v)
+                    .map(DurationSpec::Fixed)
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<DurationSpec, E> {
+                Ok(DurationSpec::Fixed(Seconds(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DurationSpec, E> {
+                Ok(DurationSpec::Fixed(Seconds(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DurationSpec, E> {
+                Ok(DurationSpec::Fixed(Seconds(v as f64)))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<DurationSpec, A::Error> {
+                DistSpec::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(DurationSpec::Drawn)
+            }
+        }
+        d.deserialize_any(DurationVisitor)
+    }
+}
+
+/// One table or a list of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneOrMany<T>(pub Vec<T>);
+
+impl<T> Default for OneOrMany<T> {
+    fn default() -> Self {
+        OneOrMany(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ListVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+            type Value = OneOrMany<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a table or a list of tables")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<OneOrMany<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|one| OneOrMany(vec![one]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<OneOrMany<T>, A::Error> {
+                Vec::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(OneOrMany)
+            }
+        }
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// `[run]` of a time-sharing scenario.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SystemRunFile {
+    /// Simulated time at which the run ends.
+    pub end_time: Seconds,
+    /// Simulated time at which statistics are reset (default 0).
+    #[serde(default)]
+    pub warmup: Option<Seconds>,
+    /// Stop after this many events.
+    #[serde(default)]
+    pub max_events: Option<u64>,
+    /// Interval between samples of the load indices (default 60 s).
+    #[serde(default)]
+    pub load_interval: Option<Seconds>,
+}
+
+/// `[system]`: the processors.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CpuFile {
+    /// Number of processors (default 1).
+    #[serde(default)]
+    pub cpus: Option<u32>,
+    /// Millions of instructions per second, for demands in instructions.
+    #[serde(default)]
+    pub mips: Option<f64>,
+    /// The round-robin quantum.
+    pub quantum: Seconds,
+    /// The cost of a dispatch (default 0).
+    #[serde(default)]
+    pub context_switch: Option<Seconds>,
+    /// The eligibility limit (default: none).
+    #[serde(default)]
+    pub max_multiprogramming: Option<u32>,
+}
+
+/// `[memory]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryFile {
+    /// `swapping` or `paging`.
+    pub policy: String,
+    /// Physical memory.
+    pub size: Bytes,
+    /// The kernel's share (default 0).
+    #[serde(default)]
+    pub kernel: Option<Bytes>,
+    /// The page size.
+    pub page: Bytes,
+    /// The swap device (swapping) or paging device (paging).
+    pub device: String,
+    /// A bulk store in front of the paging device.
+    #[serde(default)]
+    pub bulk_store: Option<String>,
+    /// The bulk store's capacity.
+    #[serde(default)]
+    pub bulk_store_size: Option<Bytes>,
+    /// The fraction of page reads that go to the disk, if given rather than
+    /// following from the bulk store's capacity.
+    #[serde(default)]
+    pub disk_fraction: Option<f64>,
+    /// Free memory the page daemon keeps (default ⅛ of user memory).
+    #[serde(default)]
+    pub free_target: Option<Bytes>,
+}
+
+/// `[[device]]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceFile {
+    /// The device's name.
+    pub name: String,
+    /// Seek time (default 0).
+    #[serde(default)]
+    pub seek: Option<DurationSpec>,
+    /// Revolutions per minute (default 0: no rotational latency).
+    #[serde(default)]
+    pub rpm: Option<f64>,
+    /// Transfer rate.
+    pub rate: BytesPerSecond,
+    /// Processor time per page fault served by this device (default 0).
+    #[serde(default)]
+    pub fault_cpu: Option<Seconds>,
+}
+
+/// One entry of the command mix.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MixFile {
+    /// The class.
+    pub class: String,
+    /// Its relative weight.
+    pub weight: f64,
+}
+
+/// `[users.login]`: logins over the day.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LoginFile {
+    /// Logins per hour, for each of the 24 hours of the day.
+    pub per_hour: Vec<f64>,
+    /// How long a session lasts.
+    pub session: DistSpec,
+    /// The time of day at simulated time zero (default "0h").
+    #[serde(default)]
+    pub start: Option<Seconds>,
+}
+
+/// `[users]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UsersFile {
+    /// Terminals: the fixed number of users, or with `login` the most that
+    /// can be logged in at once.
+    pub terminals: u32,
+    /// Think time.
+    pub think: DistSpec,
+    /// The command mix.
+    pub commands: Vec<MixFile>,
+    /// Logins over the day; without it, every terminal is in use all the
+    /// time.
+    #[serde(default)]
+    pub login: Option<LoginFile>,
+}
+
+/// A class's I/O to one device.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IoFile {
+    /// Mean requests per command.
+    pub count: f64,
+    /// Bytes per request.
+    pub size: Bytes,
+    /// The device.
+    pub device: String,
+}
+
+/// A lifetime function as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum LocalityFile {
+    /// L = 2b / (1 + (c/m)²).
+    Cfl {
+        /// Lifetime at the knee.
+        b: Seconds,
+        /// The knee [pages].
+        c: f64,
+    },
+    /// L = a·m^k.
+    Bk {
+        /// Scale.
+        a: Seconds,
+        /// Exponent.
+        k: f64,
+    },
+}
+
+/// `[[class]]`: a command class.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CommandClassFile {
+    /// The class's name.
+    pub name: String,
+    /// Processor demand as time on this system.
+    #[serde(default)]
+    pub cpu: Option<DistSpec>,
+    /// Processor demand in millions of instructions (bare numbers).
+    #[serde(default)]
+    pub instructions: Option<DistSpec>,
+    /// I/O requests.
+    #[serde(default)]
+    pub io: OneOrMany<IoFile>,
+    /// Image (address space) size.
+    pub size: Bytes,
+    /// Lifetime function, needed under paging.
+    #[serde(default)]
+    pub locality: Option<LocalityFile>,
+    /// Probability that a page taken away is dirty (default 0).
+    #[serde(default)]
+    pub dirty: Option<f64>,
+}
+
+/// `[[background]]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundFile {
+    /// The entry's name.
+    pub name: String,
+    /// The class of work of each cycle.
+    pub class: String,
+    /// How many processes (default 1).
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// Sleep between cycles.
+    pub sleep: DistSpec,
+}
+
+/// A time-sharing scenario, as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SystemFile {
+    /// The scenario's name.
+    pub name: String,
+    /// The master seed (default 1).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Run length.
+    pub run: SystemRunFile,
+    /// Processors.
+    pub system: CpuFile,
+    /// Memory.
+    pub memory: MemoryFile,
+    /// Devices.
+    #[serde(rename = "device")]
+    pub devices: Vec<DeviceFile>,
+    /// Users.
+    pub users: UsersFile,
+    /// Command classes.
+    #[serde(rename = "class")]
+    pub classes: Vec<CommandClassFile>,
+    /// Background processes.
+    #[serde(default, rename = "background")]
+    pub background: Vec<BackgroundFile>,
+}
+
+/// The most samples of the load indices a run may ask for.
+const MOST_LOAD_SAMPLES: f64 = 1e6;
+
+impl SystemFile {
+    /// Parses the text of `file`.
+    pub fn parse(file: &str, text: &str) -> Result<SystemFile, ScenarioError> {
+        toml::from_str(text).map_err(|e| crate::scenario::syntax(file, &e))
+    }
+
+    /// Checks everything and builds the system, reporting every problem.
+    pub fn validate(&self, file: &str) -> Result<System, ScenarioError> {
+        let mut v = Validator::default();
+        let system = build(&mut v, self);
+        match system {
+            Some(system) if v.problems.is_empty() => Ok(system),
+            _ => Err(ScenarioError::Invalid {
+                file: file.to_string(),
+                problems: v.problems,
+            }),
+        }
+    }
+}
+
+fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
+    let run = v.run(&RunSpec {
+        end_time: f.run.end_time,
+        warmup: f.run.warmup,
+        max_events: f.run.max_events,
+    });
+    let load_interval = v.time(
+        f.run.load_interval.unwrap_or(Seconds(60.0)),
+        "run.load_interval",
+        false,
+    );
+    if let (Some((end, _)), Some(interval)) = (run, load_interval)
+        && end.as_secs_f64() / interval.as_secs_f64() > MOST_LOAD_SAMPLES
+    {
+        v.report(
+            "run.load_interval",
+            format!(
+                "would take more than {MOST_LOAD_SAMPLES} samples over run.end_time; make it longer"
+            ),
+        );
+    }
+    v.unique_names("device", f.devices.iter().map(|d| d.name.as_str()));
+    v.unique_names("class", f.classes.iter().map(|c| c.name.as_str()));
+    v.unique_names("background", f.background.iter().map(|b| b.name.as_str()));
+    if f.devices.is_empty() {
+        v.report(
+            "device",
+            "a time-sharing scenario needs at least one [[device]]",
+        );
+    }
+    if f.classes.is_empty() {
+        v.report(
+            "class",
+            "a time-sharing scenario needs at least one [[class]]",
+        );
+    }
+    let cpu = cpu(v, &f.system);
+    let devices: Vec<_> = f.devices.iter().map(|d| device(v, d)).collect();
+    let memory = memory(v, &f.memory, &f.devices);
+    let uses_instructions = f.classes.iter().any(|c| c.instructions.is_some());
+    let mips = match f.system.mips {
+        Some(m) if m.is_finite() && m > 0.0 => Some(m),
+        Some(m) => {
+            v.report("system.mips", format!("must be a number > 0, got {m}"));
+            None
+        }
+        None if uses_instructions => {
+            v.report(
+                "system.mips",
+                "is required when a class gives its demand in `instructions`",
+            );
+            None
+        }
+        None => Some(1.0),
+    };
+    let classes: Vec<_> = f
+        .classes
+        .iter()
+        .map(|c| class(v, c, &f.devices, mips, f.memory.policy == "paging"))
+        .collect();
+    let users = users(v, &f.users, &f.classes);
+    let background: Vec<_> = f
+        .background
+        .iter()
+        .map(|b| background(v, b, &f.classes))
+        .collect();
+    if !v.problems.is_empty() {
+        return None;
+    }
+    Some(System {
+        name: f.name.clone(),
+        seed: f.seed.unwrap_or(1),
+        end_time: run?.0,
+        warmup: run?.1,
+        max_events: f.run.max_events,
+        load_interval: load_interval?,
+        cpu: cpu?,
+        memory: memory?,
+        devices: devices.into_iter().collect::<Option<_>>()?,
+        users: users?,
+        classes: classes.into_iter().collect::<Option<_>>()?,
+        background: background.into_iter().collect::<Option<_>>()?,
+    })
+}
+
+fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
+    let count = f.cpus.unwrap_or(1);
+    if count == 0 {
+        v.report("system.cpus", "must be at least 1");
+    }
+    let quantum = v.time(f.quantum, "system.quantum", false);
+    let context_switch = v.time(
+        f.context_switch.unwrap_or(Seconds(0.0)),
+        "system.context_switch",
+        true,
+    );
+    Some(Cpu {
+        count: (count > 0).then_some(count)?,
+        quantum: quantum?,
+        context_switch: context_switch?,
+        max_multiprogramming: f.max_multiprogramming.filter(|&m| m > 0),
+    })
+}
+
+fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
+    let key = format!("device[{}]", f.name);
+    let seek = f
+        .seek
+        .as_ref()
+        .unwrap_or(&DurationSpec::Fixed(Seconds(0.0)))
+        .build(v, &format!("{key}.seek"));
+    let rpm = f.rpm.unwrap_or(0.0);
+    if !(rpm.is_finite() && rpm >= 0.0) {
+        v.report(
+            format!("{key}.rpm"),
+            format!("must be a number >= 0, got {rpm}"),
+        );
+    }
+    let rate = f.rate.0;
+    if !(rate.is_finite() && rate > 0.0) {
+        v.report(
+            format!("{key}.rate"),
+            format!("must be a rate > 0, got {rate} B/s"),
+        );
+    }
+    let fault_cpu = v.time(
+        f.fault_cpu.unwrap_or(Seconds(0.0)),
+        &format!("{key}.fault_cpu"),
+        true,
+    );
+    let ok = rpm.is_finite() && rpm >= 0.0 && rate.is_finite() && rate > 0.0;
+    Some(Device {
+        name: f.name.clone(),
+        seek: seek?,
+        revolution: if rpm > 0.0 { 60.0 / rpm } else { 0.0 },
+        rate: ok.then_some(rate)?,
+        fault_cpu: fault_cpu?,
+    })
+}
+
+/// A size in whole bytes, reported under `key` unless it is positive (or
+/// zero, where allowed).
+fn size(v: &mut Validator, b: Bytes, key: &str, allow_zero: bool) -> Option<u64> {
+    let ok = b.0.is_finite() && (b.0 > 0.0 || (allow_zero && b.0 == 0.0)) && b.0 < 1e18;
+    if ok {
+        Some(b.0.round() as u64)
+    } else {
+        let bound = if allow_zero { ">= 0" } else { "> 0" };
+        v.report(key, format!("must be a size {bound}, got {} bytes", b.0));
+        None
+    }
+}
+
+fn device_index(v: &mut Validator, devices: &[DeviceFile], name: &str, key: &str) -> Option<usize> {
+    let found = devices.iter().position(|d| d.name == name);
+    if found.is_none() {
+        v.report(key, format!("no [[device]] named \"{name}\""));
+    }
+    found
+}
+
+fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<Memory> {
+    let total = size(v, f.size, "memory.size", false);
+    let kernel = size(v, f.kernel.unwrap_or(Bytes(0.0)), "memory.kernel", true);
+    let page = size(v, f.page, "memory.page", false);
+    let device = device_index(v, devices, &f.device, "memory.device");
+    let (Some(total), Some(kernel), Some(page)) = (total, kernel, page) else {
+        return None;
+    };
+    if kernel >= total {
+        v.report(
+            "memory.kernel",
+            format!("the kernel ({kernel} bytes) must be smaller than memory.size ({total} bytes)"),
+        );
+        return None;
+    }
+    let user_frames = (total - kernel) / page;
+    if user_frames == 0 {
+        v.report(
+            "memory.page",
+            format!(
+                "a page of {page} bytes does not fit in the {} bytes of user memory",
+                total - kernel
+            ),
+        );
+        return None;
+    }
+    let policy = match f.policy.as_str() {
+        "swapping" => {
+            for (field, present) in [
+                ("bulk_store", f.bulk_store.is_some()),
+                ("bulk_store_size", f.bulk_store_size.is_some()),
+                ("disk_fraction", f.disk_fraction.is_some()),
+                ("free_target", f.free_target.is_some()),
+            ] {
+                if present {
+                    v.report(
+                        format!("memory.{field}"),
+                        "applies only to policy \"paging\"",
+                    );
+                }
+            }
+            Some(Policy::Swapping { device: device? })
+        }
+        "paging" => paging(v, f, devices, device, page, user_frames),
+        other => {
+            v.report(
+                "memory.policy",
+                format!("unknown policy \"{other}\": expected swapping or paging"),
+            );
+            None
+        }
+    };
+    Some(Memory {
+        size: total,
+        kernel,
+        page,
+        policy: policy?,
+    })
+}
+
+fn paging(
+    v: &mut Validator,
+    f: &MemoryFile,
+    devices: &[DeviceFile],
+    device: Option<usize>,
+    page: u64,
+    user_frames: u64,
+) -> Option<Policy> {
+    let bulk_store = match &f.bulk_store {
+        None => {
+            for (field, present) in [
+                ("bulk_store_size", f.bulk_store_size.is_some()),
+                ("disk_fraction", f.disk_fraction.is_some()),
+            ] {
+                if present {
+                    v.report(format!("memory.{field}"), "needs memory.bulk_store");
+                }
+            }
+            Some(None)
+        }
+        Some(name) => {
+            let bulk = device_index(v, devices, name, "memory.bulk_store");
+            if bulk.is_some() && bulk == device {
+                v.report(
+                    "memory.bulk_store",
+                    "must be a different device from memory.device",
+                );
+            }
+            let placement = match (f.bulk_store_size, f.disk_fraction) {
+                (Some(b), None) => size(v, b, "memory.bulk_store_size", false)
+                    .map(|b| Placement::Capacity(b / page)),
+                (None, Some(fraction)) if (0.0..=1.0).contains(&fraction) => {
+                    Some(Placement::DiskFraction(fraction))
+                }
+                (None, Some(fraction)) => {
+                    v.report(
+                        "memory.disk_fraction",
+                        format!("must be a fraction in [0, 1], got {fraction}"),
+                    );
+                    None
+                }
+                _ => {
+                    v.report(
+                        "memory.bulk_store",
+                        "give exactly one of memory.bulk_store_size and memory.disk_fraction",
+                    );
+                    None
+                }
+            };
+            Some(Some(BulkStore {
+                device: bulk?,
+                placement: placement?,
+            }))
+        }
+    };
+    let free_target = match f.free_target {
+        None => Some(user_frames / 8),
+        Some(b) => size(v, b, "memory.free_target", true).and_then(|b| {
+            let frames = b / page;
+            if frames >= user_frames {
+                v.report(
+                    "memory.free_target",
+                    format!("must be less than user memory ({user_frames} pages)"),
+                );
+                None
+            } else {
+                Some(frames)
+            }
+        }),
+    };
+    Some(Policy::Paging(Paging {
+        device: device?,
+        bulk_store: bulk_store?,
+        free_target: free_target?,
+    }))
+}
+
+fn class(
+    v: &mut Validator,
+    f: &CommandClassFile,
+    devices: &[DeviceFile],
+    mips: Option<f64>,
+    paging: bool,
+) -> Option<CommandClass> {
+    let key = format!("class[{}]", f.name);
+    let demand = match (&f.cpu, &f.instructions) {
+        (Some(cpu), None) => v.dist(cpu, &format!("{key}.cpu")).map(|d| (d, 1.0)),
+        (None, Some(instructions)) => v
+            .dist(instructions, &format!("{key}.instructions"))
+            .zip(mips)
+            .map(|(d, mips)| (d, 1.0 / mips)),
+        _ => {
+            v.report(
+                &key,
+                "give exactly one of `cpu` (time) and `instructions` (millions)",
+            );
+            None
+        }
+    };
+    let io: Vec<_> =
+        f.io.0
+            .iter()
+            .enumerate()
+            .map(|(i, io)| {
+                let ikey = format!("{key}.io[{i}]");
+                if !(io.count.is_finite() && io.count >= 0.0) {
+                    v.report(
+                        format!("{ikey}.count"),
+                        format!("must be a number >= 0, got {}", io.count),
+                    );
+                }
+                let bytes = size(v, io.size, &format!("{ikey}.size"), false);
+                let device = device_index(v, devices, &io.device, &format!("{ikey}.device"));
+                let ok = io.count.is_finite() && io.count >= 0.0;
+                Some(Io {
+                    device: device?,
+                    count: ok.then_some(io.count)?,
+                    size: bytes? as f64,
+                })
+            })
+            .collect();
+    let image = size(v, f.size, &format!("{key}.size"), false);
+    let locality = match &f.locality {
+        None => None,
+        Some(LocalityFile::Cfl { b, c }) => {
+            let b = v.time(*b, &format!("{key}.locality.cfl.b"), false);
+            if !(c.is_finite() && *c > 0.0) {
+                v.report(
+                    format!("{key}.locality.cfl.c"),
+                    format!("must be a number of pages > 0, got {c}"),
+                );
+            }
+            b.filter(|_| c.is_finite() && *c > 0.0)
+                .map(|b| Lifetime::Cfl {
+                    b: b.as_secs_f64(),
+                    c: *c,
+                })
+        }
+        Some(LocalityFile::Bk { a, k }) => {
+            let a = v.time(*a, &format!("{key}.locality.bk.a"), false);
+            if !(k.is_finite() && *k > 0.0) {
+                v.report(
+                    format!("{key}.locality.bk.k"),
+                    format!("must be a number > 0, got {k}"),
+                );
+            }
+            a.filter(|_| k.is_finite() && *k > 0.0)
+                .map(|a| Lifetime::Bk {
+                    a: a.as_secs_f64(),
+                    k: *k,
+                })
+        }
+    };
+    if paging && f.locality.is_none() {
+        v.report(
+            format!("{key}.locality"),
+            "is required under memory.policy = \"paging\": give { cfl = { b = ..., c = ... } } or { bk = { a = ..., k = ... } }",
+        );
+    }
+    let dirty = f.dirty.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&dirty) {
+        v.report(
+            format!("{key}.dirty"),
+            format!("must be a probability in [0, 1], got {dirty}"),
+        );
+    }
+    let (demand, demand_scale) = demand?;
+    Some(CommandClass {
+        name: f.name.clone(),
+        demand,
+        demand_scale,
+        io: io.into_iter().collect::<Option<_>>()?,
+        size: image?,
+        locality,
+        dirty,
+    })
+}
+
+fn class_index(
+    v: &mut Validator,
+    classes: &[CommandClassFile],
+    name: &str,
+    key: &str,
+) -> Option<usize> {
+    let found = classes.iter().position(|c| c.name == name);
+    if found.is_none() {
+        v.report(key, format!("no [[class]] named \"{name}\""));
+    }
+    found
+}
+
+fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Option<Users> {
+    if f.terminals == 0 {
+        v.report("users.terminals", "must be at least 1");
+    }
+    let think = v.dist(&f.think, "users.think");
+    if f.commands.is_empty() {
+        v.report("users.commands", "needs at least one { class, weight }");
+    }
+    let mix: Vec<_> = f
+        .commands
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let class = class_index(v, classes, &m.class, &format!("users.commands[{i}].class"));
+            if !(m.weight.is_finite() && m.weight >= 0.0) {
+                v.report(
+                    format!("users.commands[{i}].weight"),
+                    format!("must be a number >= 0, got {}", m.weight),
+                );
+            }
+            Some((class?, m.weight))
+        })
+        .collect();
+    let total: f64 = f.commands.iter().map(|m| m.weight).sum();
+    if !(f.commands.is_empty() || total.is_finite() && total > 0.0) {
+        v.report("users.commands", "the weights must add up to more than 0");
+    }
+    let population = match &f.login {
+        None => Some(Population::Fixed(f.terminals)),
+        Some(login) => sessions(v, login, f.terminals).map(|s| Population::Sessions(Box::new(s))),
+    };
+    Some(Users {
+        population: population.filter(|_| f.terminals > 0)?,
+        think: think?,
+        mix: mix.into_iter().collect::<Option<_>>()?,
+    })
+}
+
+fn sessions(v: &mut Validator, f: &LoginFile, terminals: u32) -> Option<Sessions> {
+    let session = v.dist(&f.session, "users.login.session");
+    let mut per_hour = [0.0; 24];
+    if f.per_hour.len() != 24 {
+        v.report(
+            "users.login.per_hour",
+            format!(
+                "needs 24 numbers, one per hour of the day, got {}",
+                f.per_hour.len()
+            ),
+        );
+        return None;
+    }
+    for (h, &rate) in f.per_hour.iter().enumerate() {
+        if rate.is_finite() && rate >= 0.0 {
+            per_hour[h] = rate / 3600.0;
+        } else {
+            v.report(
+                format!("users.login.per_hour[{h}]"),
+                format!("must be a number of logins >= 0, got {rate}"),
+            );
+        }
+    }
+    if per_hour.iter().all(|&r| r == 0.0) {
+        v.report("users.login.per_hour", "no hour has any logins");
+    }
+    let start = f.start.unwrap_or(Seconds(0.0)).0;
+    if !(start.is_finite() && (0.0..86_400.0).contains(&start)) {
+        v.report(
+            "users.login.start",
+            format!("must be a time of day from 0h up to 24h, got {start} s"),
+        );
+        return None;
+    }
+    Some(Sessions {
+        terminals,
+        per_hour,
+        start_hour: start / 3600.0,
+        session: session?,
+    })
+}
+
+fn background(
+    v: &mut Validator,
+    f: &BackgroundFile,
+    classes: &[CommandClassFile],
+) -> Option<Background> {
+    let key = format!("background[{}]", f.name);
+    let class = class_index(v, classes, &f.class, &format!("{key}.class"));
+    let sleep = v.dist(&f.sleep, &format!("{key}.sleep"));
+    let count = f.count.unwrap_or(1);
+    if count == 0 {
+        v.report(format!("{key}.count"), "must be at least 1");
+    }
+    Some(Background {
+        name: f.name.clone(),
+        class: class?,
+        count: (count > 0).then_some(count)?,
+        sleep: sleep?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Problem;
+
+    fn problems(text: &str) -> Vec<Problem> {
+        match SystemFile::parse("t.toml", text).and_then(|f| f.validate("t.toml")) {
+            Ok(_) => Vec::new(),
+            Err(ScenarioError::Invalid { problems, .. }) => problems,
+            Err(e) => vec![Problem {
+                key: "syntax".into(),
+                message: e.to_string(),
+            }],
+        }
+    }
+
+    const GOOD: &str = r#"
+        name = "small"
+        [run]
+        end_time = "1000s"
+        [system]
+        quantum = "100ms"
+        context_switch = "1ms"
+        [memory]
+        policy = "paging"
+        size = "512KiB"
+        kernel = "128KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        seek = { uniform = { low = "10ms", high = "50ms" } }
+        rpm = 3600
+        rate = "800KB/s"
+        fault_cpu = "1ms"
+        [users]
+        terminals = 8
+        think = { exp = { mean = "10s" } }
+        commands = [{ class = "edit", weight = 1 }]
+        [[class]]
+        name = "edit"
+        cpu = { exp = { mean = "200ms" } }
+        io = { count = 4, size = "1KiB", device = "disk" }
+        size = "64KiB"
+        locality = { cfl = { b = "5ms", c = 20 } }
+    "#;
+
+    fn keys(text: &str) -> Vec<String> {
+        problems(text).into_iter().map(|p| p.key).collect()
+    }
+
+    #[test]
+    fn a_good_system_validates() {
+        let sys = SystemFile::parse("t.toml", GOOD)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(sys.memory.user_frames(), 384);
+        assert_eq!(sys.memory.pages_of(sys.classes[0].size), 64);
+        let Policy::Paging(p) = &sys.memory.policy else {
+            panic!("paging expected")
+        };
+        assert_eq!(p.free_target, 48);
+        assert!((sys.devices[0].revolution - 1.0 / 60.0).abs() < 1e-12);
+        assert!(
+            (sys.devices[0].mean_service(1000.0) - (0.030 + 1.0 / 120.0 + 0.00125)).abs() < 1e-12
+        );
+    }
+
+    #[test]
+    fn inconsistent_memory_names_the_key() {
+        let text = GOOD.replace("kernel = \"128KiB\"", "kernel = \"1MiB\"");
+        assert_eq!(keys(&text), ["memory.kernel"]);
+        let text = GOOD.replace("page = \"1KiB\"", "page = \"0B\"");
+        assert_eq!(keys(&text), ["memory.page"]);
+        let text = GOOD.replace("size = \"64KiB\"", "size = \"0KiB\"");
+        assert_eq!(keys(&text), ["class[edit].size"]);
+        let text = GOOD.replace("page = \"1KiB\"", "page = \"1MiB\"");
+        assert_eq!(keys(&text), ["memory.page"]);
+        let text = GOOD.replace("page = \"1KiB\"", "page = 1024");
+        assert!(problems(&text)[0].message.contains("size"));
+    }
+
+    #[test]
+    fn paging_needs_locality_and_known_devices() {
+        let text = GOOD
+            .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
+            .replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"drum\"\n        [[device]]",
+            );
+        assert_eq!(keys(&text), ["memory.device", "class[edit].locality"]);
+        let text = GOOD
+            .replace("policy = \"paging\"", "policy = \"swapping\"")
+            .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "");
+        assert!(keys(&text).is_empty());
+        let text = GOOD.replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        disk_fraction = 0.5\n        [[device]]",
+        );
+        assert_eq!(keys(&text), ["memory.disk_fraction"]);
+    }
+
+    #[test]
+    fn users_and_classes_are_cross_checked() {
+        let text = GOOD
+            .replace(
+                "class = \"edit\", weight = 1",
+                "class = \"vi\", weight = -1",
+            )
+            .replace("terminals = 8", "terminals = 0");
+        assert_eq!(
+            keys(&text),
+            [
+                "users.terminals",
+                "users.commands[0].class",
+                "users.commands[0].weight",
+                "users.commands"
+            ]
+        );
+        let text = GOOD.replace(
+            "cpu = { exp = { mean = \"200ms\" } }",
+            "instructions = { exp = { mean = 0.2 } }",
+        );
+        assert_eq!(keys(&text), ["system.mips"]);
+    }
+
+    #[test]
+    fn a_login_profile_needs_24_hours() {
+        let text = GOOD.replace(
+            "commands = [",
+            "login = { per_hour = [1, 2], session = { exp = { mean = \"1h\" } } }\n        commands = [",
+        );
+        assert_eq!(keys(&text), ["users.login.per_hour"]);
+    }
+}

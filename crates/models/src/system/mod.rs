@@ -1,0 +1,347 @@
+//! The time-sharing system: terminal users, command classes, processors,
+//! memory management and devices.
+//!
+//! A [`System`] is the validated form of a scenario with a `[system]`
+//! table (see `docs/scenario-format.md` and `docs/time-sharing.md`);
+//! [`simulate`] runs it. The model follows each user through think time and
+//! commands, each command being a process that needs processor time, I/O on
+//! disks and memory. Under *swapping* a process runs only with its whole
+//! image in memory and a swapper moves images in and out by the UNIX V7
+//! rules; under *demand paging* each process holds a resident set that grows
+//! by page faults, whose rate follows the class's lifetime function, while
+//! global replacement takes frames from the processes that ran least
+//! recently. Thrashing is not written in anywhere: it follows from resident
+//! sets being squeezed below their knees.
+
+mod file;
+mod model;
+
+pub use file::SystemFile;
+pub use model::{LoadSample, SystemRun, simulate, simulate_with_progress};
+
+use tpsim_core::{Dist, SimTime};
+
+/// A validated time-sharing system.
+#[derive(Clone, Debug)]
+pub struct System {
+    /// The scenario's name.
+    pub name: String,
+    /// The master seed.
+    pub seed: u64,
+    /// When the run ends.
+    pub end_time: SimTime,
+    /// When statistics are reset.
+    pub warmup: SimTime,
+    /// An optional limit on the number of events.
+    pub max_events: Option<u64>,
+    /// How often the load indices are sampled for the time series.
+    pub load_interval: SimTime,
+    /// Processors and their scheduling.
+    pub cpu: Cpu,
+    /// Memory and how it is managed.
+    pub memory: Memory,
+    /// Disks and bulk stores.
+    pub devices: Vec<Device>,
+    /// The terminal users.
+    pub users: Users,
+    /// The command classes.
+    pub classes: Vec<CommandClass>,
+    /// Processes that run in the background for the whole run.
+    pub background: Vec<Background>,
+}
+
+/// The processors.
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    /// The number of processors.
+    pub count: u32,
+    /// The round-robin quantum.
+    pub quantum: SimTime,
+    /// The cost of each dispatch of a different process.
+    pub context_switch: SimTime,
+    /// The most processes eligible at once (the Multics eligibility limit);
+    /// `None` for no limit.
+    pub max_multiprogramming: Option<u32>,
+}
+
+/// Memory and its management.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    /// Physical memory [bytes].
+    pub size: u64,
+    /// The kernel's share [bytes].
+    pub kernel: u64,
+    /// The page size [bytes].
+    pub page: u64,
+    /// How memory is shared out.
+    pub policy: Policy,
+}
+
+impl Memory {
+    /// Memory left for user processes [bytes].
+    pub fn user_bytes(&self) -> u64 {
+        self.size - self.kernel
+    }
+
+    /// Page frames left for user processes.
+    pub fn user_frames(&self) -> u64 {
+        self.user_bytes() / self.page
+    }
+
+    /// The number of pages an image of `bytes` occupies.
+    pub fn pages_of(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.page)
+    }
+}
+
+/// How memory is shared out among processes.
+#[derive(Clone, Debug)]
+pub enum Policy {
+    /// Whole images, moved by a swapper (UNIX V7).
+    Swapping {
+        /// The device images are swapped to (an index into `devices`).
+        device: usize,
+    },
+    /// Demand paging with global replacement (Berkeley UNIX, Multics).
+    Paging(Paging),
+}
+
+/// Demand paging.
+#[derive(Clone, Debug)]
+pub struct Paging {
+    /// The device pages are read from when not on the bulk store.
+    pub device: usize,
+    /// A fast store in front of the paging device.
+    pub bulk_store: Option<BulkStore>,
+    /// Free frames the page daemon keeps in reserve (`lotsfree`).
+    pub free_target: u64,
+}
+
+/// A bulk store in front of the paging device.
+#[derive(Clone, Debug)]
+pub struct BulkStore {
+    /// The device.
+    pub device: usize,
+    /// How page reads are shared between it and the disk.
+    pub placement: Placement,
+}
+
+/// How page reads are shared between the bulk store and the disk.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Placement {
+    /// Pages evicted from memory go to the bulk store, which holds this many
+    /// pages and pushes its oldest on to the disk when full; the fraction
+    /// of reads served by the disk follows.
+    Capacity(u64),
+    /// This fraction of page reads goes to the disk, the rest to the bulk
+    /// store.
+    DiskFraction(f64),
+}
+
+/// A disk or a bulk store: one FCFS server.
+#[derive(Clone, Debug)]
+pub struct Device {
+    /// The device's name.
+    pub name: String,
+    /// Seek time per request.
+    pub seek: Dist,
+    /// One revolution [s]; the rotational latency is uniform over it. 0 for
+    /// a device without rotation.
+    pub revolution: f64,
+    /// Transfer rate [bytes/s].
+    pub rate: f64,
+    /// Processor time the kernel spends on each page fault served by this
+    /// device.
+    pub fault_cpu: SimTime,
+}
+
+impl Device {
+    /// The mean time to serve a request of `bytes` [s].
+    pub fn mean_service(&self, bytes: f64) -> f64 {
+        self.seek.mean() + 0.5 * self.revolution + bytes / self.rate
+    }
+}
+
+/// The terminal users.
+#[derive(Clone, Debug)]
+pub struct Users {
+    /// How many are logged in, and when.
+    pub population: Population,
+    /// Think time between the end of one command and the next.
+    pub think: Dist,
+    /// The command mix: class index and weight.
+    pub mix: Vec<(usize, f64)>,
+}
+
+/// How many users are logged in.
+#[derive(Clone, Debug)]
+pub enum Population {
+    /// This many, all the time.
+    Fixed(u32),
+    /// Users log in over the day and stay for a session.
+    Sessions(Box<Sessions>),
+}
+
+/// Logins over a day.
+#[derive(Clone, Debug)]
+pub struct Sessions {
+    /// The number of terminals; a login finding all taken is refused.
+    pub terminals: u32,
+    /// Login rate for each hour of the day [per second].
+    pub per_hour: [f64; 24],
+    /// The hour of the day at simulated time zero [h].
+    pub start_hour: f64,
+    /// How long a user stays logged in.
+    pub session: Dist,
+}
+
+impl Sessions {
+    /// The login rate at simulated time `t` [per second].
+    pub fn rate_at(&self, t: SimTime) -> f64 {
+        self.per_hour[self.hour_at(t)]
+    }
+
+    /// The hour of the day at simulated time `t`.
+    pub fn hour_at(&self, t: SimTime) -> usize {
+        let hours = self.start_hour + t.as_secs_f64() / 3600.0;
+        (hours.floor() as u64 % 24) as usize
+    }
+
+    /// The start of the next hour of the day after `t`.
+    pub fn next_hour(&self, t: SimTime) -> SimTime {
+        let offset = self.start_hour * 3600.0;
+        let elapsed = offset + t.as_secs_f64();
+        let next = ((elapsed / 3600.0).floor() + 1.0) * 3600.0 - offset;
+        SimTime::from_secs_f64(next).max(t + SimTime::from_nanos(1))
+    }
+}
+
+/// A class of commands (or of background work).
+#[derive(Clone, Debug)]
+pub struct CommandClass {
+    /// The class's name.
+    pub name: String,
+    /// Processor demand per command, before `demand_scale`.
+    pub demand: Dist,
+    /// Seconds per unit of `demand`: 1 for a demand in seconds, 1/MIPS/1e6
+    /// for one in instructions.
+    pub demand_scale: f64,
+    /// I/O requests.
+    pub io: Vec<Io>,
+    /// Image size [bytes].
+    pub size: u64,
+    /// Page-fault behaviour under paging.
+    pub locality: Option<Lifetime>,
+    /// The probability that a page taken from the process is dirty.
+    pub dirty: f64,
+}
+
+impl CommandClass {
+    /// The mean processor demand of a command [s].
+    pub fn mean_demand(&self) -> f64 {
+        self.demand.mean() * self.demand_scale
+    }
+
+    /// The mean number of I/O requests per command.
+    pub fn mean_io(&self) -> f64 {
+        self.io.iter().map(|io| io.count).sum()
+    }
+}
+
+/// I/O requests of a class to one device.
+#[derive(Clone, Debug)]
+pub struct Io {
+    /// The device.
+    pub device: usize,
+    /// The mean number of requests per command. Requests come at
+    /// exponentially distributed intervals of processor time.
+    pub count: f64,
+    /// Bytes per request.
+    pub size: f64,
+}
+
+/// A lifetime function: the mean processor time between page faults of a
+/// process holding `m` pages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lifetime {
+    /// Chamberlin, Fuller and Liu: L = 2b / (1 + (c/m)²), with its knee at
+    /// `m = c` [pages].
+    Cfl {
+        /// The lifetime at the knee [s].
+        b: f64,
+        /// The knee [pages].
+        c: f64,
+    },
+    /// Belady and Kuehner: L = a·m^k.
+    Bk {
+        /// The scale [s].
+        a: f64,
+        /// The exponent.
+        k: f64,
+    },
+}
+
+impl Lifetime {
+    /// The mean processor time between faults with `m` of the process's
+    /// `pages` resident [s]; infinite once every page is resident.
+    pub fn mean_time_between_faults(&self, m: u64, pages: u64) -> f64 {
+        if m >= pages {
+            return f64::INFINITY;
+        }
+        let m = m as f64;
+        match *self {
+            Lifetime::Cfl { b, c } => 2.0 * b / (1.0 + (c / m).powi(2)),
+            Lifetime::Bk { a, k } => a * m.powf(k),
+        }
+    }
+}
+
+/// Processes that cycle between work and sleep for the whole run.
+#[derive(Clone, Debug)]
+pub struct Background {
+    /// The entry's name.
+    pub name: String,
+    /// The class of work each cycle does.
+    pub class: usize,
+    /// How many such processes.
+    pub count: u32,
+    /// The sleep between cycles.
+    pub sleep: Dist,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cfl_lifetime_has_its_knee_at_c() {
+        let l = Lifetime::Cfl { b: 0.004, c: 40.0 };
+        assert_eq!(l.mean_time_between_faults(0, 100), 0.0);
+        assert!((l.mean_time_between_faults(40, 100) - 0.004).abs() < 1e-15);
+        assert_eq!(l.mean_time_between_faults(100, 100), f64::INFINITY);
+        let ratio = |m: u64| l.mean_time_between_faults(m, 1000) / m as f64;
+        assert!(ratio(40) > ratio(30) && ratio(40) > ratio(50));
+    }
+
+    #[test]
+    fn bk_lifetime_is_a_power_law() {
+        let l = Lifetime::Bk { a: 1e-6, k: 2.0 };
+        assert!((l.mean_time_between_faults(10, 100) - 1e-4).abs() < 1e-18);
+    }
+
+    #[test]
+    fn sessions_follow_the_hour_of_the_day() {
+        let mut per_hour = [0.0; 24];
+        per_hour[9] = 1.0;
+        let s = Sessions {
+            terminals: 4,
+            per_hour,
+            start_hour: 8.5,
+            session: Dist::exponential(1.0).unwrap(),
+        };
+        assert_eq!(s.hour_at(SimTime::ZERO), 8);
+        assert_eq!(s.rate_at(SimTime::from_secs(1800)), 1.0);
+        assert_eq!(s.next_hour(SimTime::ZERO), SimTime::from_secs(1800));
+        assert_eq!(s.hour_at(SimTime::from_secs(16 * 3600)), 0);
+    }
+}

@@ -1,0 +1,1498 @@
+//! The time-sharing system in simulation.
+//!
+//! Processes live in a slab. A process has a logical state (what it waits
+//! for) and, under swapping, a residence (whether its image is in memory);
+//! under paging it holds `resident` pages instead. Processors run
+//! processes round robin; a burst on a processor is decided when it is
+//! dispatched - it ends at the first of quantum end, the next I/O request,
+//! the next page fault and the end of the demand - and nothing preempts it,
+//! so each dispatch is one event.
+//!
+//! Draws that describe the workload (think times, the command mix, demands,
+//! the spacing of I/O requests) come from the streams of the user or
+//! background process that owns the work, so two configurations run with
+//! the same seed see the same workload; page faults, placement, dirty pages
+//! and device timings have streams of their own.
+
+use super::{Placement, Policy, Population, System};
+use crate::measure::{Responses, StationMeter, per_second};
+use crate::summary::{
+    ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
+};
+use rand::RngExt;
+use serde::Serialize;
+use slab::Slab;
+use std::collections::VecDeque;
+use tpsim_core::{
+    Context, Dist, LONGEST_SAMPLE, Model, SimTime, Simulation, Stream, Streams, Tally, TimeWeighted,
+};
+
+/// V7 swapper: a process must have been out this long before the swapper
+/// pushes a runnable process out for it.
+const SWAP_OUT_WAIT: SimTime = SimTime::from_secs(3);
+/// V7 swapper: a runnable victim must have been in memory this long.
+const SWAP_IN_STAY: SimTime = SimTime::from_secs(2);
+/// V7 swapper: ages stop counting here (`p_time` is a byte capped at 127).
+const AGE_CAP: SimTime = SimTime::from_secs(127);
+/// V7 swapper: how often it looks again when it could not act.
+const SWAPPER_RETRY: SimTime = SimTime::from_secs(1);
+
+/// The events of the time-sharing model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A user's think time ends.
+    ThinkEnd {
+        /// The user (an owner slot).
+        owner: usize,
+    },
+    /// The login process: a user logs in (`arrives`) or the hourly rate
+    /// changes.
+    Login {
+        /// Whether a user logs in now.
+        arrives: bool,
+    },
+    /// A processor's burst ends.
+    BurstEnd {
+        /// The processor.
+        cpu: usize,
+    },
+    /// A device finishes its request.
+    DeviceDone {
+        /// The device.
+        device: usize,
+    },
+    /// A background process wakes from its sleep.
+    Wake {
+        /// The process.
+        pid: usize,
+    },
+    /// The swapper looks again.
+    SwapperRetry,
+    /// The load indices are sampled.
+    LoadSample,
+    /// The warm-up ends.
+    WarmupEnd,
+}
+
+/// One sample of the load indices.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoadSample {
+    /// Simulated time [s].
+    pub time: f64,
+    /// Users logged in.
+    pub users: u32,
+    /// User processes: commands in progress and background processes.
+    pub processes: u32,
+    /// Processes in memory and not asleep.
+    pub multiprogramming: u32,
+    /// Processes ready for a processor, running or not.
+    pub runnable: u32,
+    /// Fraction of user memory held by processes.
+    pub memory_occupancy: f64,
+}
+
+/// What a run of a time-sharing system produced.
+#[derive(Clone, Debug)]
+pub struct SystemRun {
+    /// The summary.
+    pub summary: Summary,
+    /// The load indices, sampled every `load_interval`.
+    pub load: Vec<LoadSample>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Waiting for eligibility.
+    WaitEligible,
+    /// Ready for a processor (or for the swapper, if its image is out).
+    Runnable,
+    /// On a processor.
+    Running,
+    /// Waiting for its I/O request.
+    Io,
+    /// Waiting for a page (or a frame to read it into).
+    Fault,
+    /// A background process between cycles.
+    Sleeping,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Residence {
+    In,
+    Out,
+    MovingIn,
+    MovingOut,
+}
+
+#[derive(Debug)]
+struct Rngs {
+    think: Stream,
+    work: Stream,
+    faults: Stream,
+}
+
+impl Rngs {
+    fn new(streams: &Streams, prefix: &str) -> Rngs {
+        Rngs {
+            think: streams.stream(&format!("{prefix}/think")),
+            work: streams.stream(&format!("{prefix}/work")),
+            faults: streams.stream(&format!("{prefix}/faults")),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum OwnerKind {
+    User { session_end: Option<SimTime> },
+    Background { entry: usize },
+}
+
+#[derive(Debug)]
+struct Owner {
+    kind: OwnerKind,
+    rngs: Rngs,
+}
+
+#[derive(Debug)]
+struct Process {
+    class: usize,
+    owner: usize,
+    state: State,
+    residence: Residence,
+    eligible: bool,
+    /// When the current command (or background cycle) began.
+    started: SimTime,
+    /// Processor demand still owed.
+    remaining: SimTime,
+    /// Processor time left before the next I/O request.
+    io_due: SimTime,
+    /// Pages resident (paging).
+    resident: u64,
+    /// Pages in the address space.
+    pages: u64,
+    /// Pages held on the bulk store.
+    on_bulk: u64,
+    /// Entries of this process in the bulk store's age queue.
+    bulk_entries: u64,
+    /// When the image last moved in or out (swapping).
+    last_swap: SimTime,
+    /// When it last left a processor (global replacement takes pages from
+    /// the process that ran least recently).
+    last_run: SimTime,
+    /// When it joined the processor queue.
+    cpu_arrival: SimTime,
+    /// Faults taken in the current command.
+    faults: u64,
+    fault_started: SimTime,
+    /// The device the pending page read goes to.
+    fault_device: usize,
+    /// Waiting for a free frame before its page read can start.
+    waiting_frame: bool,
+    /// Distinguishes processes that reuse a slab slot.
+    generation: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Done,
+    Io,
+    Fault,
+    Quantum,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum BurstKind {
+    User(Outcome),
+    /// The kernel's path for a fault served by this device.
+    Fault,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Burst {
+    pid: usize,
+    kind: BurstKind,
+    start: SimTime,
+    switch_end: SimTime,
+    end: SimTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Purpose {
+    Io { pid: usize },
+    PageRead { pid: usize },
+    PageWrite,
+    SwapIn { pid: usize },
+    SwapOut { pid: usize },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    purpose: Purpose,
+    bytes: f64,
+    arrived: SimTime,
+}
+
+#[derive(Debug)]
+struct DeviceState {
+    queue: VecDeque<Request>,
+    busy: Option<Request>,
+    rng: Stream,
+    meter: StationMeter,
+}
+
+#[derive(Debug)]
+struct ClassStats {
+    responses: Responses,
+    faults: Tally,
+    rejected: u64,
+}
+
+impl ClassStats {
+    fn new() -> ClassStats {
+        ClassStats {
+            responses: Responses::new(),
+            faults: Tally::new(),
+            rejected: 0,
+        }
+    }
+}
+
+/// Counters reset at the end of the warm-up.
+#[derive(Clone, Debug, Default)]
+struct Counters {
+    cpu_user: f64,
+    cpu_fault: f64,
+    cpu_switch: f64,
+    faults: u64,
+    bulk_reads: u64,
+    disk_reads: u64,
+    page_writes: u64,
+    pages_stolen: u64,
+    swap_ins: u64,
+    swap_outs: u64,
+    swapped_bytes: f64,
+    logins_refused: u64,
+}
+
+/// A time-sharing system in simulation.
+#[derive(Debug)]
+pub struct SystemModel<'a> {
+    sys: &'a System,
+    streams: Streams,
+    owners: Slab<Owner>,
+    procs: Slab<Process>,
+    next_generation: u64,
+    users_logged: u32,
+    /// Logins so far; the k-th login's user draws from streams `user/k/..`.
+    logins: u64,
+    user_processes: u32,
+    login_rng: Stream,
+    session_rng: Stream,
+    placement_rng: Stream,
+    dirty_rng: Stream,
+    // Processors.
+    ready: VecDeque<usize>,
+    running: Vec<Option<Burst>>,
+    cpu_meter: StationMeter,
+    // Eligibility.
+    eligible: u32,
+    eligibility_queue: VecDeque<usize>,
+    // Memory.
+    free_bytes: u64,
+    free_frames: u64,
+    frame_waiters: VecDeque<usize>,
+    bulk_age: VecDeque<(usize, u64)>,
+    bulk_used: u64,
+    swapper_busy: bool,
+    swapper_retry: bool,
+    // Devices.
+    devices: Vec<DeviceState>,
+    // Statistics.
+    measured_from: SimTime,
+    counters: Counters,
+    classes: Vec<ClassStats>,
+    background: Vec<ClassStats>,
+    fault_time: Tally,
+    users_meter: TimeWeighted,
+    processes_meter: TimeWeighted,
+    mpl_meter: TimeWeighted,
+    waiting_meter: TimeWeighted,
+    occupancy_meter: TimeWeighted,
+    mpl: u32,
+    waiting: u32,
+    load: Vec<LoadSample>,
+}
+
+impl<'a> SystemModel<'a> {
+    /// The model of `sys` with the streams of one replication.
+    pub fn new(sys: &'a System, streams: &Streams) -> SystemModel<'a> {
+        let zero = || TimeWeighted::new(SimTime::ZERO, 0.0);
+        SystemModel {
+            sys,
+            streams: *streams,
+            owners: Slab::new(),
+            procs: Slab::new(),
+            next_generation: 0,
+            users_logged: 0,
+            logins: 0,
+            user_processes: 0,
+            login_rng: streams.stream("users/login"),
+            session_rng: streams.stream("users/session"),
+            placement_rng: streams.stream("paging/placement"),
+            dirty_rng: streams.stream("paging/dirty"),
+            ready: VecDeque::new(),
+            running: vec![None; sys.cpu.count as usize],
+            cpu_meter: StationMeter::new(),
+            eligible: 0,
+            eligibility_queue: VecDeque::new(),
+            free_bytes: sys.memory.user_bytes(),
+            free_frames: sys.memory.user_frames(),
+            frame_waiters: VecDeque::new(),
+            bulk_age: VecDeque::new(),
+            bulk_used: 0,
+            swapper_busy: false,
+            swapper_retry: false,
+            devices: sys
+                .devices
+                .iter()
+                .map(|d| DeviceState {
+                    queue: VecDeque::new(),
+                    busy: None,
+                    rng: streams.stream(&format!("device/{}", d.name)),
+                    meter: StationMeter::new(),
+                })
+                .collect(),
+            measured_from: SimTime::ZERO,
+            counters: Counters::default(),
+            classes: sys.classes.iter().map(|_| ClassStats::new()).collect(),
+            background: sys.background.iter().map(|_| ClassStats::new()).collect(),
+            fault_time: Tally::new(),
+            users_meter: zero(),
+            processes_meter: zero(),
+            mpl_meter: zero(),
+            waiting_meter: zero(),
+            occupancy_meter: zero(),
+            mpl: 0,
+            waiting: 0,
+            load: Vec::new(),
+        }
+    }
+
+    fn paging(&self) -> bool {
+        matches!(self.sys.memory.policy, Policy::Paging(_))
+    }
+
+    /// Schedules what starts a run: the users, the background processes,
+    /// the samples of the load indices and the end of the warm-up.
+    pub fn start(&mut self, ctx: &mut Context<Event>) {
+        match &self.sys.users.population {
+            Population::Fixed(n) => {
+                for i in 0..*n {
+                    self.log_in(i as u64, None, ctx);
+                }
+            }
+            Population::Sessions(_) => {
+                let _ = ctx.schedule_at(SimTime::ZERO, Event::Login { arrives: false });
+            }
+        }
+        for (entry, b) in self.sys.background.iter().enumerate() {
+            for i in 0..b.count {
+                let owner = self.owners.insert(Owner {
+                    kind: OwnerKind::Background { entry },
+                    rngs: Rngs::new(&self.streams, &format!("background/{}/{i}", b.name)),
+                });
+                let image = self.sys.classes[b.class].size;
+                if self.too_big(image) {
+                    self.background[entry].rejected += 1;
+                    continue;
+                }
+                let pid = self.spawn(b.class, owner, ctx.now());
+                self.user_processes += 1;
+                self.admit(pid, ctx);
+            }
+        }
+        self.processes_meter
+            .set(ctx.now(), f64::from(self.user_processes));
+        let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
+        if self.sys.warmup > SimTime::ZERO {
+            let _ = ctx.schedule_at(self.sys.warmup, Event::WarmupEnd);
+        }
+    }
+
+    /// Whether an image can never be in memory (swapping only).
+    fn too_big(&self, image: u64) -> bool {
+        !self.paging() && image > self.sys.memory.user_bytes()
+    }
+
+    fn log_in(&mut self, index: u64, session_end: Option<SimTime>, ctx: &mut Context<Event>) {
+        let owner = self.owners.insert(Owner {
+            kind: OwnerKind::User { session_end },
+            rngs: Rngs::new(&self.streams, &format!("user/{index}")),
+        });
+        self.users_logged += 1;
+        self.users_meter
+            .set(ctx.now(), f64::from(self.users_logged));
+        self.think(owner, ctx);
+    }
+
+    fn think(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let t = self
+            .sys
+            .users
+            .think
+            .sample_time(&mut self.owners[owner].rngs.think);
+        let _ = ctx.schedule_in(t, Event::ThinkEnd { owner });
+    }
+
+    fn login(&mut self, arrives: bool, ctx: &mut Context<Event>) {
+        let Population::Sessions(sessions) = &self.sys.users.population else {
+            unreachable!("logins only with a login profile");
+        };
+        let now = ctx.now();
+        if arrives {
+            if self.users_logged < sessions.terminals {
+                let length = sessions.session.sample_time(&mut self.session_rng);
+                self.logins += 1;
+                self.log_in(self.logins, Some(now + length), ctx);
+            } else {
+                self.counters.logins_refused += 1;
+            }
+        }
+        let rate = sessions.rate_at(now);
+        let next_hour = sessions.next_hour(now);
+        if rate > 0.0 {
+            let gap: f64 = Dist::exponential(1.0 / rate)
+                .expect("a positive rate")
+                .sample(&mut self.login_rng);
+            let at = now + SimTime::from_secs_f64(gap.min(LONGEST_SAMPLE));
+            if at < next_hour {
+                let _ = ctx.schedule_at(at, Event::Login { arrives: true });
+                return;
+            }
+        }
+        // No login before the rate changes: by memorylessness, draw again
+        // at the start of the next hour.
+        let _ = ctx.schedule_at(next_hour, Event::Login { arrives: false });
+    }
+
+    fn think_end(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let OwnerKind::User { session_end } = self.owners[owner].kind else {
+            unreachable!("only users think");
+        };
+        if session_end.is_some_and(|end| end <= now) {
+            self.owners.remove(owner);
+            self.users_logged -= 1;
+            self.users_meter.set(now, f64::from(self.users_logged));
+            return;
+        }
+        let class = self.choose_class(owner);
+        if self.too_big(self.sys.classes[class].size) {
+            self.classes[class].rejected += 1;
+            self.think(owner, ctx);
+            return;
+        }
+        let pid = self.spawn(class, owner, now);
+        self.user_processes += 1;
+        self.processes_meter
+            .set(now, f64::from(self.user_processes));
+        self.admit(pid, ctx);
+    }
+
+    fn choose_class(&mut self, owner: usize) -> usize {
+        let mix = &self.sys.users.mix;
+        if mix.len() == 1 {
+            return mix[0].0;
+        }
+        let total: f64 = mix.iter().map(|&(_, w)| w).sum();
+        let mut u = self.owners[owner].rngs.work.random::<f64>() * total;
+        for &(class, w) in mix {
+            if u < w {
+                return class;
+            }
+            u -= w;
+        }
+        mix.iter()
+            .rev()
+            .find(|&&(_, w)| w > 0.0)
+            .expect("validation: a weight > 0")
+            .0
+    }
+
+    /// A new process of `class` for `owner`, not yet admitted.
+    fn spawn(&mut self, class: usize, owner: usize, now: SimTime) -> usize {
+        let spec = &self.sys.classes[class];
+        self.next_generation += 1;
+        // Inserted in a state no count includes; `recount` moves it on.
+        let pid = self.procs.insert(Process {
+            class,
+            owner,
+            state: State::Sleeping,
+            residence: Residence::Out,
+            eligible: false,
+            started: now,
+            remaining: SimTime::ZERO,
+            io_due: SimTime::MAX,
+            resident: 0,
+            pages: self.sys.memory.pages_of(spec.size),
+            on_bulk: 0,
+            bulk_entries: 0,
+            last_swap: now,
+            last_run: now,
+            cpu_arrival: now,
+            faults: 0,
+            fault_started: now,
+            fault_device: 0,
+            waiting_frame: false,
+            generation: self.next_generation,
+        });
+        self.new_cycle(pid, now);
+        if self.paging() {
+            self.recount(pid, now, |p| p.residence = Residence::In);
+        } else if self.free_bytes >= spec.size && self.waiting_for_swap_in().is_none() {
+            // Created in memory, as by fork when there is room.
+            self.free_bytes -= spec.size;
+            self.recount(pid, now, |p| p.residence = Residence::In);
+        }
+        pid
+    }
+
+    /// Draws the demand of a new command (or background cycle).
+    fn new_cycle(&mut self, pid: usize, now: SimTime) {
+        let p = &mut self.procs[pid];
+        let spec = &self.sys.classes[p.class];
+        let rng = &mut self.owners[p.owner].rngs.work;
+        let demand = spec.demand.sample(rng) * spec.demand_scale;
+        p.remaining = SimTime::from_secs_f64(demand.min(LONGEST_SAMPLE));
+        p.started = now;
+        p.faults = 0;
+        p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
+    }
+
+    /// Puts `pid` through eligibility control.
+    fn admit(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let limit = self.sys.cpu.max_multiprogramming;
+        if limit.is_some_and(|m| self.eligible >= m) {
+            self.eligibility_queue.push_back(pid);
+            self.recount(pid, ctx.now(), |p| p.state = State::WaitEligible);
+            return;
+        }
+        self.eligible += 1;
+        self.procs[pid].eligible = true;
+        self.become_runnable(pid, ctx);
+    }
+
+    fn release_eligibility(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        if !std::mem::take(&mut self.procs[pid].eligible) {
+            return;
+        }
+        self.eligible -= 1;
+        if let Some(next) = self.eligibility_queue.pop_front() {
+            self.eligible += 1;
+            self.procs[next].eligible = true;
+            self.become_runnable(next, ctx);
+        }
+    }
+
+    fn become_runnable(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        self.recount(pid, now, |p| p.state = State::Runnable);
+        match self.procs[pid].residence {
+            Residence::In => {
+                self.enqueue(pid, now);
+                self.dispatch_idle(ctx);
+            }
+            Residence::Out => self.swapper(ctx),
+            Residence::MovingIn | Residence::MovingOut => {}
+        }
+    }
+
+    fn enqueue(&mut self, pid: usize, now: SimTime) {
+        self.procs[pid].cpu_arrival = now;
+        self.cpu_meter.present.add(now, 1.0);
+        self.ready.push_back(pid);
+    }
+
+    fn dispatch_idle(&mut self, ctx: &mut Context<Event>) {
+        for cpu in 0..self.running.len() {
+            if self.ready.is_empty() {
+                return;
+            }
+            if self.running[cpu].is_none() {
+                let pid = self.ready.pop_front().expect("not empty");
+                self.dispatch(cpu, pid, true, ctx);
+            }
+        }
+    }
+
+    /// Starts a burst of `pid` on `cpu`, with a context switch first if
+    /// `switch`.
+    fn dispatch(&mut self, cpu: usize, pid: usize, switch: bool, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let switch = if switch {
+            self.sys.cpu.context_switch
+        } else {
+            SimTime::ZERO
+        };
+        let fault_gap = self.fault_gap(pid);
+        let p = &self.procs[pid];
+        let candidates = [
+            (p.remaining, Outcome::Done),
+            (p.io_due, Outcome::Io),
+            (fault_gap, Outcome::Fault),
+            (self.sys.cpu.quantum, Outcome::Quantum),
+        ];
+        // The first to come wins; on a tie, the earlier in the list.
+        let (run, outcome) = candidates
+            .into_iter()
+            .reduce(|best, c| if c.0 < best.0 { c } else { best })
+            .expect("four candidates");
+        let burst = Burst {
+            pid,
+            kind: BurstKind::User(outcome),
+            start: now,
+            switch_end: now + switch,
+            end: now + switch + run,
+        };
+        if self.running[cpu].is_none() {
+            self.cpu_meter.busy.add(now, 1.0);
+        }
+        self.running[cpu] = Some(burst);
+        self.recount(pid, now, |p| p.state = State::Running);
+        let _ = ctx.schedule_at(burst.end, Event::BurstEnd { cpu });
+    }
+
+    /// Processor time to the next page fault of `pid` at its current
+    /// resident set.
+    fn fault_gap(&mut self, pid: usize) -> SimTime {
+        let p = &self.procs[pid];
+        let (true, Some(lifetime)) = (self.paging(), self.sys.classes[p.class].locality) else {
+            return SimTime::MAX;
+        };
+        let mean = lifetime.mean_time_between_faults(p.resident, p.pages);
+        if !mean.is_finite() {
+            return SimTime::MAX;
+        }
+        let rng = &mut self.owners[p.owner].rngs.faults;
+        let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
+        SimTime::from_secs_f64((mean * e).min(LONGEST_SAMPLE))
+    }
+
+    /// Adds the parts of `burst` up to `upto` that fall after the warm-up
+    /// to the processor-time counters.
+    fn account(&mut self, burst: &Burst, upto: SimTime) {
+        add_burst(&mut self.counters, burst, self.measured_from, upto);
+    }
+
+    fn burst_end(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let burst = self.running[cpu].expect("a burst ends on a busy processor");
+        self.account(&burst, now);
+        let pid = burst.pid;
+        let outcome = match burst.kind {
+            BurstKind::Fault => {
+                self.leave_cpu(cpu, pid, now);
+                self.recount(pid, now, |p| p.state = State::Fault);
+                self.page_in(pid, ctx);
+                self.next_on(cpu, ctx);
+                return;
+            }
+            BurstKind::User(outcome) => outcome,
+        };
+        let ran = burst.end - burst.switch_end;
+        let p = &mut self.procs[pid];
+        p.remaining = p.remaining - ran;
+        if p.io_due != SimTime::MAX {
+            p.io_due = p.io_due - ran;
+        }
+        match outcome {
+            Outcome::Done => {
+                self.leave_cpu(cpu, pid, now);
+                self.cycle_done(pid, ctx);
+                self.next_on(cpu, ctx);
+            }
+            Outcome::Io => {
+                self.leave_cpu(cpu, pid, now);
+                self.start_io(pid, ctx);
+                self.next_on(cpu, ctx);
+            }
+            Outcome::Fault => self.fault(cpu, pid, ctx),
+            Outcome::Quantum => {
+                if self.ready.is_empty() {
+                    // Nobody else wants the processor: carry on, unswitched.
+                    self.procs[pid].last_run = now;
+                    self.dispatch(cpu, pid, false, ctx);
+                } else {
+                    self.leave_cpu(cpu, pid, now);
+                    self.recount(pid, now, |p| p.state = State::Runnable);
+                    self.enqueue(pid, now);
+                    self.next_on(cpu, ctx);
+                }
+            }
+        }
+    }
+
+    fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
+        self.running[cpu] = None;
+        self.cpu_meter.busy.add(now, -1.0);
+        self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
+        self.procs[pid].last_run = now;
+    }
+
+    fn next_on(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+        if let Some(next) = self.ready.pop_front() {
+            self.dispatch(cpu, next, true, ctx);
+        }
+    }
+
+    fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let p = &mut self.procs[pid];
+        let spec = &self.sys.classes[p.class];
+        let rng = &mut self.owners[p.owner].rngs.work;
+        let io = if spec.io.len() == 1 {
+            &spec.io[0]
+        } else {
+            let mut u = rng.random::<f64>() * spec.mean_io();
+            spec.io
+                .iter()
+                .find(|io| {
+                    let hit = u < io.count;
+                    u -= io.count;
+                    hit
+                })
+                .unwrap_or_else(|| spec.io.iter().rfind(|io| io.count > 0.0).expect("an I/O"))
+        };
+        let (device, bytes) = (io.device, io.size);
+        p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
+        self.recount(pid, now, |p| p.state = State::Io);
+        self.request(device, Purpose::Io { pid }, bytes, ctx);
+    }
+
+    /// A page fault: decide where the page is, then run the kernel's fault
+    /// path on the same processor.
+    fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("faults only under paging");
+        };
+        let p = &self.procs[pid];
+        let device = match &paging.bulk_store {
+            None => paging.device,
+            Some(bulk) => {
+                let u: f64 = self.placement_rng.random();
+                let on_bulk = match bulk.placement {
+                    Placement::DiskFraction(f) => u >= f,
+                    Placement::Capacity(_) => {
+                        let missing = p.pages - p.resident;
+                        (u * missing as f64) < p.on_bulk as f64
+                    }
+                };
+                if on_bulk { bulk.device } else { paging.device }
+            }
+        };
+        let p = &mut self.procs[pid];
+        p.faults += 1;
+        p.fault_started = now;
+        p.fault_device = device;
+        if p.on_bulk > 0
+            && paging
+                .bulk_store
+                .as_ref()
+                .is_some_and(|b| b.device == device)
+        {
+            p.on_bulk -= 1;
+            self.bulk_used -= 1;
+        }
+        self.counters.faults += 1;
+        if paging
+            .bulk_store
+            .as_ref()
+            .is_some_and(|b| b.device == device)
+        {
+            self.counters.bulk_reads += 1;
+        } else {
+            self.counters.disk_reads += 1;
+        }
+        let cost = self.sys.devices[device].fault_cpu;
+        let burst = Burst {
+            pid,
+            kind: BurstKind::Fault,
+            start: now,
+            switch_end: now,
+            end: now + cost,
+        };
+        self.running[cpu] = Some(burst);
+        let _ = ctx.schedule_at(burst.end, Event::BurstEnd { cpu });
+    }
+
+    /// Finds a frame for `pid`'s faulted page and starts the read, or
+    /// queues the process until a frame is free.
+    fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        if self.take_frame(pid, ctx) {
+            let device = self.procs[pid].fault_device;
+            let bytes = self.sys.memory.page as f64;
+            self.request(device, Purpose::PageRead { pid }, bytes, ctx);
+        } else {
+            self.procs[pid].waiting_frame = true;
+            self.recount(pid, ctx.now(), |_| {});
+            self.frame_waiters.push_back(pid);
+        }
+    }
+
+    /// Takes a frame for `pid`: a free one, else one stolen from the
+    /// process that ran least recently, else one of its own.
+    fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("frames only under paging");
+        };
+        let target = paging.free_target;
+        if self.free_frames == 0 {
+            self.steal(1, Some(pid), ctx);
+        }
+        let got = if self.free_frames > 0 {
+            self.free_frames -= 1;
+            true
+        } else if self.procs[pid].resident > 0 {
+            self.evict(pid, 1, ctx);
+            self.free_frames -= 1;
+            true
+        } else {
+            false
+        };
+        // The page daemon keeps `target` frames free.
+        if self.free_frames < target {
+            self.steal(target - self.free_frames, Some(pid), ctx);
+        }
+        got
+    }
+
+    /// Takes up to `wanted` frames from other processes into the free pool,
+    /// least recently run first; never from a running process or `spare`.
+    fn steal(&mut self, mut wanted: u64, spare: Option<usize>, ctx: &mut Context<Event>) {
+        while wanted > 0 {
+            let victim = self
+                .procs
+                .iter()
+                .filter(|&(pid, p)| {
+                    Some(pid) != spare && p.resident > 0 && p.state != State::Running
+                })
+                .min_by_key(|&(pid, p)| (p.last_run, pid))
+                .map(|(pid, _)| pid);
+            let Some(victim) = victim else { return };
+            let n = wanted.min(self.procs[victim].resident);
+            self.evict(victim, n, ctx);
+            wanted -= n;
+        }
+    }
+
+    /// Moves `n` of `pid`'s pages out of memory into the free pool,
+    /// writing back what must be written.
+    fn evict(&mut self, pid: usize, n: u64, ctx: &mut Context<Event>) {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("eviction only under paging");
+        };
+        let p = &mut self.procs[pid];
+        p.resident -= n;
+        self.free_frames += n;
+        self.counters.pages_stolen += n;
+        let dirty = self.sys.classes[p.class].dirty;
+        let page = self.sys.memory.page as f64;
+        let (writes, device) = match &paging.bulk_store {
+            Some(bulk) if matches!(bulk.placement, Placement::Capacity(_)) => {
+                // Every page leaving memory goes to the bulk store.
+                p.on_bulk += n;
+                p.bulk_entries += n;
+                self.bulk_used += n;
+                for _ in 0..n {
+                    self.bulk_age.push_back((pid, p.generation));
+                }
+                (n, bulk.device)
+            }
+            bulk => {
+                let writes = match dirty {
+                    d if d <= 0.0 => 0,
+                    d if d >= 1.0 => n,
+                    d => (0..n)
+                        .filter(|_| self.dirty_rng.random::<f64>() < d)
+                        .count() as u64,
+                };
+                (writes, bulk.as_ref().map_or(paging.device, |b| b.device))
+            }
+        };
+        self.counters.page_writes += writes;
+        for _ in 0..writes {
+            self.request(device, Purpose::PageWrite, page, ctx);
+        }
+        self.overflow_bulk(ctx);
+    }
+}
+
+impl SystemModel<'_> {
+    /// Pushes the bulk store's oldest pages on to the disk while it holds
+    /// more than its capacity.
+    fn overflow_bulk(&mut self, ctx: &mut Context<Event>) {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            return;
+        };
+        let Some(bulk) = &paging.bulk_store else {
+            return;
+        };
+        let Placement::Capacity(capacity) = bulk.placement else {
+            return;
+        };
+        let page = self.sys.memory.page as f64;
+        while self.bulk_used > capacity {
+            let (pid, generation) = self
+                .bulk_age
+                .pop_front()
+                .expect("pages on the bulk store have entries in its age queue");
+            let Some(p) = self
+                .procs
+                .get_mut(pid)
+                .filter(|p| p.generation == generation)
+            else {
+                continue;
+            };
+            p.bulk_entries -= 1;
+            // Entries beyond the pages still held are of pages read back.
+            if p.bulk_entries >= p.on_bulk {
+                continue;
+            }
+            p.on_bulk -= 1;
+            self.bulk_used -= 1;
+            self.counters.page_writes += 1;
+            self.request(paging.device, Purpose::PageWrite, page, ctx);
+        }
+        // Drop stale entries now and then, so the queue stays bounded.
+        if self.bulk_age.len() as u64 > 2 * capacity.max(1024) {
+            self.compact_bulk_age();
+        }
+    }
+
+    /// Keeps, for each live process, only its newest `on_bulk` entries.
+    fn compact_bulk_age(&mut self) {
+        let mut keep: Vec<(usize, u64)> = Vec::with_capacity(self.bulk_used as usize);
+        for &(pid, generation) in self.bulk_age.iter().rev() {
+            if let Some(p) = self
+                .procs
+                .get_mut(pid)
+                .filter(|p| p.generation == generation)
+                && p.bulk_entries > 0
+            {
+                let kept_so_far = keep.iter().filter(|e| e.0 == pid).count() as u64;
+                if kept_so_far < p.on_bulk {
+                    keep.push((pid, generation));
+                }
+            }
+        }
+        for p in self.procs.iter_mut().map(|(_, p)| p) {
+            p.bulk_entries = 0;
+        }
+        for &(pid, _) in &keep {
+            self.procs[pid].bulk_entries += 1;
+        }
+        keep.reverse();
+        self.bulk_age = keep.into();
+    }
+
+    /// Queues a request at a device, starting it if the device is idle.
+    fn request(&mut self, device: usize, purpose: Purpose, bytes: f64, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let d = &mut self.devices[device];
+        d.meter.present.add(now, 1.0);
+        let request = Request {
+            purpose,
+            bytes,
+            arrived: now,
+        };
+        if d.busy.is_some() {
+            d.queue.push_back(request);
+        } else {
+            d.meter.busy.add(now, 1.0);
+            self.serve(device, request, ctx);
+        }
+    }
+
+    fn serve(&mut self, device: usize, request: Request, ctx: &mut Context<Event>) {
+        let spec = &self.sys.devices[device];
+        let d = &mut self.devices[device];
+        let latency = if spec.revolution > 0.0 {
+            d.rng.random::<f64>() * spec.revolution
+        } else {
+            0.0
+        };
+        let service = spec.seek.sample(&mut d.rng) + latency + request.bytes / spec.rate;
+        d.busy = Some(request);
+        let _ = ctx.schedule_in(
+            SimTime::from_secs_f64(service.min(LONGEST_SAMPLE)),
+            Event::DeviceDone { device },
+        );
+    }
+
+    fn device_done(&mut self, device: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let d = &mut self.devices[device];
+        let done = d.busy.take().expect("a device finishes what it serves");
+        d.meter.depart(done.arrived, now);
+        match d.queue.pop_front() {
+            Some(next) => self.serve(device, next, ctx),
+            None => d.meter.busy.add(now, -1.0),
+        }
+        match done.purpose {
+            Purpose::Io { pid } => self.become_runnable(pid, ctx),
+            Purpose::PageRead { pid } => {
+                let p = &mut self.procs[pid];
+                p.resident += 1;
+                self.fault_time.add((now - p.fault_started).as_secs_f64());
+                self.become_runnable(pid, ctx);
+            }
+            Purpose::PageWrite => {}
+            Purpose::SwapIn { pid } => {
+                self.swapper_busy = false;
+                self.counters.swap_ins += 1;
+                self.counters.swapped_bytes += done.bytes;
+                self.procs[pid].last_swap = now;
+                self.recount(pid, now, |p| p.residence = Residence::In);
+                if self.procs[pid].state == State::Runnable {
+                    self.enqueue(pid, now);
+                    self.dispatch_idle(ctx);
+                }
+                self.swapper(ctx);
+            }
+            Purpose::SwapOut { pid } => {
+                self.swapper_busy = false;
+                self.counters.swap_outs += 1;
+                self.counters.swapped_bytes += done.bytes;
+                self.free_bytes += self.sys.classes[self.procs[pid].class].size;
+                self.procs[pid].last_swap = now;
+                self.recount(pid, now, |p| p.residence = Residence::Out);
+                self.swapper(ctx);
+            }
+        }
+    }
+
+    /// A command (or background cycle) has had all its processor time.
+    fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let p = &self.procs[pid];
+        let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
+        let stats = match self.owners[owner].kind {
+            OwnerKind::User { .. } => &mut self.classes[class],
+            OwnerKind::Background { entry } => &mut self.background[entry],
+        };
+        stats.responses.record(now - started);
+        stats.faults.add(faults as f64);
+        self.release_eligibility(pid, ctx);
+        match self.owners[owner].kind {
+            OwnerKind::User { .. } => {
+                self.exit(pid, ctx);
+                self.think(owner, ctx);
+            }
+            OwnerKind::Background { entry } => {
+                self.recount(pid, now, |p| p.state = State::Sleeping);
+                let sleep = self.sys.background[entry]
+                    .sleep
+                    .sample_time(&mut self.owners[owner].rngs.think);
+                let _ = ctx.schedule_in(sleep, Event::Wake { pid });
+                // A sleeper is the swapper's first choice to push out.
+                self.swapper(ctx);
+            }
+        }
+    }
+
+    fn wake(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        self.new_cycle(pid, ctx.now());
+        self.admit(pid, ctx);
+    }
+
+    /// A command's process ends, giving back its memory.
+    fn exit(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        // Out of every count before it goes.
+        self.recount(pid, now, |p| p.state = State::Sleeping);
+        self.recount(pid, now, |p| p.residence = Residence::Out);
+        let p = self.procs.remove(pid);
+        self.user_processes -= 1;
+        self.processes_meter
+            .set(now, f64::from(self.user_processes));
+        if self.paging() {
+            self.free_frames += p.resident;
+            self.bulk_used -= p.on_bulk;
+            self.serve_frame_waiters(ctx);
+        } else {
+            debug_assert_eq!(p.residence, Residence::In, "only resident processes run");
+            self.free_bytes += self.sys.classes[p.class].size;
+            self.swapper(ctx);
+        }
+    }
+
+    fn serve_frame_waiters(&mut self, ctx: &mut Context<Event>) {
+        while self.free_frames > 0 {
+            let Some(pid) = self.frame_waiters.pop_front() else {
+                return;
+            };
+            self.procs[pid].waiting_frame = false;
+            self.recount(pid, ctx.now(), |_| {});
+            self.page_in(pid, ctx);
+        }
+    }
+
+    /// The V7 swapper: bring in the runnable process that has been out
+    /// longest, making room by pushing out sleepers first, then (with the
+    /// age rules) the process that has been in longest.
+    fn swapper(&mut self, ctx: &mut Context<Event>) {
+        if self.swapper_busy || self.paging() {
+            return;
+        }
+        let now = ctx.now();
+        let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
+        let Some((pid, out_for)) = self
+            .waiting_for_swap_in()
+            .map(|pid| (pid, age(&self.procs[pid])))
+        else {
+            return;
+        };
+        let image = self.sys.classes[self.procs[pid].class].size;
+        if self.free_bytes >= image {
+            self.free_bytes -= image;
+            self.swapper_busy = true;
+            self.recount(pid, now, |p| p.residence = Residence::MovingIn);
+            let device = self.swap_device();
+            self.request(device, Purpose::SwapIn { pid }, image as f64, ctx);
+            return;
+        }
+        let size = |p: &Process| self.sys.classes[p.class].size;
+        let sleeper = self
+            .procs
+            .iter()
+            .filter(|(_, p)| p.residence == Residence::In && p.state == State::Sleeping)
+            .max_by_key(|&(q, p)| (size(p), std::cmp::Reverse(q)))
+            .map(|(q, _)| q);
+        let victim = sleeper.or_else(|| {
+            if out_for < SWAP_OUT_WAIT {
+                return None;
+            }
+            self.procs
+                .iter()
+                .filter(|(_, p)| {
+                    p.residence == Residence::In
+                        && matches!(p.state, State::Runnable | State::Io)
+                        && age(p) >= SWAP_IN_STAY
+                })
+                .max_by_key(|&(q, p)| (age(p), std::cmp::Reverse(q)))
+                .map(|(q, _)| q)
+        });
+        match victim {
+            Some(victim) => self.swap_out(victim, ctx),
+            None if !self.swapper_retry => {
+                self.swapper_retry = true;
+                let _ = ctx.schedule_in(SWAPPER_RETRY, Event::SwapperRetry);
+            }
+            None => {}
+        }
+    }
+
+    fn swap_device(&self) -> usize {
+        match self.sys.memory.policy {
+            Policy::Swapping { device } => device,
+            Policy::Paging(_) => unreachable!("no swapping under paging"),
+        }
+    }
+
+    /// The runnable, swapped-out, eligible process that has been out
+    /// longest (the lowest slot on a tie, as V7 scans its process table).
+    fn waiting_for_swap_in(&self) -> Option<usize> {
+        self.procs
+            .iter()
+            .filter(|(_, p)| {
+                p.residence == Residence::Out && p.state == State::Runnable && p.eligible
+            })
+            .min_by_key(|&(pid, p)| (p.last_swap, pid))
+            .map(|(pid, _)| pid)
+    }
+
+    fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        if self.procs[pid].state == State::Runnable {
+            let at = self
+                .ready
+                .iter()
+                .position(|&q| q == pid)
+                .expect("a runnable resident process is in the ready queue");
+            let _ = self.ready.remove(at);
+            self.cpu_meter.present.add(now, -1.0);
+        }
+        self.swapper_busy = true;
+        self.recount(pid, now, |p| p.residence = Residence::MovingOut);
+        let image = self.sys.classes[self.procs[pid].class].size;
+        let device = self.swap_device();
+        self.request(device, Purpose::SwapOut { pid }, image as f64, ctx);
+    }
+
+    /// Applies `change` to `pid`, keeping the counts of processes in the
+    /// multiprogramming set and waiting for memory up to date.
+    fn recount(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Process)) {
+        let before = indicators(&self.procs[pid]);
+        change(&mut self.procs[pid]);
+        let after = indicators(&self.procs[pid]);
+        if before.0 != after.0 {
+            self.mpl = self.mpl + u32::from(after.0) - u32::from(before.0);
+            self.mpl_meter.set(now, f64::from(self.mpl));
+        }
+        if before.1 != after.1 {
+            self.waiting = self.waiting + u32::from(after.1) - u32::from(before.1);
+            self.waiting_meter.set(now, f64::from(self.waiting));
+        }
+    }
+
+    fn occupancy(&self) -> f64 {
+        if self.paging() {
+            let frames = self.sys.memory.user_frames();
+            (frames - self.free_frames) as f64 / frames as f64
+        } else {
+            let bytes = self.sys.memory.user_bytes();
+            (bytes - self.free_bytes) as f64 / bytes as f64
+        }
+    }
+
+    fn sample_load(&mut self, ctx: &mut Context<Event>) {
+        let runnable =
+            self.ready.len() as u32 + self.running.iter().filter(|b| b.is_some()).count() as u32;
+        self.load.push(LoadSample {
+            time: ctx.now().as_secs_f64(),
+            users: self.users_logged,
+            processes: self.user_processes,
+            multiprogramming: self.mpl,
+            runnable,
+            memory_occupancy: self.occupancy(),
+        });
+        let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
+    }
+
+    fn reset_statistics(&mut self, now: SimTime) {
+        self.measured_from = now;
+        self.counters = Counters::default();
+        self.cpu_meter.reset(now);
+        for d in &mut self.devices {
+            d.meter.reset(now);
+        }
+        for c in self.classes.iter_mut().chain(&mut self.background) {
+            c.responses.reset();
+            c.faults = Tally::new();
+            c.rejected = 0;
+        }
+        self.fault_time = Tally::new();
+        for m in [
+            &mut self.users_meter,
+            &mut self.processes_meter,
+            &mut self.mpl_meter,
+            &mut self.waiting_meter,
+            &mut self.occupancy_meter,
+        ] {
+            m.reset(now);
+        }
+    }
+
+    /// The results measured from the end of the warm-up to `now`.
+    pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
+        let sys = self.sys;
+        let span = (now - self.measured_from).as_secs_f64();
+        let cpus = f64::from(sys.cpu.count);
+        let mut counters = self.counters.clone();
+        // Bursts still under way count up to now.
+        for burst in self.running.iter().flatten() {
+            add_burst(&mut counters, burst, self.measured_from, now);
+        }
+        let capacity = if span > 0.0 { span * cpus } else { 1.0 };
+        let (user, fault_handling, context_switch) = (
+            counters.cpu_user / capacity,
+            counters.cpu_fault / capacity,
+            counters.cpu_switch / capacity,
+        );
+        let mut stations =
+            vec![
+                self.cpu_meter
+                    .summary("cpu", "rr", sys.cpu.count, cpus, now, span),
+            ];
+        stations.extend(
+            sys.devices
+                .iter()
+                .zip(&self.devices)
+                .map(|(spec, d)| d.meter.summary(&spec.name, "fcfs", 1, 1.0, now, span)),
+        );
+        let class_summary = |name: &str, kind: &str, stats: &ClassStats| ClassSummary {
+            rejected: Some(stats.rejected),
+            faults_per_command: Some(if stats.faults.count() > 0 {
+                stats.faults.mean()
+            } else {
+                0.0
+            }),
+            ..stats.responses.summary(name, kind, span)
+        };
+        let mut classes: Vec<ClassSummary> = sys
+            .classes
+            .iter()
+            .zip(&self.classes)
+            .map(|(spec, stats)| class_summary(&spec.name, "command", stats))
+            .collect();
+        classes.extend(
+            sys.background
+                .iter()
+                .zip(&self.background)
+                .map(|(spec, stats)| class_summary(&spec.name, "background", stats)),
+        );
+        let reads = counters.bulk_reads + counters.disk_reads;
+        let paging = self.paging().then(|| PagingSummary {
+            faults: counters.faults,
+            faults_per_second: per_second(counters.faults, span),
+            mean_fault_time: self.fault_time.mean(),
+            bulk_store_reads: counters.bulk_reads,
+            disk_reads: counters.disk_reads,
+            disk_fraction: if reads > 0 {
+                counters.disk_reads as f64 / reads as f64
+            } else {
+                0.0
+            },
+            page_writes: counters.page_writes,
+            pages_stolen: counters.pages_stolen,
+        });
+        let moved = counters.swap_ins + counters.swap_outs;
+        let swapping = (!self.paging()).then(|| SwappingSummary {
+            swap_ins: counters.swap_ins,
+            swap_outs: counters.swap_outs,
+            mean_image_bytes: if moved > 0 {
+                counters.swapped_bytes / moved as f64
+            } else {
+                0.0
+            },
+        });
+        let mut occupancy = self.occupancy_meter.clone();
+        occupancy.set(now, self.occupancy());
+        Summary {
+            scenario: sys.name.clone(),
+            seed: sys.seed,
+            replication,
+            sim_time: now.as_secs_f64(),
+            warmup: sys.warmup.as_secs_f64(),
+            events,
+            wall_seconds: 0.0,
+            stations,
+            classes,
+            cpu: Some(CpuSplit {
+                cpus: sys.cpu.count,
+                user,
+                fault_handling,
+                context_switch,
+                idle: (1.0 - user - fault_handling - context_switch).max(0.0),
+            }),
+            paging,
+            swapping,
+            memory: Some(MemorySummary {
+                user_bytes: sys.memory.user_bytes(),
+                mean_occupancy: occupancy.mean(now),
+                mean_multiprogramming: self.mpl_meter.mean(now),
+                mean_waiting_for_memory: self.waiting_meter.mean(now),
+            }),
+            load: Some(LoadSummary {
+                mean_users: self.users_meter.mean(now),
+                mean_processes: self.processes_meter.mean(now),
+                logins_refused: counters.logins_refused,
+            }),
+        }
+    }
+}
+
+/// Adds the switch and work of `burst` that fall between `from` and `upto`
+/// to the processor-time counters.
+fn add_burst(counters: &mut Counters, burst: &Burst, from: SimTime, upto: SimTime) {
+    let clip = |a: SimTime, b: SimTime| {
+        let (a, b) = (a.max(from), b.min(upto));
+        if b > a { (b - a).as_secs_f64() } else { 0.0 }
+    };
+    counters.cpu_switch += clip(burst.start, burst.switch_end);
+    let work = clip(burst.switch_end, burst.end);
+    match burst.kind {
+        BurstKind::User(_) => counters.cpu_user += work,
+        BurstKind::Fault => counters.cpu_fault += work,
+    }
+}
+
+/// Whether a process is in the multiprogramming set (in memory and not
+/// asleep), and whether it waits for memory or eligibility.
+fn indicators(p: &Process) -> (bool, bool) {
+    let active = matches!(
+        p.state,
+        State::Runnable | State::Running | State::Io | State::Fault
+    );
+    let in_memory = p.residence == Residence::In;
+    let waiting = p.state == State::WaitEligible
+        || p.waiting_frame
+        || (p.state == State::Runnable
+            && matches!(p.residence, Residence::Out | Residence::MovingIn));
+    (active && in_memory && !p.waiting_frame, waiting)
+}
+
+impl Model for SystemModel<'_> {
+    type Event = Event;
+
+    fn handle(&mut self, event: Event, ctx: &mut Context<Event>) {
+        match event {
+            Event::ThinkEnd { owner } => self.think_end(owner, ctx),
+            Event::Login { arrives } => self.login(arrives, ctx),
+            Event::BurstEnd { cpu } => self.burst_end(cpu, ctx),
+            Event::DeviceDone { device } => self.device_done(device, ctx),
+            Event::Wake { pid } => self.wake(pid, ctx),
+            Event::SwapperRetry => {
+                self.swapper_retry = false;
+                self.swapper(ctx);
+            }
+            Event::LoadSample => self.sample_load(ctx),
+            Event::WarmupEnd => self.reset_statistics(ctx.now()),
+        }
+        let occupancy = self.occupancy();
+        if occupancy != self.occupancy_meter.value() {
+            self.occupancy_meter.set(ctx.now(), occupancy);
+        }
+    }
+}
+
+/// Runs replication `replication` of `sys` under the master seed `seed`.
+pub fn simulate(sys: &System, seed: u64, replication: u64) -> SystemRun {
+    simulate_with_progress(sys, seed, replication, |_| {})
+}
+
+/// [`simulate`], calling `progress` with the simulated time reached a few
+/// hundred times over the run; the results are the same.
+pub fn simulate_with_progress(
+    sys: &System,
+    seed: u64,
+    replication: u64,
+    progress: impl FnMut(SimTime),
+) -> SystemRun {
+    let streams = Streams::new(seed, replication);
+    let mut sim = Simulation::new(SystemModel::new(sys, &streams));
+    let (model, ctx) = sim.parts_mut();
+    model.start(ctx);
+    let _ = sim.run_in_slices(
+        sys.end_time,
+        sys.max_events,
+        crate::simulate::PROGRESS_STEPS,
+        progress,
+    );
+    let mut summary = sim.model().summary(sim.now(), sim.events(), replication);
+    summary.seed = seed;
+    let load = std::mem::take(&mut sim.model_mut().load);
+    SystemRun { summary, load }
+}
+
+/// Processor time to the next I/O request: exponential with mean
+/// `demand / count`, so that a command of mean demand makes `count` requests
+/// on average; never, without I/O.
+fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
+    if count <= 0.0 || demand <= 0.0 {
+        return SimTime::MAX;
+    }
+    let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
+    SimTime::from_secs_f64((demand / count * e).min(LONGEST_SAMPLE))
+}
