@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tpsim_models::system::LoadSample;
-use tpsim_models::{Network, Scenario, ScenarioError, Summary};
+use tpsim_models::{Scenario, ScenarioError, Summary};
 
 /// Discrete-event simulation of time-sharing computer systems.
 #[derive(Debug, Parser)]
@@ -34,7 +34,8 @@ enum Command {
         scenario: PathBuf,
     },
     /// Solve a closed scenario exactly by Mean Value Analysis, for every
-    /// population from 1 to its number of terminals.
+    /// population from 1 to its number of terminals (a time-sharing system
+    /// as if its memory were never short).
     Mva {
         /// The scenario file (TOML): one closed class, single-server or
         /// delay stations.
@@ -140,16 +141,6 @@ fn load(path: &Path) -> Result<Scenario, Failure> {
     Ok(tpsim_models::load(&name, &text)?)
 }
 
-fn load_network(path: &Path, command: &str) -> Result<Network, Failure> {
-    match load(path)? {
-        Scenario::Network(net) => Ok(net),
-        Scenario::System(_) => Err(Failure::Input(anyhow::anyhow!(
-            "{}: `tpsim {command}` needs a queueing-network scenario, not a time-sharing system",
-            path.display()
-        ))),
-    }
-}
-
 fn check(path: &Path, stdout: &mut dyn Write) -> Result<(), Failure> {
     let what = match load(path)? {
         Scenario::Network(net) => format!(
@@ -176,13 +167,17 @@ fn mva(
     as_json: bool,
     stdout: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let net = load_network(path, "mva")?;
-    let model = tpsim_models::analytic::ClosedModel::of(&net)
-        .with_context(|| format!("{}", path.display()))
-        .map_err(Failure::Input)?;
+    use tpsim_models::analytic::ClosedModel;
+    let scenario = load(path)?;
+    let model = match &scenario {
+        Scenario::Network(net) => ClosedModel::of(net),
+        Scenario::System(sys) => ClosedModel::of_system(sys),
+    }
+    .with_context(|| format!("{}", path.display()))
+    .map_err(Failure::Input)?;
     let points = model.solve(population.unwrap_or(model.terminals));
     let text = if as_json {
-        let value = serde_json::json!({ "scenario": net.name, "model": model, "points": points });
+        let value = serde_json::json!({ "scenario": scenario.name(), "model": model, "points": points });
         format!(
             "{}\n",
             serde_json::to_string_pretty(&value).expect("MVA results always serialise")

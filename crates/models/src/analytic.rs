@@ -6,6 +6,7 @@
 //! (1976) ch. 4, and Lazowska et al., *Quantitative System Performance*
 //! (1984) ch. 6.
 
+use crate::system::{Population, System};
 use crate::network::{ClassKind, Discipline, Network};
 use serde::Serialize;
 use thiserror::Error;
@@ -329,6 +330,78 @@ impl ClosedModel {
             centers,
             think: think.mean(),
             terminals: *terminals,
+            caveats,
+        })
+    }
+
+    /// The MVA model of a time-sharing system as if memory were never
+    /// short: no page faults and no swaps. The users are one closed class
+    /// whose demands are the command mix's averages: the processors' demand
+    /// per command, and each device's requests times their mean service.
+    /// Needs one processor, a fixed number of terminals and no background
+    /// processes.
+    pub fn of_system(sys: &System) -> Result<ClosedModel, AnalyticError> {
+        let unsolvable = |why: &str| Err(AnalyticError::NotSolvable(why.to_string()));
+        if sys.cpu.count != 1 {
+            return unsolvable("it has more than one processor; exact MVA here handles single servers");
+        }
+        let Population::Fixed(terminals) = sys.users.population else {
+            return unsolvable("its users log in and out; MVA needs a fixed number of terminals");
+        };
+        if !sys.background.is_empty() {
+            return unsolvable("it has background processes, a second class MVA here does not solve");
+        }
+        let total: f64 = sys.users.mix.iter().map(|&(_, w)| w).sum();
+        let mix = || sys.users.mix.iter().map(|&(c, w)| (&sys.classes[c], w / total));
+        let mut centers = vec![Center {
+            name: "cpu".into(),
+            delay: false,
+            demand: mix().map(|(c, w)| w * c.mean_demand()).sum(),
+        }];
+        let mut caveats = vec![
+            "memory is taken to be never short: page faults and swaps are left out".to_string(),
+        ];
+        if sys.cpu.context_switch.as_nanos() > 0 {
+            caveats.push("context switches are left out".into());
+        }
+        if sys.cpu.max_multiprogramming.is_some() {
+            caveats.push("the eligibility limit is left out".into());
+        }
+        for (d, device) in sys.devices.iter().enumerate() {
+            let mut demand = 0.0;
+            let mut second = 0.0;
+            let mut requests = 0.0;
+            for (class, w) in mix() {
+                for io in class.io.iter().filter(|io| io.device == d) {
+                    let fixed = 0.5 * device.revolution + io.size / device.rate;
+                    let mean = device.seek.mean() + fixed;
+                    let variance = device.seek.variance() + device.revolution.powi(2) / 12.0;
+                    demand += w * io.count * mean;
+                    second += w * io.count * (variance + mean * mean);
+                    requests += w * io.count;
+                }
+            }
+            if requests == 0.0 {
+                continue;
+            }
+            let mean = demand / requests;
+            let scv = second / requests / (mean * mean) - 1.0;
+            if (scv - 1.0).abs() > 1e-3 {
+                caveats.push(format!(
+                    "device \"{}\" is FCFS with non-exponential service (SCV {scv:.3}): not product form",
+                    device.name
+                ));
+            }
+            centers.push(Center {
+                name: device.name.clone(),
+                delay: false,
+                demand,
+            });
+        }
+        Ok(ClosedModel {
+            centers,
+            think: sys.users.think.mean(),
+            terminals,
             caveats,
         })
     }

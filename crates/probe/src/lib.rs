@@ -2,8 +2,9 @@
 //!
 //! This crate turns what a run measured into things people and tools read:
 //! [`report::table`] renders a [`Summary`](tpsim_models::Summary) as tables
-//! for the terminal, and [`report::stations_csv`] / [`report::classes_csv`]
-//! as CSV. It does no I/O itself: callers decide where the text goes.
+//! for the terminal (with the time-sharing model's processor, memory,
+//! paging and swapping figures when present), and [`report::stations_csv`],
+//! [`report::classes_csv`] and [`report::load_csv`] as CSV. It does no I/O itself: callers decide where the text goes.
 //!
 //! # Example
 //! ```
@@ -15,6 +16,7 @@
 //!         name: "cpu".into(), discipline: "ps".into(), servers: 1, utilization: 0.5,
 //!         throughput: 2.0, mean_queue_length: 1.0, mean_response: 0.5, completions: 20,
 //!     }],
+//!     ..Summary::default()
 //! };
 //! let csv = tpsim_probe::report::stations_csv(&summary);
 //! assert_eq!(csv.lines().nth(1), Some("cpu,ps,1,0.5,2.0,1.0,0.5,20"));
