@@ -6,9 +6,13 @@
 //! - `cli`: `tpsim` as a user drives it: tables, JSON, output files, and
 //!   bad input.
 //! - `reproducibility`: the same scenario and seed give the same bytes.
+//! - `timesharing`: the time-sharing model against exact MVA and Erlang's
+//!   loss formula, and the effects it exists to show (thrashing knees,
+//!   load control, images too big to swap).
 
 mod cli;
 mod reproducibility;
+mod timesharing;
 mod validation;
 
 use std::path::PathBuf;

@@ -177,7 +177,8 @@ fn mva(
     .map_err(Failure::Input)?;
     let points = model.solve(population.unwrap_or(model.terminals));
     let text = if as_json {
-        let value = serde_json::json!({ "scenario": scenario.name(), "model": model, "points": points });
+        let value =
+            serde_json::json!({ "scenario": scenario.name(), "model": model, "points": points });
         format!(
             "{}\n",
             serde_json::to_string_pretty(&value).expect("MVA results always serialise")

@@ -6,8 +6,8 @@
 //! (1976) ch. 4, and Lazowska et al., *Quantitative System Performance*
 //! (1984) ch. 6.
 
-use crate::system::{Population, System};
 use crate::network::{ClassKind, Discipline, Network};
+use crate::system::{Population, System};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -343,16 +343,25 @@ impl ClosedModel {
     pub fn of_system(sys: &System) -> Result<ClosedModel, AnalyticError> {
         let unsolvable = |why: &str| Err(AnalyticError::NotSolvable(why.to_string()));
         if sys.cpu.count != 1 {
-            return unsolvable("it has more than one processor; exact MVA here handles single servers");
+            return unsolvable(
+                "it has more than one processor; exact MVA here handles single servers",
+            );
         }
         let Population::Fixed(terminals) = sys.users.population else {
             return unsolvable("its users log in and out; MVA needs a fixed number of terminals");
         };
         if !sys.background.is_empty() {
-            return unsolvable("it has background processes, a second class MVA here does not solve");
+            return unsolvable(
+                "it has background processes, a second class MVA here does not solve",
+            );
         }
         let total: f64 = sys.users.mix.iter().map(|&(_, w)| w).sum();
-        let mix = || sys.users.mix.iter().map(|&(c, w)| (&sys.classes[c], w / total));
+        let mix = || {
+            sys.users
+                .mix
+                .iter()
+                .map(|&(c, w)| (&sys.classes[c], w / total))
+        };
         let mut centers = vec![Center {
             name: "cpu".into(),
             delay: false,

@@ -24,7 +24,8 @@ use serde::Serialize;
 use slab::Slab;
 use std::collections::VecDeque;
 use tpsim_core::{
-    Context, Dist, LONGEST_SAMPLE, Model, SimTime, Simulation, Stream, Streams, Tally, TimeWeighted,
+    Context, Dist, EventKey, LONGEST_SAMPLE, Model, SimTime, Simulation, Stream, Streams, Tally,
+    TimeWeighted,
 };
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -60,6 +61,11 @@ pub enum Event {
     DeviceDone {
         /// The device.
         device: usize,
+    },
+    /// A user's session ends.
+    Logout {
+        /// The user (an owner slot).
+        owner: usize,
     },
     /// A background process wakes from its sleep.
     Wake {
@@ -143,8 +149,15 @@ impl Rngs {
 
 #[derive(Debug)]
 enum OwnerKind {
-    User { session_end: Option<SimTime> },
-    Background { entry: usize },
+    User {
+        /// The pending end of its think time, while it thinks.
+        thinking: Option<EventKey>,
+        /// Its session is over: it leaves when its command completes.
+        leaving: bool,
+    },
+    Background {
+        entry: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -426,9 +439,15 @@ impl<'a> SystemModel<'a> {
 
     fn log_in(&mut self, index: u64, session_end: Option<SimTime>, ctx: &mut Context<Event>) {
         let owner = self.owners.insert(Owner {
-            kind: OwnerKind::User { session_end },
+            kind: OwnerKind::User {
+                thinking: None,
+                leaving: false,
+            },
             rngs: Rngs::new(&self.streams, &format!("user/{index}")),
         });
+        if let Some(end) = session_end {
+            let _ = ctx.schedule_at(end, Event::Logout { owner });
+        }
         self.users_logged += 1;
         self.users_meter
             .set(ctx.now(), f64::from(self.users_logged));
@@ -441,7 +460,31 @@ impl<'a> SystemModel<'a> {
             .users
             .think
             .sample_time(&mut self.owners[owner].rngs.think);
-        let _ = ctx.schedule_in(t, Event::ThinkEnd { owner });
+        let key = ctx.schedule_in(t, Event::ThinkEnd { owner });
+        if let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind {
+            *thinking = Some(key);
+        }
+    }
+
+    /// A session ends: a thinking user leaves at once, one waiting for a
+    /// command when it completes.
+    fn logout(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let OwnerKind::User { thinking, leaving } = &mut self.owners[owner].kind else {
+            unreachable!("only users log out");
+        };
+        match thinking.take() {
+            Some(key) => {
+                ctx.cancel(key);
+                self.leave(owner, ctx.now());
+            }
+            None => *leaving = true,
+        }
+    }
+
+    fn leave(&mut self, owner: usize, now: SimTime) {
+        self.owners.remove(owner);
+        self.users_logged -= 1;
+        self.users_meter.set(now, f64::from(self.users_logged));
     }
 
     fn login(&mut self, arrives: bool, ctx: &mut Context<Event>) {
@@ -477,15 +520,10 @@ impl<'a> SystemModel<'a> {
 
     fn think_end(&mut self, owner: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let OwnerKind::User { session_end } = self.owners[owner].kind else {
+        let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind else {
             unreachable!("only users think");
         };
-        if session_end.is_some_and(|end| end <= now) {
-            self.owners.remove(owner);
-            self.users_logged -= 1;
-            self.users_meter.set(now, f64::from(self.users_logged));
-            return;
-        }
+        *thinking = None;
         let class = self.choose_class(owner);
         if self.too_big(self.sys.classes[class].size) {
             self.classes[class].rejected += 1;
@@ -694,7 +732,7 @@ impl<'a> SystemModel<'a> {
                 self.leave_cpu(cpu, pid, now);
                 self.recount(pid, now, |p| p.state = State::Fault);
                 self.page_in(pid, ctx);
-                self.next_on(cpu, ctx);
+                self.dispatch_idle(ctx);
                 return;
             }
             BurstKind::User(outcome) => outcome,
@@ -709,12 +747,12 @@ impl<'a> SystemModel<'a> {
             Outcome::Done => {
                 self.leave_cpu(cpu, pid, now);
                 self.cycle_done(pid, ctx);
-                self.next_on(cpu, ctx);
+                self.dispatch_idle(ctx);
             }
             Outcome::Io => {
                 self.leave_cpu(cpu, pid, now);
                 self.start_io(pid, ctx);
-                self.next_on(cpu, ctx);
+                self.dispatch_idle(ctx);
             }
             Outcome::Fault => self.fault(cpu, pid, ctx),
             Outcome::Quantum => {
@@ -726,7 +764,7 @@ impl<'a> SystemModel<'a> {
                     self.leave_cpu(cpu, pid, now);
                     self.recount(pid, now, |p| p.state = State::Runnable);
                     self.enqueue(pid, now);
-                    self.next_on(cpu, ctx);
+                    self.dispatch_idle(ctx);
                 }
             }
         }
@@ -737,12 +775,6 @@ impl<'a> SystemModel<'a> {
         self.cpu_meter.busy.add(now, -1.0);
         self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
-    }
-
-    fn next_on(&mut self, cpu: usize, ctx: &mut Context<Event>) {
-        if let Some(next) = self.ready.pop_front() {
-            self.dispatch(cpu, next, true, ctx);
-        }
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -1085,9 +1117,13 @@ impl SystemModel<'_> {
         stats.faults.add(faults as f64);
         self.release_eligibility(pid, ctx);
         match self.owners[owner].kind {
-            OwnerKind::User { .. } => {
+            OwnerKind::User { leaving, .. } => {
                 self.exit(pid, ctx);
-                self.think(owner, ctx);
+                if leaving {
+                    self.leave(owner, now);
+                } else {
+                    self.think(owner, ctx);
+                }
             }
             OwnerKind::Background { entry } => {
                 self.recount(pid, now, |p| p.state = State::Sleeping);
@@ -1109,6 +1145,7 @@ impl SystemModel<'_> {
     /// A command's process ends, giving back its memory.
     fn exit(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
+        let residence = self.procs[pid].residence;
         // Out of every count before it goes.
         self.recount(pid, now, |p| p.state = State::Sleeping);
         self.recount(pid, now, |p| p.residence = Residence::Out);
@@ -1121,7 +1158,7 @@ impl SystemModel<'_> {
             self.bulk_used -= p.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
-            debug_assert_eq!(p.residence, Residence::In, "only resident processes run");
+            debug_assert_eq!(residence, Residence::In, "only resident processes run");
             self.free_bytes += self.sys.classes[p.class].size;
             self.swapper(ctx);
         }
@@ -1440,6 +1477,7 @@ impl Model for SystemModel<'_> {
         match event {
             Event::ThinkEnd { owner } => self.think_end(owner, ctx),
             Event::Login { arrives } => self.login(arrives, ctx),
+            Event::Logout { owner } => self.logout(owner, ctx),
             Event::BurstEnd { cpu } => self.burst_end(cpu, ctx),
             Event::DeviceDone { device } => self.device_done(device, ctx),
             Event::Wake { pid } => self.wake(pid, ctx),
@@ -1454,6 +1492,46 @@ impl Model for SystemModel<'_> {
         if occupancy != self.occupancy_meter.value() {
             self.occupancy_meter.set(ctx.now(), occupancy);
         }
+        #[cfg(debug_assertions)]
+        self.check_invariants();
+    }
+}
+
+#[cfg(debug_assertions)]
+impl SystemModel<'_> {
+    /// Recounts what the model keeps incrementally: memory held, the
+    /// multiprogramming and waiting counts, the bulk store's pages.
+    fn check_invariants(&self) {
+        let procs = || self.procs.iter().map(|(_, p)| p);
+        if self.paging() {
+            let in_transit = procs()
+                .filter(|p| p.state == State::Fault && !p.waiting_frame)
+                .count() as u64;
+            let resident: u64 = procs().map(|p| p.resident).sum();
+            assert_eq!(
+                self.free_frames + resident + in_transit,
+                self.sys.memory.user_frames(),
+                "frames are free, resident or being read into"
+            );
+            assert_eq!(self.bulk_used, procs().map(|p| p.on_bulk).sum::<u64>());
+        } else {
+            let held: u64 = procs()
+                .filter(|p| p.residence != Residence::Out)
+                .map(|p| self.sys.classes[p.class].size)
+                .sum();
+            assert_eq!(self.free_bytes + held, self.sys.memory.user_bytes());
+        }
+        let (mpl, waiting) = procs().map(indicators).fold((0, 0), |(m, w), (a, b)| {
+            (m + u32::from(a), w + u32::from(b))
+        });
+        assert_eq!((self.mpl, self.waiting), (mpl, waiting));
+        assert_eq!(
+            self.ready.len(),
+            procs()
+                .filter(|p| p.state == State::Runnable && p.residence == Residence::In)
+                .count(),
+            "the ready queue holds exactly the runnable resident processes"
+        );
     }
 }
 

@@ -1,0 +1,294 @@
+//! The time-sharing model against exact results and against the effects it
+//! exists to show: with memory to spare it is the central-server network
+//! and matches exact MVA; under paging, throughput has a thrashing knee
+//! that moves with memory size; logins over a day follow Erlang's loss
+//! formula; paging and swapping see the same workload.
+
+use crate::{assert_covers, scenario_path};
+use tpsim::core::{ConfidenceInterval, SimTime};
+use tpsim::models::System;
+use tpsim::models::analytic::ClosedModel;
+use tpsim::models::summary::Summary;
+use tpsim::models::system::{Policy, Population, simulate};
+
+/// A shipped time-sharing scenario, validated.
+fn system(name: &str) -> System {
+    let path = scenario_path(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    tpsim::models::load_system(&path.display().to_string(), &text).unwrap()
+}
+
+/// A time-sharing scenario given as text, validated.
+fn inline_system(text: &str) -> System {
+    tpsim::models::load_system("inline.toml", text).unwrap()
+}
+
+fn run(sys: &System, replication: u64) -> Summary {
+    simulate(sys, sys.seed, replication).summary
+}
+
+fn replicate(sys: &System, replications: u64) -> Vec<Summary> {
+    (0..replications).map(|r| run(sys, r)).collect()
+}
+
+fn command<'a>(s: &'a Summary, name: &str) -> &'a tpsim::models::summary::ClassSummary {
+    s.classes.iter().find(|c| c.name == name).unwrap()
+}
+
+#[test]
+fn with_memory_to_spare_the_system_is_the_central_server_network() {
+    let mut sys = system("timesharing-central-server");
+    sys.end_time = SimTime::from_secs(30_000);
+    let model = ClosedModel::of_system(&sys).unwrap();
+    let exact = model.solve(model.terminals).pop().unwrap();
+    // The QSP interactive example: X = 0.4745/s, R = 27.15 s.
+    assert!((exact.throughput - 0.4745).abs() < 5e-5 && (exact.response - 27.15).abs() < 5e-3);
+    let runs = replicate(&sys, 10);
+    for s in &runs {
+        let swaps = s.swapping.as_ref().unwrap();
+        assert_eq!((swaps.swap_ins, swaps.swap_outs), (0, 0), "nothing swaps");
+    }
+    let field = |f: &dyn Fn(&Summary) -> f64| runs.iter().map(f).collect::<Vec<_>>();
+    assert_covers(
+        "throughput",
+        &field(&|s| s.classes[0].throughput),
+        exact.throughput,
+        0.02,
+    );
+    assert_covers(
+        "response",
+        &field(&|s| s.classes[0].mean_response),
+        exact.response,
+        0.05,
+    );
+    for (k, center) in model.centers.iter().enumerate() {
+        // Stations are reported as cpu, then the devices in order, as MVA's
+        // centres are.
+        assert_eq!(runs[0].stations[k].name, center.name);
+        assert_covers(
+            &format!("{} utilisation", center.name),
+            &field(&|s| s.stations[k].utilization),
+            exact.utilization[k],
+            0.03,
+        );
+    }
+    assert_covers(
+        "processor time on user work",
+        &field(&|s| s.cpu.as_ref().unwrap().user),
+        exact.utilization[0],
+        0.03,
+    );
+}
+
+fn throughput_with(sys: &System, users: u32, memory_kib: u64) -> f64 {
+    let mut sys = sys.clone();
+    sys.users.population = Population::Fixed(users);
+    sys.memory.size = memory_kib * 1024;
+    sys.end_time = SimTime::from_secs(12_000);
+    run(&sys, 0).classes[0].throughput
+}
+
+#[test]
+fn paging_throughput_has_a_thrashing_knee_that_moves_with_memory() {
+    let sys = system("thrashing");
+    let users = [4, 10, 16, 24, 32];
+    let small: Vec<f64> = users
+        .iter()
+        .map(|&n| throughput_with(&sys, n, 160))
+        .collect();
+    let large: Vec<f64> = users
+        .iter()
+        .map(|&n| throughput_with(&sys, n, 320))
+        .collect();
+    let peak = |x: &[f64]| (0..x.len()).max_by(|&a, &b| x[a].total_cmp(&x[b])).unwrap();
+    let (p_small, p_large) = (peak(&small), peak(&large));
+    // Rises, then collapses: more users get less work done.
+    assert!(small[p_small] > 1.3 * small[0], "{small:?}");
+    assert!(small[4] < 0.3 * small[p_small], "{small:?}");
+    // Twice the memory moves the knee to more users and holds up better.
+    assert!(users[p_large] > users[p_small], "{small:?} vs {large:?}");
+    assert!(large[3] > 2.0 * small[3], "{small:?} vs {large:?}");
+    // Below the knee, memory hardly matters.
+    assert!(
+        (large[0] - small[0]).abs() < 0.05 * small[0],
+        "{small:?} vs {large:?}"
+    );
+}
+
+#[test]
+fn paging_and_swapping_see_the_same_workload() {
+    // The same users, commands and demands under both policies: with common
+    // random numbers the difference between the policies varies far less
+    // from replication to replication than with independent streams.
+    let mut paged = system("thrashing");
+    paged.users.population = Population::Fixed(8);
+    paged.memory.size = 320 * 1024;
+    paged.end_time = SimTime::from_secs(4_000);
+    paged.warmup = SimTime::from_secs(500);
+    let mut swapped = paged.clone();
+    swapped.memory.policy = Policy::Swapping { device: 0 };
+    let response =
+        |sys: &System, seed: u64, r: u64| simulate(sys, seed, r).summary.classes[0].mean_response;
+    let common: Vec<f64> = (0..8)
+        .map(|r| response(&paged, 1, r) - response(&swapped, 1, r))
+        .collect();
+    let independent: Vec<f64> = (0..8)
+        .map(|r| response(&paged, 1, r) - response(&swapped, 2, r))
+        .collect();
+    let var = |x: &[f64]| {
+        ConfidenceInterval::from_samples(x, 0.95)
+            .unwrap()
+            .half_width
+    };
+    assert!(
+        var(&common) < 0.6 * var(&independent),
+        "common {common:?} vs independent {independent:?}"
+    );
+}
+
+const SESSIONS: &str = r#"
+    name = "sessions"
+    [run]
+    end_time = "200h"
+    warmup = "10h"
+    [system]
+    quantum = "100ms"
+    [memory]
+    policy = "swapping"
+    size = "4MiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "30ms"
+    rate = "1MB/s"
+    [users]
+    terminals = 8
+    think = { exp = { mean = "20s" } }
+    commands = [{ class = "edit", weight = 1 }]
+    login = { per_hour = [6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6], session = { hyperexp = { mean = "1h", scv = 4 } } }
+    [[class]]
+    name = "edit"
+    cpu = { exp = { mean = "50ms" } }
+    size = "32KiB"
+"#;
+
+/// Erlang's loss formula B(c, a) for c servers and offered load a.
+fn erlang_b(c: u32, a: f64) -> f64 {
+    (1..=c).fold(1.0, |b, k| a * b / (f64::from(k) + a * b))
+}
+
+#[test]
+fn logins_are_an_erlang_loss_system() {
+    // Six logins an hour, sessions of an hour on average (with high
+    // variance) and eight terminals: users logged in form an M/G/8/8 loss
+    // system, whose blocking follows Erlang B whatever the session
+    // distribution. A user whose session ends mid-command stays for the
+    // rest of it, a few tens of milliseconds against an hour.
+    let sys = inline_system(SESSIONS);
+    let runs = replicate(&sys, 10);
+    let offered = 6.0;
+    let blocking = erlang_b(8, offered);
+    let refused: Vec<f64> = runs
+        .iter()
+        .map(|s| {
+            let load = s.load.as_ref().unwrap();
+            let span_hours = (s.sim_time - s.warmup) / 3600.0;
+            load.logins_refused as f64 / (offered * span_hours)
+        })
+        .collect();
+    assert_covers("refused logins", &refused, blocking, 0.15);
+    let users: Vec<f64> = runs
+        .iter()
+        .map(|s| s.load.as_ref().unwrap().mean_users)
+        .collect();
+    assert_covers("users logged in", &users, offered * (1.0 - blocking), 0.03);
+}
+
+#[test]
+fn a_swapped_system_rejects_images_larger_than_user_memory() {
+    let text = SESSIONS.replace(
+        "commands = [{ class = \"edit\", weight = 1 }]",
+        "commands = [{ class = \"edit\", weight = 1 }, { class = \"lisp\", weight = 1 }]",
+    ) + r#"
+    [[class]]
+    name = "lisp"
+    cpu = { exp = { mean = "1s" } }
+    size = "8MiB"
+    locality = { cfl = { b = "5ms", c = 100 } }
+"#;
+    let mut sys = inline_system(&text);
+    sys.end_time = SimTime::from_secs(40 * 3600);
+    let swapped = run(&sys, 0);
+    let lisp = command(&swapped, "lisp");
+    assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
+    assert_eq!(lisp.completions, 0);
+    assert!(command(&swapped, "edit").completions > 1000);
+    // Under paging, the same commands run.
+    let Policy::Swapping { device } = sys.memory.policy else {
+        unreachable!()
+    };
+    sys.memory.policy = Policy::Paging(tpsim::models::system::Paging {
+        device,
+        bulk_store: None,
+        free_target: 0,
+    });
+    for class in &mut sys.classes {
+        class
+            .locality
+            .get_or_insert(tpsim::models::system::Lifetime::Cfl { b: 0.005, c: 8.0 });
+    }
+    let paged = run(&sys, 0);
+    let lisp = command(&paged, "lisp");
+    assert_eq!(lisp.rejected, Some(0));
+    assert!(lisp.completions > 100, "{lisp:?}");
+    assert!(lisp.faults_per_command.unwrap() > 100.0, "{lisp:?}");
+}
+
+#[test]
+fn the_eligibility_limit_caps_the_multiprogramming_level() {
+    let mut sys = system("thrashing");
+    sys.users.population = Population::Fixed(24);
+    sys.end_time = SimTime::from_secs(8_000);
+    let free = run(&sys, 0);
+    sys.cpu.max_multiprogramming = Some(4);
+    let capped = run(&sys, 0);
+    let mpl = |s: &Summary| s.memory.as_ref().unwrap().mean_multiprogramming;
+    assert!(mpl(&capped) <= 4.0 + 1e-9, "{}", mpl(&capped));
+    assert!(mpl(&free) > 15.0, "{}", mpl(&free));
+    // Load control is what rescues a thrashing system.
+    assert!(
+        capped.classes[0].throughput > 3.0 * free.classes[0].throughput,
+        "{} vs {}",
+        capped.classes[0].throughput,
+        free.classes[0].throughput
+    );
+    assert!(capped.memory.as_ref().unwrap().mean_waiting_for_memory > 10.0);
+}
+
+#[test]
+fn processor_time_adds_up_and_faults_are_counted_consistently() {
+    let mut sys = system("thrashing");
+    sys.end_time = SimTime::from_secs(5_000);
+    let s = run(&sys, 0);
+    let cpu = s.cpu.as_ref().unwrap();
+    let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.idle;
+    assert!((total - 1.0).abs() < 1e-9, "{cpu:?}");
+    assert!((s.stations[0].utilization - (1.0 - cpu.idle)).abs() < 1e-6);
+    let paging = s.paging.as_ref().unwrap();
+    // Each fault costs 1 ms of processor time.
+    let span = s.sim_time - s.warmup;
+    assert!(
+        (cpu.fault_handling * span - paging.faults as f64 * 0.001).abs()
+            < 0.01 * cpu.fault_handling * span + 0.01,
+        "{cpu:?} {paging:?}"
+    );
+    assert_eq!(paging.disk_reads, paging.faults);
+    let per_command = command(&s, "job").faults_per_command.unwrap();
+    let completions = command(&s, "job").completions as f64;
+    assert!(
+        (per_command * completions / paging.faults as f64 - 1.0).abs() < 0.05,
+        "{per_command} x {completions} vs {}",
+        paging.faults
+    );
+}
