@@ -324,3 +324,175 @@ fn extreme_but_valid_values_run_to_the_end() {
         out.stderr
     );
 }
+
+/// A shipped scenario shortened to `end_time`, written into `dir`.
+fn shortened(dir: &Path, name: &str, end_time: &str) -> String {
+    let text = std::fs::read_to_string(scenario_path(name)).unwrap();
+    let text = text
+        .lines()
+        .map(|line| {
+            if line.starts_with("end_time") {
+                format!("end_time = \"{end_time}\"")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_time_sharing_run_reports_processor_memory_and_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = shortened(dir.path(), "berkeley-1979-paged", "3h");
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&["run", &scenario, "--out", &out_dir.display().to_string()]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    for expected in [
+        "| cpu     |         rr |",
+        "| rp06-0  |       fcfs |",
+        "| cpu: fault handling",
+        "| cpu: idle",
+        "| page faults [1/s]",
+        "| mean multiprogramming level",
+        "| mean user processes",
+        "Commands",
+        "| macsyma   | command |",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "expected {expected:?} in:\n{}",
+            out.stdout
+        );
+    }
+    let load = std::fs::read_to_string(out_dir.join("load.csv")).unwrap();
+    let mut lines = load.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time,users,processes,multiprogramming,runnable,memory_occupancy")
+    );
+    // One sample every 5 minutes over 3 hours.
+    assert_eq!(lines.count(), 36);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    for key in ["user", "fault_handling", "context_switch", "idle"] {
+        assert!(summary["cpu"][key].is_f64(), "cpu.{key}");
+    }
+    assert!(summary["paging"]["faults"].as_u64().unwrap() > 0);
+    assert!(summary["memory"]["mean_multiprogramming"].is_f64());
+    assert!(summary["load"]["mean_users"].is_f64());
+    assert!(
+        summary.get("swapping").is_none(),
+        "a paged system has no swapping section"
+    );
+    let classes = std::fs::read_to_string(out_dir.join("classes.csv")).unwrap();
+    assert!(
+        classes
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",rejected,faults_per_command")
+    );
+}
+
+#[test]
+fn a_swapped_system_says_which_commands_could_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = shortened(dir.path(), "berkeley-1979-swapped", "12h");
+    let out = tpsim(&["run", &scenario, "--json"]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    assert!(
+        out.stderr.starts_with("tpsim: note: ")
+            && out.stderr.contains("of class macsyma could not run"),
+        "got: {}",
+        out.stderr
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v["swapping"]["swap_ins"].as_u64().unwrap() > 0);
+    let macsyma = v["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "macsyma")
+        .unwrap();
+    assert!(macsyma["rejected"].as_u64().unwrap() > 0);
+    assert_eq!(macsyma["completions"], 0);
+}
+
+#[test]
+fn inconsistent_memory_is_refused_with_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenario_path("purdue-1980-paged"))
+        .unwrap()
+        .replace("kernel = \"512KiB\"", "kernel = \"4MiB\"")
+        .replace("size = \"16KiB\"", "size = \"0KiB\"")
+        .replace("page = \"1KiB\" ", "page = \"0KiB\" ");
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = tpsim(&["check", &path.display().to_string()]);
+    assert_eq!(out.status, 2);
+    let file = path.display().to_string();
+    for expected in [
+        format!("tpsim: {file}: memory.page: must be a size > 0, got 0 bytes"),
+        format!("tpsim: {file}: class[small].size: must be a size > 0, got 0 bytes"),
+    ] {
+        assert!(
+            out.stderr.contains(&expected),
+            "expected {expected:?} in:\n{}",
+            out.stderr
+        );
+    }
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("page = \"0KiB\" ", "page = \"1KiB\" ");
+    std::fs::write(&path, text).unwrap();
+    let out = tpsim(&["run", &path.display().to_string()]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains(&format!(
+            "tpsim: {file}: memory.kernel: the kernel (4194304 bytes) must be smaller than memory.size (3145728 bytes)"
+        )),
+        "got:\n{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn check_and_mva_understand_time_sharing_scenarios() {
+    let path = scenario_path("timesharing-central-server")
+        .display()
+        .to_string();
+    let out = tpsim(&["check", &path]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("ok: time-sharing system, swapping memory, 1 command classes, 2 devices")
+    );
+    let out = tpsim(&["mva", &path]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("| 20 |           0.4745 |      27.1482 |"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("note: memory is taken to be never short")
+    );
+    let out = tpsim(&[
+        "mva",
+        &scenario_path("purdue-1980-paged").display().to_string(),
+    ]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains("users log in and out"),
+        "{}",
+        out.stderr
+    );
+}

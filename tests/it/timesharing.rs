@@ -292,3 +292,152 @@ fn processor_time_adds_up_and_faults_are_counted_consistently() {
         paging.faults
     );
 }
+
+const SLEEPER: &str = r#"
+    name = "sleeper"
+    [run]
+    end_time = "20000s"
+    warmup = "1000s"
+    [system]
+    quantum = "100ms"
+    [memory]
+    policy = "swapping"
+    size = "100KiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    [users]
+    terminals = 1
+    think = { exp = { mean = "20s" } }
+    commands = [{ class = "command", weight = 1 }]
+    [[class]]
+    name = "command"
+    cpu = { exp = { mean = "200ms" } }
+    size = "60KiB"
+    [[class]]
+    name = "daemon"
+    cpu = { det = { value = "50ms" } }
+    size = "60KiB"
+    [[background]]
+    name = "cron"
+    class = "daemon"
+    sleep = { det = { value = "60s" } }
+"#;
+
+#[test]
+fn background_processes_cycle_and_sleepers_are_swapped_out_first() {
+    // One user and one background process whose images cannot both be in
+    // memory. The sleeping background process is the swapper's first
+    // choice, pushed out at once: no waiting for the 3-second age rule.
+    let sys = inline_system(SLEEPER);
+    let s = run(&sys, 0);
+    let daemon = command(&s, "cron");
+    assert_eq!(daemon.kind, "background");
+    let span = s.sim_time - s.warmup;
+    // A cycle is 60 s of sleep plus a little work, and a swap-in when it
+    // was pushed out.
+    assert!(
+        (daemon.completions as f64 - span / 60.2).abs() < 0.03 * span / 60.0,
+        "{daemon:?}"
+    );
+    // Each wake-up brings the daemon in; the user's next command then
+    // pushes it out again.
+    let user = command(&s, "command");
+    let swaps = s.swapping.as_ref().unwrap();
+    let cycles = daemon.completions as f64;
+    assert!(
+        (swaps.swap_outs as f64) > 0.8 * cycles && (swaps.swap_outs as f64) < 1.05 * cycles,
+        "{swaps:?} {daemon:?}"
+    );
+    assert!(user.mean_response < 0.5, "{user:?}");
+    let load = s.load.as_ref().unwrap();
+    assert!(
+        load.mean_processes > 1.0,
+        "the background process always counts: {load:?}"
+    );
+
+    // A background process that never sleeps can only be pushed out by the
+    // age rules: the command waits 3 s out, the victim must have had 2 s in.
+    let busy = inline_system(&SLEEPER.replace("value = \"50ms\"", "value = \"100000s\""));
+    let s = run(&busy, 0);
+    let user = command(&s, "command");
+    assert!(user.mean_response > 2.5, "{user:?}");
+    assert!(user.response_p50 > 2.9, "{user:?}");
+}
+
+const MULTILEVEL: &str = r#"
+    name = "multilevel"
+    [run]
+    end_time = "6000s"
+    warmup = "500s"
+    [system]
+    quantum = "100ms"
+    [memory]
+    policy = "paging"
+    size = "200KiB"
+    page = "1KiB"
+    device = "disk"
+    bulk_store = "drum"
+    disk_fraction = 0.25
+    free_target = "8KiB"
+    [[device]]
+    name = "drum"
+    seek = "1ms"
+    rate = "1MB/s"
+    fault_cpu = "1ms"
+    [[device]]
+    name = "disk"
+    seek = "20ms"
+    rate = "1MB/s"
+    fault_cpu = "4ms"
+    [users]
+    terminals = 12
+    think = { exp = { mean = "5s" } }
+    commands = [{ class = "job", weight = 1 }]
+    [[class]]
+    name = "job"
+    cpu = { exp = { mean = "500ms" } }
+    size = "60KiB"
+    locality = { cfl = { b = "20ms", c = 20 } }
+"#;
+
+#[test]
+fn a_given_disk_fraction_splits_page_reads_and_fault_costs() {
+    let sys = inline_system(MULTILEVEL);
+    let s = run(&sys, 0);
+    let p = s.paging.as_ref().unwrap();
+    let n = p.faults as f64;
+    assert!(n > 10_000.0, "{p:?}");
+    // A binomial proportion: 4 standard errors either way.
+    let se = (0.25 * 0.75 / n).sqrt();
+    assert!((p.disk_fraction - 0.25).abs() < 4.0 * se, "{p:?}");
+    // Each kind of fault costs its device's processor path.
+    let span = s.sim_time - s.warmup;
+    let expected = (p.disk_reads as f64 * 0.004 + p.bulk_store_reads as f64 * 0.001) / span;
+    let cpu = s.cpu.as_ref().unwrap();
+    assert!(
+        (cpu.fault_handling - expected).abs() < 0.01 * expected,
+        "{cpu:?} vs {expected}"
+    );
+}
+
+#[test]
+fn a_larger_bulk_store_sends_fewer_page_reads_to_disk() {
+    let capacity = |size: &str| {
+        let text = MULTILEVEL.replace(
+            "disk_fraction = 0.25",
+            &format!("bulk_store_size = \"{size}\""),
+        );
+        let s = run(&inline_system(&text), 0);
+        s.paging.unwrap().disk_fraction
+    };
+    let (small, medium, large) = (capacity("16KiB"), capacity("128KiB"), capacity("2MiB"));
+    assert!(small > medium && medium > large, "{small} {medium} {large}");
+    assert!(
+        small > 0.5,
+        "a tiny bulk store sends most reads to disk: {small}"
+    );
+}

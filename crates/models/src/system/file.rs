@@ -841,6 +841,15 @@ fn background(
 ) -> Option<Background> {
     let key = format!("background[{}]", f.name);
     let class = class_index(v, classes, &f.class, &format!("{key}.class"));
+    if classes.iter().any(|c| c.name == f.name) {
+        v.report(
+            format!("{key}.name"),
+            format!(
+                "\"{}\" already names a [[class]]; results list both, so give the background entry its own name",
+                f.name
+            ),
+        );
+    }
     let sleep = v.dist(&f.sleep, &format!("{key}.sleep"));
     let count = f.count.unwrap_or(1);
     if count == 0 {

@@ -306,6 +306,8 @@ pub struct SystemModel<'a> {
     // Processors.
     ready: VecDeque<usize>,
     running: Vec<Option<Burst>>,
+    /// The pending end of each processor's burst.
+    burst_keys: Vec<Option<EventKey>>,
     cpu_meter: StationMeter,
     // Eligibility.
     eligible: u32,
@@ -355,6 +357,7 @@ impl<'a> SystemModel<'a> {
             dirty_rng: streams.stream("paging/dirty"),
             ready: VecDeque::new(),
             running: vec![None; sys.cpu.count as usize],
+            burst_keys: vec![None; sys.cpu.count as usize],
             cpu_meter: StationMeter::new(),
             eligible: 0,
             eligibility_queue: VecDeque::new(),
@@ -697,7 +700,7 @@ impl<'a> SystemModel<'a> {
         }
         self.running[cpu] = Some(burst);
         self.recount(pid, now, |p| p.state = State::Running);
-        let _ = ctx.schedule_at(burst.end, Event::BurstEnd { cpu });
+        self.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
     }
 
     /// Processor time to the next page fault of `pid` at its current
@@ -725,6 +728,7 @@ impl<'a> SystemModel<'a> {
     fn burst_end(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let burst = self.running[cpu].expect("a burst ends on a busy processor");
+        self.burst_keys[cpu] = None;
         self.account(&burst, now);
         let pid = burst.pid;
         let outcome = match burst.kind {
@@ -855,7 +859,7 @@ impl<'a> SystemModel<'a> {
             end: now + cost,
         };
         self.running[cpu] = Some(burst);
-        let _ = ctx.schedule_at(burst.end, Event::BurstEnd { cpu });
+        self.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
     }
 
     /// Finds a frame for `pid`'s faulted page and starts the read, or
@@ -1212,9 +1216,10 @@ impl SystemModel<'_> {
             }
             self.procs
                 .iter()
-                .filter(|(_, p)| {
+                .filter(|&(q, p)| {
                     p.residence == Residence::In
-                        && matches!(p.state, State::Runnable | State::Io)
+                        && matches!(p.state, State::Runnable | State::Io | State::Running)
+                        && !self.in_fault_path(q)
                         && age(p) >= SWAP_IN_STAY
                 })
                 .max_by_key(|&(q, p)| (age(p), std::cmp::Reverse(q)))
@@ -1249,9 +1254,52 @@ impl SystemModel<'_> {
             .map(|(pid, _)| pid)
     }
 
+    /// Whether `pid` is on a processor running the kernel's fault path,
+    /// which is not interrupted.
+    fn in_fault_path(&self, pid: usize) -> bool {
+        self.running
+            .iter()
+            .flatten()
+            .any(|b| b.pid == pid && matches!(b.kind, BurstKind::Fault))
+    }
+
+    /// Takes the process on `cpu` off it before its burst ends, keeping
+    /// what it ran; it stays runnable but is not queued.
+    fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let burst = self.running[cpu].expect("a busy processor");
+        let key = self.burst_keys[cpu]
+            .take()
+            .expect("a busy processor has a burst end");
+        assert!(ctx.cancel(key), "the burst end is pending");
+        let cut = Burst {
+            switch_end: burst.switch_end.min(now),
+            end: now,
+            ..burst
+        };
+        self.account(&cut, now);
+        let ran = now.saturating_sub(burst.switch_end);
+        let p = &mut self.procs[burst.pid];
+        p.remaining = p.remaining - ran;
+        if p.io_due != SimTime::MAX {
+            p.io_due = p.io_due - ran;
+        }
+        self.leave_cpu(cpu, burst.pid, now);
+        self.recount(burst.pid, now, |p| p.state = State::Runnable);
+    }
+
     fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        if self.procs[pid].state == State::Runnable {
+        if self.procs[pid].state == State::Running {
+            // The swapper runs at high priority: the victim is taken off
+            // its processor first.
+            let cpu = self
+                .running
+                .iter()
+                .position(|b| b.is_some_and(|b| b.pid == pid))
+                .expect("a running process is on a processor");
+            self.preempt(cpu, ctx);
+        } else if self.procs[pid].state == State::Runnable {
             let at = self
                 .ready
                 .iter()
@@ -1265,6 +1313,7 @@ impl SystemModel<'_> {
         let image = self.sys.classes[self.procs[pid].class].size;
         let device = self.swap_device();
         self.request(device, Purpose::SwapOut { pid }, image as f64, ctx);
+        self.dispatch_idle(ctx);
     }
 
     /// Applies `change` to `pid`, keeping the counts of processes in the
