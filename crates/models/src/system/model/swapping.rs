@@ -1,0 +1,142 @@
+//! Swapping: the UNIX V7 swapper moving whole images in and out.
+
+use super::*;
+
+impl SystemModel<'_> {
+    /// The V7 swapper: bring in the runnable process that has been out
+    /// longest, making room by pushing out sleepers first, then (with the
+    /// age rules) the process that has been in longest.
+    pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
+        if self.swapper_busy || self.paging() {
+            return;
+        }
+        let now = ctx.now();
+        let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
+        let Some((pid, out_for)) = self
+            .waiting_for_swap_in()
+            .map(|pid| (pid, age(&self.procs[pid])))
+        else {
+            return;
+        };
+        let image = self.sys.classes[self.procs[pid].class].size;
+        if self.free_bytes >= image {
+            self.free_bytes -= image;
+            self.swapper_busy = true;
+            self.recount(pid, now, |p| p.residence = Residence::MovingIn);
+            let device = self.swap_device();
+            self.request(device, Purpose::SwapIn { pid }, image as f64, ctx);
+            return;
+        }
+        let size = |p: &Process| self.sys.classes[p.class].size;
+        let sleeper = self
+            .procs
+            .iter()
+            .filter(|(_, p)| p.residence == Residence::In && p.state == State::Sleeping)
+            .max_by_key(|&(q, p)| (size(p), std::cmp::Reverse(q)))
+            .map(|(q, _)| q);
+        let victim = sleeper.or_else(|| {
+            if out_for < SWAP_OUT_WAIT {
+                return None;
+            }
+            self.procs
+                .iter()
+                .filter(|&(q, p)| {
+                    p.residence == Residence::In
+                        && matches!(p.state, State::Runnable | State::Io | State::Running)
+                        && !self.in_fault_path(q)
+                        && age(p) >= SWAP_IN_STAY
+                })
+                .max_by_key(|&(q, p)| (age(p), std::cmp::Reverse(q)))
+                .map(|(q, _)| q)
+        });
+        match victim {
+            Some(victim) => self.swap_out(victim, ctx),
+            None if !self.swapper_retry => {
+                self.swapper_retry = true;
+                let _ = ctx.schedule_in(SWAPPER_RETRY, Event::SwapperRetry);
+            }
+            None => {}
+        }
+    }
+
+    pub(super) fn swap_device(&self) -> usize {
+        match self.sys.memory.policy {
+            Policy::Swapping { device } => device,
+            Policy::Paging(_) => unreachable!("no swapping under paging"),
+        }
+    }
+
+    /// The runnable, swapped-out, eligible process that has been out
+    /// longest (the lowest slot on a tie, as V7 scans its process table).
+    pub(super) fn waiting_for_swap_in(&self) -> Option<usize> {
+        self.procs
+            .iter()
+            .filter(|(_, p)| {
+                p.residence == Residence::Out && p.state == State::Runnable && p.eligible
+            })
+            .min_by_key(|&(pid, p)| (p.last_swap, pid))
+            .map(|(pid, _)| pid)
+    }
+
+    /// Whether `pid` is on a processor running the kernel's fault path,
+    /// which is not interrupted.
+    pub(super) fn in_fault_path(&self, pid: usize) -> bool {
+        self.running
+            .iter()
+            .flatten()
+            .any(|b| b.pid == pid && matches!(b.kind, BurstKind::Fault))
+    }
+
+    /// Takes the process on `cpu` off it before its burst ends, keeping
+    /// what it ran; it stays runnable but is not queued.
+    pub(super) fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let burst = self.running[cpu].expect("a busy processor");
+        let key = self.burst_keys[cpu]
+            .take()
+            .expect("a busy processor has a burst end");
+        assert!(ctx.cancel(key), "the burst end is pending");
+        let cut = Burst {
+            switch_end: burst.switch_end.min(now),
+            end: now,
+            ..burst
+        };
+        self.account(&cut, now);
+        let ran = now.saturating_sub(burst.switch_end);
+        let p = &mut self.procs[burst.pid];
+        p.remaining = p.remaining - ran;
+        if p.io_due != SimTime::MAX {
+            p.io_due = p.io_due - ran;
+        }
+        self.leave_cpu(cpu, burst.pid, now);
+        self.recount(burst.pid, now, |p| p.state = State::Runnable);
+    }
+
+    pub(super) fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        if self.procs[pid].state == State::Running {
+            // The swapper runs at high priority: the victim is taken off
+            // its processor first.
+            let cpu = self
+                .running
+                .iter()
+                .position(|b| b.is_some_and(|b| b.pid == pid))
+                .expect("a running process is on a processor");
+            self.preempt(cpu, ctx);
+        } else if self.procs[pid].state == State::Runnable {
+            let at = self
+                .ready
+                .iter()
+                .position(|&q| q == pid)
+                .expect("a runnable resident process is in the ready queue");
+            let _ = self.ready.remove(at);
+            self.cpu_meter.present.add(now, -1.0);
+        }
+        self.swapper_busy = true;
+        self.recount(pid, now, |p| p.residence = Residence::MovingOut);
+        let image = self.sys.classes[self.procs[pid].class].size;
+        let device = self.swap_device();
+        self.request(device, Purpose::SwapOut { pid }, image as f64, ctx);
+        self.dispatch_idle(ctx);
+    }
+}
