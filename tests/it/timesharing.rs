@@ -441,3 +441,47 @@ fn a_larger_bulk_store_sends_fewer_page_reads_to_disk() {
         "a tiny bulk store sends most reads to disk: {small}"
     );
 }
+
+#[test]
+fn shared_text_stays_in_memory_between_commands() {
+    // Plenty of memory, so nothing is ever taken away. Without shared text
+    // every command faults its working set in afresh; with 40 of its 60
+    // pages shared, the text faulted in by earlier commands is still there.
+    let text = MULTILEVEL
+        .replace("size = \"200KiB\"", "size = \"4MiB\"")
+        .replace("    bulk_store = \"drum\"\n    disk_fraction = 0.25\n", "");
+    let faults = |shared: &str| {
+        let text = text.replace(
+            "size = \"60KiB\"",
+            &format!("size = \"60KiB\"\n    text = \"{shared}\""),
+        );
+        let s = run(&inline_system(&text), 0);
+        command(&s, "job").faults_per_command.unwrap()
+    };
+    let (private, shared) = (faults("0KiB"), faults("40KiB"));
+    assert!(private > 20.0, "{private}");
+    assert!(shared < 0.5 * private, "{shared} vs {private}");
+}
+
+#[test]
+fn swapping_moves_shared_text_only_when_no_process_holds_it() {
+    // Under swapping the text is read with the first process of its class
+    // and never written back, so the images moved shrink.
+    let mut sys = system("thrashing");
+    sys.memory.policy = Policy::Swapping { device: 0 };
+    sys.memory.size = 320 * 1024;
+    sys.users.population = Population::Fixed(12);
+    sys.end_time = SimTime::from_secs(6_000);
+    let whole = run(&sys, 0);
+    sys.classes[0].text = 60 * 1024;
+    let shared = run(&sys, 0);
+    let image = |s: &Summary| s.swapping.as_ref().unwrap().mean_image_bytes;
+    assert_eq!(image(&whole), 100.0 * 1024.0);
+    assert!(image(&shared) < 0.6 * image(&whole), "{}", image(&shared));
+    assert!(
+        shared.classes[0].throughput > whole.classes[0].throughput,
+        "{} vs {}",
+        shared.classes[0].throughput,
+        whole.classes[0].throughput
+    );
+}

@@ -268,6 +268,9 @@ pub struct CommandClassFile {
     pub io: OneOrMany<IoFile>,
     /// Image (address space) size.
     pub size: Bytes,
+    /// The shared, read-only part of the image (default 0).
+    #[serde(default)]
+    pub text: Option<Bytes>,
     /// Lifetime function, needed under paging.
     #[serde(default)]
     pub locality: Option<LocalityFile>,
@@ -685,6 +688,20 @@ fn class(
             })
             .collect();
     let image = size(v, f.size, &format!("{key}.size"), false);
+    let text = size(
+        v,
+        f.text.unwrap_or(Bytes(0.0)),
+        &format!("{key}.text"),
+        true,
+    );
+    if let (Some(image), Some(text)) = (image, text)
+        && text > image
+    {
+        v.report(
+            format!("{key}.text"),
+            format!("the shared text ({text} bytes) cannot be larger than the image, {key}.size ({image} bytes)"),
+        );
+    }
     let locality = match &f.locality {
         None => None,
         Some(LocalityFile::Cfl { b, c }) => {
@@ -736,6 +753,7 @@ fn class(
         demand_scale,
         io: io.into_iter().collect::<Option<_>>()?,
         size: image?,
+        text: text.filter(|&t| t <= image.unwrap_or(0))?,
         locality,
         dirty,
     })

@@ -228,8 +228,12 @@ pub struct CommandClass {
     pub demand_scale: f64,
     /// I/O requests.
     pub io: Vec<Io>,
-    /// Image size [bytes].
+    /// Image size [bytes], shared text included.
     pub size: u64,
+    /// The shared, read-only part of the image (program text) [bytes]:
+    /// one copy serves every process of the class, and it stays in memory
+    /// between commands while nothing needs the room.
+    pub text: u64,
     /// Page-fault behaviour under paging.
     pub locality: Option<Lifetime>,
     /// The probability that a page taken from the process is dirty.

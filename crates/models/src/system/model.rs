@@ -31,6 +31,8 @@ use tpsim_core::{
 mod paging;
 mod swapping;
 
+use paging::{Holder, Pages, Text};
+
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
 const SWAP_OUT_WAIT: SimTime = SimTime::from_secs(3);
@@ -182,14 +184,10 @@ struct Process {
     remaining: SimTime,
     /// Processor time left before the next I/O request.
     io_due: SimTime,
-    /// Pages resident (paging).
-    resident: u64,
+    /// Private pages, resident and on the bulk store (paging).
+    held: Pages,
     /// Pages in the address space.
     pages: u64,
-    /// Pages held on the bulk store.
-    on_bulk: u64,
-    /// Entries of this process in the bulk store's age queue.
-    bulk_entries: u64,
     /// When the image last moved in or out (swapping).
     last_swap: SimTime,
     /// When it last left a processor (global replacement takes pages from
@@ -202,6 +200,8 @@ struct Process {
     fault_started: SimTime,
     /// The device the pending page read goes to.
     fault_device: usize,
+    /// Whether the pending page is of the class's shared text.
+    fault_in_text: bool,
     /// Waiting for a free frame before its page read can start.
     waiting_frame: bool,
     /// Distinguishes processes that reuse a slab slot.
@@ -319,7 +319,9 @@ pub struct SystemModel<'a> {
     free_bytes: u64,
     free_frames: u64,
     frame_waiters: VecDeque<usize>,
-    bulk_age: VecDeque<(usize, u64)>,
+    bulk_age: VecDeque<Holder>,
+    /// Each class's shared text.
+    texts: Vec<Text>,
     bulk_used: u64,
     swapper_busy: bool,
     swapper_retry: bool,
@@ -368,6 +370,17 @@ impl<'a> SystemModel<'a> {
             free_frames: sys.memory.user_frames(),
             frame_waiters: VecDeque::new(),
             bulk_age: VecDeque::new(),
+            texts: sys
+                .classes
+                .iter()
+                .map(|c| Text {
+                    held: Pages::default(),
+                    pages: sys.memory.pages_of(c.text),
+                    bytes: c.text,
+                    last_used: SimTime::ZERO,
+                    in_memory: 0,
+                })
+                .collect(),
             bulk_used: 0,
             swapper_busy: false,
             swapper_retry: false,
@@ -565,7 +578,7 @@ impl<'a> SystemModel<'a> {
 
     /// A new process of `class` for `owner`, not yet admitted.
     fn spawn(&mut self, class: usize, owner: usize, now: SimTime) -> usize {
-        let spec = &self.sys.classes[class];
+        let size = self.sys.classes[class].size;
         self.next_generation += 1;
         // Inserted in a state no count includes; `recount` moves it on.
         let pid = self.procs.insert(Process {
@@ -577,25 +590,25 @@ impl<'a> SystemModel<'a> {
             started: now,
             remaining: SimTime::ZERO,
             io_due: SimTime::MAX,
-            resident: 0,
-            pages: self.sys.memory.pages_of(spec.size),
-            on_bulk: 0,
-            bulk_entries: 0,
+            held: Pages::default(),
+            pages: self.sys.memory.pages_of(size),
             last_swap: now,
             last_run: now,
             cpu_arrival: now,
             faults: 0,
             fault_started: now,
             fault_device: 0,
+            fault_in_text: false,
             waiting_frame: false,
             generation: self.next_generation,
         });
         self.new_cycle(pid, now);
         if self.paging() {
             self.recount(pid, now, |p| p.residence = Residence::In);
-        } else if self.free_bytes >= spec.size && self.waiting_for_swap_in().is_none() {
+        } else if self.free_bytes >= self.bytes_to_load(pid) && self.waiting_for_swap_in().is_none()
+        {
             // Created in memory, as by fork when there is room.
-            self.free_bytes -= spec.size;
+            self.load(pid);
             self.recount(pid, now, |p| p.residence = Residence::In);
         }
         pid
@@ -766,6 +779,7 @@ impl<'a> SystemModel<'a> {
         self.cpu_meter.busy.add(now, -1.0);
         self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
+        self.texts[self.procs[pid].class].last_used = now;
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -839,12 +853,7 @@ impl SystemModel<'_> {
         }
         match done.purpose {
             Purpose::Io { pid } => self.become_runnable(pid, ctx),
-            Purpose::PageRead { pid } => {
-                let p = &mut self.procs[pid];
-                p.resident += 1;
-                self.fault_time.add((now - p.fault_started).as_secs_f64());
-                self.become_runnable(pid, ctx);
-            }
+            Purpose::PageRead { pid } => self.page_read(pid, ctx),
             Purpose::PageWrite => {}
             Purpose::SwapIn { pid } => {
                 self.swapper_busy = false;
@@ -862,7 +871,7 @@ impl SystemModel<'_> {
                 self.swapper_busy = false;
                 self.counters.swap_outs += 1;
                 self.counters.swapped_bytes += done.bytes;
-                self.free_bytes += self.sys.classes[self.procs[pid].class].size;
+                self.unload(self.procs[pid].class);
                 self.procs[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::Out);
                 self.swapper(ctx);
@@ -920,12 +929,12 @@ impl SystemModel<'_> {
         self.processes_meter
             .set(now, f64::from(self.user_processes));
         if self.paging() {
-            self.free_frames += p.resident;
-            self.bulk_used -= p.on_bulk;
+            self.free_frames += p.held.resident;
+            self.bulk_used -= p.held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
             debug_assert_eq!(residence, Residence::In, "only resident processes run");
-            self.free_bytes += self.sys.classes[p.class].size;
+            self.unload(p.class);
             self.swapper(ctx);
         }
     }
@@ -1170,19 +1179,41 @@ impl SystemModel<'_> {
             let in_transit = procs()
                 .filter(|p| p.state == State::Fault && !p.waiting_frame)
                 .count() as u64;
-            let resident: u64 = procs().map(|p| p.resident).sum();
+            let resident: u64 = procs()
+                .map(|p| p.held.resident)
+                .chain(self.texts.iter().map(|t| t.held.resident))
+                .sum();
             assert_eq!(
                 self.free_frames + resident + in_transit,
                 self.sys.memory.user_frames(),
                 "frames are free, resident or being read into"
             );
-            assert_eq!(self.bulk_used, procs().map(|p| p.on_bulk).sum::<u64>());
-        } else {
-            let held: u64 = procs()
-                .filter(|p| p.residence != Residence::Out)
-                .map(|p| self.sys.classes[p.class].size)
+            let on_bulk: u64 = procs()
+                .map(|p| p.held.on_bulk)
+                .chain(self.texts.iter().map(|t| t.held.on_bulk))
                 .sum();
-            assert_eq!(self.free_bytes + held, self.sys.memory.user_bytes());
+            assert_eq!(self.bulk_used, on_bulk);
+        } else {
+            let private: u64 = procs()
+                .filter(|p| p.residence != Residence::Out)
+                .map(|p| self.sys.classes[p.class].size - self.texts[p.class].bytes)
+                .sum();
+            let text: u64 = self
+                .texts
+                .iter()
+                .filter(|t| t.in_memory > 0)
+                .map(|t| t.bytes)
+                .sum();
+            assert_eq!(
+                self.free_bytes + private + text,
+                self.sys.memory.user_bytes()
+            );
+            for (class, t) in self.texts.iter().enumerate() {
+                let users = procs()
+                    .filter(|p| p.class == class && p.residence != Residence::Out)
+                    .count() as u32;
+                assert_eq!(t.in_memory, users, "text users of class {class}");
+            }
         }
         let (mpl, waiting) = procs().map(indicators).fold((0, 0), |(m, w), (a, b)| {
             (m + u32::from(a), w + u32::from(b))

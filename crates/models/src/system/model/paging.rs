@@ -1,18 +1,82 @@
 //! Demand paging: page faults from each process's lifetime function,
 //! frames from a free pool that global replacement refills, and a bulk
 //! store in front of the paging disk.
+//!
+//! Memory is counted, not mapped: each holder of pages - a process's private
+//! pages, or a class's shared text - has a number of pages resident and a
+//! number held on the bulk store. A fault picks the missing page among the
+//! process's missing private and text pages in proportion to their numbers;
+//! replacement takes pages from the holder used least recently, which is
+//! global LRU at the granularity of holders.
 
 use super::*;
 
+/// Who holds pages: a process (its private pages) or a class's shared
+/// text, which stays in memory between commands until replacement takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Holder {
+    Process { pid: usize, generation: u64 },
+    Text { class: usize },
+}
+
+/// The pages of one holder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Pages {
+    /// In memory.
+    pub(super) resident: u64,
+    /// On the bulk store.
+    pub(super) on_bulk: u64,
+    /// Entries in the bulk store's age queue; more than `on_bulk` when
+    /// pages were read back.
+    pub(super) bulk_entries: u64,
+}
+
+/// A class's shared text.
+#[derive(Clone, Debug)]
+pub(super) struct Text {
+    /// Its pages, under paging.
+    pub(super) held: Pages,
+    /// Its size [pages].
+    pub(super) pages: u64,
+    /// Its size [bytes].
+    pub(super) bytes: u64,
+    /// When a process of the class last left a processor.
+    pub(super) last_used: SimTime,
+    /// Under swapping: processes of the class whose image is in memory or
+    /// moving; the text is in memory while this is above 0.
+    pub(super) in_memory: u32,
+}
+
 impl SystemModel<'_> {
-    /// Processor time to the next page fault of `pid` at its current
-    /// resident set.
+    /// The pages of `holder`, if it still exists.
+    fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages> {
+        match holder {
+            Holder::Process { pid, generation } => self
+                .procs
+                .get_mut(pid)
+                .filter(|p| p.generation == generation)
+                .map(|p| &mut p.held),
+            Holder::Text { class } => Some(&mut self.texts[class].held),
+        }
+    }
+
+    fn holder(&self, pid: usize) -> Holder {
+        Holder::Process {
+            pid,
+            generation: self.procs[pid].generation,
+        }
+    }
+
+    /// Processor time to the next page fault of `pid`, from its class's
+    /// lifetime function at its resident set: its private pages and the
+    /// resident pages of its class's text.
     pub(super) fn fault_gap(&mut self, pid: usize) -> SimTime {
         let p = &self.procs[pid];
         let (true, Some(lifetime)) = (self.paging(), self.sys.classes[p.class].locality) else {
             return SimTime::MAX;
         };
-        let mean = lifetime.mean_time_between_faults(p.resident, p.pages);
+        let resident = p.held.resident + self.texts[p.class].held.resident;
+        let mean = lifetime.mean_time_between_faults(resident, p.pages);
         if !mean.is_finite() {
             return SimTime::MAX;
         }
@@ -21,51 +85,61 @@ impl SystemModel<'_> {
         SimTime::from_secs_f64((mean * e).min(LONGEST_SAMPLE))
     }
 
-    /// A page fault: decide where the page is, then run the kernel's fault
-    /// path on the same processor.
+    /// A page fault: decide which page is missing and where it is, then
+    /// run the kernel's fault path on the same processor.
     pub(super) fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("faults only under paging");
         };
         let p = &self.procs[pid];
-        let device = match &paging.bulk_store {
-            None => paging.device,
+        let text = &self.texts[p.class];
+        let missing_text = text.pages - text.held.resident;
+        let missing_private = p.pages - text.pages - p.held.resident;
+        let in_text = match (missing_text, missing_private) {
+            (0, _) => false,
+            (_, 0) => true,
+            (t, m) => {
+                let u: f64 = self.owners[p.owner].rngs.faults.random();
+                u * ((t + m) as f64) < t as f64
+            }
+        };
+        let (holder, missing) = if in_text {
+            (Holder::Text { class: p.class }, missing_text)
+        } else {
+            (self.holder(pid), missing_private)
+        };
+        let from_bulk = match &paging.bulk_store {
+            None => None,
             Some(bulk) => {
                 let u: f64 = self.placement_rng.random();
                 let on_bulk = match bulk.placement {
                     Placement::DiskFraction(f) => u >= f,
                     Placement::Capacity(_) => {
-                        let missing = p.pages - p.resident;
-                        (u * missing as f64) < p.on_bulk as f64
+                        let held = self.held_mut(holder).expect("the faulting process exists");
+                        (u * missing as f64) < held.on_bulk as f64
                     }
                 };
-                if on_bulk { bulk.device } else { paging.device }
+                on_bulk.then_some(bulk.device)
             }
         };
+        let device = from_bulk.unwrap_or(paging.device);
+        if from_bulk.is_some() {
+            self.counters.bulk_reads += 1;
+            let held = self.held_mut(holder).expect("the faulting process exists");
+            if held.on_bulk > 0 {
+                held.on_bulk -= 1;
+                self.bulk_used -= 1;
+            }
+        } else {
+            self.counters.disk_reads += 1;
+        }
+        self.counters.faults += 1;
         let p = &mut self.procs[pid];
         p.faults += 1;
         p.fault_started = now;
         p.fault_device = device;
-        if p.on_bulk > 0
-            && paging
-                .bulk_store
-                .as_ref()
-                .is_some_and(|b| b.device == device)
-        {
-            p.on_bulk -= 1;
-            self.bulk_used -= 1;
-        }
-        self.counters.faults += 1;
-        if paging
-            .bulk_store
-            .as_ref()
-            .is_some_and(|b| b.device == device)
-        {
-            self.counters.bulk_reads += 1;
-        } else {
-            self.counters.disk_reads += 1;
-        }
+        p.fault_in_text = in_text;
         let cost = self.sys.devices[device].fault_cpu;
         let burst = Burst {
             pid,
@@ -92,81 +166,136 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Takes a frame for `pid`: a free one, else one stolen from the
-    /// process that ran least recently, else one of its own.
-    pub(super) fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
+    /// The page read for `pid` is done: the frame joins its holder.
+    pub(super) fn page_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let p = &mut self.procs[pid];
+        self.fault_time.add((now - p.fault_started).as_secs_f64());
+        if p.fault_in_text {
+            let text = &mut self.texts[p.class];
+            if text.held.resident < text.pages {
+                text.held.resident += 1;
+            } else {
+                // Another process of the class read the same page first.
+                self.free_frames += 1;
+                self.serve_frame_waiters(ctx);
+            }
+        } else {
+            p.held.resident += 1;
+        }
+        self.become_runnable(pid, ctx);
+    }
+
+    /// Takes a frame for `pid`: a free one, else one stolen from the holder
+    /// used least recently, else one of its own.
+    fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("frames only under paging");
         };
         let target = paging.free_target;
         if self.free_frames == 0 {
-            self.steal(1, Some(pid), ctx);
+            self.steal(1, pid, ctx);
         }
+        let class = self.procs[pid].class;
         let got = if self.free_frames > 0 {
-            self.free_frames -= 1;
             true
-        } else if self.procs[pid].resident > 0 {
-            self.evict(pid, 1, ctx);
-            self.free_frames -= 1;
+        } else if self.procs[pid].held.resident > 0 {
+            self.evict(self.holder(pid), 1, ctx);
+            true
+        } else if self.texts[class].held.resident > 0 {
+            self.evict(Holder::Text { class }, 1, ctx);
             true
         } else {
             false
         };
+        if got {
+            self.free_frames -= 1;
+        }
         // The page daemon keeps `target` frames free.
         if self.free_frames < target {
-            self.steal(target - self.free_frames, Some(pid), ctx);
+            self.steal(target - self.free_frames, pid, ctx);
         }
         got
     }
 
-    /// Takes up to `wanted` frames from other processes into the free pool,
-    /// least recently run first; never from a running process or `spare`.
-    pub(super) fn steal(
-        &mut self,
-        mut wanted: u64,
-        spare: Option<usize>,
-        ctx: &mut Context<Event>,
-    ) {
+    /// Takes up to `wanted` frames into the free pool, from the holders
+    /// used least recently; never from a process on a processor, its
+    /// class's text, or the process `faulting` and its text.
+    fn steal(&mut self, mut wanted: u64, faulting: usize, ctx: &mut Context<Event>) {
+        let in_use = |model: &Self, class: usize| {
+            model.procs[faulting].class == class
+                || model
+                    .running
+                    .iter()
+                    .flatten()
+                    .any(|b| model.procs[b.pid].class == class)
+        };
         while wanted > 0 {
-            let victim = self
+            let process = self
                 .procs
                 .iter()
                 .filter(|&(pid, p)| {
-                    Some(pid) != spare && p.resident > 0 && p.state != State::Running
+                    pid != faulting && p.held.resident > 0 && p.state != State::Running
                 })
-                .min_by_key(|&(pid, p)| (p.last_run, pid))
-                .map(|(pid, _)| pid);
-            let Some(victim) = victim else { return };
-            let n = wanted.min(self.procs[victim].resident);
+                .map(|(pid, p)| (p.last_run, 0, pid))
+                .min();
+            let text = self
+                .texts
+                .iter()
+                .enumerate()
+                .filter(|&(class, t)| t.held.resident > 0 && !in_use(self, class))
+                .map(|(class, t)| (t.last_used, 1, class))
+                .min();
+            let (victim, resident) = match (process, text) {
+                (None, None) => return,
+                (Some(p), Some(t)) if t < p => {
+                    (Holder::Text { class: t.2 }, self.texts[t.2].held.resident)
+                }
+                (Some(p), _) => (self.holder(p.2), self.procs[p.2].held.resident),
+                (None, Some(t)) => (Holder::Text { class: t.2 }, self.texts[t.2].held.resident),
+            };
+            let n = wanted.min(resident);
             self.evict(victim, n, ctx);
             wanted -= n;
         }
     }
 
-    /// Moves `n` of `pid`'s pages out of memory into the free pool,
-    /// writing back what must be written.
-    pub(super) fn evict(&mut self, pid: usize, n: u64, ctx: &mut Context<Event>) {
+    /// Moves `n` of `holder`'s pages out of memory into the free pool,
+    /// writing back what must be written: with a bulk store sized by
+    /// capacity, every page goes to it; otherwise a process's page is
+    /// written with its class's probability of being dirty, and text is
+    /// never written.
+    fn evict(&mut self, holder: Holder, n: u64, ctx: &mut Context<Event>) {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("eviction only under paging");
         };
-        let p = &mut self.procs[pid];
-        p.resident -= n;
+        let dirty = match holder {
+            Holder::Process { pid, .. } => self.sys.classes[self.procs[pid].class].dirty,
+            Holder::Text { .. } => 0.0,
+        };
+        let to_bulk = paging
+            .bulk_store
+            .as_ref()
+            .filter(|b| matches!(b.placement, Placement::Capacity(_)))
+            .map(|b| b.device);
+        let held = self.held_mut(holder).expect("a victim exists");
+        held.resident -= n;
+        if to_bulk.is_some() {
+            held.on_bulk += n;
+            held.bulk_entries += n;
+        }
         self.free_frames += n;
         self.counters.pages_stolen += n;
-        let dirty = self.sys.classes[p.class].dirty;
         let page = self.sys.memory.page as f64;
-        let (writes, device) = match &paging.bulk_store {
-            Some(bulk) if matches!(bulk.placement, Placement::Capacity(_)) => {
+        let (writes, device) = match to_bulk {
+            Some(bulk) => {
                 // Every page leaving memory goes to the bulk store.
-                p.on_bulk += n;
-                p.bulk_entries += n;
                 self.bulk_used += n;
-                for _ in 0..n {
-                    self.bulk_age.push_back((pid, p.generation));
-                }
-                (n, bulk.device)
+                self.bulk_age
+                    .extend(std::iter::repeat_n(holder, n as usize));
+                (n, bulk)
             }
-            bulk => {
+            None => {
                 let writes = match dirty {
                     d if d <= 0.0 => 0,
                     d if d >= 1.0 => n,
@@ -174,7 +303,11 @@ impl SystemModel<'_> {
                         .filter(|_| self.dirty_rng.random::<f64>() < d)
                         .count() as u64,
                 };
-                (writes, bulk.as_ref().map_or(paging.device, |b| b.device))
+                let device = paging
+                    .bulk_store
+                    .as_ref()
+                    .map_or(paging.device, |b| b.device);
+                (writes, device)
             }
         };
         self.counters.page_writes += writes;
@@ -186,7 +319,7 @@ impl SystemModel<'_> {
 
     /// Pushes the bulk store's oldest pages on to the disk while it holds
     /// more than its capacity.
-    pub(super) fn overflow_bulk(&mut self, ctx: &mut Context<Event>) {
+    fn overflow_bulk(&mut self, ctx: &mut Context<Event>) {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             return;
         };
@@ -198,23 +331,19 @@ impl SystemModel<'_> {
         };
         let page = self.sys.memory.page as f64;
         while self.bulk_used > capacity {
-            let (pid, generation) = self
+            let holder = self
                 .bulk_age
                 .pop_front()
                 .expect("pages on the bulk store have entries in its age queue");
-            let Some(p) = self
-                .procs
-                .get_mut(pid)
-                .filter(|p| p.generation == generation)
-            else {
+            let Some(held) = self.held_mut(holder) else {
                 continue;
             };
-            p.bulk_entries -= 1;
+            held.bulk_entries -= 1;
             // Entries beyond the pages still held are of pages read back.
-            if p.bulk_entries >= p.on_bulk {
+            if held.bulk_entries >= held.on_bulk {
                 continue;
             }
-            p.on_bulk -= 1;
+            held.on_bulk -= 1;
             self.bulk_used -= 1;
             self.counters.page_writes += 1;
             self.request(paging.device, Purpose::PageWrite, page, ctx);
@@ -225,32 +354,29 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Keeps, for each live process, only its newest `on_bulk` entries.
-    pub(super) fn compact_bulk_age(&mut self) {
-        let mut keep: Vec<(usize, u64)> = Vec::with_capacity(self.bulk_used as usize);
-        for &(pid, generation) in self.bulk_age.iter().rev() {
-            if let Some(p) = self
-                .procs
-                .get_mut(pid)
-                .filter(|p| p.generation == generation)
-                && p.bulk_entries > 0
+    /// Keeps, for each live holder, only its newest `on_bulk` entries.
+    fn compact_bulk_age(&mut self) {
+        for (_, p) in self.procs.iter_mut() {
+            p.held.bulk_entries = 0;
+        }
+        for t in &mut self.texts {
+            t.held.bulk_entries = 0;
+        }
+        let mut kept = VecDeque::with_capacity(self.bulk_used as usize);
+        let entries = std::mem::take(&mut self.bulk_age);
+        for holder in entries.into_iter().rev() {
+            if let Some(held) = self.held_mut(holder)
+                && held.bulk_entries < held.on_bulk
             {
-                let kept_so_far = keep.iter().filter(|e| e.0 == pid).count() as u64;
-                if kept_so_far < p.on_bulk {
-                    keep.push((pid, generation));
-                }
+                held.bulk_entries += 1;
+                kept.push_front(holder);
             }
         }
-        for p in self.procs.iter_mut().map(|(_, p)| p) {
-            p.bulk_entries = 0;
-        }
-        for &(pid, _) in &keep {
-            self.procs[pid].bulk_entries += 1;
-        }
-        keep.reverse();
-        self.bulk_age = keep.into();
+        self.bulk_age = kept;
     }
 
+    /// Starts the page reads of processes that waited for a frame, while
+    /// frames are free.
     pub(super) fn serve_frame_waiters(&mut self, ctx: &mut Context<Event>) {
         while self.free_frames > 0 {
             let Some(pid) = self.frame_waiters.pop_front() else {

@@ -1,4 +1,9 @@
 //! Swapping: the UNIX V7 swapper moving whole images in and out.
+//!
+//! A class's shared text is in memory while any process of the class is (V7
+//! counts them in `x_ccount`): a swap-in reads the text only if no process
+//! of the class is in memory already, and a swap-out writes only the
+//! private part, text being read-only.
 
 use super::*;
 
@@ -18,9 +23,9 @@ impl SystemModel<'_> {
         else {
             return;
         };
-        let image = self.sys.classes[self.procs[pid].class].size;
+        let image = self.bytes_to_load(pid);
         if self.free_bytes >= image {
-            self.free_bytes -= image;
+            self.load(pid);
             self.swapper_busy = true;
             self.recount(pid, now, |p| p.residence = Residence::MovingIn);
             let device = self.swap_device();
@@ -59,7 +64,34 @@ impl SystemModel<'_> {
         }
     }
 
-    pub(super) fn swap_device(&self) -> usize {
+    /// The bytes bringing `pid` into memory takes: its private part, and
+    /// its class's text unless already in memory.
+    pub(super) fn bytes_to_load(&self, pid: usize) -> u64 {
+        let class = self.procs[pid].class;
+        let text = &self.texts[class];
+        let private = self.sys.classes[class].size - text.bytes;
+        private + if text.in_memory == 0 { text.bytes } else { 0 }
+    }
+
+    /// Takes the memory for `pid`'s image.
+    pub(super) fn load(&mut self, pid: usize) {
+        let bytes = self.bytes_to_load(pid);
+        self.free_bytes -= bytes;
+        self.texts[self.procs[pid].class].in_memory += 1;
+    }
+
+    /// Gives back the memory of `pid`'s image, and its class's text if no
+    /// other process of the class is in memory.
+    pub(super) fn unload(&mut self, class: usize) {
+        let text = &mut self.texts[class];
+        self.free_bytes += self.sys.classes[class].size - text.bytes;
+        text.in_memory -= 1;
+        if text.in_memory == 0 {
+            self.free_bytes += text.bytes;
+        }
+    }
+
+    fn swap_device(&self) -> usize {
         match self.sys.memory.policy {
             Policy::Swapping { device } => device,
             Policy::Paging(_) => unreachable!("no swapping under paging"),
@@ -80,7 +112,7 @@ impl SystemModel<'_> {
 
     /// Whether `pid` is on a processor running the kernel's fault path,
     /// which is not interrupted.
-    pub(super) fn in_fault_path(&self, pid: usize) -> bool {
+    fn in_fault_path(&self, pid: usize) -> bool {
         self.running
             .iter()
             .flatten()
@@ -89,7 +121,7 @@ impl SystemModel<'_> {
 
     /// Takes the process on `cpu` off it before its burst ends, keeping
     /// what it ran; it stays runnable but is not queued.
-    pub(super) fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+    fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let burst = self.running[cpu].expect("a busy processor");
         let key = self.burst_keys[cpu]
@@ -112,7 +144,7 @@ impl SystemModel<'_> {
         self.recount(burst.pid, now, |p| p.state = State::Runnable);
     }
 
-    pub(super) fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
+    fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         if self.procs[pid].state == State::Running {
             // The swapper runs at high priority: the victim is taken off
@@ -134,9 +166,10 @@ impl SystemModel<'_> {
         }
         self.swapper_busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);
-        let image = self.sys.classes[self.procs[pid].class].size;
+        let class = self.procs[pid].class;
+        let private = self.sys.classes[class].size - self.texts[class].bytes;
         let device = self.swap_device();
-        self.request(device, Purpose::SwapOut { pid }, image as f64, ctx);
+        self.request(device, Purpose::SwapOut { pid }, private as f64, ctx);
         self.dispatch_idle(ctx);
     }
 }
