@@ -485,3 +485,25 @@ fn swapping_moves_shared_text_only_when_no_process_holds_it() {
         whole.classes[0].throughput
     );
 }
+
+#[test]
+fn a_hopelessly_thrashing_system_still_finishes() {
+    // Two frames for ten users whose commands want forty pages each, on an
+    // infinitely fast paging device with a free fault path: every quantum
+    // is a storm of faults. It is a result, not a hang.
+    let text = MULTILEVEL
+        .replace("size = \"200KiB\"", "size = \"2KiB\"")
+        .replace("free_target = \"8KiB\"", "free_target = \"0KiB\"")
+        .replace("    bulk_store = \"drum\"\n    disk_fraction = 0.25\n", "")
+        .replace("seek = \"20ms\"", "seek = \"0s\"")
+        .replace(
+            "rate = \"1MB/s\"\n    fault_cpu = \"4ms\"",
+            "rate = \"1000GB/s\"\n    fault_cpu = \"0s\"",
+        )
+        .replace("end_time = \"6000s\"", "end_time = \"200s\"")
+        .replace("warmup = \"500s\"", "warmup = \"10s\"");
+    let s = run(&inline_system(&text), 0);
+    let paging = s.paging.as_ref().unwrap();
+    assert!(paging.faults > 100_000, "{paging:?}");
+    assert_eq!(s.sim_time, 200.0);
+}

@@ -836,10 +836,11 @@ impl SystemModel<'_> {
         };
         let service = spec.seek.sample(&mut d.rng) + latency + request.bytes / spec.rate;
         d.busy = Some(request);
-        let _ = ctx.schedule_in(
-            SimTime::from_secs_f64(service.min(LONGEST_SAMPLE)),
-            Event::DeviceDone { device },
-        );
+        // At least one tick: every page read then takes simulated time, so
+        // even a system that does nothing but thrash moves its clock on.
+        let service =
+            SimTime::from_secs_f64(service.min(LONGEST_SAMPLE)).max(SimTime::from_nanos(1));
+        let _ = ctx.schedule_in(service, Event::DeviceDone { device });
     }
 
     fn device_done(&mut self, device: usize, ctx: &mut Context<Event>) {

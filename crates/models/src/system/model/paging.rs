@@ -160,8 +160,7 @@ impl SystemModel<'_> {
             let bytes = self.sys.memory.page as f64;
             self.request(device, Purpose::PageRead { pid }, bytes, ctx);
         } else {
-            self.procs[pid].waiting_frame = true;
-            self.recount(pid, ctx.now(), |_| {});
+            self.recount(pid, ctx.now(), |p| p.waiting_frame = true);
             self.frame_waiters.push_back(pid);
         }
     }
@@ -382,8 +381,7 @@ impl SystemModel<'_> {
             let Some(pid) = self.frame_waiters.pop_front() else {
                 return;
             };
-            self.procs[pid].waiting_frame = false;
-            self.recount(pid, ctx.now(), |_| {});
+            self.recount(pid, ctx.now(), |p| p.waiting_frame = false);
             self.page_in(pid, ctx);
         }
     }
