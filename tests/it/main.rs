@@ -6,12 +6,14 @@
 //! - `cli`: `tpsim` as a user drives it: tables, JSON, output files, and
 //!   bad input.
 //! - `reproducibility`: the same scenario and seed give the same bytes.
+//! - `scenarios`: every shipped scenario loads and runs.
 //! - `timesharing`: the time-sharing model against exact MVA and Erlang's
 //!   loss formula, and the effects it exists to show (thrashing knees,
 //!   load control, images too big to swap).
 
 mod cli;
 mod reproducibility;
+mod scenarios;
 mod timesharing;
 mod validation;
 

@@ -1,0 +1,38 @@
+//! Every shipped scenario loads and runs.
+
+use tpsim::core::SimTime;
+use tpsim::models::Scenario;
+
+#[test]
+fn every_shipped_scenario_loads_and_runs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 14, "{names:?}");
+    let short = SimTime::from_secs(3_000);
+    for path in names {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = path.display().to_string();
+        let scenario = tpsim::models::load(&file, &text).unwrap_or_else(|e| panic!("{e}"));
+        let completions = match scenario {
+            Scenario::Network(mut net) => {
+                (net.end_time, net.warmup) = (short, SimTime::ZERO);
+                let s = tpsim::models::simulate(&net, net.seed, 0);
+                s.classes.iter().map(|c| c.completions).sum::<u64>()
+            }
+            Scenario::System(mut sys) => {
+                (sys.end_time, sys.warmup) = (short, SimTime::ZERO);
+                let s = tpsim::models::system::simulate(&sys, sys.seed, 0).summary;
+                let cpu = s.cpu.as_ref().unwrap();
+                let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.idle;
+                assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");
+                s.classes.iter().map(|c| c.completions).sum::<u64>()
+            }
+        };
+        assert!(completions > 0, "{file}: nothing completed");
+    }
+}
