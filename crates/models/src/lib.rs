@@ -1,13 +1,16 @@
 //! tpsim's models: scenarios, queueing networks and their exact solutions.
 //!
-//! - [`scenario`] reads a TOML scenario and validates it into a [`Network`],
-//!   reporting every problem with its key.
+//! - [`scenario`] reads a TOML scenario and validates it into a [`Network`]
+//!   or a [`System`], reporting every problem with its key.
 //! - [`network`] is the validated model: open and closed job classes,
 //!   stations (FCFS with one or more servers, processor sharing, round robin
 //!   with a quantum and a context-switch cost, pure delay) and
 //!   probabilistic routes.
 //! - [`simulate`] runs a network on the `tpsim-core` kernel and returns a
 //!   [`Summary`].
+//! - [`system`] is the time-sharing system: terminal users, command
+//!   classes, round-robin processors, swapping or demand paging, disks and a
+//!   bulk store; [`system::simulate`] runs it.
 //! - [`analytic`] holds the exact results the simulator is checked against
 //!   and that users can call directly: M/M/1, M/G/1 (Pollaczek-Khinchine),
 //!   M/G/1-PS, the machine-repairman model and exact Mean Value Analysis.

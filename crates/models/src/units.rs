@@ -174,49 +174,27 @@ impl Visitor<'_> for QuantityVisitor {
     }
 }
 
-impl<'de> Deserialize<'de> for Seconds {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(QuantityVisitor {
-            expecting: "a duration such as \"100ms\" or a number of seconds",
-            parse: |s| parse_duration(s).map(|d| d.0),
-            bare: true,
-        })
-        .map(Seconds)
-    }
+/// Implements `Deserialize` for a quantity: a string parsed by `$parse`,
+/// or, where `$bare`, a bare number in the base unit.
+macro_rules! quantity {
+    ($ty:ident, $expecting:literal, $parse:ident, bare: $bare:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(QuantityVisitor {
+                    expecting: $expecting,
+                    parse: |s| $parse(s).map(|q| q.0),
+                    bare: $bare,
+                })
+                .map($ty)
+            }
+        }
+    };
 }
 
-impl<'de> Deserialize<'de> for PerSecond {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(QuantityVisitor {
-            expecting: "a rate such as \"0.8/s\" or a number per second",
-            parse: |s| parse_rate(s).map(|r| r.0),
-            bare: true,
-        })
-        .map(PerSecond)
-    }
-}
-
-impl<'de> Deserialize<'de> for Bytes {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(QuantityVisitor {
-            expecting: "a size such as \"512KiB\"",
-            parse: |s| parse_size(s).map(|b| b.0),
-            bare: false,
-        })
-        .map(Bytes)
-    }
-}
-
-impl<'de> Deserialize<'de> for BytesPerSecond {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(QuantityVisitor {
-            expecting: "a transfer rate such as \"800KB/s\"",
-            parse: |s| parse_transfer_rate(s).map(|r| r.0),
-            bare: false,
-        })
-        .map(BytesPerSecond)
-    }
-}
+quantity!(Seconds, "a duration such as \"100ms\" or a number of seconds", parse_duration, bare: true);
+quantity!(PerSecond, "a rate such as \"0.8/s\" or a number per second", parse_rate, bare: true);
+quantity!(Bytes, "a size such as \"512KiB\"", parse_size, bare: false);
+quantity!(BytesPerSecond, "a transfer rate such as \"800KB/s\"", parse_transfer_rate, bare: false);
 
 #[cfg(test)]
 mod tests {
