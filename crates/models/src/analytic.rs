@@ -49,7 +49,7 @@ pub struct Mg1 {
 
 impl Mg1 {
     /// The queue with arrival rate `lambda` [1/s] and service-time moments
-    /// `mean` [s] and `second_moment` [s²].
+    /// `mean` \[s\] and `second_moment` \[s²\].
     pub fn new(lambda: f64, mean: f64, second_moment: f64) -> Result<Mg1, AnalyticError> {
         let lambda = positive("arrival rate", lambda)?;
         let s = positive("mean service time", mean)?;
@@ -61,17 +61,17 @@ impl Mg1 {
         Ok(Mg1 { lambda, s, s2 })
     }
 
-    /// Utilisation, lambda * E[S].
+    /// Utilisation, lambda * E\[S\].
     pub fn rho(&self) -> f64 {
         self.lambda * self.s
     }
 
-    /// Mean wait in queue (Pollaczek-Khinchine): lambda E[S²] / (2 (1 - rho)).
+    /// Mean wait in queue (Pollaczek-Khinchine): lambda E\[S²\] / (2 (1 - rho)).
     pub fn mean_wait(&self) -> f64 {
         self.lambda * self.s2 / (2.0 * (1.0 - self.rho()))
     }
 
-    /// Mean response time, E[S] + mean wait.
+    /// Mean response time, E\[S\] + mean wait.
     pub fn mean_response(&self) -> f64 {
         self.s + self.mean_wait()
     }
@@ -182,7 +182,7 @@ pub struct Mg1Ps {
 }
 
 impl Mg1Ps {
-    /// The queue with arrival rate `lambda` [1/s] and mean service `mean` [s].
+    /// The queue with arrival rate `lambda` [1/s] and mean service `mean` \[s\].
     pub fn new(lambda: f64, mean: f64) -> Result<Mg1Ps, AnalyticError> {
         let rho = positive("arrival rate", lambda)? * positive("mean service time", mean)?;
         if rho >= 1.0 {
@@ -191,7 +191,7 @@ impl Mg1Ps {
         Ok(Mg1Ps { rho })
     }
 
-    /// Mean response of a job with service demand `x` [s].
+    /// Mean response of a job with service demand `x` \[s\].
     pub fn response_given(&self, x: f64) -> f64 {
         x / (1.0 - self.rho)
     }
@@ -205,7 +205,7 @@ pub struct Repairman {
     pub p0: f64,
     /// Throughput [1/s].
     pub throughput: f64,
-    /// Mean response time [s], by the response-time law N/X - Z.
+    /// Mean response time \[s\], by the response-time law N/X - Z.
     pub response: f64,
 }
 
@@ -237,7 +237,7 @@ pub struct Center {
     pub name: String,
     /// Queueing (single server, load independent) or delay.
     pub delay: bool,
-    /// Service demand per interaction: visits × mean service time [s].
+    /// Service demand per interaction: visits × mean service time \[s\].
     pub demand: f64,
 }
 
@@ -248,9 +248,9 @@ pub struct MvaPoint {
     pub population: u32,
     /// System throughput, interactions per second.
     pub throughput: f64,
-    /// Mean response time per interaction, think time excluded [s].
+    /// Mean response time per interaction, think time excluded \[s\].
     pub response: f64,
-    /// Per centre: residence time per interaction [s].
+    /// Per centre: residence time per interaction \[s\].
     pub residence: Vec<f64>,
     /// Per centre: mean number of customers.
     pub queue_length: Vec<f64>,
@@ -263,7 +263,7 @@ pub struct MvaPoint {
 pub struct ClosedModel {
     /// The service centres, in the network's station order.
     pub centers: Vec<Center>,
-    /// Mean think time [s].
+    /// Mean think time \[s\].
     pub think: f64,
     /// The number of terminals.
     pub terminals: u32,
@@ -422,7 +422,7 @@ impl ClosedModel {
 }
 
 /// Exact Mean Value Analysis of a single-class closed network with think
-/// time `think` [s], for populations 1 to `population`:
+/// time `think` \[s\], for populations 1 to `population`:
 /// R_k(n) = D_k (1 + Q_k(n-1)) at a queueing centre, D_k at a delay centre;
 /// X(n) = n / (Z + sum R_k); Q_k(n) = X(n) R_k(n).
 pub fn mva(centers: &[Center], think: f64, population: u32) -> Vec<MvaPoint> {

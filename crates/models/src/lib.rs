@@ -6,7 +6,7 @@
 //!   stations (FCFS with one or more servers, processor sharing, round robin
 //!   with a quantum and a context-switch cost, pure delay) and
 //!   probabilistic routes.
-//! - [`simulate`] runs a network on the `tpsim-core` kernel and returns a
+//! - [`mod@simulate`] runs a network on the `tpsim-core` kernel and returns a
 //!   [`Summary`].
 //! - [`system`] is the time-sharing system: terminal users, command
 //!   classes, round-robin processors, swapping or demand paging, disks and a

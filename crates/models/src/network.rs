@@ -1,7 +1,7 @@
 //! A validated queueing network: classes, stations and routes.
 //!
 //! This is what a scenario becomes after validation and what the simulator
-//! ([`crate::simulate`]) and the analytic solvers ([`crate::analytic`]) read.
+//! ([`mod@crate::simulate`]) and the analytic solvers ([`crate::analytic`]) read.
 //! Every index is checked: a [`Target::Station`] always names an existing
 //! station, every route's probabilities add up to 1.
 
@@ -43,7 +43,7 @@ pub struct ClassSpec {
 pub enum ClassKind {
     /// Jobs arrive from outside and leave at `exit`.
     Open {
-        /// Time between arrivals [s].
+        /// Time between arrivals \[s\].
         interarrival: Dist,
     },
     /// A fixed population of terminals: each thinks, submits a job, and
@@ -51,7 +51,7 @@ pub enum ClassKind {
     Closed {
         /// The number of terminals.
         terminals: u32,
-        /// Think time [s].
+        /// Think time \[s\].
         think: Dist,
     },
 }

@@ -364,7 +364,7 @@ pub(crate) fn syntax(file: &str, e: &toml::de::Error) -> ScenarioError {
     }
 }
 
-/// The longest run time or duration setting a scenario may give [s].
+/// The longest run time or duration setting a scenario may give \[s\].
 pub(crate) const LONGEST_RUN: f64 = 10.0 * tpsim_core::LONGEST_SAMPLE;
 
 #[derive(Default)]

@@ -89,7 +89,7 @@ impl Ord for PsEntry {
 
 #[derive(Debug, Default)]
 struct PsState {
-    /// Attained service of every job present since the station began [s].
+    /// Attained service of every job present since the station began \[s\].
     virtual_time: f64,
     updated: SimTime,
     jobs: BinaryHeap<Reverse<PsEntry>>,

@@ -17,13 +17,13 @@ pub struct Summary {
     pub seed: u64,
     /// The replication index (0 for a single run).
     pub replication: u64,
-    /// The simulated time at the end of the run [s].
+    /// The simulated time at the end of the run \[s\].
     pub sim_time: f64,
-    /// The simulated time at which statistics were reset [s].
+    /// The simulated time at which statistics were reset \[s\].
     pub warmup: f64,
     /// The number of events dispatched.
     pub events: u64,
-    /// Wall-clock time of the run [s]; filled in by the caller that timed
+    /// Wall-clock time of the run \[s\]; filled in by the caller that timed
     /// it, 0 otherwise. The only field that differs between two runs of the
     /// same scenario and seed.
     pub wall_seconds: f64,
@@ -72,7 +72,7 @@ pub struct PagingSummary {
     /// Faults per second.
     pub faults_per_second: f64,
     /// Mean time from a fault to the process being ready again, CPU path
-    /// and device wait included [s].
+    /// and device wait included \[s\].
     pub mean_fault_time: f64,
     /// Faults served by the bulk store (0 without one).
     pub bulk_store_reads: u64,
@@ -94,14 +94,14 @@ pub struct SwappingSummary {
     pub swap_ins: u64,
     /// Images written out.
     pub swap_outs: u64,
-    /// Mean size of an image moved [bytes].
+    /// Mean size of an image moved \[bytes\].
     pub mean_image_bytes: f64,
 }
 
 /// Memory use over time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MemorySummary {
-    /// Memory left for user processes after the kernel's share [bytes].
+    /// Memory left for user processes after the kernel's share \[bytes\].
     pub user_bytes: u64,
     /// Time-average fraction of user memory held by processes.
     pub mean_occupancy: f64,
@@ -139,7 +139,7 @@ pub struct StationSummary {
     pub throughput: f64,
     /// Time-average number of jobs at the station, in service or waiting.
     pub mean_queue_length: f64,
-    /// Mean time from arrival at the station to departure from it [s].
+    /// Mean time from arrival at the station to departure from it \[s\].
     pub mean_response: f64,
     /// Departures counted.
     pub completions: u64,
@@ -154,21 +154,21 @@ pub struct ClassSummary {
     pub kind: String,
     /// Jobs (open) or commands (closed) completed per second.
     pub throughput: f64,
-    /// Mean response time [s]: arrival to exit (open), or end of think time
+    /// Mean response time \[s\]: arrival to exit (open), or end of think time
     /// to return to the terminal (closed).
     pub mean_response: f64,
     /// Half-width of the 95% batch-means confidence interval of
-    /// `mean_response` [s]; `null` with too few completions.
+    /// `mean_response` \[s\]; `null` with too few completions.
     pub mean_response_ci95: Option<f64>,
-    /// Median response time [s].
+    /// Median response time \[s\].
     pub response_p50: f64,
-    /// 75th percentile of response time [s].
+    /// 75th percentile of response time \[s\].
     pub response_p75: f64,
-    /// 90th percentile of response time [s].
+    /// 90th percentile of response time \[s\].
     pub response_p90: f64,
-    /// 99th percentile of response time [s].
+    /// 99th percentile of response time \[s\].
     pub response_p99: f64,
-    /// Longest response time [s].
+    /// Longest response time \[s\].
     pub response_max: f64,
     /// Responses counted.
     pub completions: u64,

@@ -122,21 +122,21 @@ fn non_negative(what: &'static str, value: f64) -> Result<f64, DistError> {
 }
 
 impl Dist {
-    /// Exponential with the given mean [s].
+    /// Exponential with the given mean \[s\].
     pub fn exponential(mean: f64) -> Result<Dist, DistError> {
         Ok(Dist(Kind::Exponential {
             mean: positive("mean", mean)?,
         }))
     }
 
-    /// Always `value` [s].
+    /// Always `value` \[s\].
     pub fn deterministic(value: f64) -> Result<Dist, DistError> {
         Ok(Dist(Kind::Deterministic {
             value: non_negative("value", value)?,
         }))
     }
 
-    /// Uniform on `[low, high)` [s].
+    /// Uniform on `[low, high)` \[s\].
     pub fn uniform(low: f64, high: f64) -> Result<Dist, DistError> {
         non_negative("low", low)?;
         positive("high", high)?;
@@ -144,7 +144,7 @@ impl Dist {
         Ok(Dist(Kind::Uniform { low, high, sampler }))
     }
 
-    /// Erlang with `k` phases and the given mean [s]: squared coefficient of
+    /// Erlang with `k` phases and the given mean \[s\]: squared coefficient of
     /// variation 1/k.
     pub fn erlang(k: u32, mean: f64) -> Result<Dist, DistError> {
         if k == 0 {
@@ -156,7 +156,7 @@ impl Dist {
         Ok(Dist(Kind::Erlang { k, mean, sampler }))
     }
 
-    /// Two-phase hyperexponential with the given mean [s] and squared
+    /// Two-phase hyperexponential with the given mean \[s\] and squared
     /// coefficient of variation `scv >= 1`, with balanced means (each branch
     /// contributes half of the mean), the usual way to fit an H2 to two
     /// moments.
@@ -174,7 +174,7 @@ impl Dist {
         }))
     }
 
-    /// Lognormal with the given mean [s] and squared coefficient of variation.
+    /// Lognormal with the given mean \[s\] and squared coefficient of variation.
     pub fn lognormal(mean: f64, scv: f64) -> Result<Dist, DistError> {
         let mean = positive("mean", mean)?;
         let scv = positive("scv", scv)?;
@@ -183,7 +183,7 @@ impl Dist {
         Ok(Dist(Kind::LogNormal { mean, scv, sampler }))
     }
 
-    /// A discrete table: `values[i]` [s] with probability proportional to
+    /// A discrete table: `values[i]` \[s\] with probability proportional to
     /// `weights[i]`.
     pub fn empirical(values: Vec<f64>, weights: Vec<f64>) -> Result<Dist, DistError> {
         if values.is_empty() || values.len() != weights.len() {
@@ -208,7 +208,7 @@ impl Dist {
         }))
     }
 
-    /// One sample [s].
+    /// One sample \[s\].
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match &self.0 {
             Kind::Exponential { mean } => {
@@ -236,7 +236,7 @@ impl Dist {
         SimTime::from_secs_f64(self.sample(rng).min(LONGEST_SAMPLE))
     }
 
-    /// The mean [s].
+    /// The mean \[s\].
     pub fn mean(&self) -> f64 {
         match &self.0 {
             Kind::Exponential { mean }
@@ -253,7 +253,7 @@ impl Dist {
         }
     }
 
-    /// The second moment E[X²] [s²].
+    /// The second moment E\[X²\] \[s²\].
     pub fn second_moment(&self) -> f64 {
         match &self.0 {
             Kind::Exponential { mean } => 2.0 * mean * mean,
@@ -276,7 +276,7 @@ impl Dist {
         }
     }
 
-    /// The variance [s²].
+    /// The variance \[s²\].
     pub fn variance(&self) -> f64 {
         let m = self.mean();
         (self.second_moment() - m * m).max(0.0)

@@ -178,7 +178,7 @@ impl Quantiles {
             .expect("an auto-resizing histogram records any u64");
     }
 
-    /// The `q`-quantile [s], `q` in [0, 1] (0 when empty).
+    /// The `q`-quantile \[s\], `q` in [0, 1] (0 when empty).
     pub fn quantile(&self, q: f64) -> f64 {
         SimTime::from_nanos(self.histogram.value_at_quantile(q)).as_secs_f64()
     }

@@ -239,7 +239,7 @@ pub enum LocalityFile {
     Cfl {
         /// Lifetime at the knee.
         b: Seconds,
-        /// The knee [pages].
+        /// The knee \[pages\].
         c: f64,
     },
     /// L = a·m^k.

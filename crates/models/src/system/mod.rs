@@ -67,18 +67,18 @@ pub struct Cpu {
 /// Memory and its management.
 #[derive(Clone, Debug)]
 pub struct Memory {
-    /// Physical memory [bytes].
+    /// Physical memory \[bytes\].
     pub size: u64,
-    /// The kernel's share [bytes].
+    /// The kernel's share \[bytes\].
     pub kernel: u64,
-    /// The page size [bytes].
+    /// The page size \[bytes\].
     pub page: u64,
     /// How memory is shared out.
     pub policy: Policy,
 }
 
 impl Memory {
-    /// Memory left for user processes [bytes].
+    /// Memory left for user processes \[bytes\].
     pub fn user_bytes(&self) -> u64 {
         self.size - self.kernel
     }
@@ -145,10 +145,10 @@ pub struct Device {
     pub name: String,
     /// Seek time per request.
     pub seek: Dist,
-    /// One revolution [s]; the rotational latency is uniform over it. 0 for
+    /// One revolution \[s\]; the rotational latency is uniform over it. 0 for
     /// a device without rotation.
     pub revolution: f64,
-    /// Transfer rate [bytes/s].
+    /// Transfer rate \[bytes/s\].
     pub rate: f64,
     /// Processor time the kernel spends on each page fault served by this
     /// device.
@@ -156,7 +156,7 @@ pub struct Device {
 }
 
 impl Device {
-    /// The mean time to serve a request of `bytes` [s].
+    /// The mean time to serve a request of `bytes` \[s\].
     pub fn mean_service(&self, bytes: f64) -> f64 {
         self.seek.mean() + 0.5 * self.revolution + bytes / self.rate
     }
@@ -187,16 +187,16 @@ pub enum Population {
 pub struct Sessions {
     /// The number of terminals; a login finding all taken is refused.
     pub terminals: u32,
-    /// Login rate for each hour of the day [per second].
+    /// Login rate for each hour of the day \[per second\].
     pub per_hour: [f64; 24],
-    /// The hour of the day at simulated time zero [h].
+    /// The hour of the day at simulated time zero \[h\].
     pub start_hour: f64,
     /// How long a user stays logged in.
     pub session: Dist,
 }
 
 impl Sessions {
-    /// The login rate at simulated time `t` [per second].
+    /// The login rate at simulated time `t` \[per second\].
     pub fn rate_at(&self, t: SimTime) -> f64 {
         self.per_hour[self.hour_at(t)]
     }
@@ -228,9 +228,9 @@ pub struct CommandClass {
     pub demand_scale: f64,
     /// I/O requests.
     pub io: Vec<Io>,
-    /// Image size [bytes], shared text included.
+    /// Image size \[bytes\], shared text included.
     pub size: u64,
-    /// The shared, read-only part of the image (program text) [bytes]:
+    /// The shared, read-only part of the image (program text) \[bytes\]:
     /// one copy serves every process of the class, and it stays in memory
     /// between commands while nothing needs the room.
     pub text: u64,
@@ -241,7 +241,7 @@ pub struct CommandClass {
 }
 
 impl CommandClass {
-    /// The mean processor demand of a command [s].
+    /// The mean processor demand of a command \[s\].
     pub fn mean_demand(&self) -> f64 {
         self.demand.mean() * self.demand_scale
     }
@@ -269,16 +269,16 @@ pub struct Io {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Lifetime {
     /// Chamberlin, Fuller and Liu: L = 2b / (1 + (c/m)²), with its knee at
-    /// `m = c` [pages].
+    /// `m = c` \[pages\].
     Cfl {
-        /// The lifetime at the knee [s].
+        /// The lifetime at the knee \[s\].
         b: f64,
-        /// The knee [pages].
+        /// The knee \[pages\].
         c: f64,
     },
     /// Belady and Kuehner: L = a·m^k.
     Bk {
-        /// The scale [s].
+        /// The scale \[s\].
         a: f64,
         /// The exponent.
         k: f64,
@@ -287,7 +287,7 @@ pub enum Lifetime {
 
 impl Lifetime {
     /// The mean processor time between faults with `m` of the process's
-    /// `pages` resident [s]; infinite once every page is resident.
+    /// `pages` resident \[s\]; infinite once every page is resident.
     pub fn mean_time_between_faults(&self, m: u64, pages: u64) -> f64 {
         if m >= pages {
             return f64::INFINITY;

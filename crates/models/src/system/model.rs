@@ -88,7 +88,7 @@ pub enum Event {
 /// One sample of the load indices.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LoadSample {
-    /// Simulated time [s].
+    /// Simulated time \[s\].
     pub time: f64,
     /// Users logged in.
     pub users: u32,

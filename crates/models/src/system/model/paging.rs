@@ -36,9 +36,9 @@ pub(super) struct Pages {
 pub(super) struct Text {
     /// Its pages, under paging.
     pub(super) held: Pages,
-    /// Its size [pages].
+    /// Its size \[pages\].
     pub(super) pages: u64,
-    /// Its size [bytes].
+    /// Its size \[bytes\].
     pub(super) bytes: u64,
     /// When a process of the class last left a processor.
     pub(super) last_used: SimTime,
