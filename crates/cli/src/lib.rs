@@ -96,7 +96,7 @@ where
     };
     let outcome = match cli.command {
         Command::Run(args) => run_scenario(&args, stdout, stderr),
-        Command::Check { scenario } => check(&scenario, stdout),
+        Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,
             population,
@@ -141,24 +141,34 @@ fn load(path: &Path) -> Result<Scenario, Failure> {
     Ok(tpsim_models::load(&name, &text)?)
 }
 
-fn check(path: &Path, stdout: &mut dyn Write) -> Result<(), Failure> {
-    let what = match load(path)? {
-        Scenario::Network(net) => format!(
-            "{} classes, {} stations",
-            net.classes.len(),
-            net.stations.len()
+fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<(), Failure> {
+    let (what, notes) = match load(path)? {
+        Scenario::Network(net) => (
+            format!(
+                "{} classes, {} stations",
+                net.classes.len(),
+                net.stations.len()
+            ),
+            Vec::new(),
         ),
-        Scenario::System(sys) => format!(
-            "time-sharing system, {} memory, {} command classes, {} devices",
-            match sys.memory.policy {
-                tpsim_models::system::Policy::Swapping { .. } => "swapping",
-                tpsim_models::system::Policy::Paging(_) => "paging",
-            },
-            sys.classes.len(),
-            sys.devices.len()
+        Scenario::System(sys) => (
+            format!(
+                "time-sharing system, {} memory, {} command classes, {} devices",
+                match sys.memory.policy {
+                    tpsim_models::system::Policy::Swapping { .. } => "swapping",
+                    tpsim_models::system::Policy::Paging(_) => "paging",
+                },
+                sys.classes.len(),
+                sys.devices.len()
+            ),
+            sys.notes(),
         ),
     };
-    writeln!(stdout, "{}: ok: {what}", path.display()).map_err(|e| Failure::Run(e.into()))
+    writeln!(stdout, "{}: ok: {what}", path.display()).map_err(|e| Failure::Run(e.into()))?;
+    for note in notes {
+        let _ = writeln!(stderr, "tpsim: note: {}: {note}", path.display());
+    }
+    Ok(())
 }
 
 fn mva(

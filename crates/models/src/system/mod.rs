@@ -50,6 +50,24 @@ pub struct System {
     pub background: Vec<Background>,
 }
 
+impl System {
+    /// What a user should know before running: valid settings whose
+    /// consequence may surprise, such as commands that can never run.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Policy::Swapping { .. } = self.memory.policy {
+            let user = self.memory.user_bytes();
+            for class in self.classes.iter().filter(|c| c.size > user) {
+                notes.push(format!(
+                    "class {}: its image ({} bytes) is larger than user memory ({user} bytes); under swapping its commands will be rejected",
+                    class.name, class.size
+                ));
+            }
+        }
+        notes
+    }
+}
+
 /// The processors.
 #[derive(Clone, Debug)]
 pub struct Cpu {
