@@ -507,3 +507,24 @@ fn a_hopelessly_thrashing_system_still_finishes() {
     assert!(paging.faults > 100_000, "{paging:?}");
     assert_eq!(s.sim_time, 200.0);
 }
+
+#[test]
+fn two_processors_share_text_memory_and_a_bulk_store_consistently() {
+    // Debug builds recheck the model's accounting after every event; this
+    // run exercises what only several processors do: processes of one
+    // class faulting on the same text at once.
+    let text = MULTILEVEL
+        .replace("quantum = \"100ms\"", "cpus = 2\n    quantum = \"100ms\"")
+        .replace("disk_fraction = 0.25", "bulk_store_size = \"64KiB\"")
+        .replace("size = \"60KiB\"", "size = \"60KiB\"\n    text = \"40KiB\"")
+        .replace("end_time = \"6000s\"", "end_time = \"3000s\"")
+        .replace("size = \"200KiB\"", "size = \"100KiB\"");
+    let s = run(&inline_system(&text), 0);
+    let cpu = s.cpu.as_ref().unwrap();
+    assert_eq!(cpu.cpus, 2);
+    let busy = 1.0 - cpu.idle;
+    assert!((s.stations[0].utilization - busy).abs() < 1e-6, "{cpu:?}");
+    let p = s.paging.as_ref().unwrap();
+    assert!(p.bulk_store_reads > 0 && p.disk_reads > 0, "{p:?}");
+    assert!(command(&s, "job").completions > 1000);
+}

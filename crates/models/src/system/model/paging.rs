@@ -96,6 +96,12 @@ impl SystemModel<'_> {
         let text = &self.texts[p.class];
         let missing_text = text.pages - text.held.resident;
         let missing_private = p.pages - text.pages - p.held.resident;
+        if missing_text + missing_private == 0 {
+            // Another process of the class brought in the last missing text
+            // page during this burst: nothing is missing any more.
+            self.dispatch(cpu, pid, false, ctx);
+            return;
+        }
         let in_text = match (missing_text, missing_private) {
             (0, _) => false,
             (_, 0) => true,
