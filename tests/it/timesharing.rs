@@ -528,3 +528,37 @@ fn two_processors_share_text_memory_and_a_bulk_store_consistently() {
     assert!(p.bulk_store_reads > 0 && p.disk_reads > 0, "{p:?}");
     assert!(command(&s, "job").completions > 1000);
 }
+
+#[test]
+fn commands_run_in_the_background_do_not_hold_up_their_users() {
+    // Every `cc` is run as `cc &`: users type one every think time whatever
+    // the compilations take, so commands arrive at terminals/think, and by
+    // Little's law the user processes average arrival rate x response.
+    let text = SLEEPER
+        .replace("terminals = 1", "terminals = 4")
+        .replace(
+            "think = { exp = { mean = \"20s\" } }",
+            "think = { exp = { mean = \"10s\" } }",
+        )
+        .replace(
+            "commands = [{ class = \"command\", weight = 1 }]",
+            "commands = [{ class = \"command\", weight = 1, background = 1.0 }]",
+        )
+        .replace("size = \"100KiB\"", "size = \"4MiB\"")
+        .replace(
+            "cpu = { exp = { mean = \"200ms\" } }",
+            "cpu = { exp = { mean = \"1s\" } }",
+        );
+    let text = &text[..text.find("    [[class]]\n    name = \"daemon\"").unwrap()];
+    let s = run(&inline_system(text), 0);
+    assert_eq!(command(&s, "command").completions, 0);
+    let detached = command(&s, "command&");
+    assert_eq!(detached.kind, "background");
+    assert!((detached.throughput - 0.4).abs() < 0.03, "{detached:?}");
+    let processes = s.load.as_ref().unwrap().mean_processes;
+    let little = detached.throughput * detached.mean_response;
+    assert!(
+        (processes - little).abs() < 0.03 * little,
+        "{processes} vs {little}"
+    );
+}

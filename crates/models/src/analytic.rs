@@ -355,12 +355,12 @@ impl ClosedModel {
                 "it has background processes, a second class MVA here does not solve",
             );
         }
-        let total: f64 = sys.users.mix.iter().map(|&(_, w)| w).sum();
+        let total: f64 = sys.users.mix.iter().map(|m| m.weight).sum();
         let mix = || {
             sys.users
                 .mix
                 .iter()
-                .map(|&(c, w)| (&sys.classes[c], w / total))
+                .map(|m| (&sys.classes[m.class], m.weight / total))
         };
         let mut centers = vec![Center {
             name: "cpu".into(),
@@ -370,6 +370,9 @@ impl ClosedModel {
         let mut caveats = vec![
             "memory is taken to be never short: page faults and swaps are left out".to_string(),
         ];
+        if sys.users.mix.iter().any(|m| m.detached > 0.0) {
+            caveats.push("commands run in the background are taken as waited for".into());
+        }
         if sys.cpu.context_switch.as_nanos() > 0 {
             caveats.push("context switches are left out".into());
         }

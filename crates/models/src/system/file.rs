@@ -2,7 +2,7 @@
 //! [`System`]. Every problem is reported with its key, as for networks.
 
 use super::{
-    Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Paging, Placement,
+    Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix, Paging, Placement,
     Policy, Population, Sessions, System, Users,
 };
 use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
@@ -187,6 +187,9 @@ pub struct MixFile {
     pub class: String,
     /// Its relative weight.
     pub weight: f64,
+    /// The fraction run in the background (`cmd &`), default 0.
+    #[serde(default)]
+    pub background: Option<f64>,
 }
 
 /// `[users.login]`: logins over the day.
@@ -792,7 +795,18 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
                     format!("must be a number >= 0, got {}", m.weight),
                 );
             }
-            Some((class?, m.weight))
+            let detached = m.background.unwrap_or(0.0);
+            if !(0.0..=1.0).contains(&detached) {
+                v.report(
+                    format!("users.commands[{i}].background"),
+                    format!("must be a fraction in [0, 1], got {detached}"),
+                );
+            }
+            Some(Mix {
+                class: class?,
+                weight: m.weight,
+                detached: (0.0..=1.0).contains(&detached).then_some(detached)?,
+            })
         })
         .collect();
     let total: f64 = f.commands.iter().map(|m| m.weight).sum();

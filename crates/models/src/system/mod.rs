@@ -187,8 +187,20 @@ pub struct Users {
     pub population: Population,
     /// Think time between the end of one command and the next.
     pub think: Dist,
-    /// The command mix: class index and weight.
-    pub mix: Vec<(usize, f64)>,
+    /// The command mix.
+    pub mix: Vec<Mix>,
+}
+
+/// One entry of the command mix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mix {
+    /// The class (an index into `classes`).
+    pub class: usize,
+    /// Its relative weight.
+    pub weight: f64,
+    /// The fraction of these commands the user runs in the background
+    /// (`cmd &`): the user does not wait for them and thinks again at once.
+    pub detached: f64,
 }
 
 /// How many users are logged in.

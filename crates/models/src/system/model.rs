@@ -14,7 +14,7 @@
 //! the same seed see the same workload; page faults, placement, dirty pages
 //! and device timings have streams of their own.
 
-use super::{Placement, Policy, Population, System};
+use super::{Mix, Placement, Policy, Population, System};
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
@@ -155,11 +155,18 @@ impl Rngs {
 #[derive(Debug)]
 enum OwnerKind {
     User {
+        /// The user's number, which names its streams.
+        index: u64,
+        /// Commands it has run in the background so far.
+        detached: u64,
         /// The pending end of its think time, while it thinks.
         thinking: Option<EventKey>,
         /// Its session is over: it leaves when its command completes.
         leaving: bool,
     },
+    /// A command a user runs in the background (`cmd &`); it has streams
+    /// of its own, so that it may outlive the user's session.
+    Detached,
     Background {
         entry: usize,
     },
@@ -331,6 +338,8 @@ pub struct SystemModel<'a> {
     measured_from: SimTime,
     counters: Counters,
     classes: Vec<ClassStats>,
+    /// Per class, its commands run in the background.
+    detached: Vec<ClassStats>,
     background: Vec<ClassStats>,
     fault_time: Tally,
     users_meter: TimeWeighted,
@@ -397,6 +406,7 @@ impl<'a> SystemModel<'a> {
             measured_from: SimTime::ZERO,
             counters: Counters::default(),
             classes: sys.classes.iter().map(|_| ClassStats::new()).collect(),
+            detached: sys.classes.iter().map(|_| ClassStats::new()).collect(),
             background: sys.background.iter().map(|_| ClassStats::new()).collect(),
             fault_time: Tally::new(),
             users_meter: zero(),
@@ -459,6 +469,8 @@ impl<'a> SystemModel<'a> {
     fn log_in(&mut self, index: u64, session_end: Option<SimTime>, ctx: &mut Context<Event>) {
         let owner = self.owners.insert(Owner {
             kind: OwnerKind::User {
+                index,
+                detached: 0,
                 thinking: None,
                 leaving: false,
             },
@@ -488,7 +500,10 @@ impl<'a> SystemModel<'a> {
     /// A session ends: a thinking user leaves at once, one waiting for a
     /// command when it completes.
     fn logout(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let OwnerKind::User { thinking, leaving } = &mut self.owners[owner].kind else {
+        let OwnerKind::User {
+            thinking, leaving, ..
+        } = &mut self.owners[owner].kind
+        else {
             unreachable!("only users log out");
         };
         match thinking.take() {
@@ -543,37 +558,67 @@ impl<'a> SystemModel<'a> {
             unreachable!("only users think");
         };
         *thinking = None;
-        let class = self.choose_class(owner);
+        let command = self.choose_command(owner);
+        let class = command.class;
+        let rng = &mut self.owners[owner].rngs.work;
+        let detached = match command.detached {
+            d if d <= 0.0 => false,
+            d if d >= 1.0 => true,
+            d => rng.random::<f64>() < d,
+        };
         if self.too_big(self.sys.classes[class].size) {
-            self.classes[class].rejected += 1;
+            let stats = if detached {
+                &mut self.detached[class]
+            } else {
+                &mut self.classes[class]
+            };
+            stats.rejected += 1;
             self.think(owner, ctx);
             return;
         }
-        let pid = self.spawn(class, owner, now);
+        let runner = if detached {
+            let OwnerKind::User {
+                index, detached: n, ..
+            } = &mut self.owners[owner].kind
+            else {
+                unreachable!("only users type commands");
+            };
+            *n += 1;
+            let prefix = format!("user/{index}/detached/{n}");
+            self.owners.insert(Owner {
+                kind: OwnerKind::Detached,
+                rngs: Rngs::new(&self.streams, &prefix),
+            })
+        } else {
+            owner
+        };
+        let pid = self.spawn(class, runner, now);
         self.user_processes += 1;
         self.processes_meter
             .set(now, f64::from(self.user_processes));
         self.admit(pid, ctx);
+        if detached {
+            self.think(owner, ctx);
+        }
     }
 
-    fn choose_class(&mut self, owner: usize) -> usize {
+    fn choose_command(&mut self, owner: usize) -> Mix {
         let mix = &self.sys.users.mix;
         if mix.len() == 1 {
-            return mix[0].0;
+            return mix[0];
         }
-        let total: f64 = mix.iter().map(|&(_, w)| w).sum();
+        let total: f64 = mix.iter().map(|m| m.weight).sum();
         let mut u = self.owners[owner].rngs.work.random::<f64>() * total;
-        for &(class, w) in mix {
-            if u < w {
-                return class;
+        for m in mix {
+            if u < m.weight {
+                return *m;
             }
-            u -= w;
+            u -= m.weight;
         }
-        mix.iter()
+        *mix.iter()
             .rev()
-            .find(|&&(_, w)| w > 0.0)
+            .find(|m| m.weight > 0.0)
             .expect("validation: a weight > 0")
-            .0
     }
 
     /// A new process of `class` for `owner`, not yet admitted.
@@ -888,6 +933,7 @@ impl SystemModel<'_> {
         let stats = match self.owners[owner].kind {
             OwnerKind::User { .. } => &mut self.classes[class],
             OwnerKind::Background { entry } => &mut self.background[entry],
+            OwnerKind::Detached => &mut self.detached[class],
         };
         stats.responses.record(now - started);
         stats.faults.add(faults as f64);
@@ -900,6 +946,10 @@ impl SystemModel<'_> {
                 } else {
                     self.think(owner, ctx);
                 }
+            }
+            OwnerKind::Detached => {
+                self.exit(pid, ctx);
+                self.owners.remove(owner);
             }
             OwnerKind::Background { entry } => {
                 self.recount(pid, now, |p| p.state = State::Sleeping);
@@ -987,7 +1037,12 @@ impl SystemModel<'_> {
         for d in &mut self.devices {
             d.meter.reset(now);
         }
-        for c in self.classes.iter_mut().chain(&mut self.background) {
+        for c in self
+            .classes
+            .iter_mut()
+            .chain(&mut self.detached)
+            .chain(&mut self.background)
+        {
             c.responses.reset();
             c.faults = Tally::new();
             c.rejected = 0;
@@ -1046,6 +1101,23 @@ impl SystemModel<'_> {
             .zip(&self.classes)
             .map(|(spec, stats)| class_summary(&spec.name, "command", stats))
             .collect();
+        // Commands run in the background are listed as `NAME&`, for the
+        // classes the mix runs that way.
+        classes.extend(
+            sys.classes
+                .iter()
+                .zip(&self.detached)
+                .enumerate()
+                .filter(|&(c, _)| {
+                    sys.users
+                        .mix
+                        .iter()
+                        .any(|m| m.class == c && m.detached > 0.0)
+                })
+                .map(|(_, (spec, stats))| {
+                    class_summary(&format!("{}&", spec.name), "background", stats)
+                }),
+        );
         classes.extend(
             sys.background
                 .iter()
