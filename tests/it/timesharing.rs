@@ -5,7 +5,7 @@
 //! formula; paging and swapping see the same workload.
 
 use crate::{assert_covers, scenario_path};
-use tpsim::core::{ConfidenceInterval, SimTime};
+use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::analytic::ClosedModel;
 use tpsim::models::summary::Summary;
