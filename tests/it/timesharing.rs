@@ -242,6 +242,8 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
         device,
         bulk_store: None,
         free_target: 0,
+        reclaim: false,
+        soft_fault_cpu: SimTime::ZERO,
     });
     for class in &mut sys.classes {
         class
@@ -581,4 +583,65 @@ fn commands_run_in_the_background_do_not_hold_up_their_users() {
         (processes - little).abs() < 0.03 * little,
         "{processes} vs {little}"
     );
+}
+
+#[test]
+fn empty_pages_are_zero_filled_without_a_read() {
+    // Plenty of memory: every fault is a first touch. Half the private
+    // pages start empty, so about half the faults read nothing.
+    let text = MULTILEVEL
+        .replace("size = \"200KiB\"", "size = \"4MiB\"")
+        .replace("    bulk_store = \"drum\"\n    disk_fraction = 0.25\n", "")
+        .replace("size = \"60KiB\"", "size = \"60KiB\"\n    zero_fill = 0.5");
+    let s = run(&inline_system(&text), 0);
+    let p = s.paging.as_ref().unwrap();
+    let n = p.faults as f64;
+    assert_eq!(p.reclaims, 0);
+    assert_eq!(p.zero_fills + p.disk_reads, p.faults);
+    let se = (0.25 / n).sqrt();
+    assert!((p.zero_fills as f64 / n - 0.5).abs() < 4.0 * se, "{p:?}");
+    let disk = s.stations.iter().find(|st| st.name == "disk").unwrap();
+    // One disk request per fault that reads, give or take those under way
+    // at the ends of the measurement.
+    assert!(
+        disk.completions.abs_diff(p.disk_reads) <= 12,
+        "{} requests, {} reads",
+        disk.completions,
+        p.disk_reads
+    );
+}
+
+#[test]
+fn reclaims_save_reads_under_memory_pressure() {
+    // Pages taken by replacement stay valid in the free pool until their
+    // frame is reused; faulting one back costs no read.
+    let mut sys = system("thrashing");
+    sys.users.population = Population::Fixed(10);
+    sys.end_time = SimTime::from_secs(6_000);
+    let set = |sys: &mut System, reclaim: bool| {
+        let Policy::Paging(paging) = &mut sys.memory.policy else {
+            unreachable!()
+        };
+        paging.reclaim = reclaim;
+        paging.free_target = 64;
+    };
+    set(&mut sys, false);
+    let plain = run(&sys, 0);
+    set(&mut sys, true);
+    let reclaiming = run(&sys, 0);
+    let (a, b) = (
+        plain.paging.clone().unwrap(),
+        reclaiming.paging.clone().unwrap(),
+    );
+    assert_eq!(a.reclaims, 0);
+    assert!(b.reclaims > b.faults / 20, "{b:?}");
+    assert_eq!(b.reclaims + b.disk_reads, b.faults);
+    let reads_per_command = |p: &tpsim::models::summary::PagingSummary, s: &Summary| {
+        p.disk_reads as f64 / s.classes[0].completions as f64
+    };
+    assert!(
+        reads_per_command(&b, &reclaiming) < 0.92 * reads_per_command(&a, &plain),
+        "{a:?} {b:?}"
+    );
+    assert!(reclaiming.classes[0].throughput > plain.classes[0].throughput);
 }

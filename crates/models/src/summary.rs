@@ -74,6 +74,10 @@ pub struct PagingSummary {
     /// Mean time from a fault to the process being ready again, CPU path
     /// and device wait included \[s\].
     pub mean_fault_time: f64,
+    /// Faults on pages still in the free pool, revalidated without I/O.
+    pub reclaims: u64,
+    /// Faults on pages never touched, given a cleared frame without I/O.
+    pub zero_fills: u64,
     /// Faults served by the bulk store (0 without one).
     pub bulk_store_reads: u64,
     /// Faults served by the paging disk.

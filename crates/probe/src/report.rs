@@ -114,6 +114,8 @@ fn system_table(summary: &Summary) -> String {
         row("page faults", p.faults.to_string());
         row("page faults [1/s]", fixed(p.faults_per_second));
         row("mean fault time [s]", fixed(p.mean_fault_time));
+        row("reclaims (no I/O)", p.reclaims.to_string());
+        row("zero-filled pages (no I/O)", p.zero_fills.to_string());
         row("page reads from bulk store", p.bulk_store_reads.to_string());
         row("page reads from disk", p.disk_reads.to_string());
         row("fraction of page reads from disk", fixed(p.disk_fraction));

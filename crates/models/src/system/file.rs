@@ -158,6 +158,13 @@ pub struct MemoryFile {
     /// Free memory the page daemon keeps (default ⅛ of user memory).
     #[serde(default)]
     pub free_target: Option<Bytes>,
+    /// Whether taken pages stay reclaimable in the free pool (default
+    /// false).
+    #[serde(default)]
+    pub reclaim: Option<bool>,
+    /// Processor time of a fault without I/O (default 0).
+    #[serde(default)]
+    pub soft_fault_cpu: Option<Seconds>,
 }
 
 /// `[[device]]`.
@@ -280,6 +287,9 @@ pub struct CommandClassFile {
     /// Probability that a page taken away is dirty (default 0).
     #[serde(default)]
     pub dirty: Option<f64>,
+    /// Fraction of the private pages that start empty (default 0).
+    #[serde(default)]
+    pub zero_fill: Option<f64>,
 }
 
 /// `[[background]]`.
@@ -542,6 +552,8 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("bulk_store_size", f.bulk_store_size.is_some()),
                 ("disk_fraction", f.disk_fraction.is_some()),
                 ("free_target", f.free_target.is_some()),
+                ("reclaim", f.reclaim.is_some()),
+                ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
             ] {
                 if present {
                     v.report(
@@ -639,10 +651,17 @@ fn paging(
             }
         }),
     };
+    let soft_fault_cpu = v.time(
+        f.soft_fault_cpu.unwrap_or(Seconds(0.0)),
+        "memory.soft_fault_cpu",
+        true,
+    );
     Some(Policy::Paging(Paging {
         device: device?,
         bulk_store: bulk_store?,
         free_target: free_target?,
+        reclaim: f.reclaim.unwrap_or(false),
+        soft_fault_cpu: soft_fault_cpu?,
     }))
 }
 
@@ -742,13 +761,8 @@ fn class(
             "is required under memory.policy = \"paging\": give { cfl = { b = ..., c = ... } } or { bk = { a = ..., k = ... } }",
         );
     }
-    let dirty = f.dirty.unwrap_or(0.0);
-    if !(0.0..=1.0).contains(&dirty) {
-        v.report(
-            format!("{key}.dirty"),
-            format!("must be a probability in [0, 1], got {dirty}"),
-        );
-    }
+    let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
+    let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
     let (demand, demand_scale) = demand?;
     Some(CommandClass {
         name: f.name.clone(),
@@ -758,8 +772,20 @@ fn class(
         size: image?,
         text: text.filter(|&t| t <= image.unwrap_or(0))?,
         locality,
-        dirty,
+        dirty: dirty?,
+        zero_fill: zero_fill?,
     })
+}
+
+/// A fraction in [0, 1] (default 0), reported under `key` otherwise.
+fn fraction(v: &mut Validator, value: Option<f64>, key: &str) -> Option<f64> {
+    let value = value.unwrap_or(0.0);
+    if (0.0..=1.0).contains(&value) {
+        Some(value)
+    } else {
+        v.report(key, format!("must be a fraction in [0, 1], got {value}"));
+        None
+    }
 }
 
 fn class_index(
@@ -795,17 +821,11 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
                     format!("must be a number >= 0, got {}", m.weight),
                 );
             }
-            let detached = m.background.unwrap_or(0.0);
-            if !(0.0..=1.0).contains(&detached) {
-                v.report(
-                    format!("users.commands[{i}].background"),
-                    format!("must be a fraction in [0, 1], got {detached}"),
-                );
-            }
+            let detached = fraction(v, m.background, &format!("users.commands[{i}].background"));
             Some(Mix {
                 class: class?,
                 weight: m.weight,
-                detached: (0.0..=1.0).contains(&detached).then_some(detached)?,
+                detached: detached?,
             })
         })
         .collect();

@@ -133,6 +133,13 @@ pub struct Paging {
     pub bulk_store: Option<BulkStore>,
     /// Free frames the page daemon keeps in reserve (`lotsfree`).
     pub free_target: u64,
+    /// Whether pages taken by replacement stay valid in the free pool until
+    /// their frame is reused, so that a fault on one is a reclaim without
+    /// I/O (Berkeley UNIX).
+    pub reclaim: bool,
+    /// Processor time of a fault that needs no I/O: a reclaim or a
+    /// zero-filled page.
+    pub soft_fault_cpu: SimTime,
 }
 
 /// A bulk store in front of the paging device.
@@ -268,6 +275,9 @@ pub struct CommandClass {
     pub locality: Option<Lifetime>,
     /// The probability that a page taken from the process is dirty.
     pub dirty: f64,
+    /// The fraction of the private pages that start empty (stack, bss): on
+    /// first touch they get a cleared frame, without a read.
+    pub zero_fill: f64,
 }
 
 impl CommandClass {

@@ -31,7 +31,7 @@ use tpsim_core::{
 mod paging;
 mod swapping;
 
-use paging::{Holder, Pages, Text};
+use paging::{Holder, Pages, Source, Text};
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -205,8 +205,10 @@ struct Process {
     /// Faults taken in the current command.
     faults: u64,
     fault_started: SimTime,
-    /// The device the pending page read goes to.
-    fault_device: usize,
+    /// Private pages touched so far: the others have never been in memory.
+    touched: u64,
+    /// Where the pending faulted page comes from.
+    fault_source: Source,
     /// Whether the pending page is of the class's shared text.
     fault_in_text: bool,
     /// Waiting for a free frame before its page read can start.
@@ -287,6 +289,8 @@ struct Counters {
     cpu_fault: f64,
     cpu_switch: f64,
     faults: u64,
+    reclaims: u64,
+    zero_fills: u64,
     bulk_reads: u64,
     disk_reads: u64,
     page_writes: u64,
@@ -325,6 +329,10 @@ pub struct SystemModel<'a> {
     // Memory.
     free_bytes: u64,
     free_frames: u64,
+    /// Free frames that hold no page anyone could reclaim.
+    free_anonymous: u64,
+    /// Reclaimable pages in the free pool, oldest first.
+    free_age: VecDeque<Holder>,
     frame_waiters: VecDeque<usize>,
     bulk_age: VecDeque<Holder>,
     /// Each class's shared text.
@@ -377,6 +385,8 @@ impl<'a> SystemModel<'a> {
             eligibility_queue: VecDeque::new(),
             free_bytes: sys.memory.user_bytes(),
             free_frames: sys.memory.user_frames(),
+            free_anonymous: sys.memory.user_frames(),
+            free_age: VecDeque::new(),
             frame_waiters: VecDeque::new(),
             bulk_age: VecDeque::new(),
             texts: sys
@@ -642,7 +652,8 @@ impl<'a> SystemModel<'a> {
             cpu_arrival: now,
             faults: 0,
             fault_started: now,
-            fault_device: 0,
+            touched: 0,
+            fault_source: Source::ZeroFill,
             fault_in_text: false,
             waiting_frame: false,
             generation: self.next_generation,
@@ -778,10 +789,7 @@ impl<'a> SystemModel<'a> {
         let pid = burst.pid;
         let outcome = match burst.kind {
             BurstKind::Fault => {
-                self.leave_cpu(cpu, pid, now);
-                self.recount(pid, now, |p| p.state = State::Fault);
-                self.page_in(pid, ctx);
-                self.dispatch_idle(ctx);
+                self.fault_path_done(cpu, pid, ctx);
                 return;
             }
             BurstKind::User(outcome) => outcome,
@@ -981,6 +989,8 @@ impl SystemModel<'_> {
             .set(now, f64::from(self.user_processes));
         if self.paging() {
             self.free_frames += p.held.resident;
+            // Its reclaimable pages can be reclaimed by no one now.
+            self.free_anonymous += p.held.resident + p.held.reclaimable;
             self.bulk_used -= p.held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
@@ -1128,6 +1138,8 @@ impl SystemModel<'_> {
         let paging = self.paging().then(|| PagingSummary {
             faults: counters.faults,
             faults_per_second: per_second(counters.faults, span),
+            reclaims: counters.reclaims,
+            zero_fills: counters.zero_fills,
             mean_fault_time: self.fault_time.mean(),
             bulk_store_reads: counters.bulk_reads,
             disk_reads: counters.disk_reads,
@@ -1249,6 +1261,7 @@ impl SystemModel<'_> {
     fn check_invariants(&self) {
         let procs = || self.procs.iter().map(|(_, p)| p);
         if self.paging() {
+            // A process waiting for a page read holds the frame it goes into.
             let in_transit = procs()
                 .filter(|p| p.state == State::Fault && !p.waiting_frame)
                 .count() as u64;
@@ -1266,6 +1279,15 @@ impl SystemModel<'_> {
                 .chain(self.texts.iter().map(|t| t.held.on_bulk))
                 .sum();
             assert_eq!(self.bulk_used, on_bulk);
+            let reclaimable: u64 = procs()
+                .map(|p| p.held.reclaimable)
+                .chain(self.texts.iter().map(|t| t.held.reclaimable))
+                .sum();
+            assert_eq!(
+                self.free_frames,
+                self.free_anonymous + reclaimable,
+                "free frames hold nothing or a reclaimable page"
+            );
         } else {
             let private: u64 = procs()
                 .filter(|p| p.residence != Residence::Out)

@@ -3,11 +3,14 @@
 //! store in front of the paging disk.
 //!
 //! Memory is counted, not mapped: each holder of pages - a process's private
-//! pages, or a class's shared text - has a number of pages resident and a
-//! number held on the bulk store. A fault picks the missing page among the
-//! process's missing private and text pages in proportion to their numbers;
-//! replacement takes pages from the holder used least recently, which is
-//! global LRU at the granularity of holders.
+//! pages, or a class's shared text - has a number of pages resident, a
+//! number still valid in the free pool (reclaimable) and a number held on
+//! the bulk store. A fault picks the missing page among the process's
+//! missing private and text pages in proportion to their numbers, then
+//! where it is, in proportion again: in the free pool (a reclaim, no I/O),
+//! never touched (a zero-filled page, no I/O, or a read), on the bulk store,
+//! or on disk. Replacement takes pages from the holder used least recently,
+//! which is global LRU at the granularity of holders.
 
 use super::*;
 
@@ -29,6 +32,39 @@ pub(super) struct Pages {
     /// Entries in the bulk store's age queue; more than `on_bulk` when
     /// pages were read back.
     pub(super) bulk_entries: u64,
+    /// In the free pool, still valid: a fault on one is a reclaim.
+    pub(super) reclaimable: u64,
+    /// Entries in the free pool's age queue; more than `reclaimable` when
+    /// pages were reclaimed.
+    pub(super) free_entries: u64,
+}
+
+/// Where a faulted page comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Source {
+    /// The free pool: the page is revalidated without I/O.
+    Reclaim,
+    /// A page never touched that needs no contents: a cleared frame.
+    ZeroFill,
+    /// A read from this device.
+    Read(usize),
+}
+
+/// The two age queues pages sit in.
+#[derive(Clone, Copy, Debug)]
+enum Queue {
+    Free,
+    Bulk,
+}
+
+impl Pages {
+    /// The pages a queue holds for this holder, and its entries there.
+    fn in_queue(&mut self, queue: Queue) -> (u64, &mut u64) {
+        match queue {
+            Queue::Free => (self.reclaimable, &mut self.free_entries),
+            Queue::Bulk => (self.on_bulk, &mut self.bulk_entries),
+        }
+    }
 }
 
 /// A class's shared text.
@@ -94,8 +130,9 @@ impl SystemModel<'_> {
         };
         let p = &self.procs[pid];
         let text = &self.texts[p.class];
+        let private = p.pages - text.pages;
         let missing_text = text.pages - text.held.resident;
-        let missing_private = p.pages - text.pages - p.held.resident;
+        let missing_private = private - p.held.resident;
         if missing_text + missing_private == 0 {
             // Another process of the class brought in the last missing text
             // page during this burst: nothing is missing any more.
@@ -110,43 +147,80 @@ impl SystemModel<'_> {
                 u * ((t + m) as f64) < t as f64
             }
         };
-        let (holder, missing) = if in_text {
-            (Holder::Text { class: p.class }, missing_text)
+        let (holder, missing, untouched) = if in_text {
+            (Holder::Text { class: p.class }, missing_text, 0)
         } else {
-            (self.holder(pid), missing_private)
+            (self.holder(pid), missing_private, private - p.touched)
         };
-        let from_bulk = match &paging.bulk_store {
-            None => None,
-            Some(bulk) => {
-                let u: f64 = self.placement_rng.random();
-                let on_bulk = match bulk.placement {
-                    Placement::DiskFraction(f) => u >= f,
-                    Placement::Capacity(_) => {
-                        let held = self.held_mut(holder).expect("the faulting process exists");
-                        (u * missing as f64) < held.on_bulk as f64
-                    }
-                };
-                on_bulk.then_some(bulk.device)
+        let zero_fill = if in_text {
+            0.0
+        } else {
+            self.sys.classes[p.class].zero_fill
+        };
+        let held = *self.held_mut(holder).expect("the faulting process exists");
+        // Which of the missing pages: reclaimable, never touched, on the
+        // bulk store, or on disk, in proportion to their numbers.
+        let x = self.placement_rng.random::<f64>() * missing as f64;
+        let reclaimable = held.reclaimable as f64;
+        let first_touch = x >= reclaimable && x < reclaimable + untouched as f64;
+        let source = if x < reclaimable {
+            Source::Reclaim
+        } else if first_touch && self.placement_rng.random::<f64>() < zero_fill {
+            Source::ZeroFill
+        } else {
+            let bulk = paging.bulk_store.as_ref();
+            let on_bulk = match bulk.map(|b| b.placement) {
+                None => false,
+                Some(Placement::DiskFraction(f)) => self.placement_rng.random::<f64>() >= f,
+                Some(Placement::Capacity(_)) => {
+                    !first_touch && x < reclaimable + (untouched + held.on_bulk) as f64
+                }
+            };
+            match bulk {
+                Some(b) if on_bulk => Source::Read(b.device),
+                _ => Source::Read(paging.device),
             }
         };
-        let device = from_bulk.unwrap_or(paging.device);
-        if from_bulk.is_some() {
-            self.counters.bulk_reads += 1;
-            let held = self.held_mut(holder).expect("the faulting process exists");
-            if held.on_bulk > 0 {
-                held.on_bulk -= 1;
-                self.bulk_used -= 1;
-            }
-        } else {
-            self.counters.disk_reads += 1;
+        if first_touch {
+            self.procs[pid].touched += 1;
         }
         self.counters.faults += 1;
+        let cost = match source {
+            Source::Reclaim => {
+                self.counters.reclaims += 1;
+                let held = self.held_mut(holder).expect("the faulting process exists");
+                held.reclaimable -= 1;
+                held.resident += 1;
+                self.free_frames -= 1;
+                paging.soft_fault_cpu
+            }
+            Source::ZeroFill => {
+                self.counters.zero_fills += 1;
+                paging.soft_fault_cpu
+            }
+            Source::Read(device) => {
+                let from_bulk = paging
+                    .bulk_store
+                    .as_ref()
+                    .is_some_and(|b| b.device == device);
+                if from_bulk {
+                    self.counters.bulk_reads += 1;
+                    let held = self.held_mut(holder).expect("the faulting process exists");
+                    if held.on_bulk > 0 {
+                        held.on_bulk -= 1;
+                        self.bulk_used -= 1;
+                    }
+                } else {
+                    self.counters.disk_reads += 1;
+                }
+                self.sys.devices[device].fault_cpu
+            }
+        };
         let p = &mut self.procs[pid];
         p.faults += 1;
         p.fault_started = now;
-        p.fault_device = device;
+        p.fault_source = source;
         p.fault_in_text = in_text;
-        let cost = self.sys.devices[device].fault_cpu;
         let burst = Burst {
             pid,
             kind: BurstKind::Fault,
@@ -158,37 +232,79 @@ impl SystemModel<'_> {
         self.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
     }
 
-    /// Finds a frame for `pid`'s faulted page and starts the read, or
-    /// queues the process until a frame is free.
-    pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        if self.take_frame(pid, ctx) {
-            let device = self.procs[pid].fault_device;
-            let bytes = self.sys.memory.page as f64;
-            self.request(device, Purpose::PageRead { pid }, bytes, ctx);
-        } else {
+    /// The kernel's fault path for `pid` on `cpu` is done: a reclaimed page
+    /// is back and the process runs on; a zero-filled page needs a frame; a
+    /// page to read needs a frame and the read.
+    pub(super) fn fault_path_done(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let soft = match self.procs[pid].fault_source {
+            Source::Reclaim => true,
+            Source::ZeroFill => {
+                self.take_frame(pid, ctx) && {
+                    self.place_page(pid, ctx);
+                    true
+                }
+            }
+            Source::Read(_) => false,
+        };
+        if soft {
+            self.fault_time
+                .add((now - self.procs[pid].fault_started).as_secs_f64());
+            self.dispatch(cpu, pid, false, ctx);
+            return;
+        }
+        self.leave_cpu(cpu, pid, now);
+        self.recount(pid, now, |p| p.state = State::Fault);
+        self.page_in(pid, ctx);
+        self.dispatch_idle(ctx);
+    }
+
+    /// Finds a frame for `pid`'s faulted page and starts the read (or, for
+    /// a zero-filled page, completes the fault), or queues the process until
+    /// a frame is free.
+    fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        if !self.take_frame(pid, ctx) {
             self.recount(pid, ctx.now(), |p| p.waiting_frame = true);
             self.frame_waiters.push_back(pid);
+            return;
+        }
+        match self.procs[pid].fault_source {
+            Source::Read(device) => {
+                let bytes = self.sys.memory.page as f64;
+                self.request(device, Purpose::PageRead { pid }, bytes, ctx);
+            }
+            Source::ZeroFill => self.page_read(pid, ctx),
+            Source::Reclaim => unreachable!("a reclaim needs no frame"),
         }
     }
 
-    /// The page read for `pid` is done: the frame joins its holder.
+    /// The page `pid` waited for is in: the frame joins its holder and the
+    /// process is ready again.
     pub(super) fn page_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
+        self.fault_time
+            .add((now - self.procs[pid].fault_started).as_secs_f64());
+        self.place_page(pid, ctx);
+        self.become_runnable(pid, ctx);
+    }
+
+    /// Adds the frame taken for `pid`'s fault to the holder of the page.
+    fn place_page(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let p = &mut self.procs[pid];
-        self.fault_time.add((now - p.fault_started).as_secs_f64());
         if p.fault_in_text {
             let text = &mut self.texts[p.class];
             if text.held.resident < text.pages {
                 text.held.resident += 1;
             } else {
-                // Another process of the class read the same page first.
+                // Another process of the class brought the same page in
+                // first.
                 self.free_frames += 1;
+                self.free_anonymous += 1;
                 self.serve_frame_waiters(ctx);
             }
         } else {
             p.held.resident += 1;
         }
-        self.become_runnable(pid, ctx);
     }
 
     /// Takes a frame for `pid`: a free one, else one stolen from the holder
@@ -214,13 +330,44 @@ impl SystemModel<'_> {
             false
         };
         if got {
-            self.free_frames -= 1;
+            self.allocate();
         }
         // The page daemon keeps `target` frames free.
         if self.free_frames < target {
             self.steal(target - self.free_frames, pid, ctx);
         }
         got
+    }
+
+    /// Takes one frame out of the free pool: one that holds nothing if
+    /// there is one, else the oldest reclaimable page, which its holder
+    /// loses for good.
+    fn allocate(&mut self) {
+        assert!(self.free_frames > 0, "a frame is free");
+        self.free_frames -= 1;
+        if self.free_anonymous > 0 {
+            self.free_anonymous -= 1;
+            return;
+        }
+        while let Some(holder) = self.free_age.pop_front() {
+            if self.take_oldest(holder, Queue::Free) {
+                self.held_mut(holder).expect("a live holder").reclaimable -= 1;
+                return;
+            }
+        }
+        unreachable!("free frames that hold nothing, or reclaimable pages with entries");
+    }
+
+    /// Consumes one entry of `holder` from an age queue; true if it stood
+    /// for a page still there rather than one gone already.
+    fn take_oldest(&mut self, holder: Holder, queue: Queue) -> bool {
+        let Some(held) = self.held_mut(holder) else {
+            return false;
+        };
+        let (count, entries) = held.in_queue(queue);
+        *entries -= 1;
+        // Entries beyond the pages still held are of pages gone since.
+        *entries < count
     }
 
     /// Takes up to `wanted` frames into the free pool, from the holders
@@ -251,14 +398,13 @@ impl SystemModel<'_> {
                 .filter(|&(class, t)| t.held.resident > 0 && !in_use(self, class))
                 .map(|(class, t)| (t.last_used, 1, class))
                 .min();
-            let (victim, resident) = match (process, text) {
+            let victim = match (process, text) {
                 (None, None) => return,
-                (Some(p), Some(t)) if t < p => {
-                    (Holder::Text { class: t.2 }, self.texts[t.2].held.resident)
-                }
-                (Some(p), _) => (self.holder(p.2), self.procs[p.2].held.resident),
-                (None, Some(t)) => (Holder::Text { class: t.2 }, self.texts[t.2].held.resident),
+                (Some(p), Some(t)) if t < p => Holder::Text { class: t.2 },
+                (Some(p), _) => self.holder(p.2),
+                (None, Some(t)) => Holder::Text { class: t.2 },
             };
+            let resident = self.held_mut(victim).expect("a victim exists").resident;
             let n = wanted.min(resident);
             self.evict(victim, n, ctx);
             wanted -= n;
@@ -266,10 +412,10 @@ impl SystemModel<'_> {
     }
 
     /// Moves `n` of `holder`'s pages out of memory into the free pool,
-    /// writing back what must be written: with a bulk store sized by
-    /// capacity, every page goes to it; otherwise a process's page is
-    /// written with its class's probability of being dirty, and text is
-    /// never written.
+    /// where they stay reclaimable if the system reclaims, writing back what
+    /// must be written: with a bulk store sized by capacity, every page goes
+    /// to it; otherwise a process's page is written with its class's
+    /// probability of being dirty, and text is never written.
     fn evict(&mut self, holder: Holder, n: u64, ctx: &mut Context<Event>) {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("eviction only under paging");
@@ -288,6 +434,14 @@ impl SystemModel<'_> {
         if to_bulk.is_some() {
             held.on_bulk += n;
             held.bulk_entries += n;
+        }
+        if paging.reclaim {
+            held.reclaimable += n;
+            held.free_entries += n;
+            self.free_age
+                .extend(std::iter::repeat_n(holder, n as usize));
+        } else {
+            self.free_anonymous += n;
         }
         self.free_frames += n;
         self.counters.pages_stolen += n;
@@ -320,6 +474,9 @@ impl SystemModel<'_> {
             self.request(device, Purpose::PageWrite, page, ctx);
         }
         self.overflow_bulk(ctx);
+        if self.free_age.len() as u64 > 2 * self.free_frames.max(1024) {
+            self.compact(Queue::Free);
+        }
     }
 
     /// Pushes the bulk store's oldest pages on to the disk while it holds
@@ -340,44 +497,47 @@ impl SystemModel<'_> {
                 .bulk_age
                 .pop_front()
                 .expect("pages on the bulk store have entries in its age queue");
-            let Some(held) = self.held_mut(holder) else {
-                continue;
-            };
-            held.bulk_entries -= 1;
-            // Entries beyond the pages still held are of pages read back.
-            if held.bulk_entries >= held.on_bulk {
+            if !self.take_oldest(holder, Queue::Bulk) {
                 continue;
             }
-            held.on_bulk -= 1;
+            self.held_mut(holder).expect("a live holder").on_bulk -= 1;
             self.bulk_used -= 1;
             self.counters.page_writes += 1;
             self.request(paging.device, Purpose::PageWrite, page, ctx);
         }
-        // Drop stale entries now and then, so the queue stays bounded.
         if self.bulk_age.len() as u64 > 2 * capacity.max(1024) {
-            self.compact_bulk_age();
+            self.compact(Queue::Bulk);
         }
     }
 
-    /// Keeps, for each live holder, only its newest `on_bulk` entries.
-    fn compact_bulk_age(&mut self) {
+    /// Drops stale entries from an age queue, so that it stays bounded:
+    /// each live holder keeps only its newest entries, as many as the pages
+    /// it has there.
+    fn compact(&mut self, queue: Queue) {
         for (_, p) in self.procs.iter_mut() {
-            p.held.bulk_entries = 0;
+            *p.held.in_queue(queue).1 = 0;
         }
         for t in &mut self.texts {
-            t.held.bulk_entries = 0;
+            *t.held.in_queue(queue).1 = 0;
         }
-        let mut kept = VecDeque::with_capacity(self.bulk_used as usize);
-        let entries = std::mem::take(&mut self.bulk_age);
+        let entries = std::mem::take(match queue {
+            Queue::Free => &mut self.free_age,
+            Queue::Bulk => &mut self.bulk_age,
+        });
+        let mut kept = VecDeque::with_capacity(entries.len() / 2);
         for holder in entries.into_iter().rev() {
-            if let Some(held) = self.held_mut(holder)
-                && held.bulk_entries < held.on_bulk
-            {
-                held.bulk_entries += 1;
-                kept.push_front(holder);
+            if let Some(held) = self.held_mut(holder) {
+                let (count, entries) = held.in_queue(queue);
+                if *entries < count {
+                    *entries += 1;
+                    kept.push_front(holder);
+                }
             }
         }
-        self.bulk_age = kept;
+        match queue {
+            Queue::Free => self.free_age = kept,
+            Queue::Bulk => self.bulk_age = kept,
+        }
     }
 
     /// Starts the page reads of processes that waited for a frame, while
