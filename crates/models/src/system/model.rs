@@ -8,6 +8,10 @@
 //! the next page fault and the end of the demand - and nothing preempts it,
 //! so each dispatch is one event.
 //!
+//! This module holds the processes, processors and devices; `users` the
+//! terminals and background work, `paging` and `swapping` the two memory
+//! managers, and `report` the statistics and the summary.
+//!
 //! Draws that describe the workload (think times, the command mix, demands,
 //! the spacing of I/O requests) come from the streams of the user or
 //! background process that owns the work, so two configurations run with
@@ -29,7 +33,9 @@ use tpsim_core::{
 };
 
 mod paging;
+mod report;
 mod swapping;
+mod users;
 
 use paging::{Holder, Pages, Source, Text};
 
@@ -476,161 +482,6 @@ impl<'a> SystemModel<'a> {
         !self.paging() && image > self.sys.memory.user_bytes()
     }
 
-    fn log_in(&mut self, index: u64, session_end: Option<SimTime>, ctx: &mut Context<Event>) {
-        let owner = self.owners.insert(Owner {
-            kind: OwnerKind::User {
-                index,
-                detached: 0,
-                thinking: None,
-                leaving: false,
-            },
-            rngs: Rngs::new(&self.streams, &format!("user/{index}")),
-        });
-        if let Some(end) = session_end {
-            let _ = ctx.schedule_at(end, Event::Logout { owner });
-        }
-        self.users_logged += 1;
-        self.users_meter
-            .set(ctx.now(), f64::from(self.users_logged));
-        self.think(owner, ctx);
-    }
-
-    fn think(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let t = self
-            .sys
-            .users
-            .think
-            .sample_time(&mut self.owners[owner].rngs.think);
-        let key = ctx.schedule_in(t, Event::ThinkEnd { owner });
-        if let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind {
-            *thinking = Some(key);
-        }
-    }
-
-    /// A session ends: a thinking user leaves at once, one waiting for a
-    /// command when it completes.
-    fn logout(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let OwnerKind::User {
-            thinking, leaving, ..
-        } = &mut self.owners[owner].kind
-        else {
-            unreachable!("only users log out");
-        };
-        match thinking.take() {
-            Some(key) => {
-                ctx.cancel(key);
-                self.leave(owner, ctx.now());
-            }
-            None => *leaving = true,
-        }
-    }
-
-    fn leave(&mut self, owner: usize, now: SimTime) {
-        self.owners.remove(owner);
-        self.users_logged -= 1;
-        self.users_meter.set(now, f64::from(self.users_logged));
-    }
-
-    fn login(&mut self, arrives: bool, ctx: &mut Context<Event>) {
-        let Population::Sessions(sessions) = &self.sys.users.population else {
-            unreachable!("logins only with a login profile");
-        };
-        let now = ctx.now();
-        if arrives {
-            if self.users_logged < sessions.terminals {
-                let length = sessions.session.sample_time(&mut self.session_rng);
-                self.logins += 1;
-                self.log_in(self.logins, Some(now + length), ctx);
-            } else {
-                self.counters.logins_refused += 1;
-            }
-        }
-        let rate = sessions.rate_at(now);
-        let next_hour = sessions.next_hour(now);
-        if rate > 0.0 {
-            let gap: f64 = Dist::exponential(1.0 / rate)
-                .expect("a positive rate")
-                .sample(&mut self.login_rng);
-            let at = now + SimTime::from_secs_f64(gap.min(LONGEST_SAMPLE));
-            if at < next_hour {
-                let _ = ctx.schedule_at(at, Event::Login { arrives: true });
-                return;
-            }
-        }
-        // No login before the rate changes: by memorylessness, draw again
-        // at the start of the next hour.
-        let _ = ctx.schedule_at(next_hour, Event::Login { arrives: false });
-    }
-
-    fn think_end(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind else {
-            unreachable!("only users think");
-        };
-        *thinking = None;
-        let command = self.choose_command(owner);
-        let class = command.class;
-        let rng = &mut self.owners[owner].rngs.work;
-        let detached = match command.detached {
-            d if d <= 0.0 => false,
-            d if d >= 1.0 => true,
-            d => rng.random::<f64>() < d,
-        };
-        if self.too_big(self.sys.classes[class].size) {
-            let stats = if detached {
-                &mut self.detached[class]
-            } else {
-                &mut self.classes[class]
-            };
-            stats.rejected += 1;
-            self.think(owner, ctx);
-            return;
-        }
-        let runner = if detached {
-            let OwnerKind::User {
-                index, detached: n, ..
-            } = &mut self.owners[owner].kind
-            else {
-                unreachable!("only users type commands");
-            };
-            *n += 1;
-            let prefix = format!("user/{index}/detached/{n}");
-            self.owners.insert(Owner {
-                kind: OwnerKind::Detached,
-                rngs: Rngs::new(&self.streams, &prefix),
-            })
-        } else {
-            owner
-        };
-        let pid = self.spawn(class, runner, now);
-        self.user_processes += 1;
-        self.processes_meter
-            .set(now, f64::from(self.user_processes));
-        self.admit(pid, ctx);
-        if detached {
-            self.think(owner, ctx);
-        }
-    }
-
-    fn choose_command(&mut self, owner: usize) -> Mix {
-        let mix = &self.sys.users.mix;
-        if mix.len() == 1 {
-            return mix[0];
-        }
-        let total: f64 = mix.iter().map(|m| m.weight).sum();
-        let mut u = self.owners[owner].rngs.work.random::<f64>() * total;
-        for m in mix {
-            if u < m.weight {
-                return *m;
-            }
-            u -= m.weight;
-        }
-        *mix.iter()
-            .rev()
-            .find(|m| m.weight > 0.0)
-            .expect("validation: a weight > 0")
-    }
-
     /// A new process of `class` for `owner`, not yet admitted.
     fn spawn(&mut self, class: usize, owner: usize, now: SimTime) -> usize {
         let size = self.sys.classes[class].size;
@@ -933,49 +784,6 @@ impl SystemModel<'_> {
         }
     }
 
-    /// A command (or background cycle) has had all its processor time.
-    fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let p = &self.procs[pid];
-        let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
-        let stats = match self.owners[owner].kind {
-            OwnerKind::User { .. } => &mut self.classes[class],
-            OwnerKind::Background { entry } => &mut self.background[entry],
-            OwnerKind::Detached => &mut self.detached[class],
-        };
-        stats.responses.record(now - started);
-        stats.faults.add(faults as f64);
-        self.release_eligibility(pid, ctx);
-        match self.owners[owner].kind {
-            OwnerKind::User { leaving, .. } => {
-                self.exit(pid, ctx);
-                if leaving {
-                    self.leave(owner, now);
-                } else {
-                    self.think(owner, ctx);
-                }
-            }
-            OwnerKind::Detached => {
-                self.exit(pid, ctx);
-                self.owners.remove(owner);
-            }
-            OwnerKind::Background { entry } => {
-                self.recount(pid, now, |p| p.state = State::Sleeping);
-                let sleep = self.sys.background[entry]
-                    .sleep
-                    .sample_time(&mut self.owners[owner].rngs.think);
-                let _ = ctx.schedule_in(sleep, Event::Wake { pid });
-                // A sleeper is the swapper's first choice to push out.
-                self.swapper(ctx);
-            }
-        }
-    }
-
-    fn wake(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.new_cycle(pid, ctx.now());
-        self.admit(pid, ctx);
-    }
-
     /// A command's process ends, giving back its memory.
     fn exit(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
@@ -1013,186 +821,6 @@ impl SystemModel<'_> {
         if before.1 != after.1 {
             self.waiting = self.waiting + u32::from(after.1) - u32::from(before.1);
             self.waiting_meter.set(now, f64::from(self.waiting));
-        }
-    }
-
-    fn occupancy(&self) -> f64 {
-        if self.paging() {
-            let frames = self.sys.memory.user_frames();
-            (frames - self.free_frames) as f64 / frames as f64
-        } else {
-            let bytes = self.sys.memory.user_bytes();
-            (bytes - self.free_bytes) as f64 / bytes as f64
-        }
-    }
-
-    fn sample_load(&mut self, ctx: &mut Context<Event>) {
-        let runnable =
-            self.ready.len() as u32 + self.running.iter().filter(|b| b.is_some()).count() as u32;
-        self.load.push(LoadSample {
-            time: ctx.now().as_secs_f64(),
-            users: self.users_logged,
-            processes: self.user_processes,
-            multiprogramming: self.mpl,
-            runnable,
-            memory_occupancy: self.occupancy(),
-        });
-        let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
-    }
-
-    fn reset_statistics(&mut self, now: SimTime) {
-        self.measured_from = now;
-        self.counters = Counters::default();
-        self.cpu_meter.reset(now);
-        for d in &mut self.devices {
-            d.meter.reset(now);
-        }
-        for c in self
-            .classes
-            .iter_mut()
-            .chain(&mut self.detached)
-            .chain(&mut self.background)
-        {
-            c.responses.reset();
-            c.faults = Tally::new();
-            c.rejected = 0;
-        }
-        self.fault_time = Tally::new();
-        for m in [
-            &mut self.users_meter,
-            &mut self.processes_meter,
-            &mut self.mpl_meter,
-            &mut self.waiting_meter,
-            &mut self.occupancy_meter,
-        ] {
-            m.reset(now);
-        }
-    }
-
-    /// The results measured from the end of the warm-up to `now`.
-    pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
-        let sys = self.sys;
-        let span = (now - self.measured_from).as_secs_f64();
-        let cpus = f64::from(sys.cpu.count);
-        let mut counters = self.counters.clone();
-        // Bursts still under way count up to now.
-        for burst in self.running.iter().flatten() {
-            add_burst(&mut counters, burst, self.measured_from, now);
-        }
-        let capacity = if span > 0.0 { span * cpus } else { 1.0 };
-        let (user, fault_handling, context_switch) = (
-            counters.cpu_user / capacity,
-            counters.cpu_fault / capacity,
-            counters.cpu_switch / capacity,
-        );
-        let mut stations =
-            vec![
-                self.cpu_meter
-                    .summary("cpu", "rr", sys.cpu.count, cpus, now, span),
-            ];
-        stations.extend(
-            sys.devices
-                .iter()
-                .zip(&self.devices)
-                .map(|(spec, d)| d.meter.summary(&spec.name, "fcfs", 1, 1.0, now, span)),
-        );
-        let class_summary = |name: &str, kind: &str, stats: &ClassStats| ClassSummary {
-            rejected: Some(stats.rejected),
-            faults_per_command: Some(if stats.faults.count() > 0 {
-                stats.faults.mean()
-            } else {
-                0.0
-            }),
-            ..stats.responses.summary(name, kind, span)
-        };
-        let mut classes: Vec<ClassSummary> = sys
-            .classes
-            .iter()
-            .zip(&self.classes)
-            .map(|(spec, stats)| class_summary(&spec.name, "command", stats))
-            .collect();
-        // Commands run in the background are listed as `NAME&`, for the
-        // classes the mix runs that way.
-        classes.extend(
-            sys.classes
-                .iter()
-                .zip(&self.detached)
-                .enumerate()
-                .filter(|&(c, _)| {
-                    sys.users
-                        .mix
-                        .iter()
-                        .any(|m| m.class == c && m.detached > 0.0)
-                })
-                .map(|(_, (spec, stats))| {
-                    class_summary(&format!("{}&", spec.name), "background", stats)
-                }),
-        );
-        classes.extend(
-            sys.background
-                .iter()
-                .zip(&self.background)
-                .map(|(spec, stats)| class_summary(&spec.name, "background", stats)),
-        );
-        let reads = counters.bulk_reads + counters.disk_reads;
-        let paging = self.paging().then(|| PagingSummary {
-            faults: counters.faults,
-            faults_per_second: per_second(counters.faults, span),
-            reclaims: counters.reclaims,
-            zero_fills: counters.zero_fills,
-            mean_fault_time: self.fault_time.mean(),
-            bulk_store_reads: counters.bulk_reads,
-            disk_reads: counters.disk_reads,
-            disk_fraction: if reads > 0 {
-                counters.disk_reads as f64 / reads as f64
-            } else {
-                0.0
-            },
-            page_writes: counters.page_writes,
-            pages_stolen: counters.pages_stolen,
-        });
-        let moved = counters.swap_ins + counters.swap_outs;
-        let swapping = (!self.paging()).then(|| SwappingSummary {
-            swap_ins: counters.swap_ins,
-            swap_outs: counters.swap_outs,
-            mean_image_bytes: if moved > 0 {
-                counters.swapped_bytes / moved as f64
-            } else {
-                0.0
-            },
-        });
-        let mut occupancy = self.occupancy_meter.clone();
-        occupancy.set(now, self.occupancy());
-        Summary {
-            scenario: sys.name.clone(),
-            seed: sys.seed,
-            replication,
-            sim_time: now.as_secs_f64(),
-            warmup: sys.warmup.as_secs_f64(),
-            events,
-            wall_seconds: 0.0,
-            stations,
-            classes,
-            cpu: Some(CpuSplit {
-                cpus: sys.cpu.count,
-                user,
-                fault_handling,
-                context_switch,
-                idle: (1.0 - user - fault_handling - context_switch).max(0.0),
-            }),
-            paging,
-            swapping,
-            memory: Some(MemorySummary {
-                user_bytes: sys.memory.user_bytes(),
-                mean_occupancy: occupancy.mean(now),
-                mean_multiprogramming: self.mpl_meter.mean(now),
-                mean_waiting_for_memory: self.waiting_meter.mean(now),
-            }),
-            load: Some(LoadSummary {
-                mean_users: self.users_meter.mean(now),
-                mean_processes: self.processes_meter.mean(now),
-                logins_refused: counters.logins_refused,
-            }),
         }
     }
 }

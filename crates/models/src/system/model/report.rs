@@ -1,0 +1,186 @@
+//! What a run reports: the load-index samples and the summary, with the
+//! statistics reset at the end of the warm-up.
+
+use super::*;
+
+impl SystemModel<'_> {
+    pub(super) fn occupancy(&self) -> f64 {
+        if self.paging() {
+            let frames = self.sys.memory.user_frames();
+            (frames - self.free_frames) as f64 / frames as f64
+        } else {
+            let bytes = self.sys.memory.user_bytes();
+            (bytes - self.free_bytes) as f64 / bytes as f64
+        }
+    }
+
+    pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
+        let runnable =
+            self.ready.len() as u32 + self.running.iter().filter(|b| b.is_some()).count() as u32;
+        self.load.push(LoadSample {
+            time: ctx.now().as_secs_f64(),
+            users: self.users_logged,
+            processes: self.user_processes,
+            multiprogramming: self.mpl,
+            runnable,
+            memory_occupancy: self.occupancy(),
+        });
+        let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
+    }
+
+    pub(super) fn reset_statistics(&mut self, now: SimTime) {
+        self.measured_from = now;
+        self.counters = Counters::default();
+        self.cpu_meter.reset(now);
+        for d in &mut self.devices {
+            d.meter.reset(now);
+        }
+        for c in self
+            .classes
+            .iter_mut()
+            .chain(&mut self.detached)
+            .chain(&mut self.background)
+        {
+            c.responses.reset();
+            c.faults = Tally::new();
+            c.rejected = 0;
+        }
+        self.fault_time = Tally::new();
+        for m in [
+            &mut self.users_meter,
+            &mut self.processes_meter,
+            &mut self.mpl_meter,
+            &mut self.waiting_meter,
+            &mut self.occupancy_meter,
+        ] {
+            m.reset(now);
+        }
+    }
+
+    /// The results measured from the end of the warm-up to `now`.
+    pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
+        let sys = self.sys;
+        let span = (now - self.measured_from).as_secs_f64();
+        let cpus = f64::from(sys.cpu.count);
+        let mut counters = self.counters.clone();
+        // Bursts still under way count up to now.
+        for burst in self.running.iter().flatten() {
+            add_burst(&mut counters, burst, self.measured_from, now);
+        }
+        let capacity = if span > 0.0 { span * cpus } else { 1.0 };
+        let (user, fault_handling, context_switch) = (
+            counters.cpu_user / capacity,
+            counters.cpu_fault / capacity,
+            counters.cpu_switch / capacity,
+        );
+        let mut stations =
+            vec![
+                self.cpu_meter
+                    .summary("cpu", "rr", sys.cpu.count, cpus, now, span),
+            ];
+        stations.extend(
+            sys.devices
+                .iter()
+                .zip(&self.devices)
+                .map(|(spec, d)| d.meter.summary(&spec.name, "fcfs", 1, 1.0, now, span)),
+        );
+        let class_summary = |name: &str, kind: &str, stats: &ClassStats| ClassSummary {
+            rejected: Some(stats.rejected),
+            faults_per_command: Some(if stats.faults.count() > 0 {
+                stats.faults.mean()
+            } else {
+                0.0
+            }),
+            ..stats.responses.summary(name, kind, span)
+        };
+        let mut classes: Vec<ClassSummary> = sys
+            .classes
+            .iter()
+            .zip(&self.classes)
+            .map(|(spec, stats)| class_summary(&spec.name, "command", stats))
+            .collect();
+        // Commands run in the background are listed as `NAME&`, for the
+        // classes the mix runs that way.
+        classes.extend(
+            sys.classes
+                .iter()
+                .zip(&self.detached)
+                .enumerate()
+                .filter(|&(c, _)| {
+                    sys.users
+                        .mix
+                        .iter()
+                        .any(|m| m.class == c && m.detached > 0.0)
+                })
+                .map(|(_, (spec, stats))| {
+                    class_summary(&format!("{}&", spec.name), "background", stats)
+                }),
+        );
+        classes.extend(
+            sys.background
+                .iter()
+                .zip(&self.background)
+                .map(|(spec, stats)| class_summary(&spec.name, "background", stats)),
+        );
+        let reads = counters.bulk_reads + counters.disk_reads;
+        let paging = self.paging().then(|| PagingSummary {
+            faults: counters.faults,
+            faults_per_second: per_second(counters.faults, span),
+            reclaims: counters.reclaims,
+            zero_fills: counters.zero_fills,
+            mean_fault_time: self.fault_time.mean(),
+            bulk_store_reads: counters.bulk_reads,
+            disk_reads: counters.disk_reads,
+            disk_fraction: if reads > 0 {
+                counters.disk_reads as f64 / reads as f64
+            } else {
+                0.0
+            },
+            page_writes: counters.page_writes,
+            pages_stolen: counters.pages_stolen,
+        });
+        let moved = counters.swap_ins + counters.swap_outs;
+        let swapping = (!self.paging()).then(|| SwappingSummary {
+            swap_ins: counters.swap_ins,
+            swap_outs: counters.swap_outs,
+            mean_image_bytes: if moved > 0 {
+                counters.swapped_bytes / moved as f64
+            } else {
+                0.0
+            },
+        });
+        let mut occupancy = self.occupancy_meter.clone();
+        occupancy.set(now, self.occupancy());
+        Summary {
+            scenario: sys.name.clone(),
+            seed: sys.seed,
+            replication,
+            sim_time: now.as_secs_f64(),
+            warmup: sys.warmup.as_secs_f64(),
+            events,
+            wall_seconds: 0.0,
+            stations,
+            classes,
+            cpu: Some(CpuSplit {
+                cpus: sys.cpu.count,
+                user,
+                fault_handling,
+                context_switch,
+                idle: (1.0 - user - fault_handling - context_switch).max(0.0),
+            }),
+            paging,
+            swapping,
+            memory: Some(MemorySummary {
+                user_bytes: sys.memory.user_bytes(),
+                mean_occupancy: occupancy.mean(now),
+                mean_multiprogramming: self.mpl_meter.mean(now),
+                mean_waiting_for_memory: self.waiting_meter.mean(now),
+            }),
+            load: Some(LoadSummary {
+                mean_users: self.users_meter.mean(now),
+                mean_processes: self.processes_meter.mean(now),
+                logins_refused: counters.logins_refused,
+            }),
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Users at terminals: logins and sessions, think times, commands typed
+//! (waited for or left running), and background processes between cycles.
+
+use super::*;
+
+impl SystemModel<'_> {
+    pub(super) fn log_in(
+        &mut self,
+        index: u64,
+        session_end: Option<SimTime>,
+        ctx: &mut Context<Event>,
+    ) {
+        let owner = self.owners.insert(Owner {
+            kind: OwnerKind::User {
+                index,
+                detached: 0,
+                thinking: None,
+                leaving: false,
+            },
+            rngs: Rngs::new(&self.streams, &format!("user/{index}")),
+        });
+        if let Some(end) = session_end {
+            let _ = ctx.schedule_at(end, Event::Logout { owner });
+        }
+        self.users_logged += 1;
+        self.users_meter
+            .set(ctx.now(), f64::from(self.users_logged));
+        self.think(owner, ctx);
+    }
+
+    fn think(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let t = self
+            .sys
+            .users
+            .think
+            .sample_time(&mut self.owners[owner].rngs.think);
+        let key = ctx.schedule_in(t, Event::ThinkEnd { owner });
+        if let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind {
+            *thinking = Some(key);
+        }
+    }
+
+    /// A session ends: a thinking user leaves at once, one waiting for a
+    /// command when it completes.
+    pub(super) fn logout(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let OwnerKind::User {
+            thinking, leaving, ..
+        } = &mut self.owners[owner].kind
+        else {
+            unreachable!("only users log out");
+        };
+        match thinking.take() {
+            Some(key) => {
+                ctx.cancel(key);
+                self.leave(owner, ctx.now());
+            }
+            None => *leaving = true,
+        }
+    }
+
+    fn leave(&mut self, owner: usize, now: SimTime) {
+        self.owners.remove(owner);
+        self.users_logged -= 1;
+        self.users_meter.set(now, f64::from(self.users_logged));
+    }
+
+    pub(super) fn login(&mut self, arrives: bool, ctx: &mut Context<Event>) {
+        let Population::Sessions(sessions) = &self.sys.users.population else {
+            unreachable!("logins only with a login profile");
+        };
+        let now = ctx.now();
+        if arrives {
+            if self.users_logged < sessions.terminals {
+                let length = sessions.session.sample_time(&mut self.session_rng);
+                self.logins += 1;
+                self.log_in(self.logins, Some(now + length), ctx);
+            } else {
+                self.counters.logins_refused += 1;
+            }
+        }
+        let rate = sessions.rate_at(now);
+        let next_hour = sessions.next_hour(now);
+        if rate > 0.0 {
+            let gap: f64 = Dist::exponential(1.0 / rate)
+                .expect("a positive rate")
+                .sample(&mut self.login_rng);
+            let at = now + SimTime::from_secs_f64(gap.min(LONGEST_SAMPLE));
+            if at < next_hour {
+                let _ = ctx.schedule_at(at, Event::Login { arrives: true });
+                return;
+            }
+        }
+        // No login before the rate changes: by memorylessness, draw again
+        // at the start of the next hour.
+        let _ = ctx.schedule_at(next_hour, Event::Login { arrives: false });
+    }
+
+    pub(super) fn think_end(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind else {
+            unreachable!("only users think");
+        };
+        *thinking = None;
+        let command = self.choose_command(owner);
+        let class = command.class;
+        let rng = &mut self.owners[owner].rngs.work;
+        let detached = match command.detached {
+            d if d <= 0.0 => false,
+            d if d >= 1.0 => true,
+            d => rng.random::<f64>() < d,
+        };
+        if self.too_big(self.sys.classes[class].size) {
+            let stats = if detached {
+                &mut self.detached[class]
+            } else {
+                &mut self.classes[class]
+            };
+            stats.rejected += 1;
+            self.think(owner, ctx);
+            return;
+        }
+        let runner = if detached {
+            let OwnerKind::User {
+                index, detached: n, ..
+            } = &mut self.owners[owner].kind
+            else {
+                unreachable!("only users type commands");
+            };
+            *n += 1;
+            let prefix = format!("user/{index}/detached/{n}");
+            self.owners.insert(Owner {
+                kind: OwnerKind::Detached,
+                rngs: Rngs::new(&self.streams, &prefix),
+            })
+        } else {
+            owner
+        };
+        let pid = self.spawn(class, runner, now);
+        self.user_processes += 1;
+        self.processes_meter
+            .set(now, f64::from(self.user_processes));
+        self.admit(pid, ctx);
+        if detached {
+            self.think(owner, ctx);
+        }
+    }
+
+    fn choose_command(&mut self, owner: usize) -> Mix {
+        let mix = &self.sys.users.mix;
+        if mix.len() == 1 {
+            return mix[0];
+        }
+        let total: f64 = mix.iter().map(|m| m.weight).sum();
+        let mut u = self.owners[owner].rngs.work.random::<f64>() * total;
+        for m in mix {
+            if u < m.weight {
+                return *m;
+            }
+            u -= m.weight;
+        }
+        *mix.iter()
+            .rev()
+            .find(|m| m.weight > 0.0)
+            .expect("validation: a weight > 0")
+    }
+
+    /// A command (or background cycle) has had all its processor time.
+    pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let p = &self.procs[pid];
+        let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
+        let stats = match self.owners[owner].kind {
+            OwnerKind::User { .. } => &mut self.classes[class],
+            OwnerKind::Background { entry } => &mut self.background[entry],
+            OwnerKind::Detached => &mut self.detached[class],
+        };
+        stats.responses.record(now - started);
+        stats.faults.add(faults as f64);
+        self.release_eligibility(pid, ctx);
+        match self.owners[owner].kind {
+            OwnerKind::User { leaving, .. } => {
+                self.exit(pid, ctx);
+                if leaving {
+                    self.leave(owner, now);
+                } else {
+                    self.think(owner, ctx);
+                }
+            }
+            OwnerKind::Detached => {
+                self.exit(pid, ctx);
+                self.owners.remove(owner);
+            }
+            OwnerKind::Background { entry } => {
+                self.recount(pid, now, |p| p.state = State::Sleeping);
+                let sleep = self.sys.background[entry]
+                    .sleep
+                    .sample_time(&mut self.owners[owner].rngs.think);
+                let _ = ctx.schedule_in(sleep, Event::Wake { pid });
+                // A sleeper is the swapper's first choice to push out.
+                self.swapper(ctx);
+            }
+        }
+    }
+
+    pub(super) fn wake(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        self.new_cycle(pid, ctx.now());
+        self.admit(pid, ctx);
+    }
+}
