@@ -361,8 +361,6 @@ pub struct SystemModel<'a> {
     mpl_meter: TimeWeighted,
     waiting_meter: TimeWeighted,
     occupancy_meter: TimeWeighted,
-    mpl: u32,
-    waiting: u32,
     load: Vec<LoadSample>,
 }
 
@@ -430,8 +428,6 @@ impl<'a> SystemModel<'a> {
             mpl_meter: zero(),
             waiting_meter: zero(),
             occupancy_meter: zero(),
-            mpl: 0,
-            waiting: 0,
             load: Vec::new(),
         }
     }
@@ -815,12 +811,12 @@ impl SystemModel<'_> {
         change(&mut self.procs[pid]);
         let after = indicators(&self.procs[pid]);
         if before.0 != after.0 {
-            self.mpl = self.mpl + u32::from(after.0) - u32::from(before.0);
-            self.mpl_meter.set(now, f64::from(self.mpl));
+            let delta = f64::from(u8::from(after.0)) - f64::from(u8::from(before.0));
+            self.mpl_meter.add(now, delta);
         }
         if before.1 != after.1 {
-            self.waiting = self.waiting + u32::from(after.1) - u32::from(before.1);
-            self.waiting_meter.set(now, f64::from(self.waiting));
+            let delta = f64::from(u8::from(after.1)) - f64::from(u8::from(before.1));
+            self.waiting_meter.add(now, delta);
         }
     }
 }
@@ -941,7 +937,10 @@ impl SystemModel<'_> {
         let (mpl, waiting) = procs().map(indicators).fold((0, 0), |(m, w), (a, b)| {
             (m + u32::from(a), w + u32::from(b))
         });
-        assert_eq!((self.mpl, self.waiting), (mpl, waiting));
+        assert_eq!(
+            (self.mpl_meter.value(), self.waiting_meter.value()),
+            (f64::from(mpl), f64::from(waiting))
+        );
         assert_eq!(
             self.ready.len(),
             procs()

@@ -21,7 +21,7 @@ impl SystemModel<'_> {
             time: ctx.now().as_secs_f64(),
             users: self.users_logged,
             processes: self.user_processes,
-            multiprogramming: self.mpl,
+            multiprogramming: self.mpl_meter.value() as u32,
             runnable,
             memory_occupancy: self.occupancy(),
         });
