@@ -118,7 +118,7 @@ fn out_writes_summary_and_csv_reproducibly() {
     }
     let csv = std::fs::read_to_string(a.join("classes.csv")).unwrap();
     assert!(
-        csv.starts_with("class,kind,throughput,mean_response,"),
+        csv.starts_with("class,kind,throughput_per_s,mean_response_s,"),
         "{csv}"
     );
     // summary.json: identical except for the wall-clock time.
@@ -372,7 +372,7 @@ fn a_time_sharing_run_reports_processor_memory_and_load() {
     let mut lines = load.lines();
     assert_eq!(
         lines.next(),
-        Some("time,users,processes,multiprogramming,runnable,memory_occupancy")
+        Some("time_s,phase,users,processes,multiprogramming,runnable,memory_occupancy")
     );
     // One sample every 5 minutes over 3 hours.
     assert_eq!(lines.count(), 36);

@@ -57,7 +57,7 @@ fn with_memory_to_spare_the_system_is_the_central_server_network() {
     );
     assert_covers(
         "response",
-        &field(&|s| s.classes[0].mean_response),
+        &field(&|s| s.classes[0].mean_response.unwrap()),
         exact.response,
         0.05,
     );
@@ -131,8 +131,11 @@ fn variance_of_difference(
     paged.warmup = SimTime::from_secs(500);
     let mut swapped = paged.clone();
     swapped.memory.policy = Policy::Swapping { device: 0 };
-    let response =
-        |sys: &System, seed: u64, r: u64| simulate(sys, seed, r).summary.classes[0].mean_response;
+    let response = |sys: &System, seed: u64, r: u64| {
+        simulate(sys, seed, r).summary.classes[0]
+            .mean_response
+            .unwrap()
+    };
     let mut differences = tpsim::core::Tally::new();
     for r in 0..replications {
         differences.add(response(&paged, paged_seed, r) - response(&swapped, swapped_seed, r));
@@ -364,7 +367,7 @@ fn background_processes_cycle_and_sleepers_are_swapped_out_first() {
         (swaps.swap_outs as f64) > 0.8 * cycles && (swaps.swap_outs as f64) < 1.05 * cycles,
         "{swaps:?} {daemon:?}"
     );
-    assert!(user.mean_response < 0.5, "{user:?}");
+    assert!(user.mean_response.unwrap() < 0.5, "{user:?}");
     let load = s.load.as_ref().unwrap();
     assert!(
         load.mean_processes > 1.0,
@@ -376,8 +379,8 @@ fn background_processes_cycle_and_sleepers_are_swapped_out_first() {
     let busy = inline_system(&SLEEPER.replace("value = \"50ms\"", "value = \"100000s\""));
     let s = run(&busy, 0);
     let user = command(&s, "command");
-    assert!(user.mean_response > 2.5, "{user:?}");
-    assert!(user.response_p50 > 2.9, "{user:?}");
+    assert!(user.mean_response.unwrap() > 2.5, "{user:?}");
+    assert!(user.response_p50.unwrap() > 2.9, "{user:?}");
 }
 
 const MULTILEVEL: &str = r#"
@@ -578,7 +581,7 @@ fn commands_run_in_the_background_do_not_hold_up_their_users() {
     assert_eq!(detached.kind, "background");
     assert!((detached.throughput - 0.4).abs() < 0.03, "{detached:?}");
     let processes = s.load.as_ref().unwrap().mean_processes;
-    let little = detached.throughput * detached.mean_response;
+    let little = detached.throughput * detached.mean_response.unwrap();
     assert!(
         (processes - little).abs() < 0.03 * little,
         "{processes} vs {little}"

@@ -32,7 +32,7 @@ fn mm1_mean_and_percentiles_of_response() {
     let runs = replicate(&scenario("mm1"), 12, 100_000.0);
     assert_covers(
         "M/M/1 mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         exact.mean_response(),
         0.05,
     );
@@ -58,12 +58,12 @@ fn mm1_mean_and_percentiles_of_response() {
     for (p, field, tolerance) in [
         (
             0.50,
-            (|c: &tpsim::models::summary::ClassSummary| c.response_p50) as fn(&_) -> f64,
+            (|c: &tpsim::models::summary::ClassSummary| c.response_p50.unwrap()) as fn(&_) -> f64,
             0.05,
         ),
-        (0.75, |c| c.response_p75, 0.05),
-        (0.90, |c| c.response_p90, 0.06),
-        (0.99, |c| c.response_p99, 0.10),
+        (0.75, |c| c.response_p75.unwrap(), 0.05),
+        (0.90, |c| c.response_p90.unwrap(), 0.06),
+        (0.99, |c| c.response_p99.unwrap(), 0.10),
     ] {
         assert_covers(
             &format!("M/M/1 response p{}", p * 100.0),
@@ -80,7 +80,7 @@ fn md1_and_mh21_follow_pollaczek_khinchine() {
     let runs = replicate(&scenario("md1"), 10, 100_000.0);
     assert_covers(
         "M/D/1 mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         md1.mean_response(),
         0.04,
     );
@@ -92,7 +92,7 @@ fn md1_and_mh21_follow_pollaczek_khinchine() {
     let runs = replicate(&net, 12, 400_000.0);
     assert_covers(
         "M/H2/1 mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         mh21.mean_response(),
         0.08,
     );
@@ -104,7 +104,7 @@ fn processor_sharing_gives_x_over_one_minus_rho() {
     let ps = Mg1Ps::new(0.8, 1.0).unwrap();
     assert_covers(
         "M/M/1-PS mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         ps.response_given(1.0),
         0.05,
     );
@@ -136,14 +136,17 @@ fn processor_sharing_gives_x_over_one_minus_rho() {
         "#,
     );
     let runs = replicate(&two, 12, 100_000.0);
-    let short: Vec<f64> = runs.iter().map(|s| s.classes[0].mean_response).collect();
+    let short: Vec<f64> = runs
+        .iter()
+        .map(|s| s.classes[0].mean_response.unwrap())
+        .collect();
     assert_covers("PS E[T | x = 0.5]", &short, ps.response_given(0.5), 0.05);
     // Both classes see the same congestion, so within a replication the
     // ratio of their mean responses is a sharp test of E[T | x] being
     // proportional to x: it must be 2.5 / 0.5.
     let ratio: Vec<f64> = runs
         .iter()
-        .map(|s| s.classes[1].mean_response / s.classes[0].mean_response)
+        .map(|s| s.classes[1].mean_response.unwrap() / s.classes[0].mean_response.unwrap())
         .collect();
     assert_covers(
         "PS E[T | 2.5] / E[T | 0.5]",
@@ -166,7 +169,7 @@ fn processor_sharing_is_insensitive_and_the_check_can_tell_fcfs_apart() {
             "{ hyperexp = { mean = \"1s\", scv = 4 } }",
         );
     let runs = replicate(&inline(&text), 12, 100_000.0);
-    let samples = class_field(&runs, |c| c.mean_response);
+    let samples = class_field(&runs, |c| c.mean_response.unwrap());
     assert_covers("M/H2/1-PS mean response", &samples, 5.0, 0.08);
     let ci = ConfidenceInterval::from_samples(&samples, 0.99).unwrap();
     let fcfs = Mg1::new(0.8, 1.0, 5.0).unwrap().mean_response();
@@ -193,7 +196,7 @@ fn repairman_matches_the_finite_source_solution() {
     );
     assert_covers(
         "repairman response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         exact.response,
         0.04,
     );
@@ -223,7 +226,7 @@ fn central_server_matches_exact_mva() {
     );
     assert_covers(
         "central server response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         exact.response,
         0.04,
     );
@@ -269,7 +272,7 @@ fn several_fcfs_servers_follow_erlang_c() {
     let runs = replicate(&net, 10, 100_000.0);
     assert_covers(
         "M/M/2 mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         exact.mean_response(),
         0.04,
     );
@@ -294,7 +297,7 @@ fn round_robin_with_exponential_service_matches_mm1() {
     let runs = replicate(&inline(&text), 12, 100_000.0);
     assert_covers(
         "M/M/1-RR mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         5.0,
         0.05,
     );
@@ -330,9 +333,9 @@ fn round_robin_charges_a_switch_per_dispatch_of_another_job() {
     let s = tpsim::models::simulate(&net, 1, 0);
     assert_eq!(s.classes[0].completions, 1000);
     assert!(
-        (s.classes[0].mean_response - 2.08).abs() < 1e-9,
+        (s.classes[0].mean_response.unwrap() - 2.08).abs() < 1e-9,
         "{}",
-        s.classes[0].mean_response
+        s.classes[0].mean_response.unwrap()
     );
     assert!((s.stations[0].utilization - 1.0).abs() < 1e-12);
 
@@ -352,9 +355,9 @@ fn round_robin_charges_a_switch_per_dispatch_of_another_job() {
     );
     let s = tpsim::models::simulate(&alone, 1, 0);
     assert!(
-        (s.classes[0].mean_response - 1.01).abs() < 1e-9,
+        (s.classes[0].mean_response.unwrap() - 1.01).abs() < 1e-9,
         "{}",
-        s.classes[0].mean_response
+        s.classes[0].mean_response.unwrap()
     );
 }
 
@@ -376,7 +379,7 @@ fn a_delay_station_holds_lambda_times_s_jobs() {
     );
     assert_covers(
         "M/G/inf mean response",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         5.0,
         0.03,
     );
@@ -401,13 +404,13 @@ fn probabilistic_feedback_multiplies_visits() {
     let per_visit = Mm1::new(0.8, 2.0).unwrap();
     assert_covers(
         "feedback station response",
-        &station_field(&runs, 0, |s| s.mean_response),
+        &station_field(&runs, 0, |s| s.mean_response.unwrap()),
         per_visit.mean_response(),
         0.04,
     );
     assert_covers(
         "feedback sojourn",
-        &class_field(&runs, |c| c.mean_response),
+        &class_field(&runs, |c| c.mean_response.unwrap()),
         2.0 * per_visit.mean_response(),
         0.04,
     );

@@ -6,15 +6,45 @@
 //! tested in-process. Only this crate touches files, the terminal and the
 //! wall clock.
 
+mod output;
+
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use output::OutputDir;
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+use tpsim_models::summary::StoppedBy;
 use tpsim_models::system::LoadSample;
 use tpsim_models::{Scenario, ScenarioError, Summary};
+
+/// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
+/// shells report an interrupted command).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// The largest scenario file read \[bytes\]: a scenario is a few kilobytes,
+/// and a path such as `/dev/zero` must not be read for ever.
+pub const MAX_SCENARIO_BYTES: u64 = 4 << 20;
+
+/// Set by the signal handler; a running simulation stops at its next
+/// progress report.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes SIGINT (Ctrl-C) and SIGTERM stop a run cleanly: it ends at its
+/// next progress report and writes what it measured, marked as
+/// interrupted. A second signal ends the process at once. Call once, from
+/// `main`.
+pub fn install_signal_handlers() -> anyhow::Result<()> {
+    ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(EXIT_INTERRUPTED);
+        }
+    })
+    .context("cannot install the handler for Ctrl-C")
+}
 
 /// Discrete-event simulation of time-sharing computer systems.
 #[derive(Debug, Parser)]
@@ -90,8 +120,16 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = write!(stderr, "{}", e.render().ansi());
-            return if e.use_stderr() { 2 } else { 0 };
+            // Help and version are what was asked for: standard output.
+            // Plain text, without colour codes, wherever it goes.
+            let text = e.render().to_string();
+            return if e.use_stderr() {
+                let _ = write!(stderr, "{text}");
+                2
+            } else {
+                let _ = write!(stdout, "{text}");
+                0
+            };
         }
     };
     let outcome = match cli.command {
@@ -104,7 +142,8 @@ where
         } => mva(&scenario, population, json, stdout),
     };
     match outcome {
-        Ok(()) => 0,
+        Ok(Finished::Whole) => 0,
+        Ok(Finished::Interrupted) => EXIT_INTERRUPTED,
         Err(Failure::Input(e)) => report(stderr, &e, 2),
         // A reader that went away (`tpsim run x | head`) is not a failure.
         Err(Failure::Run(e)) if is_broken_pipe(&e) => 0,
@@ -133,15 +172,45 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
-fn load(path: &Path) -> Result<Scenario, Failure> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read scenario {name}"))
-        .map_err(Failure::Input)?;
-    Ok(tpsim_models::load(&name, &text)?)
+/// How a command that did its work ended.
+enum Finished {
+    /// All of it.
+    Whole,
+    /// A run stopped early by a signal; its partial results were reported.
+    Interrupted,
 }
 
-fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<(), Failure> {
+/// Reads a scenario file, at most [`MAX_SCENARIO_BYTES`] of it.
+fn read_scenario(path: &Path) -> Result<String, Failure> {
+    let name = path.display();
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("cannot read scenario {name}"))
+        .map_err(Failure::Input)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SCENARIO_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read scenario {name}"))
+        .map_err(Failure::Input)?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "{name}: a scenario file may be at most {} MiB; this one is larger",
+            MAX_SCENARIO_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::Input(anyhow::anyhow!(
+            "{name}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn load(path: &Path) -> Result<Scenario, Failure> {
+    let text = read_scenario(path)?;
+    Ok(tpsim_models::load(&path.display().to_string(), &text)?)
+}
+
+fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Finished, Failure> {
     let (what, notes) = match load(path)? {
         Scenario::Network(net) => (
             format!(
@@ -168,15 +237,19 @@ fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<
     for note in notes {
         let _ = writeln!(stderr, "tpsim: note: {}: {note}", path.display());
     }
-    Ok(())
+    Ok(Finished::Whole)
 }
+
+/// The largest population `tpsim mva` solves for: the solution has a row
+/// per population.
+pub const MAX_MVA_POPULATION: u32 = 1_000_000;
 
 fn mva(
     path: &Path,
     population: Option<u32>,
     as_json: bool,
     stdout: &mut dyn Write,
-) -> Result<(), Failure> {
+) -> Result<Finished, Failure> {
     use tpsim_models::analytic::ClosedModel;
     let scenario = load(path)?;
     let model = match &scenario {
@@ -185,7 +258,13 @@ fn mva(
     }
     .with_context(|| format!("{}", path.display()))
     .map_err(Failure::Input)?;
-    let points = model.solve(population.unwrap_or(model.terminals));
+    let population = population.unwrap_or(model.terminals);
+    if !(1..=MAX_MVA_POPULATION).contains(&population) {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--population: must be between 1 and {MAX_MVA_POPULATION} (the solution has a row per population), got {population}"
+        )));
+    }
+    let points = model.solve(population);
     let text = if as_json {
         let value =
             serde_json::json!({ "scenario": scenario.name(), "model": model, "points": points });
@@ -198,18 +277,26 @@ fn mva(
     };
     stdout
         .write_all(text.as_bytes())
-        .map_err(|e| Failure::Run(e.into()))
+        .map_err(|e| Failure::Run(e.into()))?;
+    Ok(Finished::Whole)
 }
 
 fn run_scenario(
     args: &RunArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<(), Failure> {
+) -> Result<Finished, Failure> {
     let mut scenario = load(&args.scenario)?;
     if let Some(seed) = args.seed {
         scenario.set_seed(seed);
     }
+    // Checked before the run, so that a long run is never lost to it.
+    let out = args
+        .out
+        .as_deref()
+        .map(OutputDir::open)
+        .transpose()
+        .map_err(Failure::Input)?;
     let started = Instant::now();
     let (mut summary, load) = {
         // Drawn on standard error only when it is a terminal.
@@ -223,7 +310,10 @@ fn run_scenario(
             )
             .expect("the template is valid"),
         );
-        let progress = |now: tpsim_models::SimTime| bar.set_position(now.as_nanos() / 1_000_000);
+        let progress = |now: tpsim_models::SimTime| {
+            bar.set_position(now.as_nanos() / 1_000_000);
+            !INTERRUPTED.load(Ordering::SeqCst)
+        };
         let outcome = match &scenario {
             Scenario::Network(net) => (
                 tpsim_models::simulate_with_progress(net, net.seed, 0, progress),
@@ -238,8 +328,9 @@ fn run_scenario(
         outcome
     };
     summary.wall_seconds = started.elapsed().as_secs_f64();
-    if let Some(dir) = &args.out {
-        write_outputs(dir, &summary, load.as_deref()).map_err(Failure::Run)?;
+    if let Some(out) = &out {
+        out.publish(&output_files(&summary, load.as_deref()))
+            .map_err(Failure::Run)?;
     }
     let text = if args.json {
         json(&summary)
@@ -264,7 +355,41 @@ fn run_scenario(
             );
         }
     }
-    Ok(())
+    let configured_warmup = match &scenario {
+        Scenario::Network(net) => net.warmup,
+        Scenario::System(sys) => sys.warmup,
+    };
+    let name = args.scenario.display();
+    match summary.stopped_by {
+        StoppedBy::EndTime => Ok(Finished::Whole),
+        StoppedBy::Interrupted => {
+            let _ = writeln!(
+                stderr,
+                "tpsim: interrupted at {} s of simulated time; the results cover the run up to then",
+                summary.sim_time
+            );
+            Ok(Finished::Interrupted)
+        }
+        StoppedBy::EventLimit => {
+            let _ = writeln!(
+                stderr,
+                "tpsim: note: {name}: run.max_events stopped the run at {} s of simulated time, before run.end_time{}",
+                summary.sim_time,
+                if summary.sim_time < configured_warmup.as_secs_f64() {
+                    "; it never reached the end of the warm-up, so its figures include it"
+                } else {
+                    ""
+                }
+            );
+            Ok(Finished::Whole)
+        }
+        StoppedBy::Stalled => Err(Failure::Run(anyhow::anyhow!(
+            "{name}: the clock stood still at {} s for {} events in a row (the last: {}): some cycle of the model takes no time, so the run could never reach its end; the results up to then were reported",
+            summary.sim_time,
+            tpsim_models::STALL_EVENTS,
+            summary.stalled_on.as_deref().unwrap_or("?")
+        ))),
+    }
 }
 
 fn json(summary: &Summary) -> String {
@@ -273,11 +398,8 @@ fn json(summary: &Summary) -> String {
     text
 }
 
-/// Writes every output file, each one whole or not at all: a file is first
-/// written under a temporary name in `dir`, then renamed.
-fn write_outputs(dir: &Path, summary: &Summary, load: Option<&[LoadSample]>) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create output directory {}", dir.display()))?;
+/// Every output file of a run, name and contents.
+fn output_files(summary: &Summary, load: Option<&[LoadSample]>) -> Vec<(&'static str, String)> {
     let mut files = vec![
         ("summary.json", json(summary)),
         ("stations.csv", tpsim_probe::report::stations_csv(summary)),
@@ -286,14 +408,5 @@ fn write_outputs(dir: &Path, summary: &Summary, load: Option<&[LoadSample]>) -> 
     if let Some(load) = load {
         files.push(("load.csv", tpsim_probe::report::load_csv(load)));
     }
-    for (name, text) in files {
-        let path = dir.join(name);
-        let mut file = tempfile::NamedTempFile::new_in(dir)
-            .with_context(|| format!("cannot write in {}", dir.display()))?;
-        file.write_all(text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        file.persist(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
+    files
 }

@@ -37,7 +37,7 @@
 //! let network = tpsim_models::load_network("mm1.toml", text).unwrap();
 //! let summary = tpsim_models::simulate(&network, network.seed, 0);
 //! let exact = tpsim_models::analytic::Mm1::new(0.5, 1.0).unwrap();
-//! let r = summary.classes[0].mean_response;
+//! let r = summary.classes[0].mean_response.expect("jobs completed");
 //! assert!((r - exact.mean_response()).abs() < 0.1, "R = {r}");
 //! ```
 #![deny(missing_docs)]
@@ -56,4 +56,4 @@ pub use scenario::{Scenario, ScenarioError, load, load_network, load_system};
 pub use simulate::{simulate, simulate_with_progress};
 pub use summary::Summary;
 pub use system::System;
-pub use tpsim_core::SimTime;
+pub use tpsim_core::{STALL_EVENTS, SimTime};

@@ -5,9 +5,6 @@
 use crate::summary::{ClassSummary, StationSummary};
 use tpsim_core::{BatchMeans, Quantiles, SimTime, Tally, TimeWeighted};
 
-/// The number of batches kept for a class's response-time interval.
-const BATCHES: usize = 20;
-
 /// The response times of one class: mean, batch-means interval and
 /// percentiles, in bounded memory.
 #[derive(Clone, Debug)]
@@ -24,7 +21,7 @@ impl Responses {
             completions: 0,
             tally: Tally::new(),
             quantiles: Quantiles::new(),
-            batches: BatchMeans::new(BATCHES),
+            batches: BatchMeans::new(),
         }
     }
 
@@ -41,19 +38,34 @@ impl Responses {
         *self = Responses::new();
     }
 
-    /// The class's summary over `span` seconds of measurement.
-    pub(crate) fn summary(&self, name: &str, kind: &str, span: f64) -> ClassSummary {
+    /// The class's summary over `span` seconds of measurement; a batch-means
+    /// interval is given only for a `stationary` run.
+    pub(crate) fn summary(
+        &self,
+        name: &str,
+        kind: &str,
+        span: f64,
+        stationary: bool,
+    ) -> ClassSummary {
+        let any = self.completions > 0;
+        let quantile = |q: f64| any.then(|| self.quantiles.quantile(q));
+        let interval = if stationary {
+            self.batches.interval(0.95).map_err(|why| why.to_string())
+        } else {
+            Err("not stationary: the load changes over the run".to_string())
+        };
         ClassSummary {
             name: name.to_string(),
             kind: kind.to_string(),
             throughput: per_second(self.completions, span),
-            mean_response: self.tally.mean(),
-            mean_response_ci95: self.batches.interval(0.95).map(|ci| ci.half_width),
-            response_p50: self.quantiles.quantile(0.50),
-            response_p75: self.quantiles.quantile(0.75),
-            response_p90: self.quantiles.quantile(0.90),
-            response_p99: self.quantiles.quantile(0.99),
-            response_max: self.tally.max(),
+            mean_response: any.then(|| self.tally.mean()),
+            mean_response_ci95: interval.as_ref().ok().map(|ci| ci.half_width),
+            mean_response_ci95_note: interval.err().filter(|_| any),
+            response_p50: quantile(0.50),
+            response_p75: quantile(0.75),
+            response_p90: quantile(0.90),
+            response_p99: quantile(0.99),
+            response_max: any.then(|| self.tally.max()),
             completions: self.completions,
             rejected: None,
             faults_per_command: None,
@@ -61,8 +73,9 @@ impl Responses {
     }
 }
 
-/// What a service centre did: its population, busy servers, departures and
-/// the time each visit took.
+/// What a service centre did: its population, busy servers, departures,
+/// the time each visit took and, where jobs queue for a server, how long
+/// they waited before their service began.
 #[derive(Clone, Debug)]
 pub(crate) struct StationMeter {
     /// Jobs present, waiting or in service.
@@ -71,6 +84,10 @@ pub(crate) struct StationMeter {
     pub(crate) busy: TimeWeighted,
     completions: u64,
     visit: Tally,
+    /// Time from arrival to the start of service, per visit.
+    wait: Tally,
+    /// Visits whose service did not start on arrival.
+    waited: u64,
 }
 
 impl StationMeter {
@@ -80,6 +97,16 @@ impl StationMeter {
             busy: TimeWeighted::new(SimTime::ZERO, 0.0),
             completions: 0,
             visit: Tally::new(),
+            wait: Tally::new(),
+            waited: 0,
+        }
+    }
+
+    /// A job that arrived at `arrived` starts its service at `now`.
+    pub(crate) fn start_service(&mut self, arrived: SimTime, now: SimTime) {
+        self.wait.add((now - arrived).as_secs_f64());
+        if now > arrived {
+            self.waited += 1;
         }
     }
 
@@ -95,27 +122,36 @@ impl StationMeter {
         self.busy.reset(now);
         self.completions = 0;
         self.visit = Tally::new();
+        self.wait = Tally::new();
+        self.waited = 0;
     }
 
     /// The station's summary at `now`, measured over `span` seconds;
-    /// `capacity` is the number of servers utilisation is a fraction of.
+    /// utilisation is a fraction of `servers` (1 for a delay station, whose
+    /// utilisation is then its mean number of jobs); `queues` says whether
+    /// jobs wait in line for a server (waiting times are reported only
+    /// then).
     pub(crate) fn summary(
         &self,
         name: &str,
         discipline: &str,
         servers: u32,
-        capacity: f64,
+        queues: bool,
         now: SimTime,
         span: f64,
     ) -> StationSummary {
+        let started = self.wait.count();
+        let waits = queues && started > 0;
         StationSummary {
             name: name.to_string(),
             discipline: discipline.to_string(),
             servers,
-            utilization: self.busy.mean(now) / capacity,
+            utilization: self.busy.mean(now) / f64::from(servers),
             throughput: per_second(self.completions, span),
             mean_queue_length: self.present.mean(now),
-            mean_response: self.visit.mean(),
+            mean_response: (self.completions > 0).then(|| self.visit.mean()),
+            mean_wait: waits.then(|| self.wait.mean()),
+            wait_probability: waits.then(|| self.waited as f64 / started as f64),
             completions: self.completions,
         }
     }

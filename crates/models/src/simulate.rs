@@ -12,11 +12,13 @@
 
 use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, Target};
-use crate::summary::Summary;
+use crate::summary::{StoppedBy, Summary};
 use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
-use tpsim_core::{Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Simulation, Stream, Streams};
+use tpsim_core::{
+    Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Simulation, StopReason, Stream, Streams,
+};
 
 /// The events of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +60,8 @@ struct Job {
     remaining: SimTime,
     /// The length of the round-robin slice it is receiving.
     slice: SimTime,
+    /// In line at its station and not yet served at this visit.
+    awaiting_service: bool,
 }
 
 /// A job in a processor-sharing station, ordered by virtual finish time.
@@ -122,6 +126,8 @@ pub struct NetworkModel<'a> {
     stations: Vec<StationState>,
     classes: Vec<ClassState>,
     measured_from: SimTime,
+    /// The master seed of the streams it runs with.
+    seed: u64,
 }
 
 impl<'a> NetworkModel<'a> {
@@ -154,6 +160,7 @@ impl<'a> NetworkModel<'a> {
             stations,
             classes,
             measured_from: SimTime::ZERO,
+            seed: streams.master_seed(),
         }
     }
 
@@ -186,6 +193,7 @@ impl<'a> NetworkModel<'a> {
             station_arrival: now,
             remaining: SimTime::ZERO,
             slice: SimTime::ZERO,
+            awaiting_service: false,
         })
     }
 
@@ -235,8 +243,10 @@ impl<'a> NetworkModel<'a> {
                 if st.busy < spec.servers {
                     st.busy += 1;
                     st.meter.busy.add(now, 1.0);
+                    st.meter.start_service(now, now);
                     self.dispatch(k, job, true, ctx);
                 } else {
+                    j.awaiting_service = true;
                     st.waiting.push_back(job);
                 }
             }
@@ -308,7 +318,15 @@ impl<'a> NetworkModel<'a> {
     /// A server of station `k` has come free: serve the next waiting job.
     fn next_from_queue(&mut self, k: usize, ctx: &mut Context<Event>) {
         match self.stations[k].waiting.pop_front() {
-            Some(next) => self.dispatch(k, next, true, ctx),
+            Some(next) => {
+                let j = &mut self.jobs[next];
+                if std::mem::take(&mut j.awaiting_service) {
+                    self.stations[k]
+                        .meter
+                        .start_service(j.station_arrival, ctx.now());
+                }
+                self.dispatch(k, next, true, ctx)
+            }
             None => {
                 let st = &mut self.stations[k];
                 st.busy -= 1;
@@ -397,16 +415,15 @@ impl<'a> NetworkModel<'a> {
             .iter()
             .zip(&self.stations)
             .map(|(spec, st)| {
-                let capacity = if spec.discipline == Discipline::Delay {
-                    1.0
-                } else {
-                    f64::from(spec.servers)
-                };
+                let queues = matches!(
+                    spec.discipline,
+                    Discipline::Fcfs | Discipline::RoundRobin { .. }
+                );
                 st.meter.summary(
                     &spec.name,
                     spec.discipline.name(),
                     spec.servers,
-                    capacity,
+                    queues,
                     now,
                     span,
                 )
@@ -422,15 +439,17 @@ impl<'a> NetworkModel<'a> {
                     ClassKind::Open { .. } => "open",
                     ClassKind::Closed { .. } => "closed",
                 };
-                c.responses.summary(&spec.name, kind, span)
+                c.responses.summary(&spec.name, kind, span, true)
             })
             .collect();
         Summary {
             scenario: self.net.name.clone(),
-            seed: self.net.seed,
+            seed: self.seed,
             replication,
             sim_time: now.as_secs_f64(),
-            warmup: self.net.warmup.as_secs_f64(),
+            // Statistics run from their last reset: the end of the warm-up,
+            // or the start if the run ended before it.
+            warmup: self.measured_from.as_secs_f64(),
             events,
             wall_seconds: 0.0,
             stations,
@@ -476,25 +495,44 @@ impl Model for NetworkModel<'_> {
 /// Runs replication `replication` of `net` under the master seed `seed` and
 /// returns its summary.
 pub fn simulate(net: &Network, seed: u64, replication: u64) -> Summary {
-    simulate_with_progress(net, seed, replication, |_| {})
+    simulate_with_progress(net, seed, replication, |_| true)
 }
 
 /// How many times [`simulate_with_progress`] reports progress in a run.
-pub(crate) const PROGRESS_STEPS: u64 = 200;
+pub(crate) const PROGRESS_STEPS: u64 = 1000;
 
-/// [`simulate`], calling `progress` with the simulated time reached, a few
-/// hundred times over the run. The results are the same as `simulate`'s:
-/// the run is only paused, never changed, between reports.
+/// [`simulate`], calling `progress` with the simulated time reached, a
+/// thousand times over the run; `progress` returns whether to go on. The
+/// results are the same as `simulate`'s: the run is only paused, never
+/// changed, between reports. A run stopped by `progress` reports what it
+/// measured up to then, with [`StoppedBy::Interrupted`].
 pub fn simulate_with_progress(
     net: &Network,
     seed: u64,
     replication: u64,
-    progress: impl FnMut(SimTime),
+    progress: impl FnMut(SimTime) -> bool,
 ) -> Summary {
     let streams = Streams::new(seed, replication);
     let mut sim = Simulation::new(NetworkModel::new(net, &streams));
     let (model, ctx) = sim.parts_mut();
     model.start(ctx);
-    let _ = sim.run_in_slices(net.end_time, net.max_events, PROGRESS_STEPS, progress);
-    sim.model().summary(sim.now(), sim.events(), replication)
+    let reason = sim.run_in_slices(net.end_time, net.max_events, PROGRESS_STEPS, progress);
+    let mut summary = sim.model().summary(sim.now(), sim.events(), replication);
+    summary.stopped_by = stopped_by(reason);
+    if reason == StopReason::Stalled {
+        summary.stalled_on = Some(sim.stalled_on().to_string());
+    }
+    summary
+}
+
+/// How a run that ended for `reason` is reported.
+pub(crate) fn stopped_by(reason: StopReason) -> StoppedBy {
+    match reason {
+        StopReason::EndTime | StopReason::Exhausted | StopReason::ModelStopped => {
+            StoppedBy::EndTime
+        }
+        StopReason::EventLimit => StoppedBy::EventLimit,
+        StopReason::Stalled => StoppedBy::Stalled,
+        StopReason::Interrupted => StoppedBy::Interrupted,
+    }
 }

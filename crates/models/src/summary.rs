@@ -27,6 +27,12 @@ pub struct Summary {
     /// it, 0 otherwise. The only field that differs between two runs of the
     /// same scenario and seed.
     pub wall_seconds: f64,
+    /// What ended the run.
+    pub stopped_by: StoppedBy,
+    /// For a stalled run, the last event that fired while the clock stood
+    /// still, as the model names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalled_on: Option<String>,
     /// Per station.
     pub stations: Vec<StationSummary>,
     /// Per class.
@@ -46,6 +52,36 @@ pub struct Summary {
     /// The time averages of the two load indices.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadSummary>,
+}
+
+/// What ended a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoppedBy {
+    /// It reached its end time.
+    #[default]
+    EndTime,
+    /// It reached `run.max_events` first.
+    EventLimit,
+    /// Its clock stood still for so many events that it could never reach
+    /// its end time: some cycle of the model takes no time.
+    Stalled,
+    /// The user interrupted it (Ctrl-C, SIGTERM); what it measured up to
+    /// then is reported.
+    Interrupted,
+}
+
+impl StoppedBy {
+    /// A remark for a report's heading: empty for a run that reached its
+    /// end time.
+    pub fn remark(self) -> &'static str {
+        match self {
+            StoppedBy::EndTime => "",
+            StoppedBy::EventLimit => " (cut short by run.max_events)",
+            StoppedBy::Stalled => " (stopped: the clock stood still)",
+            StoppedBy::Interrupted => " (interrupted)",
+        }
+    }
 }
 
 /// The fractions of processor time spent on each kind of work; they add up
@@ -143,8 +179,17 @@ pub struct StationSummary {
     pub throughput: f64,
     /// Time-average number of jobs at the station, in service or waiting.
     pub mean_queue_length: f64,
-    /// Mean time from arrival at the station to departure from it \[s\].
-    pub mean_response: f64,
+    /// Mean time of one visit, from arrival at the station to departure
+    /// from it \[s\]; a job that visits several times counts each visit.
+    /// `null` when no visit ended.
+    pub mean_response: Option<f64>,
+    /// Mean time from arrival at the station to the start of service, per
+    /// visit \[s\]; `null` for stations where no one waits in line
+    /// (processor sharing, delay) or when no service started.
+    pub mean_wait: Option<f64>,
+    /// Fraction of visits whose service did not start on arrival (Erlang
+    /// C for M/M/c); `null` where `mean_wait` is.
+    pub wait_probability: Option<f64>,
     /// Departures counted.
     pub completions: u64,
 }
@@ -159,21 +204,27 @@ pub struct ClassSummary {
     /// Jobs (open) or commands (closed) completed per second.
     pub throughput: f64,
     /// Mean response time \[s\]: arrival to exit (open), or end of think time
-    /// to return to the terminal (closed).
-    pub mean_response: f64,
+    /// to return to the terminal (closed); `null` with no completions.
+    pub mean_response: Option<f64>,
     /// Half-width of the 95% batch-means confidence interval of
-    /// `mean_response` \[s\]; `null` with too few completions.
+    /// `mean_response` \[s\]; `null` when there is none, and then
+    /// `mean_response_ci95_note` says why.
     pub mean_response_ci95: Option<f64>,
-    /// Median response time \[s\].
-    pub response_p50: f64,
+    /// Why there is no interval: too few batches, batches still correlated
+    /// at the largest grouping, or a run whose load changes (logins over a
+    /// day), which has no steady state to estimate.
+    pub mean_response_ci95_note: Option<String>,
+    /// Median response time \[s\]; the percentiles and the maximum are
+    /// `null` with no completions.
+    pub response_p50: Option<f64>,
     /// 75th percentile of response time \[s\].
-    pub response_p75: f64,
+    pub response_p75: Option<f64>,
     /// 90th percentile of response time \[s\].
-    pub response_p90: f64,
+    pub response_p90: Option<f64>,
     /// 99th percentile of response time \[s\].
-    pub response_p99: f64,
+    pub response_p99: Option<f64>,
     /// Longest response time \[s\].
-    pub response_max: f64,
+    pub response_max: Option<f64>,
     /// Responses counted.
     pub completions: u64,
     /// Commands that could never run (for example an image larger than user

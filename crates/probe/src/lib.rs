@@ -14,12 +14,13 @@
 //!     events: 42, wall_seconds: 0.0, classes: vec![],
 //!     stations: vec![StationSummary {
 //!         name: "cpu".into(), discipline: "ps".into(), servers: 1, utilization: 0.5,
-//!         throughput: 2.0, mean_queue_length: 1.0, mean_response: 0.5, completions: 20,
+//!         throughput: 2.0, mean_queue_length: 1.0, mean_response: Some(0.5),
+//!         mean_wait: None, wait_probability: None, completions: 20,
 //!     }],
 //!     ..Summary::default()
 //! };
 //! let csv = tpsim_probe::report::stations_csv(&summary);
-//! assert_eq!(csv.lines().nth(1), Some("cpu,ps,1,0.5,2.0,1.0,0.5,20"));
+//! assert_eq!(csv.lines().nth(1), Some("cpu,ps,1,0.5,2.0,1.0,0.5,,,20"));
 //! ```
 #![deny(missing_docs)]
 

@@ -9,6 +9,17 @@ fn fixed(x: f64) -> String {
     format!("{x:.4}")
 }
 
+/// A measure that may be missing (no completions, no one waits in line):
+/// a dash in a table.
+fn maybe(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_string(), fixed)
+}
+
+/// A name as a table cell: a `|` would end the cell early in Markdown.
+fn cell(name: &str) -> String {
+    name.replace('|', "\\|")
+}
+
 fn new_table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table
@@ -22,6 +33,14 @@ fn new_table(header: &[&str]) -> Table {
     table
 }
 
+/// What the columns of the tables mean, printed under them.
+const CLASS_LEGEND: &str = "\
+Station figures are per visit: response is arrival to departure, wait is arrival to start of service, \
+P(wait) the fraction of visits that waited (a dash: no one waits in line, or no visit ended). \
+Utilization is per server. Class response runs from a job's arrival (or the end of a think time) to its exit; \
+±95% is the half-width of a batch-means confidence interval for the class's mean response, from this run alone.
+";
+
 /// The summary as text for a terminal: a heading, a table of stations and a
 /// table of classes. The wall-clock time is left out so that the text is the
 /// same for every run of the same scenario and seed.
@@ -32,18 +51,22 @@ pub fn table(summary: &Summary) -> String {
         "servers",
         "utilization",
         "throughput [1/s]",
-        "mean queue length",
-        "mean response [s]",
+        "mean number present",
+        "response per visit [s]",
+        "wait per visit [s]",
+        "P(wait)",
     ]);
     for s in &summary.stations {
         stations.add_row(vec![
-            s.name.clone(),
+            cell(&s.name),
             s.discipline.clone(),
             s.servers.to_string(),
             fixed(s.utilization),
             fixed(s.throughput),
             fixed(s.mean_queue_length),
-            fixed(s.mean_response),
+            maybe(s.mean_response),
+            maybe(s.mean_wait),
+            maybe(s.wait_probability),
         ]);
     }
     let mut classes = new_table(&[
@@ -58,28 +81,37 @@ pub fn table(summary: &Summary) -> String {
         "p99 [s]",
         "completions",
     ]);
+    let mut notes = Vec::new();
     for c in &summary.classes {
         classes.add_row(vec![
-            c.name.clone(),
+            cell(&c.name),
             c.kind.clone(),
             fixed(c.throughput),
-            fixed(c.mean_response),
-            c.mean_response_ci95.map_or_else(|| "-".to_string(), fixed),
-            fixed(c.response_p50),
-            fixed(c.response_p75),
-            fixed(c.response_p90),
-            fixed(c.response_p99),
+            maybe(c.mean_response),
+            maybe(c.mean_response_ci95),
+            maybe(c.response_p50),
+            maybe(c.response_p75),
+            maybe(c.response_p90),
+            maybe(c.response_p99),
             c.completions.to_string(),
         ]);
+        if let Some(note) = &c.mean_response_ci95_note {
+            notes.push(format!("no ±95% interval for {}: {note}", c.name));
+        }
     }
     let mut text = format!(
-        "{}: seed {}, {} s simulated after a {} s warm-up, {} events\n\nStations\n{stations}\n\nClasses\n{classes}\n",
+        "{}: seed {}, {} s simulated after a {} s warm-up, {} events{}\n\nStations\n{stations}\n\nClasses\n{classes}\n",
         summary.scenario,
         summary.seed,
         summary.sim_time - summary.warmup,
         summary.warmup,
         summary.events,
+        summary.stopped_by.remark(),
     );
+    text.push_str(CLASS_LEGEND);
+    for note in notes {
+        text.push_str(&format!("{note}\n"));
+    }
     if summary.cpu.is_some() {
         text.push_str(&system_table(summary));
     }
@@ -103,7 +135,10 @@ fn system_table(summary: &Summary) -> String {
     }
     if let Some(m) = &summary.memory {
         row("user memory [bytes]", m.user_bytes.to_string());
-        row("mean memory occupancy", fixed(m.mean_occupancy));
+        row(
+            "mean memory occupancy (fraction of user memory)",
+            fixed(m.mean_occupancy),
+        );
         row(
             "mean multiprogramming level",
             fixed(m.mean_multiprogramming),
@@ -113,7 +148,10 @@ fn system_table(summary: &Summary) -> String {
     if let Some(p) = &summary.paging {
         row("page faults", p.faults.to_string());
         row("page faults [1/s]", fixed(p.faults_per_second));
-        row("mean fault time [s]", fixed(p.mean_fault_time));
+        row(
+            "mean fault time, fault to ready again [s]",
+            fixed(p.mean_fault_time),
+        );
         row("reclaims (no I/O)", p.reclaims.to_string());
         row("zero-filled pages (no I/O)", p.zero_fills.to_string());
         row("page reads from bulk store", p.bulk_store_reads.to_string());
@@ -235,15 +273,22 @@ mod rows {
         format!("{x:?}")
     }
 
+    /// A measure that may be missing: an empty field.
+    fn maybe(x: Option<f64>) -> String {
+        x.map_or_else(String::new, num)
+    }
+
     impl Row for StationSummary {
         const HEADER: &'static [&'static str] = &[
             "station",
             "discipline",
             "servers",
             "utilization",
-            "throughput",
-            "mean_queue_length",
-            "mean_response",
+            "throughput_per_s",
+            "mean_number_present",
+            "response_per_visit_s",
+            "wait_per_visit_s",
+            "wait_probability",
             "completions",
         ];
         fn fields(&self) -> Vec<String> {
@@ -254,7 +299,9 @@ mod rows {
                 num(self.utilization),
                 num(self.throughput),
                 num(self.mean_queue_length),
-                num(self.mean_response),
+                maybe(self.mean_response),
+                maybe(self.mean_wait),
+                maybe(self.wait_probability),
                 self.completions.to_string(),
             ]
         }
@@ -264,14 +311,15 @@ mod rows {
         const HEADER: &'static [&'static str] = &[
             "class",
             "kind",
-            "throughput",
-            "mean_response",
-            "mean_response_ci95",
-            "response_p50",
-            "response_p75",
-            "response_p90",
-            "response_p99",
-            "response_max",
+            "throughput_per_s",
+            "mean_response_s",
+            "mean_response_ci95_s",
+            "mean_response_ci95_note",
+            "response_p50_s",
+            "response_p75_s",
+            "response_p90_s",
+            "response_p99_s",
+            "response_max_s",
             "completions",
             "rejected",
             "faults_per_command",
@@ -281,13 +329,14 @@ mod rows {
                 self.name.clone(),
                 self.kind.clone(),
                 num(self.throughput),
-                num(self.mean_response),
-                self.mean_response_ci95.map_or_else(String::new, num),
-                num(self.response_p50),
-                num(self.response_p75),
-                num(self.response_p90),
-                num(self.response_p99),
-                num(self.response_max),
+                maybe(self.mean_response),
+                maybe(self.mean_response_ci95),
+                self.mean_response_ci95_note.clone().unwrap_or_default(),
+                maybe(self.response_p50),
+                maybe(self.response_p75),
+                maybe(self.response_p90),
+                maybe(self.response_p99),
+                maybe(self.response_max),
                 self.completions.to_string(),
                 self.rejected.map_or_else(String::new, |r| r.to_string()),
                 self.faults_per_command.map_or_else(String::new, num),
@@ -297,7 +346,8 @@ mod rows {
 
     impl Row for LoadSample {
         const HEADER: &'static [&'static str] = &[
-            "time",
+            "time_s",
+            "phase",
             "users",
             "processes",
             "multiprogramming",
@@ -307,6 +357,7 @@ mod rows {
         fn fields(&self) -> Vec<String> {
             vec![
                 num(self.time),
+                if self.warmup { "warmup" } else { "measured" }.to_string(),
                 self.users.to_string(),
                 self.processes.to_string(),
                 self.multiprogramming.to_string(),

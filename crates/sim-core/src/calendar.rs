@@ -6,6 +6,9 @@
 //! reproducible. Payloads live in a slab beside the heap, so the heap moves
 //! only small keys, and cancellation is lazy: a cancelled event's payload is
 //! removed at once and its heap key is skipped when it reaches the front.
+//! Stale keys are also swept out whenever they outnumber the live ones, so
+//! a model that cancels many far-future events (timeouts that rarely fire)
+//! keeps a heap proportional to its pending events, not to its history.
 
 use crate::time::SimTime;
 use slab::Slab;
@@ -45,7 +48,14 @@ pub struct Calendar<E> {
     heap: BinaryHeap<Reverse<HeapKey>>,
     payloads: Slab<(u64, E)>,
     next_seq: u64,
+    /// Heap keys whose event was cancelled and that are still in the heap.
+    stale: usize,
 }
+
+/// Stale keys are swept once there are more than this many and they
+/// outnumber the live ones: amortised O(1) per cancellation. Unit tests use
+/// a small threshold so that the shadow-map test sweeps often.
+const SWEEP_THRESHOLD: usize = if cfg!(test) { 4 } else { 64 };
 
 impl<E> Default for Calendar<E> {
     fn default() -> Self {
@@ -60,6 +70,7 @@ impl<E> Calendar<E> {
             heap: BinaryHeap::new(),
             payloads: Slab::new(),
             next_seq: 0,
+            stale: 0,
         }
     }
 
@@ -79,6 +90,10 @@ impl<E> Calendar<E> {
         match self.payloads.get(key.slot as usize) {
             Some(&(seq, _)) if seq == key.seq => {
                 self.payloads.remove(key.slot as usize);
+                self.stale += 1;
+                if self.stale > SWEEP_THRESHOLD && self.stale > self.payloads.len() {
+                    self.sweep();
+                }
                 true
             }
             _ => false,
@@ -97,6 +112,7 @@ impl<E> Calendar<E> {
             if let Some(event) = self.take_if_live(key) {
                 return Some((key.time, event));
             }
+            self.stale -= 1;
         }
     }
 
@@ -108,6 +124,7 @@ impl<E> Calendar<E> {
                 return Some(key.time);
             }
             self.heap.pop();
+            self.stale -= 1;
         }
     }
 
@@ -119,6 +136,15 @@ impl<E> Calendar<E> {
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
         self.payloads.is_empty()
+    }
+
+    /// Drops every stale key from the heap.
+    fn sweep(&mut self) {
+        let payloads = &self.payloads;
+        self.heap.retain(
+            |Reverse(key)| matches!(payloads.get(key.slot as usize), Some(&(seq, _)) if seq == key.seq),
+        );
+        self.stale = 0;
     }
 
     fn is_live(&self, key: HeapKey) -> bool {
@@ -185,6 +211,7 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(calendar.len(), shadow.len());
+                prop_assert_eq!(calendar.heap.len(), calendar.len() + calendar.stale);
                 prop_assert_eq!(
                     calendar.peek_time(),
                     shadow.first_key_value().map(|(&(t, _), _)| SimTime::from_nanos(t))
@@ -204,6 +231,24 @@ mod tests {
             .map(|(_, e)| e)
             .collect();
         assert_eq!(order, (0..10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn cancelled_far_future_events_do_not_grow_the_heap() {
+        let mut calendar = Calendar::new();
+        let _ = calendar.schedule(SimTime::from_secs(1), 0u32);
+        for i in 0..100_000 {
+            let timeout = calendar.schedule(SimTime::from_secs(1_000_000 + i), 1);
+            assert!(calendar.cancel(timeout));
+        }
+        assert_eq!(calendar.len(), 1);
+        assert!(
+            calendar.heap.len() <= 2 * SWEEP_THRESHOLD + 2,
+            "heap holds {} keys for 1 pending event",
+            calendar.heap.len()
+        );
+        assert_eq!(calendar.pop(), Some((SimTime::from_secs(1), 0)));
+        assert_eq!(calendar.pop(), None);
     }
 
     #[test]

@@ -27,6 +27,7 @@
 //! ```
 //! use tpsim_core::{Context, Dist, Model, SimTime, Simulation, Stream, Streams, TimeWeighted};
 //!
+//! #[derive(Debug)]
 //! enum Event { Arrival, Departure }
 //!
 //! struct Mm1 { inter: Dist, service: Dist, arrivals: Stream, services: Stream,
@@ -81,6 +82,6 @@ pub mod time;
 pub use calendar::{Calendar, EventKey};
 pub use dist::{Dist, DistError, LONGEST_SAMPLE};
 pub use random::{Stream, Streams};
-pub use sim::{Context, Model, Simulation, StopReason};
-pub use stats::{BatchMeans, ConfidenceInterval, Quantiles, Tally, TimeWeighted};
+pub use sim::{Context, Model, STALL_EVENTS, Simulation, StopReason};
+pub use stats::{BatchMeans, ConfidenceInterval, NoInterval, Quantiles, Tally, TimeWeighted};
 pub use time::SimTime;

@@ -12,7 +12,7 @@ use crate::time::SimTime;
 /// A discrete-event model driven by a [`Simulation`].
 pub trait Model {
     /// The model's events: a closed enum, dispatched by `match`.
-    type Event;
+    type Event: std::fmt::Debug;
 
     /// Reacts to `event`, which fires at `ctx.now()`.
     fn handle(&mut self, event: Self::Event, ctx: &mut Context<Self::Event>);
@@ -77,7 +77,17 @@ pub enum StopReason {
     ModelStopped,
     /// No event was left; the clock reads the end time.
     Exhausted,
+    /// The clock stood still for [`Simulation::stall_limit`] events in a
+    /// row: some cycle of the model takes no time, and the run could never
+    /// reach its end time.
+    Stalled,
+    /// The caller of [`Simulation::run_in_slices`] asked to stop between
+    /// two slices.
+    Interrupted,
 }
+
+/// Events in a row at one instant after which a run is judged stalled.
+pub const STALL_EVENTS: u64 = 10_000_000;
 
 /// A model together with its calendar and clock.
 #[derive(Debug)]
@@ -85,6 +95,11 @@ pub struct Simulation<M: Model> {
     model: M,
     ctx: Context<M::Event>,
     events: u64,
+    /// Events dispatched since the clock last moved.
+    still: u64,
+    stall_limit: u64,
+    /// The event that last fired, while the clock stands still.
+    last_event: String,
 }
 
 impl<M: Model> Simulation<M> {
@@ -98,7 +113,30 @@ impl<M: Model> Simulation<M> {
                 stop_requested: false,
             },
             events: 0,
+            still: 0,
+            stall_limit: STALL_EVENTS,
+            last_event: String::new(),
         }
+    }
+
+    /// Judges the run stalled after `events` in a row at one instant
+    /// (default [`STALL_EVENTS`]).
+    pub fn set_stall_limit(&mut self, events: u64) {
+        assert!(events > 0, "a stall limit of 0 events stops every run");
+        self.stall_limit = events;
+    }
+
+    /// The events in a row at one instant after which a run is stalled.
+    pub fn stall_limit(&self) -> u64 {
+        self.stall_limit
+    }
+
+    /// The last event dispatched while the clock stood still, as `Debug`
+    /// prints it (empty if the clock moved with the last event): after a
+    /// [`StopReason::Stalled`], it names part of the cycle that takes no
+    /// time.
+    pub fn stalled_on(&self) -> &str {
+        &self.last_event
     }
 
     /// The model.
@@ -137,9 +175,26 @@ impl<M: Model> Simulation<M> {
     }
 
     /// Dispatches the earliest pending event, if any, and returns its time.
+    /// A stop the model asks for while handling it concerns run loops only:
+    /// a single step has nothing left to stop, so the request is dropped and
+    /// does not cut short a later [`run_until`](Self::run_until).
     pub fn step(&mut self) -> Option<SimTime> {
+        let time = self.dispatch_next();
+        self.ctx.stop_requested = false;
+        time
+    }
+
+    fn dispatch_next(&mut self) -> Option<SimTime> {
         let (time, event) = self.ctx.calendar.pop()?;
         debug_assert!(time >= self.ctx.now, "calendar went back in time");
+        if time > self.ctx.now {
+            self.still = 0;
+        } else {
+            self.still += 1;
+            if self.still >= self.stall_limit {
+                self.last_event = format!("{event:?}");
+            }
+        }
         self.ctx.now = time;
         self.events += 1;
         self.model.handle(event, &mut self.ctx);
@@ -156,9 +211,12 @@ impl<M: Model> Simulation<M> {
             }
             match self.ctx.calendar.peek_time() {
                 Some(t) if t <= end => {
-                    self.step();
+                    self.dispatch_next();
                     if std::mem::take(&mut self.ctx.stop_requested) {
                         return StopReason::ModelStopped;
+                    }
+                    if self.still >= self.stall_limit {
+                        return StopReason::Stalled;
                     }
                 }
                 next => {
@@ -174,24 +232,29 @@ impl<M: Model> Simulation<M> {
     }
 
     /// [`run_until`](Self::run_until) in `slices` equal slices of simulated
-    /// time, calling `progress` with the clock after each one. The run is
-    /// only paused between slices, never changed: the events and results are
-    /// those of one call to `run_until`, unless the model stops itself.
+    /// time, calling `progress` with the clock after each one; `progress`
+    /// returns whether to go on, and a `false` ends the run with
+    /// [`StopReason::Interrupted`]. The run is only paused between slices,
+    /// never changed: the events and results are those of one call to
+    /// `run_until`, unless the model stops itself or the caller stops it.
     pub fn run_in_slices(
         &mut self,
         end: SimTime,
         max_events: Option<u64>,
         slices: u64,
-        mut progress: impl FnMut(SimTime),
+        mut progress: impl FnMut(SimTime) -> bool,
     ) -> StopReason {
         let step = (end.saturating_sub(self.now()).as_nanos() / slices.max(1)).max(1);
         loop {
             let until = SimTime::from_nanos(self.now().as_nanos().saturating_add(step)).min(end);
             let reason = self.run_until(until, max_events);
-            progress(self.now());
+            let go_on = progress(self.now());
             let paused = matches!(reason, StopReason::EndTime | StopReason::Exhausted);
             if until == end || !paused {
                 return reason;
+            }
+            if !go_on {
+                return StopReason::Interrupted;
             }
         }
     }
@@ -249,12 +312,69 @@ mod tests {
         let mut sliced = ticker();
         let mut seen = Vec::new();
         let reason = sliced.run_in_slices(SimTime::from_nanos(3_500_000_000), None, 7, |t| {
-            seen.push(t)
+            seen.push(t);
+            true
         });
         assert_eq!(reason, StopReason::EndTime);
         assert_eq!(sliced.model().ticks, whole.model().ticks);
         assert_eq!(seen.len(), 7);
         assert_eq!(seen.last(), Some(&SimTime::from_nanos(3_500_000_000)));
+    }
+
+    #[test]
+    fn a_stop_asked_for_in_a_single_step_does_not_cut_the_next_run_short() {
+        let mut sim = ticker();
+        for _ in 0..5 {
+            sim.step();
+        }
+        assert_eq!(sim.model().ticks.len(), 5, "the fifth tick asks to stop");
+        assert_eq!(
+            sim.run_until(SimTime::from_nanos(7_500_000_000), None),
+            StopReason::EndTime
+        );
+        assert_eq!(sim.model().ticks.len(), 8);
+    }
+
+    #[test]
+    fn the_caller_may_stop_between_slices() {
+        let mut sim = ticker();
+        let reason = sim.run_in_slices(SimTime::from_secs(4), None, 4, |t| {
+            t < SimTime::from_secs(2)
+        });
+        assert_eq!(reason, StopReason::Interrupted);
+        assert_eq!(sim.now(), SimTime::from_secs(2));
+    }
+
+    /// Schedules itself again at the same instant, for ever.
+    #[derive(Debug)]
+    struct Spinner;
+
+    impl Model for Spinner {
+        type Event = u8;
+        fn handle(&mut self, event: u8, ctx: &mut Context<u8>) {
+            let _ = ctx.schedule_in(SimTime::ZERO, event);
+        }
+    }
+
+    #[test]
+    fn a_clock_that_stands_still_stalls_the_run() {
+        let mut sim = Simulation::new(Spinner);
+        sim.set_stall_limit(1_000);
+        let _ = sim.schedule_at(SimTime::from_secs(1), 7);
+        assert_eq!(
+            sim.run_until(SimTime::from_secs(5), None),
+            StopReason::Stalled
+        );
+        assert_eq!(sim.now(), SimTime::from_secs(1));
+        assert_eq!(sim.events(), 1_001);
+        assert_eq!(sim.stalled_on(), "7");
+        // A model whose clock moves is never stalled, however long it runs.
+        let mut ticking = ticker();
+        ticking.set_stall_limit(2);
+        assert_eq!(
+            ticking.run_until(SimTime::from_secs(3), None),
+            StopReason::EndTime
+        );
     }
 
     #[test]

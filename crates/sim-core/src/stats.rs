@@ -8,8 +8,8 @@
 //!   memory, from an HDR histogram with three significant digits (relative
 //!   error at most 0.1%); histograms merge exactly.
 //! - [`BatchMeans`]: a confidence interval for a steady-state mean from one
-//!   long run, by batch means with a fixed number of batches whose size
-//!   doubles as the run grows.
+//!   long run, by batch means grouped until they pass a test for serial
+//!   correlation, or the reason there is none.
 //! - [`ConfidenceInterval`]: the Student-t interval of the mean of
 //!   independent samples, such as the results of independent replications.
 //!
@@ -18,7 +18,8 @@
 
 use crate::time::SimTime;
 use hdrhistogram::Histogram;
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use thiserror::Error;
 
 /// Count, mean, variance, minimum and maximum of observations.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -256,29 +257,52 @@ impl ConfidenceInterval {
     }
 }
 
+/// Why [`BatchMeans::interval`] gives no interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub enum NoInterval {
+    /// Fewer than [`BatchMeans::MIN_BATCHES`] complete batches: the run is
+    /// too short for its observations to be grouped.
+    #[error("too few batches")]
+    TooFewBatches,
+    /// The batch means stayed correlated however they were grouped, down to
+    /// [`BatchMeans::MIN_BATCHES`] batches: the run is too short for the
+    /// correlation time of what it measures.
+    #[error("correlated batches")]
+    CorrelatedBatches,
+}
+
 /// Batch means for the steady-state mean of a sequence of observations.
 ///
-/// Observations are grouped in consecutive batches. Memory is bounded: when
-/// `2 * batches` batches are complete, neighbours are merged pairwise and
-/// the batch size doubles, so between `batches` and `2 * batches` complete
-/// batches are always kept.
-#[derive(Clone, Debug)]
+/// Observations are grouped in consecutive batches. Memory is bounded: at
+/// most [`BatchMeans::KEPT`] batch means are kept; when that many are
+/// complete, neighbours are merged pairwise and the batch size doubles.
+///
+/// The interval follows Fishman's LBATCH idea (G. S. Fishman, "Grouping
+/// observations in digital simulation", Management Science 24(5), 1978):
+/// batch means are tested for serial correlation with von Neumann's ratio
+/// test (one-sided, level [`BatchMeans::TEST_LEVEL`]), and while they fail
+/// it, neighbouring batches are merged into batches twice as large. The
+/// Student-t interval is formed from the first grouping that passes, with
+/// at least [`BatchMeans::MIN_BATCHES`] batches; if none does, there is no
+/// interval, and the reason says so.
+#[derive(Clone, Debug, Default)]
 pub struct BatchMeans {
-    target: usize,
     batch_size: u64,
     current: Tally,
     means: Vec<f64>,
 }
 
 impl BatchMeans {
-    /// Batch means keeping at least `batches` (>= 2) batches.
-    pub fn new(batches: usize) -> BatchMeans {
-        assert!(
-            batches >= 2,
-            "batch means need at least 2 batches, got {batches}"
-        );
+    /// The most batch means kept in memory.
+    pub const KEPT: usize = 128;
+    /// The fewest batches an interval is formed from.
+    pub const MIN_BATCHES: usize = 10;
+    /// The level of the test for serially correlated batch means.
+    pub const TEST_LEVEL: f64 = 0.10;
+
+    /// No observations yet.
+    pub fn new() -> BatchMeans {
         BatchMeans {
-            target: batches,
             batch_size: 1,
             current: Tally::new(),
             means: Vec::new(),
@@ -291,24 +315,29 @@ impl BatchMeans {
         if self.current.count() == self.batch_size {
             self.means.push(self.current.mean());
             self.current = Tally::new();
-            if self.means.len() == 2 * self.target {
-                self.means = self
-                    .means
-                    .chunks(2)
-                    .map(|pair| 0.5 * (pair[0] + pair[1]))
-                    .collect();
+            if self.means.len() == Self::KEPT {
+                self.means = merge_pairs(&self.means);
                 self.batch_size *= 2;
             }
         }
     }
 
-    /// The confidence interval of the mean from the complete batches; `None`
-    /// until there are at least `batches` of them.
-    pub fn interval(&self, level: f64) -> Option<ConfidenceInterval> {
-        if self.means.len() < self.target {
-            return None;
+    /// The confidence interval of the mean at confidence `level`, from the
+    /// smallest grouping of the batches that passes the test for serial
+    /// correlation; or why there is none.
+    pub fn interval(&self, level: f64) -> Result<ConfidenceInterval, NoInterval> {
+        let mut means = self.means.clone();
+        if means.len() < Self::MIN_BATCHES {
+            return Err(NoInterval::TooFewBatches);
         }
-        ConfidenceInterval::from_samples(&self.means, level)
+        while means.len() >= Self::MIN_BATCHES {
+            if !serially_correlated(&means, Self::TEST_LEVEL) {
+                return Ok(ConfidenceInterval::from_samples(&means, level)
+                    .expect("at least MIN_BATCHES >= 2 samples"));
+            }
+            means = merge_pairs(&means);
+        }
+        Err(NoInterval::CorrelatedBatches)
     }
 
     /// The current batch size.
@@ -318,8 +347,39 @@ impl BatchMeans {
 
     /// Forgets every observation.
     pub fn reset(&mut self) {
-        *self = BatchMeans::new(self.target);
+        *self = BatchMeans::new();
     }
+}
+
+/// Means of neighbouring pairs; an odd last value is dropped.
+fn merge_pairs(means: &[f64]) -> Vec<f64> {
+    means
+        .chunks_exact(2)
+        .map(|pair| 0.5 * (pair[0] + pair[1]))
+        .collect()
+}
+
+/// Von Neumann's ratio test for positive lag-one correlation: with `m`
+/// values, C = 1 - sum (x[i+1] - x[i])² / (2 sum (x[i] - mean)²) is about
+/// normal with mean 0 and variance (m - 2) / (m² - 1) when the values are
+/// independent (J. von Neumann, "Distribution of the ratio of the mean
+/// square successive difference to the variance", Annals of Mathematical
+/// Statistics 12(4), 1941; the normal approximation as in Fishman 1978).
+fn serially_correlated(values: &[f64], level: f64) -> bool {
+    let m = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / m;
+    let squares: f64 = values.iter().map(|x| (x - mean) * (x - mean)).sum();
+    if squares <= 0.0 {
+        // Constant batch means: nothing varies, so nothing is correlated.
+        return false;
+    }
+    let successive: f64 = values.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    let c = 1.0 - successive / (2.0 * squares);
+    let sd = ((m - 2.0) / (m * m - 1.0)).sqrt();
+    let z = Normal::new(0.0, 1.0)
+        .expect("the standard normal")
+        .inverse_cdf(1.0 - level);
+    c / sd > z
 }
 
 #[cfg(test)]
@@ -398,13 +458,68 @@ mod tests {
 
     #[test]
     fn batch_means_keep_bounded_batches_and_cover_the_mean() {
-        let mut bm = BatchMeans::new(10);
+        let mut bm = BatchMeans::new();
         for i in 0..10_000 {
             bm.add(f64::from(i % 7));
         }
         let ci = bm.interval(0.95).unwrap();
-        assert!(ci.samples >= 10 && ci.samples < 20);
+        assert!(ci.samples >= BatchMeans::MIN_BATCHES && ci.samples < BatchMeans::KEPT);
         assert!(ci.contains(3.0), "{ci:?}");
-        assert!(bm.batch_size() >= 500);
+        assert!(bm.batch_size() >= 10_000 / BatchMeans::KEPT as u64);
+    }
+
+    #[test]
+    fn too_few_observations_give_no_interval() {
+        let mut bm = BatchMeans::new();
+        for i in 0..9 {
+            bm.add(f64::from(i));
+        }
+        assert_eq!(bm.interval(0.95), Err(NoInterval::TooFewBatches));
+    }
+
+    /// A stationary AR(1) sequence with lag-one correlation `phi`.
+    fn ar1(phi: f64, n: usize, seed: u64) -> Vec<f64> {
+        use rand_distr::{Distribution, StandardNormal};
+        let mut rng = crate::Streams::new(seed, 0).stream("ar1");
+        let mut x = 0.0;
+        (0..n)
+            .map(|_| {
+                let e: f64 = StandardNormal.sample(&mut rng);
+                x = phi * x + e;
+                x
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_von_neumann_test_tells_correlated_from_independent() {
+        // Over 200 sequences of 100 values each, the test rejects
+        // independent values at about its level, 10%, and AR(1) values
+        // with correlation 0.5 nearly always.
+        let rejected = |phi: f64| {
+            (0..200)
+                .filter(|&s| serially_correlated(&ar1(phi, 100, s), 0.10))
+                .count()
+        };
+        let (independent, correlated) = (rejected(0.0), rejected(0.5));
+        assert!((8..=36).contains(&independent), "{independent} of 200");
+        assert!(correlated >= 190, "{correlated} of 200");
+    }
+
+    #[test]
+    fn strongly_correlated_short_runs_get_no_interval() {
+        // Correlation 0.999 lasts about 1,000 observations: 2,000 of them
+        // cannot be grouped into 10 independent batches.
+        let mut bm = BatchMeans::new();
+        for x in ar1(0.999, 2_000, 3) {
+            bm.add(x);
+        }
+        assert_eq!(bm.interval(0.95), Err(NoInterval::CorrelatedBatches));
+        // The same process run long enough does get one.
+        let mut bm = BatchMeans::new();
+        for x in ar1(0.999, 4_000_000, 3) {
+            bm.add(x);
+        }
+        assert!(bm.interval(0.95).is_ok());
     }
 }

@@ -27,8 +27,15 @@ impl SimTime {
     }
 
     /// A time of `secs` whole seconds.
+    ///
+    /// # Panics
+    /// If `secs` seconds do not fit in [`SimTime`] (about 584 years), in
+    /// release builds as in debug ones.
     pub const fn from_secs(secs: u64) -> SimTime {
-        SimTime(secs * TICKS_PER_SECOND)
+        match secs.checked_mul(TICKS_PER_SECOND) {
+            Some(ticks) => SimTime(ticks),
+            None => panic!("simulated time overflows u64 nanoseconds"),
+        }
     }
 
     /// The nearest tick to `secs` seconds.
@@ -117,5 +124,10 @@ mod tests {
         assert_eq!(b.saturating_sub(a), SimTime::ZERO);
         assert!(std::panic::catch_unwind(|| b - a).is_err());
         assert!(std::panic::catch_unwind(|| SimTime::from_secs_f64(-1.0)).is_err());
+        assert!(std::panic::catch_unwind(|| SimTime::from_secs(u64::MAX / 1_000)).is_err());
+        assert_eq!(
+            SimTime::from_secs(18_446_744_073).as_nanos(),
+            18_446_744_073_000_000_000
+        );
     }
 }

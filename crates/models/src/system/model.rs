@@ -96,6 +96,8 @@ pub enum Event {
 pub struct LoadSample {
     /// Simulated time \[s\].
     pub time: f64,
+    /// Whether it was taken before the end of the warm-up.
+    pub warmup: bool,
     /// Users logged in.
     pub users: u32,
     /// User processes: commands in progress and background processes.
@@ -580,6 +582,8 @@ impl<'a> SystemModel<'a> {
             }
             if self.running[cpu].is_none() {
                 let pid = self.ready.pop_front().expect("not empty");
+                self.cpu_meter
+                    .start_service(self.procs[pid].cpu_arrival, ctx.now());
                 self.dispatch(cpu, pid, true, ctx);
             }
         }
@@ -722,6 +726,7 @@ impl SystemModel<'_> {
             d.queue.push_back(request);
         } else {
             d.meter.busy.add(now, 1.0);
+            d.meter.start_service(now, now);
             self.serve(device, request, ctx);
         }
     }
@@ -749,7 +754,10 @@ impl SystemModel<'_> {
         let done = d.busy.take().expect("a device finishes what it serves");
         d.meter.depart(done.arrived, now);
         match d.queue.pop_front() {
-            Some(next) => self.serve(device, next, ctx),
+            Some(next) => {
+                d.meter.start_service(next.arrived, now);
+                self.serve(device, next, ctx)
+            }
             None => d.meter.busy.add(now, -1.0),
         }
         match done.purpose {
@@ -953,29 +961,34 @@ impl SystemModel<'_> {
 
 /// Runs replication `replication` of `sys` under the master seed `seed`.
 pub fn simulate(sys: &System, seed: u64, replication: u64) -> SystemRun {
-    simulate_with_progress(sys, seed, replication, |_| {})
+    simulate_with_progress(sys, seed, replication, |_| true)
 }
 
-/// [`simulate`], calling `progress` with the simulated time reached a few
-/// hundred times over the run; the results are the same.
+/// [`simulate`], calling `progress` with the simulated time reached a
+/// thousand times over the run; `progress` returns whether to go on. The
+/// results are the same; a run stopped by `progress` reports what it
+/// measured up to then.
 pub fn simulate_with_progress(
     sys: &System,
     seed: u64,
     replication: u64,
-    progress: impl FnMut(SimTime),
+    progress: impl FnMut(SimTime) -> bool,
 ) -> SystemRun {
     let streams = Streams::new(seed, replication);
     let mut sim = Simulation::new(SystemModel::new(sys, &streams));
     let (model, ctx) = sim.parts_mut();
     model.start(ctx);
-    let _ = sim.run_in_slices(
+    let reason = sim.run_in_slices(
         sys.end_time,
         sys.max_events,
         crate::simulate::PROGRESS_STEPS,
         progress,
     );
     let mut summary = sim.model().summary(sim.now(), sim.events(), replication);
-    summary.seed = seed;
+    summary.stopped_by = crate::simulate::stopped_by(reason);
+    if reason == tpsim_core::StopReason::Stalled {
+        summary.stalled_on = Some(sim.stalled_on().to_string());
+    }
     let load = std::mem::take(&mut sim.model_mut().load);
     SystemRun { summary, load }
 }

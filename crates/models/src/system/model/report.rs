@@ -2,6 +2,7 @@
 //! statistics reset at the end of the warm-up.
 
 use super::*;
+use crate::summary::StoppedBy;
 
 impl SystemModel<'_> {
     pub(super) fn occupancy(&self) -> f64 {
@@ -19,6 +20,7 @@ impl SystemModel<'_> {
             self.ready.len() as u32 + self.running.iter().filter(|b| b.is_some()).count() as u32;
         self.load.push(LoadSample {
             time: ctx.now().as_secs_f64(),
+            warmup: ctx.now() < self.sys.warmup,
             users: self.users_logged,
             processes: self.user_processes,
             multiprogramming: self.mpl_meter.value() as u32,
@@ -76,14 +78,17 @@ impl SystemModel<'_> {
         let mut stations =
             vec![
                 self.cpu_meter
-                    .summary("cpu", "rr", sys.cpu.count, cpus, now, span),
+                    .summary("cpu", "rr", sys.cpu.count, true, now, span),
             ];
         stations.extend(
             sys.devices
                 .iter()
                 .zip(&self.devices)
-                .map(|(spec, d)| d.meter.summary(&spec.name, "fcfs", 1, 1.0, now, span)),
+                .map(|(spec, d)| d.meter.summary(&spec.name, "fcfs", 1, true, now, span)),
         );
+        // Logins that follow the hour of the day make the load change over
+        // the run: there is no steady state for batch means to estimate.
+        let stationary = matches!(sys.users.population, Population::Fixed(_));
         let class_summary = |name: &str, kind: &str, stats: &ClassStats| ClassSummary {
             rejected: Some(stats.rejected),
             faults_per_command: Some(if stats.faults.count() > 0 {
@@ -91,7 +96,7 @@ impl SystemModel<'_> {
             } else {
                 0.0
             }),
-            ..stats.responses.summary(name, kind, span)
+            ..stats.responses.summary(name, kind, span, stationary)
         };
         let mut classes: Vec<ClassSummary> = sys
             .classes
@@ -153,12 +158,16 @@ impl SystemModel<'_> {
         occupancy.set(now, self.occupancy());
         Summary {
             scenario: sys.name.clone(),
-            seed: sys.seed,
+            seed: self.streams.master_seed(),
             replication,
             sim_time: now.as_secs_f64(),
-            warmup: sys.warmup.as_secs_f64(),
+            // Statistics run from their last reset: the end of the warm-up,
+            // or the start if the run ended before it.
+            warmup: self.measured_from.as_secs_f64(),
             events,
             wall_seconds: 0.0,
+            stopped_by: StoppedBy::EndTime,
+            stalled_on: None,
             stations,
             classes,
             cpu: Some(CpuSplit {
