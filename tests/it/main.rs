@@ -40,23 +40,72 @@ pub fn inline(text: &str) -> Network {
     tpsim::models::load_network("inline.toml", text).unwrap()
 }
 
-/// `replications` independent replications of `net`, each run to `end` [s].
+/// The suite's false-alarm budget: the largest probability that a correct
+/// model fails any of the suite's interval checks. It is split evenly over
+/// at most [`INTERVAL_CHECKS`] checks (Bonferroni), so each check's
+/// interval has confidence 1 - SUITE_FALSE_ALARM / INTERVAL_CHECKS.
+pub const SUITE_FALSE_ALARM: f64 = 0.005;
+
+/// The most interval checks one run of the suite makes;
+/// `scripts/seed-offsets.sh` counts them and fails if there are more.
+pub const INTERVAL_CHECKS: u32 = 80;
+
+/// The confidence level of every interval check.
+pub fn check_level() -> f64 {
+    1.0 - SUITE_FALSE_ALARM / f64::from(INTERVAL_CHECKS)
+}
+
+/// The offset added to every statistical test's seeds, from the
+/// environment variable `TPSIM_TEST_SEED_OFFSET` (0 when unset), so that
+/// the whole suite can be run under other seeds.
+pub fn seed_offset() -> u64 {
+    std::env::var("TPSIM_TEST_SEED_OFFSET")
+        .ok()
+        .map(|v| v.parse().expect("TPSIM_TEST_SEED_OFFSET is a whole number"))
+        .unwrap_or(0)
+}
+
+/// A statistical test's master seed: `base`, moved by the seed offset.
+pub fn seed(base: u64) -> u64 {
+    base.wrapping_add(seed_offset().wrapping_mul(1_000_003))
+}
+
+/// `replications` independent replications of `net`, each run to `end` [s],
+/// under the scenario's seed moved by the seed offset.
 pub fn replicate(net: &Network, replications: u64, end: f64) -> Vec<Summary> {
     let mut net = net.clone();
     net.end_time = SimTime::from_secs_f64(end);
     (0..replications)
-        .map(|r| tpsim::models::simulate(&net, net.seed, r))
+        .map(|r| tpsim::models::simulate(&net, seed(net.seed), r))
         .collect()
 }
 
-/// Asserts that the 99% confidence interval of `samples` covers `exact` and
-/// is narrower than `max_relative` of it, so that the check has the power to
-/// fail when the model is wrong.
+/// The interval of the mean of `samples` at the suite's per-check level,
+/// noted in the file named by `TPSIM_CHECK_LOG`, if set, so that a script
+/// can count the checks a run of the suite makes.
+pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
+    if let Ok(log) = std::env::var("TPSIM_CHECK_LOG") {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("the check log can be written");
+        writeln!(file, "{what}").expect("the check log can be written");
+    }
+    ConfidenceInterval::from_samples(samples, check_level())
+        .expect("an interval needs at least two replications")
+}
+
+/// Asserts that the interval of `samples` covers `exact` and is narrower
+/// than `max_relative` of it, so that the check has the power to fail when
+/// the model is wrong.
 pub fn assert_covers(what: &str, samples: &[f64], exact: f64, max_relative: f64) {
-    let ci = ConfidenceInterval::from_samples(samples, 0.99).unwrap();
+    let ci = interval(what, samples);
     assert!(
         ci.contains(exact),
-        "{what}: exact {exact} lies outside the 99% interval {:.5} ± {:.5}",
+        "{what}: exact {exact} lies outside the {} interval {:.5} ± {:.5}",
+        ci.level,
         ci.mean,
         ci.half_width
     );
@@ -65,5 +114,19 @@ pub fn assert_covers(what: &str, samples: &[f64], exact: f64, max_relative: f64)
         "{what}: interval ± {:.5} is wider than {}% of {exact}: too loose to test anything",
         ci.half_width,
         max_relative * 100.0
+    );
+}
+
+/// Asserts that the interval of `samples` (typically paired differences,
+/// replication by replication, between two configurations run on common
+/// random numbers) lies wholly above `bound`.
+pub fn assert_above(what: &str, samples: &[f64], bound: f64) {
+    let ci = interval(what, samples);
+    assert!(
+        ci.low() > bound,
+        "{what}: the {} interval {:.5} ± {:.5} does not lie above {bound}; samples {samples:?}",
+        ci.level,
+        ci.mean,
+        ci.half_width
     );
 }

@@ -175,7 +175,10 @@ impl SystemModel<'_> {
                 user,
                 fault_handling,
                 context_switch,
-                idle: (1.0 - user - fault_handling - context_switch).max(0.0),
+                // From the processors' own busy meter, not as what the other
+                // fractions leave: the four then add up to 1 only if every
+                // busy moment went to exactly one kind of work.
+                idle: 1.0 - self.cpu_meter.busy.mean(now) / cpus,
             }),
             paging,
             swapping,
