@@ -4,7 +4,7 @@
 //! that moves with memory size; logins over a day follow Erlang's loss
 //! formula; paging and swapping see the same workload.
 
-use crate::{assert_above, assert_covers, scenario_path, seed};
+use crate::{assert_covers, scenario_path, seed};
 use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::analytic::ClosedModel;
