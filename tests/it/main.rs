@@ -80,10 +80,9 @@ pub fn replicate(net: &Network, replications: u64, end: f64) -> Vec<Summary> {
         .collect()
 }
 
-/// The interval of the mean of `samples` at the suite's per-check level,
-/// noted in the file named by `TPSIM_CHECK_LOG`, if set, so that a script
-/// can count the checks a run of the suite makes.
-pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
+/// Notes one statistical check in the file named by `TPSIM_CHECK_LOG`, if
+/// set, so that a script can count the checks a run of the suite makes.
+pub fn note_check(what: &str) {
     if let Ok(log) = std::env::var("TPSIM_CHECK_LOG") {
         use std::io::Write;
         let mut file = std::fs::OpenOptions::new()
@@ -93,6 +92,11 @@ pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
             .expect("the check log can be written");
         writeln!(file, "{what}").expect("the check log can be written");
     }
+}
+
+/// The interval of the mean of `samples` at the suite's per-check level.
+pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
+    note_check(what);
     ConfidenceInterval::from_samples(samples, check_level())
         .expect("an interval needs at least two replications")
 }

@@ -4,7 +4,8 @@
 //! that moves with memory size; logins over a day follow Erlang's loss
 //! formula; paging and swapping see the same workload.
 
-use crate::{assert_covers, scenario_path, seed};
+use crate::{assert_above, assert_covers, scenario_path, seed};
+use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::analytic::ClosedModel;
@@ -80,38 +81,60 @@ fn with_memory_to_spare_the_system_is_the_central_server_network() {
     );
 }
 
-fn throughput_with(sys: &System, users: u32, memory_kib: u64) -> f64 {
+/// The throughput of `replications` runs of `sys` with `users` users and
+/// `memory_kib` KiB of memory.
+fn throughputs(sys: &System, users: u32, memory_kib: u64, replications: u64) -> Vec<f64> {
     let mut sys = sys.clone();
     sys.users.population = Population::Fixed(users);
     sys.memory.size = memory_kib * 1024;
-    sys.end_time = SimTime::from_secs(12_000);
-    run(&sys, 0).classes[0].throughput
+    sys.warmup = SimTime::from_secs(500);
+    sys.end_time = SimTime::from_secs(4_500);
+    (0..replications)
+        .map(|r| run(&sys, r).classes[0].throughput)
+        .collect()
+}
+
+/// The log of `a / b`, replication by replication: paired on common random
+/// numbers, since run r of both configurations uses the same streams.
+fn log_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(a, b)| (a / b).ln()).collect()
 }
 
 #[test]
 fn paging_throughput_has_a_thrashing_knee_that_moves_with_memory() {
+    const R: u64 = 6;
     let sys = system("thrashing");
-    let users = [4, 10, 16, 24, 32];
-    let small: Vec<f64> = users
-        .iter()
-        .map(|&n| throughput_with(&sys, n, 160))
-        .collect();
-    let large: Vec<f64> = users
-        .iter()
-        .map(|&n| throughput_with(&sys, n, 320))
-        .collect();
-    let peak = |x: &[f64]| (0..x.len()).max_by(|&a, &b| x[a].total_cmp(&x[b])).unwrap();
-    let (p_small, p_large) = (peak(&small), peak(&large));
-    // Rises, then collapses: more users get less work done.
-    assert!(small[p_small] > 1.3 * small[0], "{small:?}");
-    assert!(small[4] < 0.3 * small[p_small], "{small:?}");
-    // Twice the memory moves the knee to more users and holds up better.
-    assert!(users[p_large] > users[p_small], "{small:?} vs {large:?}");
-    assert!(large[3] > 2.0 * small[3], "{small:?} vs {large:?}");
-    // Below the knee, memory hardly matters.
+    let small = |users| throughputs(&sys, users, 160, R);
+    let large = |users| throughputs(&sys, users, 320, R);
+    let (s4, s10, s24, s32) = (small(4), small(10), small(24), small(32));
+    let (l4, l10, l24) = (large(4), large(10), large(24));
+    // At 160 KiB throughput rises from 4 to 10 users, then collapses: 32
+    // users get less than half the work of 10 done.
+    assert_above("160 KiB: ln X(10) / X(4)", &log_ratios(&s10, &s4), 0.0);
+    assert_above("160 KiB: ln X(10) / X(24)", &log_ratios(&s10, &s24), 0.0);
+    assert_above(
+        "160 KiB: ln X(10) / X(32)",
+        &log_ratios(&s10, &s32),
+        2f64.ln(),
+    );
+    // Twice the memory moves the knee beyond 24 users (throughput holds
+    // within 10% of its 10-user level, where the processor saturates), and
+    // at 24 users more than doubles the work done.
+    assert_above(
+        "320 KiB: ln X(24) / X(10)",
+        &log_ratios(&l24, &l10),
+        0.9f64.ln(),
+    );
+    assert_above(
+        "24 users: ln X(320 KiB) / X(160 KiB)",
+        &log_ratios(&l24, &s24),
+        2f64.ln(),
+    );
+    // Below the knee, memory hardly matters: within 5% either way.
+    let below = crate::interval("4 users: ln X(320 KiB) / X(160 KiB)", &log_ratios(&l4, &s4));
     assert!(
-        (large[0] - small[0]).abs() < 0.05 * small[0],
-        "{small:?} vs {large:?}"
+        below.low() > -0.05 && below.high() < 0.05,
+        "memory matters below the knee: {below:?}"
     );
 }
 
@@ -127,8 +150,8 @@ fn variance_of_difference(
     let mut paged = system("thrashing");
     paged.users.population = Population::Fixed(users);
     paged.memory.size = 320 * 1024;
-    paged.end_time = SimTime::from_secs(4_000);
-    paged.warmup = SimTime::from_secs(500);
+    paged.end_time = SimTime::from_secs(2_000);
+    paged.warmup = SimTime::from_secs(200);
     let mut swapped = paged.clone();
     swapped.memory.policy = Policy::Swapping { device: 0 };
     let response = |sys: &System, seed: u64, r: u64| {
@@ -138,9 +161,8 @@ fn variance_of_difference(
     };
     let mut differences = tpsim::core::Tally::new();
     for r in 0..replications {
-        differences.add(
-            response(&paged, seed(paged_seed), r) - response(&swapped, seed(swapped_seed), r),
-        );
+        differences
+            .add(response(&paged, seed(paged_seed), r) - response(&swapped, seed(swapped_seed), r));
     }
     differences.variance()
 }
@@ -150,11 +172,19 @@ fn paging_and_swapping_see_the_same_workload() {
     // The same users, commands and demands under both policies: with common
     // random numbers the difference between the policies varies far less
     // from replication to replication than with independent streams.
-    let common = variance_of_difference(4, 1, 1, 12);
-    let independent = variance_of_difference(4, 1, 2, 12);
+    // An F test of the two variances, at the suite's per-check level.
+    const R: u64 = 48;
+    let common = variance_of_difference(4, 1, 1, R);
+    let independent = variance_of_difference(4, 1, 2, R);
+    let df = (R - 1) as f64;
+    let critical = FisherSnedecor::new(df, df)
+        .unwrap()
+        .inverse_cdf(crate::check_level());
+    crate::note_check("common random numbers: F test");
     assert!(
-        common < 0.5 * independent,
-        "common {common} vs independent {independent}"
+        independent / common > critical,
+        "common {common} vs independent {independent}: F = {} <= {critical}",
+        independent / common
     );
 }
 
@@ -266,21 +296,36 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
 fn the_eligibility_limit_caps_the_multiprogramming_level() {
     let mut sys = system("thrashing");
     sys.users.population = Population::Fixed(24);
-    sys.end_time = SimTime::from_secs(8_000);
-    let free = run(&sys, 0);
+    sys.warmup = SimTime::from_secs(500);
+    sys.end_time = SimTime::from_secs(4_000);
+    let free = replicate(&sys, 6);
     sys.cpu.max_multiprogramming = Some(4);
-    let capped = run(&sys, 0);
+    let capped = replicate(&sys, 6);
     let mpl = |s: &Summary| s.memory.as_ref().unwrap().mean_multiprogramming;
-    assert!(mpl(&capped) <= 4.0 + 1e-9, "{}", mpl(&capped));
-    assert!(mpl(&free) > 15.0, "{}", mpl(&free));
-    // Load control is what rescues a thrashing system.
-    assert!(
-        capped.classes[0].throughput > 3.0 * free.classes[0].throughput,
-        "{} vs {}",
-        capped.classes[0].throughput,
-        free.classes[0].throughput
+    for (c, f) in capped.iter().zip(&free) {
+        assert!(mpl(c) <= 4.0 + 1e-9, "{}", mpl(c));
+        assert!(mpl(f) > 4.0, "{}", mpl(f));
+    }
+    // Load control is what rescues a thrashing system: it multiplies the
+    // work done by more than 2.5, replication by replication.
+    let x = |runs: &[Summary]| {
+        runs.iter()
+            .map(|s| s.classes[0].throughput)
+            .collect::<Vec<_>>()
+    };
+    assert_above(
+        "eligibility limit: ln X(capped) / X(free)",
+        &log_ratios(&x(&capped), &x(&free)),
+        2.5f64.ln(),
     );
-    assert!(capped.memory.as_ref().unwrap().mean_waiting_for_memory > 10.0);
+    assert_above(
+        "eligibility limit: processes waiting for eligibility",
+        &capped
+            .iter()
+            .map(|s| s.memory.as_ref().unwrap().mean_waiting_for_memory)
+            .collect::<Vec<_>>(),
+        10.0,
+    );
 }
 
 #[test]
@@ -483,12 +528,19 @@ fn shared_text_stays_in_memory_between_commands() {
             "size = \"60KiB\"",
             &format!("size = \"60KiB\"\n    text = \"{shared}\""),
         );
-        let s = run(&inline_system(&text), 0);
-        command(&s, "job").faults_per_command.unwrap()
+        replicate(&inline_system(&text), 5)
+            .iter()
+            .map(|s| command(s, "job").faults_per_command.unwrap())
+            .collect::<Vec<_>>()
     };
     let (private, shared) = (faults("0KiB"), faults("40KiB"));
-    assert!(private > 20.0, "{private}");
-    assert!(shared < 0.5 * private, "{shared} vs {private}");
+    assert_above("faults per command, private text", &private, 20.0);
+    // Shared text more than halves the faults per command.
+    assert_above(
+        "ln faults per command, private / shared text",
+        &log_ratios(&private, &shared),
+        2f64.ln(),
+    );
 }
 
 #[test]
@@ -632,24 +684,37 @@ fn reclaims_save_reads_under_memory_pressure() {
         paging.free_target = 64;
     };
     set(&mut sys, false);
-    let plain = run(&sys, 0);
+    let plain = replicate(&sys, 6);
     set(&mut sys, true);
-    let reclaiming = run(&sys, 0);
-    let (a, b) = (
-        plain.paging.clone().unwrap(),
-        reclaiming.paging.clone().unwrap(),
-    );
-    assert_eq!(a.reclaims, 0);
-    assert!(b.reclaims > b.faults / 20, "{b:?}");
-    assert_eq!(b.reclaims + b.disk_reads, b.faults);
-    let reads_per_command = |p: &tpsim::models::summary::PagingSummary, s: &Summary| {
-        p.disk_reads as f64 / s.classes[0].completions as f64
+    let reclaiming = replicate(&sys, 6);
+    for (a, b) in plain.iter().zip(&reclaiming) {
+        let (a, b) = (a.paging.as_ref().unwrap(), b.paging.as_ref().unwrap());
+        assert_eq!(a.reclaims, 0);
+        assert!(b.reclaims > b.faults / 20, "{b:?}");
+        assert_eq!(b.reclaims + b.disk_reads, b.faults);
+    }
+    let reads_per_command = |runs: &[Summary]| {
+        runs.iter()
+            .map(|s| s.paging.as_ref().unwrap().disk_reads as f64 / s.classes[0].completions as f64)
+            .collect::<Vec<_>>()
     };
-    assert!(
-        reads_per_command(&b, &reclaiming) < 0.92 * reads_per_command(&a, &plain),
-        "{a:?} {b:?}"
+    // Reclaims save more than 8% of the disk reads per command, and the
+    // work done goes up.
+    assert_above(
+        "reclaims: ln disk reads per command, plain / reclaiming",
+        &log_ratios(&reads_per_command(&plain), &reads_per_command(&reclaiming)),
+        (1.0f64 / 0.92).ln(),
     );
-    assert!(reclaiming.classes[0].throughput > plain.classes[0].throughput);
+    let x = |runs: &[Summary]| {
+        runs.iter()
+            .map(|s| s.classes[0].throughput)
+            .collect::<Vec<_>>()
+    };
+    assert_above(
+        "reclaims: ln X(reclaiming) / X(plain)",
+        &log_ratios(&x(&reclaiming), &x(&plain)),
+        0.0,
+    );
 }
 
 /// One user, one background process and memory for one image at a time,
@@ -713,7 +778,10 @@ fn a_deterministic_system_runs_to_the_nanosecond() {
     assert_eq!((swaps.swap_ins, swaps.swap_outs), (1, 1));
     assert_eq!(swaps.mean_image_bytes, 61_440.0);
     let disk = &s.stations[1];
-    assert!((disk.utilization - 2.0 * transfer / 40.0).abs() < 1e-12, "{disk:?}");
+    assert!(
+        (disk.utilization - 2.0 * transfer / 40.0).abs() < 1e-12,
+        "{disk:?}"
+    );
     let cpu = s.cpu.as_ref().unwrap();
     assert!((cpu.user - 3.5 / 40.0).abs() < 1e-12, "{cpu:?}");
     assert!((cpu.context_switch - 0.004 / 40.0).abs() < 1e-12, "{cpu:?}");
