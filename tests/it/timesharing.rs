@@ -39,12 +39,12 @@ fn command<'a>(s: &'a Summary, name: &str) -> &'a tpsim::models::summary::ClassS
 #[test]
 fn with_memory_to_spare_the_system_is_the_central_server_network() {
     let mut sys = system("timesharing-central-server");
-    sys.end_time = SimTime::from_secs(30_000);
+    sys.end_time = SimTime::from_secs(20_000);
     let model = ClosedModel::of_system(&sys).unwrap();
     let exact = model.solve(model.terminals).pop().unwrap();
     // The QSP interactive example: X = 0.4745/s, R = 27.15 s.
     assert!((exact.throughput - 0.4745).abs() < 5e-5 && (exact.response - 27.15).abs() < 5e-3);
-    let runs = replicate(&sys, 10);
+    let runs = replicate(&sys, 20);
     for s in &runs {
         let swaps = s.swapping.as_ref().unwrap();
         assert_eq!((swaps.swap_ins, swaps.swap_outs), (0, 0), "nothing swaps");

@@ -50,3 +50,43 @@ fn good_scenario_exits_0_and_bad_input_exits_2() {
         .unwrap();
     assert_eq!(usage.status.code(), Some(2));
 }
+
+#[test]
+fn an_interrupted_run_writes_what_it_measured_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long.toml");
+    let text = std::fs::read_to_string(scenario("mm1"))
+        .unwrap()
+        .replace("200000s", "1000000000s");
+    std::fs::write(&long, text).unwrap();
+    let out_dir = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+        .arg("run")
+        .arg(&long)
+        .arg("--out")
+        .arg(&out_dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the output directory is locked, the run is under way.
+    while !out_dir.join(".tpsim.lock").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("tpsim: interrupted at"), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["stopped_by"], "interrupted");
+    assert!(summary["sim_time"].as_f64().unwrap() < 1e9);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(interrupted)"));
+}

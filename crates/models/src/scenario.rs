@@ -367,6 +367,16 @@ pub(crate) fn syntax(file: &str, e: &toml::de::Error) -> ScenarioError {
 /// The longest run time or duration setting a scenario may give \[s\].
 pub(crate) const LONGEST_RUN: f64 = 10.0 * tpsim_core::LONGEST_SAMPLE;
 
+/// The clock's tick \[s\].
+const TICK: f64 = 1e-9;
+
+/// The largest probability of a sample beyond the longest sample, and the
+/// largest share of the second moment from such samples, accepted.
+const TAIL_TOLERANCE: f64 = 1e-12;
+
+/// The most jobs (terminals of closed classes) a network may hold.
+pub(crate) const MOST_JOBS: u64 = 10_000_000;
+
 #[derive(Default)]
 pub(crate) struct Validator {
     pub(crate) problems: Vec<Problem>,
@@ -380,13 +390,73 @@ impl Validator {
         });
     }
 
+    /// Builds a distribution of durations, refusing one the clock cannot
+    /// follow: a positive mean below its 1-ns tick (every sample would be 0)
+    /// or a tail reaching past the longest sample (samples would be cut, so
+    /// the run would draw from another distribution).
     pub(crate) fn dist(&mut self, spec: &DistSpec, key: &str) -> Option<Dist> {
-        spec.build(key).map_err(|p| self.problems.push(p)).ok()
+        let dist = spec.build(key).map_err(|p| self.problems.push(p)).ok()?;
+        let mean = dist.mean();
+        if mean > 0.0 && mean < TICK {
+            self.report(
+                key,
+                format!(
+                    "a mean of {:.3} ns is below the clock's tick of 1 ns: every sample would be 0",
+                    mean * 1e9
+                ),
+            );
+            return None;
+        }
+        let bound = tpsim_core::LONGEST_SAMPLE;
+        if dist.exceed_probability(bound) > TAIL_TOLERANCE
+            || dist.tail_share(bound) > TAIL_TOLERANCE
+        {
+            self.report(
+                key,
+                format!(
+                    "samples beyond {} s (about 31.7 years) would be cut short, so the run would not draw from {dist}: give a distribution with a lighter tail",
+                    tpsim_core::LONGEST_SAMPLE
+                ),
+            );
+            return None;
+        }
+        Some(dist)
+    }
+
+    /// Checks that `name` can name something in reports: no control
+    /// characters (a newline would break the tables and the CSV rows).
+    pub(crate) fn printable_name(&mut self, key: &str, name: &str) {
+        if name.chars().any(char::is_control) {
+            self.report(
+                key,
+                format!("{name:?} has a control character (a newline, a tab): names must print on one line"),
+            );
+        }
+    }
+
+    /// Checks that `count` things of which there are `what` fit in memory.
+    pub(crate) fn population(&mut self, key: &str, count: u64, most: u64, what: &str) {
+        if count > most {
+            self.report(
+                key,
+                format!("{count} {what} is more than tpsim can hold in memory (at most {most})"),
+            );
+        }
     }
 
     pub(crate) fn time(&mut self, value: Seconds, key: &str, allow_zero: bool) -> Option<SimTime> {
         let ok = value.0.is_finite() && (value.0 > 0.0 || (allow_zero && value.0 == 0.0));
-        if ok && value.0 <= LONGEST_RUN {
+        if ok && value.0 > 0.0 && SimTime::from_secs_f64(value.0.min(LONGEST_RUN)) == SimTime::ZERO
+        {
+            self.report(
+                key,
+                format!(
+                    "{:.3} ns is below the clock's tick of 1 ns and would be 0",
+                    value.0 * 1e9
+                ),
+            );
+            None
+        } else if ok && value.0 <= LONGEST_RUN {
             Some(SimTime::from_secs_f64(value.0))
         } else {
             let bound = if allow_zero { ">= 0" } else { "> 0" };
@@ -404,6 +474,7 @@ impl Validator {
     pub(crate) fn unique_names<'a>(&mut self, what: &str, names: impl Iterator<Item = &'a str>) {
         let mut seen = BTreeMap::new();
         for (i, name) in names.enumerate() {
+            self.printable_name(&format!("{what}[{i}].name"), name);
             if name.is_empty() || name == "exit" {
                 self.report(
                     format!("{what}[{i}].name"),
@@ -651,6 +722,13 @@ impl Validator {
             .iter()
             .map(|s| self.station(s, &f.classes, &f.stations))
             .collect();
+        let jobs: u64 = f
+            .classes
+            .iter()
+            .filter_map(|c| c.terminals)
+            .map(u64::from)
+            .sum();
+        self.population("class", jobs, MOST_JOBS, "terminals in all");
         if !self.problems.is_empty() {
             return None;
         }

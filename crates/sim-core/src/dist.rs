@@ -9,6 +9,7 @@ use crate::time::SimTime;
 use rand::Rng;
 use rand_distr::weighted::WeightedAliasIndex;
 use rand_distr::{Distribution, Exp1, Gamma, LogNormal, Uniform};
+use statrs::distribution::ContinuousCDF;
 use std::fmt;
 use thiserror::Error;
 
@@ -46,6 +47,10 @@ pub enum DistError {
     /// exponential one.
     #[error("hyperexponential needs a squared coefficient of variation >= 1, got {0}")]
     ScvBelowOne(f64),
+    /// A hyperexponential distribution whose variability cannot be
+    /// represented.
+    #[error("hyperexponential squared coefficient of variation {0} is too large to represent")]
+    ScvTooLarge(f64),
     /// An empirical table that is empty or whose columns differ in length.
     #[error(
         "empirical table needs as many weights as values, and at least one of each (got {values} values, {weights} weights)"
@@ -86,6 +91,8 @@ enum Kind {
     },
     HyperExponential {
         p1: f64,
+        /// 1 - p1, kept apart: it may be far smaller than p1's last digit.
+        p2: f64,
         mean1: f64,
         mean2: f64,
     },
@@ -165,10 +172,18 @@ impl Dist {
         if !(scv.is_finite() && scv >= 1.0) {
             return Err(DistError::ScvBelowOne(scv));
         }
-        let p1 = 0.5 * (1.0 + ((scv - 1.0) / (scv + 1.0)).sqrt());
-        let p2 = 1.0 - p1;
+        let root = ((scv - 1.0) / (scv + 1.0)).sqrt();
+        let p1 = 0.5 * (1.0 + root);
+        // 1 - p1, written so that it does not cancel to 0 for a large SCV.
+        let p2 = 1.0 / ((scv + 1.0) * (1.0 + root));
+        if !(p2 > 0.0 && (mean / (2.0 * p2)).is_finite()) {
+            // So large an SCV leaves no probability on the slow branch in
+            // floating point: what would be sampled is an exponential.
+            return Err(DistError::ScvTooLarge(scv));
+        }
         Ok(Dist(Kind::HyperExponential {
             p1,
+            p2,
             mean1: mean / (2.0 * p1),
             mean2: mean / (2.0 * p2),
         }))
@@ -218,7 +233,9 @@ impl Dist {
             Kind::Deterministic { value } => *value,
             Kind::Uniform { sampler, .. } => sampler.sample(rng),
             Kind::Erlang { sampler, .. } => sampler.sample(rng),
-            Kind::HyperExponential { p1, mean1, mean2 } => {
+            Kind::HyperExponential {
+                p1, mean1, mean2, ..
+            } => {
                 let u: f64 = rand::RngExt::random(rng);
                 let mean = if u < *p1 { mean1 } else { mean2 };
                 let e: f64 = Exp1.sample(rng);
@@ -244,7 +261,12 @@ impl Dist {
             | Kind::LogNormal { mean, .. } => *mean,
             Kind::Deterministic { value } => *value,
             Kind::Uniform { low, high, .. } => 0.5 * (low + high),
-            Kind::HyperExponential { p1, mean1, mean2 } => p1 * mean1 + (1.0 - p1) * mean2,
+            Kind::HyperExponential {
+                p1,
+                p2,
+                mean1,
+                mean2,
+            } => p1 * mean1 + p2 * mean2,
             Kind::Empirical {
                 values,
                 probabilities,
@@ -260,9 +282,12 @@ impl Dist {
             Kind::Deterministic { value } => value * value,
             Kind::Uniform { low, high, .. } => (low * low + low * high + high * high) / 3.0,
             Kind::Erlang { k, mean, .. } => mean * mean * (1.0 + 1.0 / f64::from(*k)),
-            Kind::HyperExponential { p1, mean1, mean2 } => {
-                2.0 * (p1 * mean1 * mean1 + (1.0 - p1) * mean2 * mean2)
-            }
+            Kind::HyperExponential {
+                p1,
+                p2,
+                mean1,
+                mean2,
+            } => 2.0 * (p1 * mean1 * mean1 + p2 * mean2 * mean2),
             Kind::LogNormal { mean, scv, .. } => mean * mean * (1.0 + scv),
             Kind::Empirical {
                 values,
@@ -273,6 +298,94 @@ impl Dist {
                 .zip(probabilities)
                 .map(|(v, p)| v * v * p)
                 .sum(),
+        }
+    }
+
+    /// The probability that a sample exceeds `x` \[s\]: used to refuse
+    /// distributions whose samples [`sample_time`](Self::sample_time) would
+    /// cut at [`LONGEST_SAMPLE`].
+    pub fn exceed_probability(&self, x: f64) -> f64 {
+        match &self.0 {
+            Kind::Exponential { mean } => (-x / mean).exp(),
+            Kind::Deterministic { value } => f64::from(u8::from(*value > x)),
+            Kind::Uniform { low, high, .. } => ((high - x) / (high - low)).clamp(0.0, 1.0),
+            Kind::Erlang { k, mean, .. } => {
+                statrs::distribution::Gamma::new(f64::from(*k), f64::from(*k) / mean)
+                    .expect("shape and rate were checked positive")
+                    .sf(x)
+            }
+            Kind::HyperExponential {
+                p1,
+                p2,
+                mean1,
+                mean2,
+            } => p1 * (-x / mean1).exp() + p2 * (-x / mean2).exp(),
+            Kind::LogNormal { mean, scv, .. } => {
+                let sigma2 = (1.0 + scv).ln();
+                let mu = mean.ln() - 0.5 * sigma2;
+                0.5 * statrs::function::erf::erfc((x.ln() - mu) / (2.0 * sigma2).sqrt())
+            }
+            Kind::Empirical {
+                values,
+                probabilities,
+                ..
+            } => values
+                .iter()
+                .zip(probabilities)
+                .filter(|&(&v, _)| v > x)
+                .map(|(_, p)| p)
+                .sum(),
+        }
+    }
+
+    /// The share of the second moment E\[X²\] that comes from samples
+    /// beyond `x` \[s\]. Where it is not negligible at [`LONGEST_SAMPLE`],
+    /// cutting samples there would make the run draw from a distribution
+    /// with another variance, even if such samples are rare.
+    pub fn tail_share(&self, x: f64) -> f64 {
+        let exp_part = |m: f64| (-x / m).exp() * (x * x + 2.0 * x * m + 2.0 * m * m);
+        let second = self.second_moment();
+        if second <= 0.0 {
+            return 0.0;
+        }
+        match &self.0 {
+            Kind::Exponential { mean } => exp_part(*mean) / second,
+            Kind::Deterministic { value } => f64::from(u8::from(*value > x)),
+            Kind::Uniform { low, high, .. } => {
+                let c = x.clamp(*low, *high);
+                (high.powi(3) - c.powi(3)) / (3.0 * (high - low)) / second
+            }
+            Kind::Erlang { k, mean, .. } => {
+                statrs::distribution::Gamma::new(f64::from(*k) + 2.0, f64::from(*k) / mean)
+                    .expect("shape and rate were checked positive")
+                    .sf(x)
+            }
+            Kind::HyperExponential {
+                p1,
+                p2,
+                mean1,
+                mean2,
+            } => (p1 * exp_part(*mean1) + p2 * exp_part(*mean2)) / second,
+            Kind::LogNormal { mean, scv, .. } => {
+                let sigma2 = (1.0 + scv).ln();
+                let mu = mean.ln() - 0.5 * sigma2;
+                0.5 * statrs::function::erf::erfc(
+                    (x.ln() - mu - 2.0 * sigma2) / (2.0 * sigma2).sqrt(),
+                )
+            }
+            Kind::Empirical {
+                values,
+                probabilities,
+                ..
+            } => {
+                values
+                    .iter()
+                    .zip(probabilities)
+                    .filter(|&(&v, _)| v > x)
+                    .map(|(v, p)| p * v * v)
+                    .sum::<f64>()
+                    / second
+            }
         }
     }
 
@@ -387,6 +500,37 @@ mod tests {
                 "2.000000000"
             ]
         );
+    }
+
+    #[test]
+    fn tail_probabilities_match_their_formulas() {
+        let [e, d, u, k, h, l, t] = all().try_into().unwrap();
+        assert!((e.exceed_probability(2.0) - (-1.0f64).exp()).abs() < 1e-15);
+        assert_eq!(
+            (d.exceed_probability(1.0), d.exceed_probability(1.5)),
+            (1.0, 0.0)
+        );
+        assert!((u.exceed_probability(2.5) - 0.25).abs() < 1e-15);
+        // Erlang-4 with mean 2 (rate 2 per phase): P(X > 2) = e^-4 (1 + 4 + 8 + 32/3).
+        let erlang = (-4.0f64).exp() * (1.0 + 4.0 + 8.0 + 32.0 / 3.0);
+        assert!((k.exceed_probability(2.0) - erlang).abs() < 1e-12);
+        assert!((h.exceed_probability(0.0) - 1.0).abs() < 1e-15);
+        // The lognormal's median is mean / sqrt(1 + scv).
+        assert!((l.exceed_probability(2.0 / 1.5f64.sqrt()) - 0.5).abs() < 1e-12);
+        assert!((t.exceed_probability(1.5) - 0.5).abs() < 1e-15);
+        assert!(Dist::hyperexponential(1.0, 1e308).is_err());
+        // SCV 1e20 or 1e300: samples beyond the bound are rare but carry
+        // nearly all of the second moment.
+        for scv in [1e20, 1e300] {
+            let wild = Dist::hyperexponential(1.0, scv).unwrap();
+            assert!(wild.exceed_probability(LONGEST_SAMPLE) < 1e-12);
+            assert!(wild.tail_share(LONGEST_SAMPLE) > 0.5, "{scv}");
+            assert!((wild.mean() - 1.0).abs() < 1e-12);
+        }
+        for dist in all() {
+            assert!(dist.tail_share(LONGEST_SAMPLE) < 1e-12, "{dist}");
+            assert!((dist.tail_share(0.0) - 1.0).abs() < 1e-9, "{dist}");
+        }
     }
 
     #[test]

@@ -427,7 +427,7 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     if !v.problems.is_empty() {
         return None;
     }
-    Some(System {
+    let system = System {
         name: f.name.clone(),
         seed: f.seed.unwrap_or(1),
         end_time: run?.0,
@@ -440,7 +440,44 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         users: users?,
         classes: classes.into_iter().collect::<Option<_>>()?,
         background: background.into_iter().collect::<Option<_>>()?,
-    })
+    };
+    cycles_take_time(v, &system);
+    v.problems.is_empty().then_some(system)
+}
+
+/// The most processors a system may have.
+const MOST_CPUS: u64 = 4096;
+/// The most terminals, or background processes of one entry, a system may
+/// have: each holds streams and a process slot.
+const MOST_PROCESSES: u64 = 1_000_000;
+
+/// Refuses a user or background cycle that takes no simulated time at all:
+/// a run of it would never move its clock on.
+fn cycles_take_time(v: &mut Validator, sys: &System) {
+    let switch = sys.cpu.context_switch > tpsim_core::SimTime::ZERO;
+    let free = |class: usize| {
+        let c = &sys.classes[class];
+        !switch && c.mean_demand() == 0.0 && c.mean_io() == 0.0
+    };
+    let mix = &sys.users.mix;
+    if sys.users.think.mean() == 0.0 && mix.iter().filter(|m| m.weight > 0.0).all(|m| free(m.class))
+    {
+        v.report(
+            "users.think",
+            "think time, processor demand and I/O of every command are all zero: a user's cycle would take no time",
+        );
+    }
+    for b in &sys.background {
+        if b.sleep.mean() == 0.0 && free(b.class) {
+            v.report(
+                format!("background[{}].sleep", b.name),
+                format!(
+                    "the sleep and the processor demand and I/O of class {} are all zero: a cycle would take no time",
+                    sys.classes[b.class].name
+                ),
+            );
+        }
+    }
 }
 
 fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
@@ -448,6 +485,7 @@ fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
     if count == 0 {
         v.report("system.cpus", "must be at least 1");
     }
+    v.population("system.cpus", u64::from(count), MOST_CPUS, "processors");
     let quantum = v.time(f.quantum, "system.quantum", false);
     let context_switch = v.time(
         f.context_switch.unwrap_or(Seconds(0.0)),
@@ -502,7 +540,16 @@ fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
 /// zero, where allowed).
 fn size(v: &mut Validator, b: Bytes, key: &str, allow_zero: bool) -> Option<u64> {
     let ok = b.0.is_finite() && (b.0 > 0.0 || (allow_zero && b.0 == 0.0)) && b.0 < 1e18;
-    if ok {
+    if ok && b.0 > 0.0 && b.0.round() == 0.0 {
+        v.report(
+            key,
+            format!(
+                "{} bytes rounds to 0: sizes are counted in whole bytes",
+                b.0
+            ),
+        );
+        None
+    } else if ok {
         Some(b.0.round() as u64)
     } else {
         let bound = if allow_zero { ">= 0" } else { "> 0" };
@@ -533,6 +580,16 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
             format!("the kernel ({kernel} bytes) must be smaller than memory.size ({total} bytes)"),
         );
         return None;
+    }
+    for (key, bytes) in [("memory.size", total), ("memory.kernel", kernel)] {
+        if bytes % page != 0 {
+            v.report(
+                key,
+                format!(
+                    "{bytes} bytes is not a whole number of pages of {page} bytes (memory.page)"
+                ),
+            );
+        }
     }
     let user_frames = (total - kernel) / page;
     if user_frames == 0 {
@@ -805,6 +862,12 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
     if f.terminals == 0 {
         v.report("users.terminals", "must be at least 1");
     }
+    v.population(
+        "users.terminals",
+        u64::from(f.terminals),
+        MOST_PROCESSES,
+        "terminals",
+    );
     let think = v.dist(&f.think, "users.think");
     if f.commands.is_empty() {
         v.report("users.commands", "needs at least one { class, weight }");
@@ -907,6 +970,12 @@ fn background(
     if count == 0 {
         v.report(format!("{key}.count"), "must be at least 1");
     }
+    v.population(
+        &format!("{key}.count"),
+        u64::from(count),
+        MOST_PROCESSES,
+        "processes",
+    );
     Some(Background {
         name: f.name.clone(),
         class: class?,
