@@ -6,6 +6,7 @@
 //! - `cli`: `tpsim` as a user drives it: tables, JSON, output files, and
 //!   bad input.
 //! - `reproducibility`: the same scenario and seed give the same bytes.
+//! - `robustness`: generated scenarios, valid or not, never panic or hang.
 //! - `scenarios`: every shipped scenario loads and runs.
 //! - `timesharing`: the time-sharing model against exact MVA and Erlang's
 //!   loss formula, and the effects it exists to show (thrashing knees,
@@ -13,6 +14,7 @@
 
 mod cli;
 mod reproducibility;
+mod robustness;
 mod scenarios;
 mod timesharing;
 mod validation;

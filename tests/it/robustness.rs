@@ -1,0 +1,156 @@
+//! No scenario, valid or not, panics, hangs or exhausts memory: generated
+//! scenarios (the shipped ones with random values put in random places)
+//! go through validation, and those that pass run a short while.
+//!
+//! The fuzz target in `fuzz/` does the same from arbitrary bytes; this
+//! test keeps the same property in the ordinary suite.
+
+use proptest::prelude::*;
+use tpsim::models::{Scenario, SimTime};
+
+/// Every shipped scenario's text.
+fn shipped() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// Values that are wrong, or right but extreme, for most keys.
+fn odd_value() -> impl Strategy<Value = toml::Value> {
+    use toml::Value;
+    prop_oneof![
+        prop_oneof![
+            Just(-1i64),
+            Just(0),
+            Just(1),
+            Just(3),
+            Just(1 << 40),
+            Just(i64::MAX)
+        ]
+        .prop_map(Value::Integer),
+        prop_oneof![
+            Just(0.0),
+            Just(-0.5),
+            Just(0.3),
+            Just(1e300),
+            Just(f64::NAN),
+            Just(f64::INFINITY)
+        ]
+        .prop_map(Value::Float),
+        prop_oneof![
+            Just("0s"),
+            Just("0.1ns"),
+            Just("1e30s"),
+            Just("0.4B"),
+            Just("-3KiB"),
+            Just("1KiB"),
+            Just("0.1w"),
+            Just("1h"),
+            Just("exit"),
+            Just(""),
+            Just("a\nb"),
+            Just("ps"),
+            Just("paging"),
+            Just("swapping"),
+            Just("7/s"),
+        ]
+        .prop_map(|s| Value::String(s.to_string())),
+        any::<bool>().prop_map(Value::Boolean),
+        Just(Value::Array(Vec::new())),
+    ]
+}
+
+/// Every leaf of a TOML value, as a path of table keys and array indices.
+fn leaves(value: &toml::Value, path: &mut Vec<PathStep>, out: &mut Vec<Vec<PathStep>>) {
+    match value {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                path.push(PathStep::Key(k.clone()));
+                leaves(v, path, out);
+                path.pop();
+            }
+        }
+        toml::Value::Array(a) if !a.is_empty() => {
+            for (i, v) in a.iter().enumerate() {
+                path.push(PathStep::Index(i));
+                leaves(v, path, out);
+                path.pop();
+            }
+        }
+        _ => out.push(path.clone()),
+    }
+}
+
+#[derive(Clone, Debug)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn replace(value: &mut toml::Value, path: &[PathStep], new: toml::Value) {
+    match path.split_first() {
+        None => *value = new,
+        Some((PathStep::Key(k), rest)) => {
+            replace(value.as_table_mut().unwrap().get_mut(k).unwrap(), rest, new)
+        }
+        Some((PathStep::Index(i), rest)) => {
+            replace(&mut value.as_array_mut().unwrap()[*i], rest, new)
+        }
+    }
+}
+
+/// Checks `text` and, if it is valid, runs it for a short while.
+fn check_and_run(text: &str) {
+    let Ok(mut scenario) = tpsim::models::load("generated.toml", text) else {
+        return;
+    };
+    // A bounded run: a few thousand events, whatever the scenario says.
+    match &mut scenario {
+        Scenario::Network(net) => {
+            net.max_events = Some(5_000);
+            net.end_time = net.end_time.min(SimTime::from_secs(1_000_000));
+            net.warmup = net.warmup.min(net.end_time);
+            let _ = tpsim::models::simulate(net, net.seed, 0);
+        }
+        Scenario::System(sys) => {
+            sys.max_events = Some(5_000);
+            let _ = tpsim::models::system::simulate(sys, sys.seed, 0);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_scenarios_never_panic(
+        base in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), odd_value()), 0..4),
+    ) {
+        let texts = shipped();
+        let text = base.get(&texts);
+        let mut value: toml::Value = toml::from_str(text).unwrap();
+        for (at, new) in edits {
+            let mut paths = Vec::new();
+            leaves(&value, &mut Vec::new(), &mut paths);
+            if paths.is_empty() {
+                break;
+            }
+            let path = at.get(&paths).clone();
+            replace(&mut value, &path, new);
+        }
+        // NaN and infinity do not survive TOML text as written by every
+        // writer; what cannot be written is not a scenario anyone has.
+        if let Ok(text) = toml::to_string(&value) {
+            check_and_run(&text);
+        }
+    }
+}
