@@ -21,12 +21,13 @@ cargo test --release --test it --no-run
 failed=0
 for offset in $(seq 1 "$offsets"); do
     : > "$log"
-    if TPSIM_TEST_SEED_OFFSET="$offset" TPSIM_CHECK_LOG="$log" \
-        cargo test --release --quiet --test it -- validation:: timesharing:: >/dev/null 2>&1; then
+    if output=$(TPSIM_TEST_SEED_OFFSET="$offset" TPSIM_CHECK_LOG="$log" \
+        cargo test --release --quiet --test it -- validation:: timesharing:: 2>&1); then
         result=pass
     else
         result=FAIL
         failed=$((failed + 1))
+        echo "$output" | grep -E -A1 "panicked|FAILED" >&2 || true
     fi
     checks=$(wc -l < "$log")
     echo "seed offset $offset: $result, $checks interval checks"
