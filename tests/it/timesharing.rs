@@ -88,7 +88,7 @@ fn throughputs(sys: &System, users: u32, memory_kib: u64, replications: u64) -> 
     sys.users.population = Population::Fixed(users);
     sys.memory.size = memory_kib * 1024;
     sys.warmup = SimTime::from_secs(500);
-    sys.end_time = SimTime::from_secs(4_500);
+    sys.end_time = SimTime::from_secs(3_500);
     (0..replications)
         .map(|r| run(&sys, r).classes[0].throughput)
         .collect()
@@ -102,7 +102,7 @@ fn log_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
 
 #[test]
 fn paging_throughput_has_a_thrashing_knee_that_moves_with_memory() {
-    const R: u64 = 6;
+    const R: u64 = 10;
     let sys = system("thrashing");
     let small = |users| throughputs(&sys, users, 160, R);
     let large = |users| throughputs(&sys, users, 320, R);
@@ -528,7 +528,7 @@ fn shared_text_stays_in_memory_between_commands() {
             "size = \"60KiB\"",
             &format!("size = \"60KiB\"\n    text = \"{shared}\""),
         );
-        replicate(&inline_system(&text), 5)
+        replicate(&inline_system(&text), 8)
             .iter()
             .map(|s| command(s, "job").faults_per_command.unwrap())
             .collect::<Vec<_>>()

@@ -34,11 +34,13 @@ fn new_table(header: &[&str]) -> Table {
 }
 
 /// What the columns of the tables mean, printed under them.
-const CLASS_LEGEND: &str = "\
-Station figures are per visit: response is arrival to departure, wait is arrival to start of service, \
-P(wait) the fraction of visits that waited (a dash: no one waits in line, or no visit ended). \
-Utilization is per server. Class response runs from a job's arrival (or the end of a think time) to its exit; \
-±95% is the half-width of a batch-means confidence interval for the class's mean response, from this run alone.
+const CLASS_LEGEND: &str = "
+Station figures are per visit: response runs from arrival to departure,
+wait from arrival to the start of service; P(wait) is the fraction of
+visits that waited (a dash: no one waits in line there, or nothing ended).
+Utilization is per server. A class's response runs from a job's arrival
+(or the end of a think time) to its exit; ±95% is the half-width of a
+batch-means confidence interval for its mean, from this run alone.
 ";
 
 /// The summary as text for a terminal: a heading, a table of stations and a
