@@ -6,7 +6,7 @@ use std::hint::black_box;
 use tpsim::core::SimTime;
 
 fn mm1(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/mm1.toml");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/mm1.toml");
     let text = std::fs::read_to_string(path).expect("scenarios/mm1.toml is shipped");
     let mut net = tpsim::models::load_network(path, &text).expect("the shipped scenario is valid");
     net.end_time = SimTime::from_secs(50_000);

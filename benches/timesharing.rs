@@ -7,7 +7,7 @@ use tpsim::core::SimTime;
 use tpsim::models::System;
 
 fn shipped(name: &str, end_time: u64) -> System {
-    let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).expect("the scenario is shipped");
     let mut sys = tpsim::models::load_system(&path, &text).expect("the shipped scenario is valid");
     sys.end_time = SimTime::from_secs(end_time);
