@@ -227,8 +227,9 @@ fn logins_are_an_erlang_loss_system() {
     // system, whose blocking follows Erlang B whatever the session
     // distribution. A user whose session ends mid-command stays for the
     // rest of it, a few tens of milliseconds against an hour.
-    let sys = inline_system(SESSIONS);
-    let runs = replicate(&sys, 10);
+    let mut sys = inline_system(SESSIONS);
+    sys.end_time = SimTime::from_secs(1000 * 3600);
+    let runs = replicate(&sys, 20);
     let offered = 6.0;
     let blocking = erlang_b(8, offered);
     let refused: Vec<f64> = runs
