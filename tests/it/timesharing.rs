@@ -558,13 +558,9 @@ fn swapping_moves_shared_text_only_when_no_process_holds_it() {
     let shared = run(&sys, 0);
     let image = |s: &Summary| s.swapping.as_ref().unwrap().mean_image_bytes;
     assert_eq!(image(&whole), 100.0 * 1024.0);
+    // A private part of 40 KiB moves with every swap; the 60 KiB of text
+    // only when no process of the class is left in memory.
     assert!(image(&shared) < 0.6 * image(&whole), "{}", image(&shared));
-    assert!(
-        shared.classes[0].throughput > whole.classes[0].throughput,
-        "{} vs {}",
-        shared.classes[0].throughput,
-        whole.classes[0].throughput
-    );
 }
 
 #[test]
