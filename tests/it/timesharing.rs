@@ -475,8 +475,10 @@ fn a_given_disk_fraction_splits_page_reads_and_fault_costs() {
     let p = s.paging.as_ref().unwrap();
     let n = p.faults as f64;
     assert!(n > 10_000.0, "{p:?}");
-    // A binomial proportion: 4 standard errors either way.
+    // A binomial proportion: 4 standard errors either way (a false alarm
+    // probability of 6.3e-5, the suite's per-check level).
     let se = (0.25 * 0.75 / n).sqrt();
+    crate::note_check("disk fraction: binomial proportion");
     assert!((p.disk_fraction - 0.25).abs() < 4.0 * se, "{p:?}");
     // Each kind of fault costs its device's processor path.
     let span = s.sim_time - s.warmup;
@@ -501,19 +503,31 @@ fn a_larger_bulk_store_sends_fewer_page_reads_to_disk() {
             .replace("size = \"200KiB\"", "size = \"100KiB\"")
             .replace("size = \"60KiB\"", "size = \"60KiB\"\n    text = \"40KiB\"")
             .replace("mean = \"500ms\"", "mean = \"5s\"");
-        let s = run(&inline_system(&text), 0);
-        s.paging.unwrap().disk_fraction
+        replicate(&inline_system(&text), 6)
+            .iter()
+            .map(|s| s.paging.as_ref().unwrap().disk_fraction)
+            .collect::<Vec<_>>()
     };
     let (small, medium, large) = (capacity("8KiB"), capacity("64KiB"), capacity("2MiB"));
-    assert!(
-        small > 0.8,
-        "a tiny bulk store sends most reads to disk: {small}"
+    let minus = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a - b).collect::<Vec<_>>();
+    // A tiny bulk store sends most reads to disk; each larger one sends a
+    // fifth of all reads fewer, paired replication by replication.
+    assert_above("bulk store of 8 KiB: disk fraction", &small, 0.8);
+    assert_above(
+        "disk fraction, 8 KiB less 64 KiB store",
+        &minus(&small, &medium),
+        0.2,
     );
-    assert!(
-        small > medium + 0.2 && medium > large + 0.2,
-        "{small} {medium} {large}"
+    assert_above(
+        "disk fraction, 64 KiB less 2 MiB store",
+        &minus(&medium, &large),
+        0.2,
     );
-    assert!(large < 0.2, "{large}");
+    assert_above(
+        "bulk store of 2 MiB: 1 - disk fraction",
+        &large.iter().map(|f| 1.0 - f).collect::<Vec<_>>(),
+        0.8,
+    );
 }
 
 #[test]
@@ -654,6 +668,7 @@ fn empty_pages_are_zero_filled_without_a_read() {
     assert_eq!(p.reclaims, 0);
     assert_eq!(p.zero_fills + p.disk_reads, p.faults);
     let se = (0.25 / n).sqrt();
+    crate::note_check("zero fills: binomial proportion");
     assert!((p.zero_fills as f64 / n - 0.5).abs() < 4.0 * se, "{p:?}");
     let disk = s.stations.iter().find(|st| st.name == "disk").unwrap();
     // One disk request per fault that reads, give or take those under way
