@@ -309,11 +309,7 @@ impl Dist {
             Kind::Exponential { mean } => (-x / mean).exp(),
             Kind::Deterministic { value } => f64::from(u8::from(*value > x)),
             Kind::Uniform { low, high, .. } => ((high - x) / (high - low)).clamp(0.0, 1.0),
-            Kind::Erlang { k, mean, .. } => {
-                statrs::distribution::Gamma::new(f64::from(*k), f64::from(*k) / mean)
-                    .expect("shape and rate were checked positive")
-                    .sf(x)
-            }
+            Kind::Erlang { k, mean, .. } => gamma_sf(f64::from(*k), f64::from(*k) / mean, x),
             Kind::HyperExponential {
                 p1,
                 p2,
@@ -321,8 +317,7 @@ impl Dist {
                 mean2,
             } => p1 * (-x / mean1).exp() + p2 * (-x / mean2).exp(),
             Kind::LogNormal { mean, scv, .. } => {
-                let sigma2 = (1.0 + scv).ln();
-                let mu = mean.ln() - 0.5 * sigma2;
+                let (mu, sigma2) = log_parameters(*mean, *scv);
                 0.5 * statrs::function::erf::erfc((x.ln() - mu) / (2.0 * sigma2).sqrt())
             }
             Kind::Empirical {
@@ -355,20 +350,19 @@ impl Dist {
                 let c = x.clamp(*low, *high);
                 (high.powi(3) - c.powi(3)) / (3.0 * (high - low)) / second
             }
-            Kind::Erlang { k, mean, .. } => {
-                statrs::distribution::Gamma::new(f64::from(*k) + 2.0, f64::from(*k) / mean)
-                    .expect("shape and rate were checked positive")
-                    .sf(x)
-            }
+            // x² times the Erlang-k density is k(k+1)/rate² times the
+            // Gamma(k + 2, rate) density.
+            Kind::Erlang { k, mean, .. } => gamma_sf(f64::from(*k) + 2.0, f64::from(*k) / mean, x),
             Kind::HyperExponential {
                 p1,
                 p2,
                 mean1,
                 mean2,
             } => (p1 * exp_part(*mean1) + p2 * exp_part(*mean2)) / second,
+            // x² times the lognormal density is E[X²] times the density of
+            // a lognormal whose log has mean mu + 2 sigma².
             Kind::LogNormal { mean, scv, .. } => {
-                let sigma2 = (1.0 + scv).ln();
-                let mu = mean.ln() - 0.5 * sigma2;
+                let (mu, sigma2) = log_parameters(*mean, *scv);
                 0.5 * statrs::function::erf::erfc(
                     (x.ln() - mu - 2.0 * sigma2) / (2.0 * sigma2).sqrt(),
                 )
@@ -405,6 +399,20 @@ impl Dist {
             0.0
         }
     }
+}
+
+/// The mean and variance of the logarithm of a lognormal variable with the
+/// given mean and squared coefficient of variation.
+fn log_parameters(mean: f64, scv: f64) -> (f64, f64) {
+    let sigma2 = (1.0 + scv).ln();
+    (mean.ln() - 0.5 * sigma2, sigma2)
+}
+
+/// P(X > x) for X ~ Gamma(shape, rate).
+fn gamma_sf(shape: f64, rate: f64, x: f64) -> f64 {
+    statrs::distribution::Gamma::new(shape, rate)
+        .expect("shape and rate were checked positive")
+        .sf(x)
 }
 
 impl fmt::Display for Dist {
