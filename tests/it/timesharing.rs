@@ -150,8 +150,8 @@ fn variance_of_difference(
     let mut paged = system("thrashing");
     paged.users.population = Population::Fixed(users);
     paged.memory.size = 320 * 1024;
-    paged.end_time = SimTime::from_secs(2_000);
-    paged.warmup = SimTime::from_secs(200);
+    paged.end_time = SimTime::from_secs(1_500);
+    paged.warmup = SimTime::from_secs(150);
     let mut swapped = paged.clone();
     swapped.memory.policy = Policy::Swapping { device: 0 };
     let response = |sys: &System, seed: u64, r: u64| {
@@ -173,7 +173,7 @@ fn paging_and_swapping_see_the_same_workload() {
     // random numbers the difference between the policies varies far less
     // from replication to replication than with independent streams.
     // An F test of the two variances, at the suite's per-check level.
-    const R: u64 = 48;
+    const R: u64 = 80;
     let common = variance_of_difference(4, 1, 1, R);
     let independent = variance_of_difference(4, 1, 2, R);
     let df = (R - 1) as f64;
