@@ -171,6 +171,7 @@ mod tests {
         Schedule(u64),
         Cancel(usize),
         Pop,
+        Peek,
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -178,6 +179,7 @@ mod tests {
             3 => (0u64..50).prop_map(Op::Schedule),
             1 => (0usize..64).prop_map(Op::Cancel),
             2 => Just(Op::Pop),
+            1 => Just(Op::Peek),
         ]
     }
 
@@ -209,15 +211,30 @@ mod tests {
                         let expected = shadow.pop_first().map(|((t, _), e)| (SimTime::from_nanos(t), e));
                         prop_assert_eq!(calendar.pop(), expected);
                     }
+                    // Peeking drops stale keys from the front, so it is an
+                    // operation of its own: pops must meet stale keys too.
+                    Op::Peek => prop_assert_eq!(
+                        calendar.peek_time(),
+                        shadow.first_key_value().map(|(&(t, _), _)| SimTime::from_nanos(t))
+                    ),
                 }
                 prop_assert_eq!(calendar.len(), shadow.len());
                 prop_assert_eq!(calendar.heap.len(), calendar.len() + calendar.stale);
-                prop_assert_eq!(
-                    calendar.peek_time(),
-                    shadow.first_key_value().map(|(&(t, _), _)| SimTime::from_nanos(t))
-                );
             }
         }
+    }
+
+    #[test]
+    fn empty_until_scheduled_and_after_the_last_pop() {
+        let mut calendar = Calendar::new();
+        assert!(calendar.is_empty());
+        let key = calendar.schedule(SimTime::from_secs(1), ());
+        assert!(!calendar.is_empty());
+        assert!(calendar.cancel(key));
+        assert!(calendar.is_empty());
+        let _ = calendar.schedule(SimTime::from_secs(2), ());
+        assert_eq!(calendar.pop(), Some((SimTime::from_secs(2), ())));
+        assert!(calendar.is_empty());
     }
 
     #[test]

@@ -75,6 +75,12 @@ mod tests {
     use rand::Rng;
 
     #[test]
+    fn a_factory_knows_its_seed_and_replication() {
+        let streams = Streams::new(5, 7);
+        assert_eq!((streams.master_seed(), streams.replication()), (5, 7));
+    }
+
+    #[test]
     fn streams_are_stable_across_releases() {
         // Golden values: if these change, every seeded result changes.
         let streams = Streams::new(1, 0);

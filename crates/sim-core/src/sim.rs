@@ -291,8 +291,51 @@ mod tests {
         let mut sim = ticker();
         let reason = sim.run_until(SimTime::from_nanos(2_500_000_000), None);
         assert_eq!(reason, StopReason::EndTime);
-        assert_eq!(sim.model().ticks.len(), 3);
+        assert_eq!(
+            sim.model().ticks,
+            [0, 1, 2].map(SimTime::from_secs),
+            "the model sees each event's own time"
+        );
         assert_eq!(sim.now(), SimTime::from_nanos(2_500_000_000));
+    }
+
+    /// Schedules a timeout and, at the first tick, cancels it twice.
+    struct Canceller {
+        timeout: Option<EventKey>,
+        answers: Vec<bool>,
+        fired: bool,
+    }
+
+    impl Model for Canceller {
+        type Event = bool;
+        fn handle(&mut self, is_timeout: bool, ctx: &mut Context<bool>) {
+            if is_timeout {
+                self.fired = true;
+                return;
+            }
+            let key = self.timeout.take().expect("one tick");
+            self.answers.push(ctx.cancel(key));
+            self.answers.push(ctx.cancel(key));
+            assert_eq!(ctx.pending(), 0);
+        }
+    }
+
+    #[test]
+    fn a_model_cancels_through_its_context_once() {
+        let mut sim = Simulation::new(Canceller {
+            timeout: None,
+            answers: Vec::new(),
+            fired: false,
+        });
+        let (model, ctx) = sim.parts_mut();
+        model.timeout = Some(ctx.schedule_in(SimTime::from_secs(5), true));
+        let _ = sim.schedule_at(SimTime::from_secs(1), false);
+        assert_eq!(
+            sim.run_until(SimTime::from_secs(10), None),
+            StopReason::Exhausted
+        );
+        assert_eq!(sim.model().answers, [true, false]);
+        assert!(!sim.model().fired);
     }
 
     #[test]
