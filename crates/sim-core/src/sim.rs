@@ -77,7 +77,7 @@ pub enum StopReason {
     ModelStopped,
     /// No event was left; the clock reads the end time.
     Exhausted,
-    /// The clock stood still for [`Simulation::stall_limit`] events in a
+    /// The clock stood still for [`STALL_EVENTS`] (or [`Simulation::set_stall_limit`]) events in a
     /// row: some cycle of the model takes no time, and the run could never
     /// reach its end time.
     Stalled,
@@ -124,11 +124,6 @@ impl<M: Model> Simulation<M> {
     pub fn set_stall_limit(&mut self, events: u64) {
         assert!(events > 0, "a stall limit of 0 events stops every run");
         self.stall_limit = events;
-    }
-
-    /// The events in a row at one instant after which a run is stalled.
-    pub fn stall_limit(&self) -> u64 {
-        self.stall_limit
     }
 
     /// The last event dispatched while the clock stood still, as `Debug`
