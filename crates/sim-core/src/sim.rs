@@ -383,14 +383,14 @@ mod tests {
         assert_eq!(sim.now(), SimTime::from_secs(2));
     }
 
-    /// Schedules itself again at the same instant, for ever.
+    /// Schedules its next event at the same instant, for ever.
     #[derive(Debug)]
     struct Spinner;
 
     impl Model for Spinner {
-        type Event = u8;
-        fn handle(&mut self, event: u8, ctx: &mut Context<u8>) {
-            let _ = ctx.schedule_in(SimTime::ZERO, event);
+        type Event = u32;
+        fn handle(&mut self, event: u32, ctx: &mut Context<u32>) {
+            let _ = ctx.schedule_in(SimTime::ZERO, event + 1);
         }
     }
 
@@ -405,7 +405,9 @@ mod tests {
         );
         assert_eq!(sim.now(), SimTime::from_secs(1));
         assert_eq!(sim.events(), 1_001);
-        assert_eq!(sim.stalled_on(), "7");
+        // Events 7 (at 1 s, when the clock moved) to 1007: the last names
+        // the stall.
+        assert_eq!(sim.stalled_on(), "1007");
         // A model whose clock moves is never stalled, however long it runs.
         let mut ticking = ticker();
         ticking.set_stall_limit(2);
