@@ -309,6 +309,7 @@ mod tests {
                 return;
             }
             let key = self.timeout.take().expect("one tick");
+            assert_eq!(ctx.pending(), 1, "the timeout is pending");
             self.answers.push(ctx.cancel(key));
             self.answers.push(ctx.cancel(key));
             assert_eq!(ctx.pending(), 0);

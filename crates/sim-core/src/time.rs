@@ -117,6 +117,14 @@ mod tests {
     }
 
     #[test]
+    fn times_add_up_and_print_in_seconds() {
+        let mut t = SimTime::from_secs(2);
+        t += SimTime::from_nanos(500_000_000);
+        assert_eq!(t, SimTime::from_nanos(2_500_000_000));
+        assert_eq!(t.to_string(), "2.5s");
+    }
+
+    #[test]
     fn arithmetic_is_checked() {
         let a = SimTime::from_secs(2);
         let b = SimTime::from_secs(1);
