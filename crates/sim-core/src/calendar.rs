@@ -252,19 +252,26 @@ mod tests {
 
     #[test]
     fn cancelled_far_future_events_do_not_grow_the_heap() {
+        // More live events than the sweep threshold, so that sweeping waits
+        // for the stale keys to outnumber them.
+        let live = 3 * SWEEP_THRESHOLD as u64;
         let mut calendar = Calendar::new();
-        let _ = calendar.schedule(SimTime::from_secs(1), 0u32);
+        for i in 0..live {
+            let _ = calendar.schedule(SimTime::from_secs(1 + i), 0u32);
+        }
         for i in 0..100_000 {
             let timeout = calendar.schedule(SimTime::from_secs(1_000_000 + i), 1);
             assert!(calendar.cancel(timeout));
         }
-        assert_eq!(calendar.len(), 1);
+        assert_eq!(calendar.len() as u64, live);
         assert!(
-            calendar.heap.len() <= 2 * SWEEP_THRESHOLD + 2,
-            "heap holds {} keys for 1 pending event",
+            calendar.heap.len() as u64 <= 2 * live + 1,
+            "heap holds {} keys for {live} pending events",
             calendar.heap.len()
         );
-        assert_eq!(calendar.pop(), Some((SimTime::from_secs(1), 0)));
+        for i in 0..live {
+            assert_eq!(calendar.pop(), Some((SimTime::from_secs(1 + i), 0)));
+        }
         assert_eq!(calendar.pop(), None);
     }
 
