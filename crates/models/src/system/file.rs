@@ -581,16 +581,6 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
         );
         return None;
     }
-    for (key, bytes) in [("memory.size", total), ("memory.kernel", kernel)] {
-        if bytes % page != 0 {
-            v.report(
-                key,
-                format!(
-                    "{bytes} bytes is not a whole number of pages of {page} bytes (memory.page)"
-                ),
-            );
-        }
-    }
     let user_frames = (total - kernel) / page;
     if user_frames == 0 {
         v.report(
@@ -601,6 +591,16 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
             ),
         );
         return None;
+    }
+    for (key, bytes) in [("memory.size", total), ("memory.kernel", kernel)] {
+        if bytes % page != 0 {
+            v.report(
+                key,
+                format!(
+                    "{bytes} bytes is not a whole number of pages of {page} bytes (memory.page)"
+                ),
+            );
+        }
     }
     let policy = match f.policy.as_str() {
         "swapping" => {
@@ -1063,6 +1063,8 @@ mod tests {
         assert_eq!(keys(&text), ["class[edit].size"]);
         let text = GOOD.replace("page = \"1KiB\"", "page = \"1MiB\"");
         assert_eq!(keys(&text), ["memory.page"]);
+        let text = GOOD.replace("page = \"1KiB\"", "page = \"3KiB\"");
+        assert_eq!(keys(&text), ["memory.size", "memory.kernel"]);
         let text = GOOD.replace("page = \"1KiB\"", "page = 1024");
         assert!(problems(&text)[0].message.contains("size"));
     }
