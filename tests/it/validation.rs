@@ -430,6 +430,10 @@ fn round_robin_charges_a_switch_per_dispatch_of_another_job() {
     );
     let s = tpsim::models::simulate(&net, 1, 0);
     assert_eq!(s.classes[0].completions, 1000);
+    // Each command is a think-time end and four slices, 5 events; two
+    // commands take 2.08 s, so about 1,005 start in 1,045 s; and the
+    // warm-up ends.
+    assert!((5_000..=5_035).contains(&s.events), "{} events", s.events);
     assert!(
         (s.classes[0].mean_response.unwrap() - 2.08).abs() < 1e-9,
         "{}",
