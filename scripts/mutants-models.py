@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Mutation testing of the models against the integration tests.
+
+cargo-mutants runs a mutated package's own tests, but the checks that
+matter for `tpsim-models` (the validation against queueing theory, the
+time-sharing checks) live in the root package's `tests/it`. This script
+takes cargo-mutants' list of mutants of one source file, applies each in
+turn to a clean clone of the repository, runs the chosen integration tests,
+reverts it, and prints one line per mutant: caught, MISSED, unviable (does
+not build) or caught (timeout).
+
+    scripts/mutants-models.py FILE [--shard K/N] [--filter validation::]
+
+Shard K of N takes every N-th mutant starting at the K-th (1-based), so N
+sessions cover a file between them. Not part of CI: each mutant costs a
+rebuild and a run of the tests, about 45 s on two cores.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="source file to mutate, e.g. crates/models/src/simulate.rs")
+    parser.add_argument("--shard", default="1/1", help="K/N: this shard of N")
+    parser.add_argument("--filter", default="", help="test-name filter for tests/it")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per test run")
+    args = parser.parse_args()
+    k, n = (int(x) for x in args.shard.split("/"))
+    if not 1 <= k <= n:
+        parser.error("--shard must be K/N with 1 <= K <= N")
+
+    root = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    listing = subprocess.run(
+        ["cargo", "mutants", "--list", "--json", "--diff", "--workspace", "-f", args.file],
+        cwd=root, capture_output=True, text=True, check=True,
+    ).stdout
+    mutants = json.loads(listing)[k - 1 :: n]
+    print(f"{len(mutants)} mutants in shard {k}/{n} of {args.file}", flush=True)
+
+    # Builds are kept between runs, under the repository's target directory.
+    os.environ["CARGO_TARGET_DIR"] = os.path.join(root, "target", "mutants-models")
+    with tempfile.TemporaryDirectory() as scratch:
+        clone = os.path.join(scratch, "tpsim")
+        subprocess.run(["git", "clone", "-q", root, clone], check=True)
+        test = ["cargo", "test", "-q", "--test", "it"] + ([args.filter] if args.filter else [])
+        counts = {}
+        for mutant in mutants:
+            verdict = run_one(clone, mutant, test, args.timeout)
+            counts[verdict] = counts.get(verdict, 0) + 1
+            print(f"{verdict:<16} {mutant['name']}", flush=True)
+    print(", ".join(f"{v}: {c}" for v, c in sorted(counts.items())))
+    return 0
+
+
+def run_one(clone: str, mutant: dict, test: list, timeout: int) -> str:
+    applied = subprocess.run(
+        ["patch", "--quiet", "--batch", mutant["file"]],
+        input=mutant["diff"], text=True, cwd=clone, capture_output=True,
+    )
+    try:
+        if applied.returncode != 0:
+            return "not applied"
+        built = subprocess.run(test + ["--no-run"], cwd=clone, capture_output=True)
+        if built.returncode != 0:
+            return "unviable"
+        try:
+            ran = subprocess.run(test, cwd=clone, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "caught (timeout)"
+        return "caught" if ran.returncode != 0 else "MISSED"
+    finally:
+        subprocess.run(["git", "checkout", "-q", "--", "."], cwd=clone, check=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
