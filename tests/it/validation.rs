@@ -580,7 +580,7 @@ fn batch_means_coverage_at_heavy_load_and_in_short_runs() {
         (0.9, 20_000.0),
         (0.95, 1_000_000.0),
     ] {
-        let (coverage, printed) = batch_means_coverage(rho, length, 200);
+        let (coverage, printed) = batch_means_coverage(rho, length, 500);
         println!(
             "M/M/1 rho {rho}, {length} s: coverage {coverage:.3} of {printed} printed intervals"
         );
