@@ -353,7 +353,7 @@ fn a_time_sharing_run_reports_processor_memory_and_load() {
     assert_eq!(out.status, 0, "stderr: {}", out.stderr);
     for expected in [
         "| cpu     |         rr |",
-        "| rp06-0  |       fcfs |",
+        "| rp06-0  |   disksort |",
         "| cpu: fault handling",
         "| cpu: idle",
         "| page faults [1/s]",

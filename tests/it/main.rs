@@ -13,6 +13,7 @@
 //!   load control, images too big to swap).
 
 mod cli;
+mod disks;
 mod reproducibility;
 mod robustness;
 mod scenarios;

@@ -7,7 +7,7 @@
 //! (1984) ch. 6.
 
 use crate::network::{ClassKind, Discipline, Network};
-use crate::system::{Population, System};
+use crate::system::{Order, Population, Region, System};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -385,9 +385,9 @@ impl ClosedModel {
             let mut requests = 0.0;
             for (class, w) in mix() {
                 for io in class.io.iter().filter(|io| io.device == d) {
-                    let fixed = 0.5 * device.revolution + io.size / device.rate;
-                    let mean = device.seek.mean() + fixed;
-                    let variance = device.seek.variance() + device.revolution.powi(2) / 12.0;
+                    let mean = device.mean_service(io.size, Region::Files);
+                    let variance =
+                        device.seek_moments(Region::Files).1 + device.revolution.powi(2) / 12.0;
                     demand += w * io.count * mean;
                     second += w * io.count * (variance + mean * mean);
                     requests += w * io.count;
@@ -395,6 +395,12 @@ impl ClosedModel {
             }
             if requests == 0.0 {
                 continue;
+            }
+            if device.arm.as_ref().is_some_and(|a| a.order != Order::Fcfs) {
+                caveats.push(format!(
+                    "device \"{}\" orders its queue by cylinder, so its service time depends on the queue; the first-come-first-served time is used",
+                    device.name
+                ));
             }
             let mean = demand / requests;
             let scv = second / requests / (mean * mean) - 1.0;

@@ -2,8 +2,8 @@
 //! [`System`]. Every problem is reported with its key, as for networks.
 
 use super::{
-    Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix, Paging, Placement,
-    Policy, Population, Sessions, System, Users,
+    Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix, Order,
+    Paging, Placement, Policy, Population, SeekCurve, Sessions, System, Users,
 };
 use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::units::{Bytes, BytesPerSecond, Seconds};
@@ -184,6 +184,33 @@ pub struct DeviceFile {
     /// Processor time per page fault served by this device (default 0).
     #[serde(default)]
     pub fault_cpu: Option<Seconds>,
+    /// The disk's arm (default: none, seeks drawn from `seek`).
+    #[serde(default)]
+    pub arm: Option<ArmFile>,
+    /// The swap area's first and last cylinders (default: the whole disk).
+    #[serde(default)]
+    pub swap_area: Option<[i64; 2]>,
+    /// The file system's first and last cylinders (default: the whole
+    /// disk).
+    #[serde(default)]
+    pub file_system: Option<[i64; 2]>,
+}
+
+/// `arm = { ... }` of a `[[device]]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ArmFile {
+    /// Cylinders on the disk.
+    pub cylinders: i64,
+    /// Seek time over one cylinder.
+    pub track: Seconds,
+    /// Mean seek time over all seeks between two different cylinders.
+    pub average: Seconds,
+    /// Seek time across the whole disk.
+    pub full: Seconds,
+    /// `"fcfs"` or `"disksort"` (default `"fcfs"`).
+    #[serde(default)]
+    pub order: Option<String>,
 }
 
 /// One entry of the command mix.
@@ -526,14 +553,105 @@ fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
         &format!("{key}.fault_cpu"),
         true,
     );
+    let arm = arm(v, f, &key);
     let ok = rpm.is_finite() && rpm >= 0.0 && rate.is_finite() && rate > 0.0;
     Some(Device {
         name: f.name.clone(),
         seek: seek?,
+        arm: arm?,
         revolution: if rpm > 0.0 { 60.0 / rpm } else { 0.0 },
         rate: ok.then_some(rate)?,
         fault_cpu: fault_cpu?,
     })
+}
+
+/// The most cylinders a disk may have.
+const MAX_CYLINDERS: i64 = 1_000_000;
+
+/// The arm of device `f`, if it has one (`Some(None)` if not; `None` if
+/// it is invalid).
+fn arm(v: &mut Validator, f: &DeviceFile, key: &str) -> Option<Option<Arm>> {
+    let Some(a) = &f.arm else {
+        for (name, area) in [("swap_area", f.swap_area), ("file_system", f.file_system)] {
+            if area.is_some() {
+                v.report(
+                    format!("{key}.{name}"),
+                    "cylinder areas need an arm: give the device arm = { cylinders = ..., track = ..., average = ..., full = ... }",
+                );
+            }
+        }
+        return Some(None);
+    };
+    if f.seek.is_some() {
+        v.report(
+            format!("{key}.seek"),
+            "a device with an arm takes its seek times from arm.track, arm.average and arm.full: leave seek out",
+        );
+    }
+    let cylinders = a.cylinders;
+    if !(3..=MAX_CYLINDERS).contains(&cylinders) {
+        v.report(
+            format!("{key}.arm.cylinders"),
+            format!("must be a whole number from 3 to {MAX_CYLINDERS}, got {cylinders}"),
+        );
+    }
+    let order = match a.order.as_deref().unwrap_or("fcfs") {
+        "fcfs" => Some(Order::Fcfs),
+        "disksort" => Some(Order::Disksort),
+        other => {
+            v.report(
+                format!("{key}.arm.order"),
+                format!("unknown order \"{other}\": expected \"fcfs\" or \"disksort\""),
+            );
+            None
+        }
+    };
+    let times = [("track", a.track), ("average", a.average), ("full", a.full)]
+        .map(|(name, t)| v.time(t, &format!("{key}.arm.{name}"), false));
+    let cylinders = u32::try_from(cylinders)
+        .ok()
+        .filter(|c| (3..=MAX_CYLINDERS).contains(&i64::from(*c)))?;
+    let area = |v: &mut Validator, name: &str, given: Option<[i64; 2]>| match given {
+        None => Some(Area {
+            first: 0,
+            last: cylinders - 1,
+        }),
+        Some([first, last]) if 0 <= first && first <= last && last < i64::from(cylinders) => {
+            Some(Area {
+                first: first as u32,
+                last: last as u32,
+            })
+        }
+        Some([first, last]) => {
+            v.report(
+                format!("{key}.{name}"),
+                format!(
+                    "[{first}, {last}] does not fit on the disk: give [first, last] with 0 <= first <= last <= {} (cylinders are numbered from 0)",
+                    cylinders - 1
+                ),
+            );
+            None
+        }
+    };
+    let swap_area = area(v, "swap_area", f.swap_area);
+    let file_system = area(v, "file_system", f.file_system);
+    let [track, average, full] = times;
+    let (track, average, full) = (track?, average?, full?);
+    let seek = SeekCurve::fit(
+        cylinders,
+        track.as_secs_f64(),
+        average.as_secs_f64(),
+        full.as_secs_f64(),
+    )
+    .map_err(|e| v.report(format!("{key}.arm"), e.to_string()))
+    .ok()?;
+    Some(Some(Arm {
+        cylinders,
+        seek,
+        order: order?,
+        swap_area: swap_area?,
+        file_system: file_system?,
+    }))
 }
 
 /// A size in whole bytes, reported under `key` unless it is positive (or
@@ -1035,6 +1153,76 @@ mod tests {
         problems(text).into_iter().map(|p| p.key).collect()
     }
 
+    /// GOOD with its disk given an arm, `extra` added to the device.
+    fn armed(arm: &str, extra: &str) -> String {
+        GOOD.replace(
+            r#"seek = { uniform = { low = "10ms", high = "50ms" } }"#,
+            &format!("arm = {{ {arm} }}\n{extra}"),
+        )
+    }
+
+    const ARM: &str = r#"cylinders = 815, track = "10ms", average = "30ms", full = "55ms""#;
+
+    #[test]
+    fn an_arm_and_its_areas_validate() {
+        let text = armed(
+            &format!(r#"{ARM}, order = "disksort""#),
+            "swap_area = [38, 117]\nfile_system = [118, 814]",
+        );
+        let sys = SystemFile::parse("t.toml", &text)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let arm = sys.devices[0].arm.as_ref().unwrap();
+        assert_eq!((arm.cylinders, arm.order), (815, Order::Disksort));
+        assert_eq!((arm.swap_area.first, arm.swap_area.last), (38, 117));
+        assert_eq!((arm.file_system.first, arm.file_system.last), (118, 814));
+        assert!((arm.seek.time(814) - 0.055).abs() < 1e-12);
+        // Without areas, both span the disk; without an order, FCFS.
+        let sys = SystemFile::parse("t.toml", &armed(ARM, ""))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let arm = sys.devices[0].arm.as_ref().unwrap();
+        assert_eq!(arm.order, Order::Fcfs);
+        assert_eq!((arm.swap_area.first, arm.swap_area.last), (0, 814));
+        assert_eq!(arm.file_system, arm.swap_area);
+    }
+
+    #[test]
+    fn bad_arms_name_their_keys() {
+        let unknown_order = armed(&format!(r#"{ARM}, order = "sstf""#), "");
+        assert_eq!(keys(&unknown_order), ["device[disk].arm.order"]);
+        let off_the_disk = armed(ARM, "swap_area = [800, 815]");
+        assert_eq!(keys(&off_the_disk), ["device[disk].swap_area"]);
+        let backwards = armed(ARM, "file_system = [200, 100]");
+        assert_eq!(keys(&backwards), ["device[disk].file_system"]);
+        let not_increasing = armed(
+            r#"cylinders = 815, track = "10ms", average = "54ms", full = "55ms""#,
+            "",
+        );
+        assert_eq!(keys(&not_increasing), ["device[disk].arm"]);
+        let unordered = armed(
+            r#"cylinders = 815, track = "40ms", average = "30ms", full = "55ms""#,
+            "",
+        );
+        assert_eq!(keys(&unordered), ["device[disk].arm"]);
+        let too_few = armed(
+            r#"cylinders = 2, track = "10ms", average = "30ms", full = "55ms""#,
+            "",
+        );
+        assert_eq!(keys(&too_few), ["device[disk].arm.cylinders"]);
+        let zero_track = armed(
+            r#"cylinders = 815, track = "0ms", average = "30ms", full = "55ms""#,
+            "",
+        );
+        assert_eq!(keys(&zero_track), ["device[disk].arm.track"]);
+        let both = GOOD.replace("rpm = 3600", &format!("rpm = 3600\narm = {{ {ARM} }}"));
+        assert_eq!(keys(&both), ["device[disk].seek"]);
+        let areas_alone = GOOD.replace("rpm = 3600", "rpm = 3600\nswap_area = [0, 10]");
+        assert_eq!(keys(&areas_alone), ["device[disk].swap_area"]);
+    }
+
     #[test]
     fn a_good_system_validates() {
         let sys = SystemFile::parse("t.toml", GOOD)
@@ -1049,7 +1237,10 @@ mod tests {
         assert_eq!(p.free_target, 48);
         assert!((sys.devices[0].revolution - 1.0 / 60.0).abs() < 1e-12);
         assert!(
-            (sys.devices[0].mean_service(1000.0) - (0.030 + 1.0 / 120.0 + 0.00125)).abs() < 1e-12
+            (sys.devices[0].mean_service(1000.0, crate::system::Region::Files)
+                - (0.030 + 1.0 / 120.0 + 0.00125))
+                .abs()
+                < 1e-12
         );
     }
 

@@ -13,9 +13,11 @@
 //! recently. Thrashing is not written in anywhere: it follows from resident
 //! sets being squeezed below their knees.
 
+pub mod disk;
 mod file;
 mod model;
 
+pub use disk::{Area, Arm, Order, Region, SeekCurve};
 pub use file::SystemFile;
 pub use model::{LoadSample, SystemRun, simulate, simulate_with_progress};
 
@@ -163,13 +165,18 @@ pub enum Placement {
     DiskFraction(f64),
 }
 
-/// A disk or a bulk store: one FCFS server.
+/// A disk or a bulk store: one server, whose requests wait in line.
 #[derive(Clone, Debug)]
 pub struct Device {
     /// The device's name.
     pub name: String,
-    /// Seek time per request.
+    /// Seek time per request, drawn afresh for each (a device without an
+    /// arm).
     pub seek: Dist,
+    /// The disk's arm: seek times from the distance travelled, the order of
+    /// the queue and the areas on the disk. `None`: the seek is drawn from
+    /// `seek` and the queue is served first come first served.
+    pub arm: Option<Arm>,
     /// One revolution \[s\]; the rotational latency is uniform over it. 0 for
     /// a device without rotation.
     pub revolution: f64,
@@ -181,9 +188,20 @@ pub struct Device {
 }
 
 impl Device {
-    /// The mean time to serve a request of `bytes` \[s\].
-    pub fn mean_service(&self, bytes: f64) -> f64 {
-        self.seek.mean() + 0.5 * self.revolution + bytes / self.rate
+    /// The mean and variance of a request's seek time when every request
+    /// falls in `region` and the queue is served first come first served
+    /// \[s, s²\].
+    pub fn seek_moments(&self, region: Region) -> (f64, f64) {
+        match &self.arm {
+            Some(arm) => arm.seek.uniform_moments(arm.area(region)),
+            None => (self.seek.mean(), self.seek.variance()),
+        }
+    }
+
+    /// The mean time to serve a request of `bytes` in `region`, served
+    /// first come first served \[s\].
+    pub fn mean_service(&self, bytes: f64, region: Region) -> f64 {
+        self.seek_moments(region).0 + 0.5 * self.revolution + bytes / self.rate
     }
 }
 

@@ -18,7 +18,7 @@
 //! the same seed see the same workload; page faults, placement, dirty pages
 //! and device timings have streams of their own.
 
-use super::{Mix, Placement, Policy, Population, System};
+use super::{Mix, Placement, Policy, Population, Region, System};
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
@@ -32,11 +32,13 @@ use tpsim_core::{
     TimeWeighted,
 };
 
+mod devices;
 mod paging;
 mod report;
 mod swapping;
 mod users;
 
+use devices::DeviceState;
 use paging::{Holder, Pages, Source, Text};
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -219,6 +221,9 @@ struct Process {
     fault_source: Source,
     /// Whether the pending page is of the class's shared text.
     fault_in_text: bool,
+    /// Whether the pending page is read from the program's file (text, or
+    /// a first touch of a page with contents), not from the swap area.
+    fault_from_file: bool,
     /// Waiting for a free frame before its page read can start.
     waiting_frame: bool,
     /// Distinguishes processes that reuse a slab slot.
@@ -256,21 +261,6 @@ enum Purpose {
     PageWrite,
     SwapIn { pid: usize },
     SwapOut { pid: usize },
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Request {
-    purpose: Purpose,
-    bytes: f64,
-    arrived: SimTime,
-}
-
-#[derive(Debug)]
-struct DeviceState {
-    queue: VecDeque<Request>,
-    busy: Option<Request>,
-    rng: Stream,
-    meter: StationMeter,
 }
 
 #[derive(Debug)]
@@ -349,7 +339,7 @@ pub struct SystemModel<'a> {
     swapper_busy: bool,
     swapper_retry: bool,
     // Devices.
-    devices: Vec<DeviceState>,
+    devices: Vec<DeviceState<Purpose>>,
     // Statistics.
     measured_from: SimTime,
     counters: Counters,
@@ -412,12 +402,7 @@ impl<'a> SystemModel<'a> {
             devices: sys
                 .devices
                 .iter()
-                .map(|d| DeviceState {
-                    queue: VecDeque::new(),
-                    busy: None,
-                    rng: streams.stream(&format!("device/{}", d.name)),
-                    meter: StationMeter::new(),
-                })
+                .map(|d| DeviceState::new(d, streams.stream(&format!("device/{}", d.name))))
                 .collect(),
             measured_from: SimTime::ZERO,
             counters: Counters::default(),
@@ -504,6 +489,7 @@ impl<'a> SystemModel<'a> {
             touched: 0,
             fault_source: Source::ZeroFill,
             fault_in_text: false,
+            fault_from_file: false,
             waiting_frame: false,
             generation: self.next_generation,
         });
@@ -715,50 +701,31 @@ impl SystemModel<'_> {
     /// Queues a request at a device, starting it if the device is idle.
     fn request(&mut self, device: usize, purpose: Purpose, bytes: f64, ctx: &mut Context<Event>) {
         let now = ctx.now();
+        let region = self.region(purpose);
+        let spec = &self.sys.devices[device];
         let d = &mut self.devices[device];
-        d.meter.present.add(now, 1.0);
-        let request = Request {
-            purpose,
-            bytes,
-            arrived: now,
-        };
-        if d.busy.is_some() {
-            d.queue.push_back(request);
-        } else {
-            d.meter.busy.add(now, 1.0);
-            d.meter.start_service(now, now);
-            self.serve(device, request, ctx);
+        let request = d.request(spec, purpose, bytes, region, now);
+        if let Some(service) = d.arrive(spec, request, now) {
+            let _ = ctx.schedule_in(service, Event::DeviceDone { device });
         }
     }
 
-    fn serve(&mut self, device: usize, request: Request, ctx: &mut Context<Event>) {
-        let spec = &self.sys.devices[device];
-        let d = &mut self.devices[device];
-        let latency = if spec.revolution > 0.0 {
-            d.rng.random::<f64>() * spec.revolution
-        } else {
-            0.0
-        };
-        let service = spec.seek.sample(&mut d.rng) + latency + request.bytes / spec.rate;
-        d.busy = Some(request);
-        // At least one tick: every page read then takes simulated time, so
-        // even a system that does nothing but thrash moves its clock on.
-        let service =
-            SimTime::from_secs_f64(service.min(LONGEST_SAMPLE)).max(SimTime::from_nanos(1));
-        let _ = ctx.schedule_in(service, Event::DeviceDone { device });
+    /// Where on a disk a request falls: file I/O and pages read from a
+    /// program's file in the file system, the rest in the swap area.
+    fn region(&self, purpose: Purpose) -> Region {
+        match purpose {
+            Purpose::Io { .. } => Region::Files,
+            Purpose::PageRead { pid } if self.procs[pid].fault_from_file => Region::Files,
+            Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
+            Purpose::SwapIn { .. } | Purpose::SwapOut { .. } => Region::Swap,
+        }
     }
 
     fn device_done(&mut self, device: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let d = &mut self.devices[device];
-        let done = d.busy.take().expect("a device finishes what it serves");
-        d.meter.depart(done.arrived, now);
-        match d.queue.pop_front() {
-            Some(next) => {
-                d.meter.start_service(next.arrived, now);
-                self.serve(device, next, ctx)
-            }
-            None => d.meter.busy.add(now, -1.0),
+        let (done, next) = self.devices[device].finish(&self.sys.devices[device], now);
+        if let Some(service) = next {
+            let _ = ctx.schedule_in(service, Event::DeviceDone { device });
         }
         match done.purpose {
             Purpose::Io { pid } => self.become_runnable(pid, ctx),

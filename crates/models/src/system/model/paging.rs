@@ -221,6 +221,7 @@ impl SystemModel<'_> {
         p.fault_started = now;
         p.fault_source = source;
         p.fault_in_text = in_text;
+        p.fault_from_file = in_text || first_touch;
         let burst = Burst {
             pid,
             kind: BurstKind::Fault,

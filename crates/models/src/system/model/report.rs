@@ -80,12 +80,10 @@ impl SystemModel<'_> {
                 self.cpu_meter
                     .summary("cpu", "rr", sys.cpu.count, true, now, span),
             ];
-        stations.extend(
-            sys.devices
-                .iter()
-                .zip(&self.devices)
-                .map(|(spec, d)| d.meter.summary(&spec.name, "fcfs", 1, true, now, span)),
-        );
+        stations.extend(sys.devices.iter().zip(&self.devices).map(|(spec, d)| {
+            d.meter
+                .summary(&spec.name, discipline(spec), 1, true, now, span)
+        }));
         // Logins that follow the hour of the day make the load change over
         // the run: there is no steady state for batch means to estimate.
         let stationary = matches!(sys.users.population, Population::Fixed(_));
@@ -194,5 +192,13 @@ impl SystemModel<'_> {
                 logins_refused: counters.logins_refused,
             }),
         }
+    }
+}
+
+/// The name of the order a device serves its queue in.
+fn discipline(device: &super::super::Device) -> &'static str {
+    match device.arm.as_ref().map(|a| a.order) {
+        Some(super::super::Order::Disksort) => "disksort",
+        _ => "fcfs",
     }
 }

@@ -1,0 +1,190 @@
+//! Disks with an arm: the seek follows the arm from request to request,
+//! requests fall in their area, and sorting the queue by cylinder pays off
+//! only when there is a queue.
+
+use crate::{assert_above, assert_covers, seed};
+use tpsim::core::SimTime;
+use tpsim::models::System;
+use tpsim::models::summary::Summary;
+use tpsim::models::system::{Order, simulate};
+
+/// Users whose commands read and write a disk with an arm (cylinders
+/// 100-299 of 400 hold the file system); memory to spare, so nothing swaps
+/// and every request on the disk is file I/O.
+const ARMED: &str = r#"
+    name = "armed"
+    seed = 17
+    [run]
+    end_time = "3000s"
+    warmup = "200s"
+    [system]
+    quantum = "50ms"
+    context_switch = "0s"
+    [memory]
+    policy = "swapping"
+    size = "4MiB"
+    page = "1KiB"
+    device = "swap"
+    [[device]]
+    name = "swap"
+    seek = "10ms"
+    rate = "1MB/s"
+    [[device]]
+    name = "disk"
+    rpm = 3600
+    rate = "1MB/s"
+    arm = { cylinders = 400, track = "4ms", average = "25ms", full = "45ms", order = "fcfs" }
+    file_system = [100, 299]
+    [users]
+    terminals = 8
+    think = { exp = { mean = "3s" } }
+    commands = [{ class = "io", weight = 1 }]
+    [[class]]
+    name = "io"
+    cpu = { exp = { mean = "20ms" } }
+    size = "16KiB"
+    io = { count = 10, size = "4KiB", device = "disk" }
+"#;
+
+fn armed(terminals: u32, order: &str) -> System {
+    let text = ARMED
+        .replace("terminals = 8", &format!("terminals = {terminals}"))
+        .replace(r#"order = "fcfs""#, &format!(r#"order = "{order}""#));
+    tpsim::models::load_system("armed.toml", &text).unwrap()
+}
+
+fn runs(sys: &System, replications: u64) -> Vec<Summary> {
+    (0..replications)
+        .map(|r| simulate(sys, seed(sys.seed), r).summary)
+        .collect()
+}
+
+/// A station's mean service time per request: busy time over completions.
+fn mean_service(s: &Summary, station: usize) -> f64 {
+    s.stations[station].utilization / s.stations[station].throughput
+}
+
+#[test]
+fn first_come_first_served_the_arm_takes_the_mean_seek_between_two_random_cylinders() {
+    // Served in order of arrival, consecutive requests fall on independent
+    // uniform cylinders of the file system, so a request's mean service is
+    // the mean seek over all ordered pairs of its cylinders (distance 0
+    // included) plus half a revolution and the transfer.
+    let sys = armed(8, "fcfs");
+    let arm = sys.devices[1].arm.as_ref().unwrap();
+    let cylinders = 100..300u32;
+    let pairs: f64 = cylinders
+        .clone()
+        .flat_map(|x| cylinders.clone().map(move |y| x.abs_diff(y)))
+        .map(|d| arm.seek.time(d))
+        .sum();
+    let seek = pairs / 200.0 / 200.0;
+    let exact = seek + 0.5 / 60.0 + 4096.0 / 1e6;
+    let runs = runs(&sys, 20);
+    for s in &runs {
+        assert_eq!(s.swapping.as_ref().unwrap().swap_ins, 0, "nothing swaps");
+    }
+    let services: Vec<f64> = runs.iter().map(|s| mean_service(s, 2)).collect();
+    assert_covers("disk: mean service, FCFS arm", &services, exact, 0.01);
+}
+
+#[test]
+fn sorting_by_cylinder_pays_off_only_when_requests_queue() {
+    // Saturated, the one-way elevator serves nearer requests first: shorter
+    // seeks, more work done (paired on common random numbers).
+    let (fcfs, sorted) = (
+        runs(&armed(24, "fcfs"), 10),
+        runs(&armed(24, "disksort"), 10),
+    );
+    let ln = |f: &dyn Fn(&Summary) -> f64| -> Vec<f64> {
+        sorted
+            .iter()
+            .zip(&fcfs)
+            .map(|(a, b)| (f(a) / f(b)).ln())
+            .collect()
+    };
+    assert_above(
+        "24 users: ln X(disksort) / X(fcfs)",
+        &ln(&|s| s.classes[0].throughput),
+        0.0,
+    );
+    assert_above(
+        "24 users: ln S(fcfs) / S(disksort)",
+        &ln(&|s| 1.0 / mean_service(s, 2)),
+        0.0,
+    );
+    // One user has one request at a time: no queue, nothing to sort, the
+    // very same run.
+    let one = |order| simulate(&armed(1, order), seed(17), 0).summary;
+    let (a, b) = (one("fcfs"), one("disksort"));
+    assert_eq!(a.classes, b.classes);
+    assert_eq!(a.stations[2].utilization, b.stations[2].utilization);
+    assert_eq!(b.stations[2].discipline, "disksort");
+}
+
+/// One user and a sleeping daemon sharing memory for one image, as in the
+/// timesharing tests' deterministic system, on a disk with an arm whose
+/// swap area is the single cylinder 10.
+const SWAP_AT_10: &str = r#"
+    name = "swap-at-10"
+    [run]
+    end_time = "40s"
+    [system]
+    quantum = "100ms"
+    context_switch = "1ms"
+    [memory]
+    policy = "swapping"
+    size = "100KiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    rate = "1MB/s"
+    arm = { cylinders = 100, track = "2ms", average = "20ms", full = "40ms" }
+    swap_area = [10, 10]
+    [users]
+    terminals = 1
+    think = { det = { value = "10s" } }
+    commands = [{ class = "job", weight = 1 }]
+    [[class]]
+    name = "job"
+    cpu = { det = { value = "1s" } }
+    size = "60KiB"
+    [[class]]
+    name = "work"
+    cpu = { det = { value = "0.5s" } }
+    size = "60KiB"
+    [[background]]
+    name = "daemon"
+    class = "work"
+    sleep = { det = { value = "1000s" } }
+"#;
+
+#[test]
+fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
+    // The first command's swap-out of the daemon moves the arm from
+    // cylinder 0 to 10; its swap-in finds the arm there already. Nothing
+    // else touches the disk.
+    let sys = tpsim::models::load_system("swap.toml", SWAP_AT_10).unwrap();
+    let arm = sys.devices[0].arm.as_ref().unwrap();
+    assert_eq!(arm.order, Order::Fcfs);
+    let seek = arm.seek.time(10);
+    let s = simulate(&sys, 1, 0).summary;
+    let job = s.classes.iter().find(|c| c.name == "job").unwrap();
+    let transfer = 61_440.0 / 1e6;
+    let first = seek + 2.0 * transfer + 0.001 + 1.0;
+    assert_eq!(job.completions, 3);
+    assert!(
+        (job.response_max.unwrap() - first).abs() < 1e-9,
+        "{} vs {first}",
+        job.response_max.unwrap()
+    );
+    let busy = seek + 2.0 * transfer;
+    assert!(
+        (s.stations[1].utilization - busy / 40.0).abs() < 1e-10, // times are whole nanoseconds
+        "{} vs {}",
+        s.stations[1].utilization,
+        busy / 40.0
+    );
+    assert_eq!(sys.end_time, SimTime::from_secs(40));
+}
