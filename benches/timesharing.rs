@@ -1,10 +1,13 @@
 //! Time-sharing model speed: a thrashing paged system and a swapped one,
-//! reported as events per second, model and statistics included.
+//! reported as events per second, model and statistics included; and the
+//! same two at 10 to 10,000 users, memory growing with the users, to show
+//! that the cost of an event does not grow with the number of processes.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tpsim::core::SimTime;
 use tpsim::models::System;
+use tpsim::models::system::Population;
 
 fn shipped(name: &str, end_time: u64) -> System {
     let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
@@ -28,5 +31,43 @@ fn timesharing(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, timesharing);
+/// `sys` with `users` users logged in all the time and user memory in
+/// proportion (as much per user as the shipped scenario gives each of its
+/// terminals), run for a fixed number of events.
+fn scaled(sys: &System, users: u32, events: u64) -> System {
+    let mut sys = sys.clone();
+    let shipped = match &sys.users.population {
+        Population::Fixed(n) => *n,
+        Population::Sessions(s) => s.terminals,
+    };
+    let per_user = sys.memory.user_bytes() / u64::from(shipped);
+    let user_bytes = (per_user * u64::from(users)).next_multiple_of(sys.memory.page);
+    sys.memory.size = sys.memory.kernel + user_bytes;
+    sys.users.population = Population::Fixed(users);
+    sys.warmup = SimTime::ZERO;
+    sys.end_time = SimTime::from_secs(1_000_000_000);
+    sys.max_events = Some(events);
+    sys
+}
+
+fn timesharing_users(c: &mut Criterion) {
+    let mut group = c.benchmark_group("timesharing-users");
+    group.sample_size(10);
+    for name in ["thrashing", "berkeley-1979-swapped"] {
+        let shipped = shipped(name, 1);
+        for users in [10, 100, 1_000, 10_000] {
+            // Long enough for every user to be busy: the first think times
+            // and memory filling up are a small part of the run.
+            let events = 100_000 + 200 * u64::from(users);
+            group.throughput(Throughput::Elements(events));
+            let sys = scaled(&shipped, users, events);
+            group.bench_function(format!("{name}/{users}"), |b| {
+                b.iter(|| black_box(tpsim::models::system::simulate(black_box(&sys), 1, 0)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, timesharing, timesharing_users);
 criterion_main!(benches);

@@ -32,14 +32,19 @@ use tpsim_core::{
     TimeWeighted,
 };
 
+mod candidates;
 mod devices;
 mod paging;
 mod report;
+mod run_queue;
 mod swapping;
 mod users;
 
+use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use paging::{Holder, Pages, Source, Text};
+use run_queue::RunQueue;
+use std::collections::BTreeSet;
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -212,6 +217,11 @@ struct Process {
     last_run: SimTime,
     /// When it joined the processor queue.
     cpu_arrival: SimTime,
+    /// Its place in the ready queue, while it is there.
+    ready_ticket: u64,
+    /// Its keys in the ordered sets that replacement and the swapper choose
+    /// from (see `reindex`).
+    keys: Keys,
     /// Faults taken in the current command.
     faults: u64,
     fault_started: SimTime,
@@ -316,11 +326,15 @@ pub struct SystemModel<'a> {
     placement_rng: Stream,
     dirty_rng: Stream,
     // Processors.
-    ready: VecDeque<usize>,
+    ready: RunQueue,
     running: Vec<Option<Burst>>,
+    /// The processors without a burst.
+    idle_cpus: BTreeSet<usize>,
     /// The pending end of each processor's burst.
     burst_keys: Vec<Option<EventKey>>,
     cpu_meter: StationMeter,
+    /// The processes replacement and the swapper choose from.
+    candidates: Candidates,
     // Eligibility.
     eligible: u32,
     eligibility_queue: VecDeque<usize>,
@@ -373,10 +387,12 @@ impl<'a> SystemModel<'a> {
             session_rng: streams.stream("users/session"),
             placement_rng: streams.stream("paging/placement"),
             dirty_rng: streams.stream("paging/dirty"),
-            ready: VecDeque::new(),
+            ready: RunQueue::default(),
             running: vec![None; sys.cpu.count as usize],
+            idle_cpus: (0..sys.cpu.count as usize).collect(),
             burst_keys: vec![None; sys.cpu.count as usize],
             cpu_meter: StationMeter::new(),
+            candidates: Candidates::default(),
             eligible: 0,
             eligibility_queue: VecDeque::new(),
             free_bytes: sys.memory.user_bytes(),
@@ -484,6 +500,8 @@ impl<'a> SystemModel<'a> {
             last_swap: now,
             last_run: now,
             cpu_arrival: now,
+            ready_ticket: 0,
+            keys: Keys::default(),
             faults: 0,
             fault_started: now,
             touched: 0,
@@ -558,20 +576,26 @@ impl<'a> SystemModel<'a> {
     fn enqueue(&mut self, pid: usize, now: SimTime) {
         self.procs[pid].cpu_arrival = now;
         self.cpu_meter.present.add(now, 1.0);
-        self.ready.push_back(pid);
+        self.procs[pid].ready_ticket = self.ready.push_back(pid);
     }
 
+    /// Takes `pid` out of the ready queue.
+    fn dequeue(&mut self, pid: usize, now: SimTime) {
+        self.ready.remove(self.procs[pid].ready_ticket, pid);
+        self.cpu_meter.present.add(now, -1.0);
+    }
+
+    /// Gives the ready processes the idle processors, lowest-numbered
+    /// first.
     fn dispatch_idle(&mut self, ctx: &mut Context<Event>) {
-        for cpu in 0..self.running.len() {
-            if self.ready.is_empty() {
+        while !self.ready.is_empty() {
+            let Some(&cpu) = self.idle_cpus.first() else {
                 return;
-            }
-            if self.running[cpu].is_none() {
-                let pid = self.ready.pop_front().expect("not empty");
-                self.cpu_meter
-                    .start_service(self.procs[pid].cpu_arrival, ctx.now());
-                self.dispatch(cpu, pid, true, ctx);
-            }
+            };
+            let pid = self.ready.pop_front().expect("not empty");
+            self.cpu_meter
+                .start_service(self.procs[pid].cpu_arrival, ctx.now());
+            self.dispatch(cpu, pid, true, ctx);
         }
     }
 
@@ -606,6 +630,7 @@ impl<'a> SystemModel<'a> {
         };
         if self.running[cpu].is_none() {
             self.cpu_meter.busy.add(now, 1.0);
+            self.idle_cpus.remove(&cpu);
         }
         self.running[cpu] = Some(burst);
         self.recount(pid, now, |p| p.state = State::Running);
@@ -666,6 +691,7 @@ impl<'a> SystemModel<'a> {
 
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.running[cpu] = None;
+        self.idle_cpus.insert(cpu);
         self.cpu_meter.busy.add(now, -1.0);
         self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
@@ -762,6 +788,8 @@ impl SystemModel<'_> {
         // Out of every count before it goes.
         self.recount(pid, now, |p| p.state = State::Sleeping);
         self.recount(pid, now, |p| p.residence = Residence::Out);
+        let keys = self.procs[pid].keys;
+        self.candidates.refile(pid, keys, Keys::default());
         let p = self.procs.remove(pid);
         self.user_processes -= 1;
         self.processes_meter
@@ -792,6 +820,18 @@ impl SystemModel<'_> {
         if before.1 != after.1 {
             let delta = f64::from(u8::from(after.1)) - f64::from(u8::from(before.1));
             self.waiting_meter.add(now, delta);
+        }
+        self.reindex(pid);
+    }
+
+    /// Files `pid` in the sets replacement and the swapper choose from
+    /// under the keys its state now calls for.
+    fn reindex(&mut self, pid: usize) {
+        let p = &self.procs[pid];
+        let keys = Keys::of(p, self.paging(), self.sys.classes[p.class].size);
+        if keys != p.keys {
+            self.candidates.refile(pid, p.keys, keys);
+            self.procs[pid].keys = keys;
         }
     }
 }
@@ -915,6 +955,23 @@ impl SystemModel<'_> {
         assert_eq!(
             (self.mpl_meter.value(), self.waiting_meter.value()),
             (f64::from(mpl), f64::from(waiting))
+        );
+        let mut filed = [0; 4];
+        for (_, p) in self.procs.iter() {
+            let image = self.sys.classes[p.class].size;
+            assert_eq!(
+                p.keys,
+                Keys::of(p, self.paging(), image),
+                "filed as its state says"
+            );
+            for (n, f) in filed.iter_mut().zip(p.keys.filed()) {
+                *n += f;
+            }
+        }
+        assert_eq!(self.candidates.sizes(), filed, "no stale entries");
+        assert_eq!(
+            self.idle_cpus.len(),
+            self.running.iter().filter(|b| b.is_none()).count()
         );
         assert_eq!(
             self.ready.len(),

@@ -385,13 +385,9 @@ impl SystemModel<'_> {
         };
         while wanted > 0 {
             let process = self
-                .procs
-                .iter()
-                .filter(|&(pid, p)| {
-                    pid != faulting && p.held.resident > 0 && p.state != State::Running
-                })
-                .map(|(pid, p)| (p.last_run, 0, pid))
-                .min();
+                .candidates
+                .least_recently_run(faulting)
+                .map(|(last_run, pid)| (last_run, 0, pid));
             let text = self
                 .texts
                 .iter()
@@ -443,6 +439,9 @@ impl SystemModel<'_> {
                 .extend(std::iter::repeat_n(holder, n as usize));
         } else {
             self.free_anonymous += n;
+        }
+        if let Holder::Process { pid, .. } = holder {
+            self.reindex(pid);
         }
         self.free_frames += n;
         self.counters.pages_stolen += n;

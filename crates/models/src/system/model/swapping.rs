@@ -32,27 +32,14 @@ impl SystemModel<'_> {
             self.request(device, Purpose::SwapIn { pid }, image as f64, ctx);
             return;
         }
-        let size = |p: &Process| self.sys.classes[p.class].size;
-        let sleeper = self
-            .procs
-            .iter()
-            .filter(|(_, p)| p.residence == Residence::In && p.state == State::Sleeping)
-            .max_by_key(|&(q, p)| (size(p), std::cmp::Reverse(q)))
-            .map(|(q, _)| q);
-        let victim = sleeper.or_else(|| {
+        // A sleeper goes out at once; a busy process only by the age rules.
+        let victim = self.candidates.largest_sleeper().or_else(|| {
             if out_for < SWAP_OUT_WAIT {
                 return None;
             }
-            self.procs
-                .iter()
-                .filter(|&(q, p)| {
-                    p.residence == Residence::In
-                        && matches!(p.state, State::Runnable | State::Io | State::Running)
-                        && !self.in_fault_path(q)
-                        && age(p) >= SWAP_IN_STAY
-                })
-                .max_by_key(|&(q, p)| (age(p), std::cmp::Reverse(q)))
-                .map(|(q, _)| q)
+            self.candidates
+                .longest_in(now)
+                .filter(|&q| age(&self.procs[q]) >= SWAP_IN_STAY)
         });
         match victim {
             Some(victim) => self.swap_out(victim, ctx),
@@ -101,22 +88,7 @@ impl SystemModel<'_> {
     /// The runnable, swapped-out, eligible process that has been out
     /// longest (the lowest slot on a tie, as V7 scans its process table).
     pub(super) fn waiting_for_swap_in(&self) -> Option<usize> {
-        self.procs
-            .iter()
-            .filter(|(_, p)| {
-                p.residence == Residence::Out && p.state == State::Runnable && p.eligible
-            })
-            .min_by_key(|&(pid, p)| (p.last_swap, pid))
-            .map(|(pid, _)| pid)
-    }
-
-    /// Whether `pid` is on a processor running the kernel's fault path,
-    /// which is not interrupted.
-    fn in_fault_path(&self, pid: usize) -> bool {
-        self.running
-            .iter()
-            .flatten()
-            .any(|b| b.pid == pid && matches!(b.kind, BurstKind::Fault))
+        self.candidates.longest_out()
     }
 
     /// Takes the process on `cpu` off it before its burst ends, keeping
@@ -156,13 +128,7 @@ impl SystemModel<'_> {
                 .expect("a running process is on a processor");
             self.preempt(cpu, ctx);
         } else if self.procs[pid].state == State::Runnable {
-            let at = self
-                .ready
-                .iter()
-                .position(|&q| q == pid)
-                .expect("a runnable resident process is in the ready queue");
-            let _ = self.ready.remove(at);
-            self.cpu_meter.present.add(now, -1.0);
+            self.dequeue(pid, now);
         }
         self.swapper_busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);

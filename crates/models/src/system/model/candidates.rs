@@ -1,0 +1,222 @@
+//! The processes replacement and the swapper choose from, kept in order so
+//! that a choice costs a logarithm of the number of processes, not a scan.
+//!
+//! Each process carries the keys it is filed under ([`Keys`]); after
+//! anything that may change them, the model refiles the process
+//! (`SystemModel::reindex`), and in debug builds it checks after every
+//! event that every process is filed under the keys its state calls for.
+
+use super::{AGE_CAP, Process, Residence, State};
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+use tpsim_core::SimTime;
+
+/// Where a process is filed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Keys {
+    /// Paging: off a processor with pages in memory, by when it last ran.
+    replaceable: Option<SimTime>,
+    /// Swapping: runnable, eligible and swapped out, by when it went out.
+    swap_in: Option<SimTime>,
+    /// Swapping: asleep in memory, by its image's size.
+    sleeping: Option<u64>,
+    /// Swapping: in memory and runnable, running or in I/O, by when it came
+    /// in.
+    resident: Option<SimTime>,
+}
+
+impl Keys {
+    /// The keys `p` should be filed under; `image` is its image's size.
+    pub(super) fn of(p: &Process, paging: bool, image: u64) -> Keys {
+        if paging {
+            return Keys {
+                replaceable: (p.held.resident > 0 && p.state != State::Running)
+                    .then_some(p.last_run),
+                ..Keys::default()
+            };
+        }
+        let resident = p.residence == Residence::In;
+        Keys {
+            replaceable: None,
+            swap_in: (p.residence == Residence::Out && p.state == State::Runnable && p.eligible)
+                .then_some(p.last_swap),
+            sleeping: (resident && p.state == State::Sleeping).then_some(image),
+            resident: (resident && matches!(p.state, State::Runnable | State::Io | State::Running))
+                .then_some(p.last_swap),
+        }
+    }
+}
+
+/// The ordered sets.
+#[derive(Debug, Default)]
+pub(super) struct Candidates {
+    replaceable: BTreeSet<(SimTime, usize)>,
+    swap_in: BTreeSet<(SimTime, usize)>,
+    sleeping: BTreeSet<(Reverse<u64>, usize)>,
+    /// Resident processes whose age is below the cap, by when they came in.
+    aging: BTreeSet<(SimTime, usize)>,
+    /// Resident processes whose age has reached the cap: ages no longer
+    /// differ, so they are ordered by slot.
+    capped: BTreeSet<usize>,
+}
+
+impl Candidates {
+    /// Moves `pid` from the sets of `old` to those of `new`.
+    pub(super) fn refile(&mut self, pid: usize, old: Keys, new: Keys) {
+        if old.replaceable != new.replaceable {
+            swap(
+                &mut self.replaceable,
+                old.replaceable,
+                new.replaceable,
+                |t| (t, pid),
+            );
+        }
+        if old.swap_in != new.swap_in {
+            swap(&mut self.swap_in, old.swap_in, new.swap_in, |t| (t, pid));
+        }
+        if old.sleeping != new.sleeping {
+            swap(&mut self.sleeping, old.sleeping, new.sleeping, |b| {
+                (Reverse(b), pid)
+            });
+        }
+        if old.resident != new.resident {
+            if let Some(t) = old.resident
+                && !self.aging.remove(&(t, pid))
+            {
+                assert!(self.capped.remove(&pid), "a resident process is filed");
+            }
+            if let Some(t) = new.resident {
+                self.aging.insert((t, pid));
+            }
+        }
+    }
+
+    /// The process that last ran longest ago among those with pages in
+    /// memory and off a processor, other than `except`, with when it ran.
+    pub(super) fn least_recently_run(&self, except: usize) -> Option<(SimTime, usize)> {
+        self.replaceable
+            .iter()
+            .find(|&&(_, pid)| pid != except)
+            .copied()
+    }
+
+    /// The swapped-out runnable process that has been out longest (the
+    /// lowest slot on a tie).
+    pub(super) fn longest_out(&self) -> Option<usize> {
+        self.swap_in.first().map(|&(_, pid)| pid)
+    }
+
+    /// The largest sleeping process in memory (the lowest slot on a tie).
+    pub(super) fn largest_sleeper(&self) -> Option<usize> {
+        self.sleeping.first().map(|&(_, pid)| pid)
+    }
+
+    /// The resident busy process that has been in longest at `now`, ages
+    /// capped at `AGE_CAP` (the lowest slot among the capped).
+    pub(super) fn longest_in(&mut self, now: SimTime) -> Option<usize> {
+        if now >= AGE_CAP {
+            let cap = now - AGE_CAP;
+            while let Some(&(t, pid)) = self.aging.first()
+                && t <= cap
+            {
+                self.aging.pop_first();
+                self.capped.insert(pid);
+            }
+        }
+        self.capped
+            .first()
+            .copied()
+            .or_else(|| self.aging.first().map(|&(_, pid)| pid))
+    }
+
+    /// How many processes each set holds: replaceable, swap-in, sleeping,
+    /// resident.
+    #[cfg(any(debug_assertions, test))]
+    pub(super) fn sizes(&self) -> [usize; 4] {
+        [
+            self.replaceable.len(),
+            self.swap_in.len(),
+            self.sleeping.len(),
+            self.aging.len() + self.capped.len(),
+        ]
+    }
+}
+
+impl Keys {
+    /// Which sets the keys file a process in, as `Candidates::sizes` counts.
+    #[cfg(debug_assertions)]
+    pub(super) fn filed(&self) -> [usize; 4] {
+        [
+            usize::from(self.replaceable.is_some()),
+            usize::from(self.swap_in.is_some()),
+            usize::from(self.sleeping.is_some()),
+            usize::from(self.resident.is_some()),
+        ]
+    }
+}
+
+/// Replaces the entry for `old` by one for `new` in `set`.
+fn swap<K: Copy, E: Ord>(
+    set: &mut BTreeSet<E>,
+    old: Option<K>,
+    new: Option<K>,
+    entry: impl Fn(K) -> E,
+) {
+    if let Some(k) = old {
+        assert!(
+            set.remove(&entry(k)),
+            "a process is filed where its keys say"
+        );
+    }
+    if let Some(k) = new {
+        set.insert(entry(k));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resident(since: u64) -> Keys {
+        Keys {
+            resident: Some(SimTime::from_secs(since)),
+            ..Keys::default()
+        }
+    }
+
+    #[test]
+    fn capped_ages_tie_and_the_lowest_slot_wins() {
+        let mut c = Candidates::default();
+        // Slots 5, 3 and 8 came in at 10 s, 50 s and 20 s.
+        for (pid, since) in [(5, 10), (3, 50), (8, 20)] {
+            c.refile(pid, Keys::default(), resident(since));
+        }
+        // At 100 s no age is capped: the one in longest goes first.
+        assert_eq!(c.longest_in(SimTime::from_secs(100)), Some(5));
+        // At 150 s slots 5 and 8 are both 127 s old or more: the lower
+        // slot wins, as V7's scan of its process table finds it first.
+        assert_eq!(c.longest_in(SimTime::from_secs(150)), Some(5));
+        c.refile(5, resident(10), Keys::default());
+        assert_eq!(c.longest_in(SimTime::from_secs(150)), Some(8));
+        // Slot 2 came in at 0 s, but at 200 s every age is capped.
+        c.refile(2, Keys::default(), resident(0));
+        assert_eq!(c.longest_in(SimTime::from_secs(200)), Some(2));
+        c.refile(2, resident(0), Keys::default());
+        assert_eq!(c.longest_in(SimTime::from_secs(200)), Some(3));
+        assert_eq!(c.sizes(), [0, 0, 0, 2]);
+    }
+
+    #[test]
+    fn replacement_skips_the_faulting_process() {
+        let mut c = Candidates::default();
+        for (pid, ran) in [(1, 30), (2, 10), (3, 20)] {
+            let keys = Keys {
+                replaceable: Some(SimTime::from_secs(ran)),
+                ..Keys::default()
+            };
+            c.refile(pid, Keys::default(), keys);
+        }
+        assert_eq!(c.least_recently_run(9), Some((SimTime::from_secs(10), 2)));
+        assert_eq!(c.least_recently_run(2), Some((SimTime::from_secs(20), 3)));
+    }
+}
