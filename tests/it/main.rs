@@ -17,6 +17,7 @@ mod disks;
 mod reproducibility;
 mod robustness;
 mod scenarios;
+mod scheduling;
 mod timesharing;
 mod validation;
 

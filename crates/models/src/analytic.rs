@@ -7,7 +7,7 @@
 //! (1984) ch. 6.
 
 use crate::network::{ClassKind, Discipline, Network};
-use crate::system::{Order, Population, Region, System};
+use crate::system::{Order, Population, Region, Scheduler, System};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -375,6 +375,12 @@ impl ClosedModel {
         }
         if sys.cpu.context_switch.as_nanos() > 0 {
             caveats.push("context switches are left out".into());
+        }
+        if sys.cpu.scheduler != Scheduler::RoundRobin {
+            caveats.push(
+                "the processor is taken to be shared equally (round robin); UNIX priorities are left out"
+                    .into(),
+            );
         }
         if sys.cpu.max_multiprogramming.is_some() {
             caveats.push("the eligibility limit is left out".into());

@@ -3,7 +3,7 @@
 
 use super::{
     Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix, Order,
-    Paging, Placement, Policy, Population, SeekCurve, Sessions, System, Users,
+    Paging, Placement, Policy, Population, Scheduler, SeekCurve, Sessions, System, Users,
 };
 use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::units::{Bytes, BytesPerSecond, Seconds};
@@ -120,8 +120,12 @@ pub struct CpuFile {
     /// Millions of instructions per second, for demands in instructions.
     #[serde(default)]
     pub mips: Option<f64>,
-    /// The round-robin quantum.
+    /// The round-robin quantum; under the UNIX scheduler, the interval
+    /// between rescheduling checks.
     pub quantum: Seconds,
+    /// `"round-robin"` (default) or `"unix"`.
+    #[serde(default)]
+    pub scheduler: Option<String>,
     /// The cost of a dispatch (default 0).
     #[serde(default)]
     pub context_switch: Option<Seconds>,
@@ -317,6 +321,10 @@ pub struct CommandClassFile {
     /// Fraction of the private pages that start empty (default 0).
     #[serde(default)]
     pub zero_fill: Option<f64>,
+    /// UNIX `nice`, -20 to 19 (default 0): added to the priority under the
+    /// UNIX scheduler.
+    #[serde(default)]
+    pub nice: Option<i64>,
 }
 
 /// `[[background]]`.
@@ -519,8 +527,20 @@ fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
         "system.context_switch",
         true,
     );
+    let scheduler = match f.scheduler.as_deref().unwrap_or("round-robin") {
+        "round-robin" => Some(Scheduler::RoundRobin),
+        "unix" => Some(Scheduler::Unix),
+        other => {
+            v.report(
+                "system.scheduler",
+                format!("unknown scheduler \"{other}\": expected \"round-robin\" or \"unix\""),
+            );
+            None
+        }
+    };
     Some(Cpu {
         count: (count > 0).then_some(count)?,
+        scheduler: scheduler?,
         quantum: quantum?,
         context_switch: context_switch?,
         max_multiprogramming: f.max_multiprogramming.filter(|&m| m > 0),
@@ -564,6 +584,9 @@ fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
         fault_cpu: fault_cpu?,
     })
 }
+
+/// UNIX `nice` values (V7 keeps `p_nice - NZERO` in this range).
+const NICE_RANGE: std::ops::RangeInclusive<i64> = -20..=19;
 
 /// The most cylinders a disk may have.
 const MAX_CYLINDERS: i64 = 1_000_000;
@@ -939,8 +962,20 @@ fn class(
     let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
     let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
     let (demand, demand_scale) = demand?;
+    let nice = f.nice.unwrap_or(0);
+    if !(NICE_RANGE).contains(&nice) {
+        v.report(
+            format!("{key}.nice"),
+            format!(
+                "must be a whole number from {} to {}, got {nice}",
+                NICE_RANGE.start(),
+                NICE_RANGE.end()
+            ),
+        );
+    }
     Some(CommandClass {
         name: f.name.clone(),
+        nice: NICE_RANGE.contains(&nice).then_some(nice as i32)?,
         demand,
         demand_scale,
         io: io.into_iter().collect::<Option<_>>()?,
@@ -1187,6 +1222,33 @@ mod tests {
         assert_eq!(arm.order, Order::Fcfs);
         assert_eq!((arm.swap_area.first, arm.swap_area.last), (0, 814));
         assert_eq!(arm.file_system, arm.swap_area);
+    }
+
+    #[test]
+    fn scheduler_and_nice_are_checked() {
+        let unix = GOOD.replace(
+            "quantum = \"100ms\"",
+            "quantum = \"1s\"\nscheduler = \"unix\"",
+        );
+        let sys = SystemFile::parse("t.toml", &unix)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(sys.cpu.scheduler, Scheduler::Unix);
+        let unknown = GOOD.replace(
+            "quantum = \"100ms\"",
+            "quantum = \"1s\"\nscheduler = \"lottery\"",
+        );
+        assert_eq!(keys(&unknown), ["system.scheduler"]);
+        for nice in ["-21", "20"] {
+            let text = GOOD.replace(
+                "size = \"64KiB\"",
+                &format!("size = \"64KiB\"\nnice = {nice}"),
+            );
+            assert_eq!(keys(&text), ["class[edit].nice"], "nice {nice}");
+        }
+        let text = GOOD.replace("size = \"64KiB\"", "size = \"64KiB\"\nnice = -20");
+        assert_eq!(keys(&text), Vec::<String>::new());
     }
 
     #[test]

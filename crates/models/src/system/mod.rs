@@ -75,13 +75,29 @@ impl System {
 pub struct Cpu {
     /// The number of processors.
     pub count: u32,
-    /// The round-robin quantum.
+    /// How processes are chosen to run.
+    pub scheduler: Scheduler,
+    /// The round-robin quantum; under the UNIX scheduler, the interval
+    /// between rescheduling checks (V7: a second).
     pub quantum: SimTime,
     /// The cost of each dispatch of a different process.
     pub context_switch: SimTime,
     /// The most processes eligible at once (the Multics eligibility limit);
     /// `None` for no limit.
     pub max_multiprogramming: Option<u32>,
+}
+
+/// How processes are chosen to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduler {
+    /// One queue, first come first served, each dispatch good for a
+    /// quantum; nothing preempts a burst.
+    RoundRobin,
+    /// UNIX V7 and 3BSD: priorities from recent processor use decayed each
+    /// second and `nice`; a process woken from a sleep runs at the kernel
+    /// priority it slept at and preempts a user-level process
+    /// (`docs/time-sharing.md`).
+    Unix,
 }
 
 /// Memory and its management.
@@ -276,6 +292,9 @@ impl Sessions {
 pub struct CommandClass {
     /// The class's name.
     pub name: String,
+    /// UNIX `nice` (-20 to 19), added to the priority under the UNIX
+    /// scheduler.
+    pub nice: i32,
     /// Processor demand per command, before `demand_scale`.
     pub demand: Dist,
     /// Seconds per unit of `demand`: 1 for a demand in seconds, 1/MIPS/1e6

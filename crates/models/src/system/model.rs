@@ -18,7 +18,7 @@
 //! the same seed see the same workload; page faults, placement, dirty pages
 //! and device timings have streams of their own.
 
-use super::{Mix, Placement, Policy, Population, Region, System};
+use super::{Mix, Placement, Policy, Population, Region, Scheduler, System};
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
@@ -36,14 +36,14 @@ mod candidates;
 mod devices;
 mod paging;
 mod report;
-mod run_queue;
+mod scheduler;
 mod swapping;
 mod users;
 
 use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use paging::{Holder, Pages, Source, Text};
-use run_queue::RunQueue;
+use scheduler::{Place, ReadyQueue, Usage};
 use std::collections::BTreeSet;
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -217,8 +217,13 @@ struct Process {
     last_run: SimTime,
     /// When it joined the processor queue.
     cpu_arrival: SimTime,
-    /// Its place in the ready queue, while it is there.
-    ready_ticket: u64,
+    /// Its place in the ready queue.
+    place: Place,
+    /// Its recent processor use (UNIX scheduler).
+    usage: Usage,
+    /// The kernel priority it was woken at, until it runs (UNIX
+    /// scheduler).
+    woken: Option<u8>,
     /// Its keys in the ordered sets that replacement and the swapper choose
     /// from (see `reindex`).
     keys: Keys,
@@ -326,7 +331,7 @@ pub struct SystemModel<'a> {
     placement_rng: Stream,
     dirty_rng: Stream,
     // Processors.
-    ready: RunQueue,
+    ready: ReadyQueue,
     running: Vec<Option<Burst>>,
     /// The processors without a burst.
     idle_cpus: BTreeSet<usize>,
@@ -387,7 +392,7 @@ impl<'a> SystemModel<'a> {
             session_rng: streams.stream("users/session"),
             placement_rng: streams.stream("paging/placement"),
             dirty_rng: streams.stream("paging/dirty"),
-            ready: RunQueue::default(),
+            ready: ReadyQueue::new(sys.cpu.scheduler),
             running: vec![None; sys.cpu.count as usize],
             idle_cpus: (0..sys.cpu.count as usize).collect(),
             burst_keys: vec![None; sys.cpu.count as usize],
@@ -500,7 +505,9 @@ impl<'a> SystemModel<'a> {
             last_swap: now,
             last_run: now,
             cpu_arrival: now,
-            ready_ticket: 0,
+            place: Place::None,
+            usage: Usage::new(now),
+            woken: None,
             keys: Keys::default(),
             faults: 0,
             fault_started: now,
@@ -567,6 +574,7 @@ impl<'a> SystemModel<'a> {
             Residence::In => {
                 self.enqueue(pid, now);
                 self.dispatch_idle(ctx);
+                self.preempt_for(pid, ctx);
             }
             Residence::Out => self.swapper(ctx),
             Residence::MovingIn | Residence::MovingOut => {}
@@ -574,14 +582,17 @@ impl<'a> SystemModel<'a> {
     }
 
     fn enqueue(&mut self, pid: usize, now: SimTime) {
-        self.procs[pid].cpu_arrival = now;
         self.cpu_meter.present.add(now, 1.0);
-        self.procs[pid].ready_ticket = self.ready.push_back(pid);
+        let p = &mut self.procs[pid];
+        p.cpu_arrival = now;
+        let nice = self.sys.classes[p.class].nice;
+        p.place = self.ready.push(pid, p.woken, &p.usage, nice);
     }
 
     /// Takes `pid` out of the ready queue.
     fn dequeue(&mut self, pid: usize, now: SimTime) {
-        self.ready.remove(self.procs[pid].ready_ticket, pid);
+        let place = std::mem::replace(&mut self.procs[pid].place, Place::None);
+        self.ready.remove(place, pid);
         self.cpu_meter.present.add(now, -1.0);
     }
 
@@ -592,10 +603,98 @@ impl<'a> SystemModel<'a> {
             let Some(&cpu) = self.idle_cpus.first() else {
                 return;
             };
-            let pid = self.ready.pop_front().expect("not empty");
-            self.cpu_meter
-                .start_service(self.procs[pid].cpu_arrival, ctx.now());
-            self.dispatch(cpu, pid, true, ctx);
+            self.dispatch_best(cpu, ctx);
+        }
+    }
+
+    /// Takes the best ready process out of the queue and onto `cpu`.
+    fn dispatch_best(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let pid = self.ready.pop(now).expect("a ready process");
+        self.procs[pid].place = Place::None;
+        self.cpu_meter
+            .start_service(self.procs[pid].cpu_arrival, now);
+        self.dispatch(cpu, pid, true, ctx);
+    }
+
+    /// UNIX: `pid` has just become ready; if its priority is better than
+    /// that of a process running at user level, the worst of those is
+    /// preempted and the best ready process takes its processor (V7's
+    /// `setrun` sets `runrun` and the switch comes at the next return to
+    /// user mode, at most a clock tick later; here at once). Only a process
+    /// becoming ready preempts: one just given a processor keeps it until
+    /// the next rescheduling check, as V7's `trap` recomputes the priority
+    /// on the way back to user mode without asking for a switch.
+    fn preempt_for(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let place = self.procs[pid].place;
+        if self.sys.cpu.scheduler != Scheduler::Unix || place == Place::None {
+            return;
+        }
+        let priority = self.ready.priority(place, now);
+        let worst = self
+            .running
+            .iter()
+            .enumerate()
+            .filter_map(|(cpu, b)| match b {
+                Some(b) if matches!(b.kind, BurstKind::User(_)) => {
+                    Some((self.user_priority(b.pid, now), cpu))
+                }
+                _ => None,
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        if let Some((running, cpu)) = worst
+            && priority < running
+        {
+            let preempted = self.running[cpu].expect("busy").pid;
+            self.preempt(cpu, ctx);
+            self.enqueue(preempted, now);
+            self.dispatch_best(cpu, ctx);
+        }
+    }
+
+    /// Takes the process on `cpu` off it before its burst ends, keeping
+    /// what it ran; it stays runnable but is not queued.
+    fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let burst = self.running[cpu].expect("a busy processor");
+        let key = self.burst_keys[cpu]
+            .take()
+            .expect("a busy processor has a burst end");
+        assert!(ctx.cancel(key), "the burst end is pending");
+        let cut = Burst {
+            switch_end: burst.switch_end.min(now),
+            end: now,
+            ..burst
+        };
+        self.account(&cut, now);
+        let ran = now.saturating_sub(burst.switch_end);
+        let p = &mut self.procs[burst.pid];
+        p.remaining = p.remaining - ran;
+        if p.io_due != SimTime::MAX {
+            p.io_due = p.io_due - ran;
+        }
+        self.leave_cpu(cpu, burst.pid, now);
+        self.recount(burst.pid, now, |p| p.state = State::Runnable);
+    }
+
+    /// The user priority of `pid` at `now` (UNIX scheduler).
+    fn user_priority(&self, pid: usize, now: SimTime) -> f64 {
+        let p = &self.procs[pid];
+        p.usage.priority(now, self.sys.classes[p.class].nice)
+    }
+
+    /// The processor time a burst starting at `start` may run before the
+    /// scheduler looks again: the quantum under round robin; under UNIX,
+    /// up to the next rescheduling check, every `quantum` of the clock.
+    fn time_slice(&self, start: SimTime) -> SimTime {
+        let quantum = self.sys.cpu.quantum;
+        match self.sys.cpu.scheduler {
+            Scheduler::RoundRobin => quantum,
+            Scheduler::Unix => {
+                let q = quantum.as_nanos();
+                SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
+            }
         }
     }
 
@@ -609,12 +708,15 @@ impl<'a> SystemModel<'a> {
             SimTime::ZERO
         };
         let fault_gap = self.fault_gap(pid);
-        let p = &self.procs[pid];
+        let slice = self.time_slice(now + switch);
+        let p = &mut self.procs[pid];
+        p.woken = None;
+        p.usage.start(now);
         let candidates = [
             (p.remaining, Outcome::Done),
             (p.io_due, Outcome::Io),
             (fault_gap, Outcome::Fault),
-            (self.sys.cpu.quantum, Outcome::Quantum),
+            (slice, Outcome::Quantum),
         ];
         // The first to come wins; on a tie, the earlier in the list.
         let (run, outcome) = candidates
@@ -675,7 +777,16 @@ impl<'a> SystemModel<'a> {
             }
             Outcome::Fault => self.fault(cpu, pid, ctx),
             Outcome::Quantum => {
-                if self.ready.is_empty() {
+                let stay = match self.sys.cpu.scheduler {
+                    Scheduler::RoundRobin => self.ready.is_empty(),
+                    // V7 puts the process back and takes the best: it
+                    // stays unless another is strictly better.
+                    Scheduler::Unix => self
+                        .ready
+                        .best(now)
+                        .is_none_or(|(best, _, _)| best >= self.user_priority(pid, now)),
+                };
+                if stay {
                     // Nobody else wants the processor: carry on, unswitched.
                     self.procs[pid].last_run = now;
                     self.dispatch(cpu, pid, false, ctx);
@@ -692,6 +803,7 @@ impl<'a> SystemModel<'a> {
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.running[cpu] = None;
         self.idle_cpus.insert(cpu);
+        self.procs[pid].usage.stop(now);
         self.cpu_meter.busy.add(now, -1.0);
         self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
@@ -754,7 +866,10 @@ impl SystemModel<'_> {
             let _ = ctx.schedule_in(service, Event::DeviceDone { device });
         }
         match done.purpose {
-            Purpose::Io { pid } => self.become_runnable(pid, ctx),
+            Purpose::Io { pid } => {
+                self.procs[pid].woken = Some(scheduler::AFTER_DISK);
+                self.become_runnable(pid, ctx)
+            }
             Purpose::PageRead { pid } => self.page_read(pid, ctx),
             Purpose::PageWrite => {}
             Purpose::SwapIn { pid } => {
@@ -969,6 +1084,14 @@ impl SystemModel<'_> {
             }
         }
         assert_eq!(self.candidates.sizes(), filed, "no stale entries");
+        for (_, p) in self.procs.iter() {
+            let queued = p.state == State::Runnable && p.residence == Residence::In;
+            assert_eq!(
+                p.place != Place::None,
+                queued,
+                "queued when ready in memory"
+            );
+        }
         assert_eq!(
             self.idle_cpus.len(),
             self.running.iter().filter(|b| b.is_none()).count()

@@ -286,6 +286,7 @@ impl SystemModel<'_> {
         self.fault_time
             .add((now - self.procs[pid].fault_started).as_secs_f64());
         self.place_page(pid, ctx);
+        self.procs[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
 

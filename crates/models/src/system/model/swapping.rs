@@ -91,31 +91,6 @@ impl SystemModel<'_> {
         self.candidates.longest_out()
     }
 
-    /// Takes the process on `cpu` off it before its burst ends, keeping
-    /// what it ran; it stays runnable but is not queued.
-    fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let burst = self.running[cpu].expect("a busy processor");
-        let key = self.burst_keys[cpu]
-            .take()
-            .expect("a busy processor has a burst end");
-        assert!(ctx.cancel(key), "the burst end is pending");
-        let cut = Burst {
-            switch_end: burst.switch_end.min(now),
-            end: now,
-            ..burst
-        };
-        self.account(&cut, now);
-        let ran = now.saturating_sub(burst.switch_end);
-        let p = &mut self.procs[burst.pid];
-        p.remaining = p.remaining - ran;
-        if p.io_due != SimTime::MAX {
-            p.io_due = p.io_due - ran;
-        }
-        self.leave_cpu(cpu, burst.pid, now);
-        self.recount(burst.pid, now, |p| p.state = State::Runnable);
-    }
-
     fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         if self.procs[pid].state == State::Running {

@@ -136,6 +136,7 @@ impl SystemModel<'_> {
             owner
         };
         let pid = self.spawn(class, runner, now);
+        self.procs[pid].woken = Some(scheduler::AFTER_TERMINAL);
         self.user_processes += 1;
         self.processes_meter
             .set(now, f64::from(self.user_processes));
@@ -204,6 +205,7 @@ impl SystemModel<'_> {
 
     pub(super) fn wake(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.new_cycle(pid, ctx.now());
+        self.procs[pid].woken = Some(scheduler::AFTER_SLEEP);
         self.admit(pid, ctx);
     }
 }

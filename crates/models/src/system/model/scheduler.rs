@@ -1,0 +1,363 @@
+//! Choosing the next process to run: one first-come-first-served queue
+//! (round robin), or UNIX's priorities.
+//!
+//! Under the UNIX scheduler (V7 `slp.c` and `clock.c`; 3BSD keeps the
+//! same rules) the process chosen is the ready one of best (numerically
+//! lowest) priority:
+//! - a process woken from a sleep in the kernel keeps the priority it
+//!   slept at until it runs: 20 (`PRIBIO`) after a disk wait, 28
+//!   (`TTIPRI`) for a command typed at a terminal, 40 (`PSLEP`) after a
+//!   timed sleep;
+//! - any other process has the user priority
+//!   `PUSER + p_cpu / 16 + nice` (50 and up, capped at 127), where `p_cpu`
+//!   counts the clock ticks (60 a second) it ran, decayed by 0.8 each
+//!   second and capped at 255.
+//!
+//! tpsim follows `p_cpu` in continuous time: it grows at 60 a second while
+//! the process runs and decays as 0.8^t, so that a process's `p_cpu` at any
+//! instant follows from its value when it last started or stopped running
+//! and the ready queue never needs the once-a-second pass over every
+//! process that V7 makes. Processes of equal priority are served in order
+//! of arrival (V7's run queue happens to favour the latest).
+
+use super::super::Scheduler;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use tpsim_core::SimTime;
+
+/// Clock ticks a second: `p_cpu` grows by one each tick a process runs.
+const HZ: f64 = 60.0;
+/// `p_cpu` is multiplied by this once a second (`SCHMAG`, 8/10, in V7
+/// `clock.c`).
+const DECAY: f64 = 0.8;
+/// The largest `p_cpu` (a byte in V7).
+const MOST_TICKS: f64 = 255.0;
+/// The best user priority (`PUSER`).
+const USER: f64 = 50.0;
+/// The worst priority.
+const WORST: f64 = 127.0;
+/// The priority of a process woken from a disk wait (`PRIBIO`).
+pub(super) const AFTER_DISK: u8 = 20;
+/// The priority of a command typed at a terminal: its shell slept for
+/// terminal input (`TTIPRI`, V7 `tty.h`) and forked it.
+pub(super) const AFTER_TERMINAL: u8 = 28;
+/// The priority of a process woken from a timed sleep (`PSLEP`).
+pub(super) const AFTER_SLEEP: u8 = 40;
+
+/// The rate at which `p_cpu` decays \[1/s\].
+fn decay_rate() -> f64 {
+    -DECAY.ln()
+}
+
+/// A process's recent processor use (V7's `p_cpu`), in clock ticks.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Usage {
+    ticks: f64,
+    since: SimTime,
+    running: bool,
+}
+
+impl Usage {
+    /// No use yet (V7's `newproc` clears `p_cpu`).
+    pub(super) fn new(now: SimTime) -> Usage {
+        Usage {
+            ticks: 0.0,
+            since: now,
+            running: false,
+        }
+    }
+
+    /// `p_cpu` at `now`: decaying, and growing by `HZ` a second while the
+    /// process runs (dp/dt = HZ − λp), never above 255.
+    pub(super) fn at(&self, now: SimTime) -> f64 {
+        let fade = DECAY.powf((now - self.since).as_secs_f64());
+        if self.running {
+            let limit = HZ / decay_rate();
+            (limit + (self.ticks - limit) * fade).min(MOST_TICKS)
+        } else {
+            self.ticks * fade
+        }
+    }
+
+    /// The process starts running.
+    pub(super) fn start(&mut self, now: SimTime) {
+        if !self.running {
+            *self = Usage {
+                ticks: self.at(now),
+                since: now,
+                running: true,
+            };
+        }
+    }
+
+    /// The process stops running.
+    pub(super) fn stop(&mut self, now: SimTime) {
+        if self.running {
+            *self = Usage {
+                ticks: self.at(now),
+                since: now,
+                running: false,
+            };
+        }
+    }
+
+    /// The user priority at `now` with `nice`.
+    pub(super) fn priority(&self, now: SimTime, nice: i32) -> f64 {
+        user_priority(self.at(now), nice)
+    }
+
+    /// A key that orders processes not running by their `p_cpu`, whenever
+    /// compared: p(t) = exp(key − λt).
+    fn key(&self) -> Key {
+        debug_assert!(!self.running, "queued processes do not run");
+        Key(self.ticks.ln() + decay_rate() * self.since.as_secs_f64())
+    }
+}
+
+fn user_priority(ticks: f64, nice: i32) -> f64 {
+    (USER + ticks / 16.0 + f64::from(nice)).min(WORST)
+}
+
+/// An `f64` ordered totally (−∞ for no use at all).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Key(f64);
+
+impl Key {
+    /// The `p_cpu` at `now` of a process filed under this key.
+    fn ticks(self, now: SimTime) -> f64 {
+        (self.0 - decay_rate() * now.as_secs_f64()).exp()
+    }
+}
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Where a process waits in the ready queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Place {
+    /// Not queued.
+    None,
+    /// In the round-robin queue.
+    Fifo(u64),
+    /// At a kernel priority.
+    Kernel(u8, u64),
+    /// At user priority, among the processes of its `nice`.
+    User(i32, Key, u64),
+}
+
+/// The processes ready for a processor.
+#[derive(Debug)]
+pub(super) struct ReadyQueue {
+    scheduler: Scheduler,
+    fifo: BTreeMap<u64, usize>,
+    kernel: BTreeMap<(u8, u64), usize>,
+    /// By `nice`, then `p_cpu`: within one `nice`, decay keeps the order.
+    user: BTreeMap<i32, BTreeMap<(Key, u64), usize>>,
+    next_ticket: u64,
+    len: usize,
+}
+
+impl ReadyQueue {
+    pub(super) fn new(scheduler: Scheduler) -> ReadyQueue {
+        ReadyQueue {
+            scheduler,
+            fifo: BTreeMap::new(),
+            kernel: BTreeMap::new(),
+            user: BTreeMap::new(),
+            next_ticket: 0,
+            len: 0,
+        }
+    }
+
+    /// Queues `pid`: at the back under round robin; under UNIX at `woken`
+    /// if it was woken from a sleep, else at its user priority.
+    pub(super) fn push(
+        &mut self,
+        pid: usize,
+        woken: Option<u8>,
+        usage: &Usage,
+        nice: i32,
+    ) -> Place {
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.len += 1;
+        match (self.scheduler, woken) {
+            (Scheduler::RoundRobin, _) => {
+                self.fifo.insert(ticket, pid);
+                Place::Fifo(ticket)
+            }
+            (Scheduler::Unix, Some(priority)) => {
+                self.kernel.insert((priority, ticket), pid);
+                Place::Kernel(priority, ticket)
+            }
+            (Scheduler::Unix, None) => {
+                let key = usage.key();
+                self.user
+                    .entry(nice)
+                    .or_default()
+                    .insert((key, ticket), pid);
+                Place::User(nice, key, ticket)
+            }
+        }
+    }
+
+    /// Takes `pid`, queued at `place`, out.
+    pub(super) fn remove(&mut self, place: Place, pid: usize) {
+        let removed = match place {
+            Place::None => None,
+            Place::Fifo(ticket) => self.fifo.remove(&ticket),
+            Place::Kernel(priority, ticket) => self.kernel.remove(&(priority, ticket)),
+            Place::User(nice, key, ticket) => {
+                let group = self.user.get_mut(&nice).expect("a group for its nice");
+                let removed = group.remove(&(key, ticket));
+                if group.is_empty() {
+                    self.user.remove(&nice);
+                }
+                removed
+            }
+        };
+        assert_eq!(removed, Some(pid), "a process is queued where it says");
+        self.len -= 1;
+    }
+
+    /// The process to run next and its priority at `now` (0 under round
+    /// robin), without taking it out.
+    pub(super) fn best(&self, now: SimTime) -> Option<(f64, Place, usize)> {
+        if let Some((&ticket, &pid)) = self.fifo.first_key_value() {
+            return Some((0.0, Place::Fifo(ticket), pid));
+        }
+        let kernel = self
+            .kernel
+            .first_key_value()
+            .map(|(&(p, ticket), &pid)| (f64::from(p), Place::Kernel(p, ticket), pid));
+        let user = self.user.iter().filter_map(|(&nice, group)| {
+            let (&(key, ticket), &pid) = group.first_key_value()?;
+            Some((
+                user_priority(key.ticks(now), nice),
+                Place::User(nice, key, ticket),
+                pid,
+            ))
+        });
+        kernel.into_iter().chain(user).min_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then_with(|| ticket(a.1).cmp(&ticket(b.1)))
+        })
+    }
+
+    /// The priority at `now` of the process queued at `place`.
+    pub(super) fn priority(&self, place: Place, now: SimTime) -> f64 {
+        match place {
+            Place::None => panic!("not queued"),
+            Place::Fifo(_) => 0.0,
+            Place::Kernel(priority, _) => f64::from(priority),
+            Place::User(nice, key, _) => user_priority(key.ticks(now), nice),
+        }
+    }
+
+    /// Takes the process to run next out.
+    pub(super) fn pop(&mut self, now: SimTime) -> Option<usize> {
+        let (_, place, pid) = self.best(now)?;
+        self.remove(place, pid);
+        Some(pid)
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+fn ticket(place: Place) -> u64 {
+    match place {
+        Place::None => u64::MAX,
+        Place::Fifo(t) | Place::Kernel(_, t) | Place::User(_, _, t) => t,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: f64) -> SimTime {
+        SimTime::from_secs_f64(s)
+    }
+
+    #[test]
+    fn round_robin_is_first_in_first_out_with_removal() {
+        let mut q = ReadyQueue::new(Scheduler::RoundRobin);
+        let u = Usage::new(SimTime::ZERO);
+        let places: Vec<Place> = (10..15).map(|pid| q.push(pid, Some(20), &u, 0)).collect();
+        q.remove(places[2], 12);
+        assert_eq!(q.pop(SimTime::ZERO), Some(10));
+        let _ = q.push(10, None, &u, 0);
+        let order: Vec<usize> = std::iter::from_fn(|| q.pop(SimTime::ZERO)).collect();
+        assert_eq!(order, [11, 13, 14, 10]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn p_cpu_grows_by_the_tick_and_decays_by_a_fifth_a_second() {
+        let mut u = Usage::new(SimTime::ZERO);
+        u.start(SimTime::ZERO);
+        // Over a short burst p_cpu grows by nearly 60 a second.
+        assert!((u.at(secs(0.1)) - 6.0).abs() < 0.1, "{}", u.at(secs(0.1)));
+        // Run long, it stays at 255.
+        assert_eq!(u.at(secs(100.0)), 255.0);
+        u.stop(secs(100.0));
+        assert!((u.at(secs(101.0)) - 204.0).abs() < 1e-9);
+        assert!((u.at(secs(103.0)) - 255.0 * 0.512).abs() < 1e-9);
+        // User priority: 50 + p_cpu / 16 + nice, at most 127.
+        assert!((u.priority(secs(101.0), 0) - (50.0 + 204.0 / 16.0)).abs() < 1e-9);
+        assert_eq!(u.priority(secs(100.0), 19), 50.0 + 255.0 / 16.0 + 19.0);
+    }
+
+    #[test]
+    fn woken_processes_first_then_the_least_recent_users_of_the_processor() {
+        let mut q = ReadyQueue::new(Scheduler::Unix);
+        let now = secs(10.0);
+        let used = |ran: f64, stopped: f64| {
+            let mut u = Usage::new(SimTime::ZERO);
+            u.start(secs(stopped - ran));
+            u.stop(secs(stopped));
+            u
+        };
+        let idle = Usage::new(SimTime::ZERO);
+        // A compute-bound process that ran 2 s until 9 s (p_cpu 77 at
+        // 10 s: priority 54.8); one that ran 0.5 s until 5 s (p_cpu 9.3:
+        // 50.6); one never run (50); a nice one never run (60); a process
+        // woken from a disk wait (20) and a command just typed (28).
+        let _ = q.push(1, None, &used(2.0, 9.0), 0);
+        let _ = q.push(2, None, &used(0.5, 5.0), 0);
+        let _ = q.push(3, None, &idle, 0);
+        let _ = q.push(4, None, &idle, 10);
+        let _ = q.push(5, Some(AFTER_TERMINAL), &idle, 0);
+        let _ = q.push(6, Some(AFTER_DISK), &used(2.0, 9.0), 0);
+        let order: Vec<usize> = std::iter::from_fn(|| q.pop(now)).collect();
+        assert_eq!(order, [6, 5, 3, 2, 1, 4]);
+        // Decay reorders users of different nice: process 4 (nice 10, no
+        // use) against process 7 (nice 0, p_cpu 255 at 10 s): 60 against
+        // 65.9 now, 60 against 51.7 ten seconds later.
+        let mut hog = Usage::new(SimTime::ZERO);
+        hog.start(SimTime::ZERO);
+        hog.stop(now);
+        let _ = q.push(4, None, &idle, 10);
+        let _ = q.push(7, None, &hog, 0);
+        assert_eq!(q.best(now).unwrap().2, 4);
+        assert_eq!(q.best(secs(20.0)).unwrap().2, 7);
+        assert_eq!(q.len(), 2);
+    }
+}

@@ -1,0 +1,246 @@
+//! The processor schedulers: UNIX priorities against round robin. A
+//! command typed at a terminal preempts a compute-bound process at once;
+//! `nice` shares the processor out; at heavy load interactive commands get
+//! faster and compute-bound ones slower, on common random numbers.
+
+use crate::{assert_above, seed};
+use tpsim::models::System;
+use tpsim::models::summary::{ClassSummary, Summary};
+use tpsim::models::system::simulate;
+
+fn load(text: &str) -> System {
+    tpsim::models::load_system("scheduling.toml", text).unwrap()
+}
+
+fn class<'a>(s: &'a Summary, name: &str) -> &'a ClassSummary {
+    s.classes.iter().find(|c| c.name == name).unwrap()
+}
+
+/// One user typing a 0.2 s command every 10.5 s of think time, beside a
+/// compute-bound background process; memory to spare, everything
+/// deterministic.
+const HOG: &str = r#"
+    name = "hog"
+    [run]
+    end_time = "30s"
+    [system]
+    quantum = "1s"
+    context_switch = "1ms"
+    scheduler = "round-robin"
+    [memory]
+    policy = "swapping"
+    size = "1MiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    [users]
+    terminals = 1
+    think = { det = { value = "10.5s" } }
+    commands = [{ class = "command", weight = 1 }]
+    [[class]]
+    name = "command"
+    cpu = { det = { value = "0.2s" } }
+    size = "10KiB"
+    [[class]]
+    name = "crunch"
+    cpu = { det = { value = "1000s" } }
+    size = "10KiB"
+    [[background]]
+    name = "hog"
+    class = "crunch"
+    sleep = { det = { value = "1s" } }
+"#;
+
+#[test]
+fn a_typed_command_preempts_a_compute_bound_process_under_unix_only() {
+    // Round robin: the hog runs from 0.001 s in slices of a second that
+    // follow each other without a switch; the command typed at 10.5 s waits
+    // for the slice ending at 11.001 s, then takes a switch and 0.2 s.
+    let rr = simulate(&load(HOG), 1, 0).summary;
+    let command = class(&rr, "command");
+    assert_eq!(command.completions, 2);
+    let exact = 0.501 + 0.001 + 0.2;
+    assert!(
+        (command.mean_response.unwrap() - exact).abs() < 1e-9,
+        "{command:?}"
+    );
+    // UNIX: typed at a terminal, the command wakes at priority 28, better
+    // than any user priority: it takes the processor at once.
+    let unix = simulate(&load(&HOG.replace("round-robin", "unix")), 1, 0).summary;
+    let command = class(&unix, "command");
+    assert_eq!(command.completions, 2);
+    assert!(
+        (command.mean_response.unwrap() - 0.201).abs() < 1e-9,
+        "{command:?}"
+    );
+    // Either way, five switches: to the hog, and to each command and back.
+    let switches = |s: &Summary| s.cpu.as_ref().unwrap().context_switch * 30.0 / 0.001;
+    assert!((switches(&rr) - 5.0).abs() < 1e-6, "{}", switches(&rr));
+    assert!((switches(&unix) - 5.0).abs() < 1e-6, "{}", switches(&unix));
+}
+
+/// Two compute-bound background processes, one of them `nice` (the one
+/// user never finishes thinking).
+const NICE: &str = r#"
+    name = "nice"
+    [run]
+    end_time = "200s"
+    [system]
+    quantum = "1s"
+    scheduler = "unix"
+    [memory]
+    policy = "swapping"
+    size = "1MiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    rate = "1MB/s"
+    [users]
+    terminals = 1
+    think = { det = { value = "100000s" } }
+    commands = [{ class = "plain", weight = 1 }]
+    [[class]]
+    name = "plain"
+    cpu = { det = { value = "1s" } }
+    size = "10KiB"
+    [[class]]
+    name = "nice"
+    cpu = { det = { value = "1s" } }
+    size = "10KiB"
+    nice = NICE
+    [[background]]
+    name = "plain-hog"
+    class = "plain"
+    sleep = { det = { value = "1ms" } }
+    [[background]]
+    name = "nice-hog"
+    class = "nice"
+    sleep = { det = { value = "1ms" } }
+"#;
+
+#[test]
+fn nice_hands_the_processor_to_the_other_process() {
+    // Equal priorities share the processor evenly, second by second.
+    let even = simulate(&load(&NICE.replace("NICE", "0")), 1, 0).summary;
+    let runs = |s: &Summary, name: &str| {
+        s.classes
+            .iter()
+            .find(|c| c.name == name && c.kind == "background")
+            .unwrap()
+            .completions
+    };
+    let (plain, nice) = (runs(&even, "plain-hog"), runs(&even, "nice-hog"));
+    assert!(plain.abs_diff(nice) <= 1, "{plain} vs {nice}");
+    assert!(plain + nice >= 190, "{plain} + {nice}");
+    // At nice 5 the plain process must have used 80 more ticks of p_cpu
+    // than the other before the other runs: it gets the larger share,
+    // though not all of it, as each process's millisecond sleep between
+    // cycles wakes it at priority 40, ahead of any user priority (a run
+    // is deterministic, so one comparison decides).
+    let five = simulate(&load(&NICE.replace("NICE", "5")), 1, 0).summary;
+    let (plain, nice) = (runs(&five, "plain-hog"), runs(&five, "nice-hog"));
+    assert!(plain > nice && nice > 0, "{plain} vs {nice}");
+    assert!(plain + nice >= 190, "{plain} + {nice}");
+    // At nice 19 the nice process needs the other 304 ticks ahead, more
+    // than p_cpu can hold (255): it never runs while the other wants the
+    // processor. It runs only in the other's millisecond sleeps, 0.2 s over
+    // the run, short of one cycle; never having slept, it never wakes at a
+    // kernel priority either.
+    let nineteen = simulate(&load(&NICE.replace("NICE", "19")), 1, 0).summary;
+    let (plain, nice) = (runs(&nineteen, "plain-hog"), runs(&nineteen, "nice-hog"));
+    assert!(plain >= 190 && nice == 0, "{plain} vs {nice}");
+}
+
+/// Many users editing (short commands, disk reads) beside compute-bound
+/// jobs; memory to spare.
+const MIXED: &str = r#"
+    name = "mixed"
+    seed = 23
+    [run]
+    end_time = "4000s"
+    warmup = "400s"
+    [system]
+    quantum = "100ms"
+    context_switch = "1ms"
+    scheduler = "round-robin"
+    [memory]
+    policy = "swapping"
+    size = "8MiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = { exp = { mean = "20ms" } }
+    rate = "1MB/s"
+    [users]
+    terminals = 24
+    think = { exp = { mean = "10s" } }
+    commands = [{ class = "edit", weight = 9 }, { class = "crunch", weight = 1 }]
+    [[class]]
+    name = "edit"
+    cpu = { exp = { mean = "100ms" } }
+    io = { count = 3, size = "1KiB", device = "disk" }
+    size = "20KiB"
+    [[class]]
+    name = "crunch"
+    cpu = { exp = { mean = "8s" } }
+    size = "40KiB"
+"#;
+
+#[test]
+fn unix_priorities_speed_up_editing_and_slow_down_long_jobs_at_heavy_load() {
+    // The processor is about 90% busy. Paired on common random numbers:
+    // replication r sees the same users and commands under both.
+    const R: u64 = 10;
+    let rr = load(MIXED);
+    let unix = load(&MIXED.replace("round-robin", "unix"));
+    let run = |sys: &System, r| simulate(sys, seed(sys.seed), r).summary;
+    let pairs: Vec<(Summary, Summary)> = (0..R).map(|r| (run(&unix, r), run(&rr, r))).collect();
+    let ln = |name: &str, f: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
+        pairs
+            .iter()
+            .map(|(u, r)| {
+                let (u, r) = (class(u, name), class(r, name));
+                f(u.mean_response.unwrap(), r.mean_response.unwrap())
+            })
+            .collect()
+    };
+    assert_above(
+        "edit: ln R(round robin) / R(unix)",
+        &ln("edit", &|u, r| (r / u).ln()),
+        0.0,
+    );
+    assert_above(
+        "crunch: ln R(unix) / R(round robin)",
+        &ln("crunch", &|u, r| (u / r).ln()),
+        0.0,
+    );
+}
+
+#[test]
+fn a_process_woken_from_a_sleep_runs_ahead_of_user_level_work_whatever_its_nice() {
+    // The nice-19 process now works 0.5 ms and sleeps 1 ms. Each time it
+    // wakes, it is at priority 40 (PSLEP), ahead of the plain process's
+    // user priority: it takes the processor at once and completes a cycle
+    // every few milliseconds (80,000 in the run). At user priority (69 and
+    // worse) it would wait for the plain process's millisecond sleeps,
+    // about one cycle a second.
+    let text = NICE.replace("NICE", "19").replace(
+        "name = \"nice\"\n    cpu = { det = { value = \"1s\" } }",
+        "name = \"nice\"\n    cpu = { det = { value = \"0.5ms\" } }",
+    );
+    let s = simulate(&load(&text), 1, 0).summary;
+    let cycles = |name: &str| {
+        s.classes
+            .iter()
+            .find(|c| c.name == name && c.kind == "background")
+            .unwrap()
+            .completions
+    };
+    assert!(cycles("nice-hog") > 20_000, "{}", cycles("nice-hog"));
+    assert!(cycles("plain-hog") >= 60, "{}", cycles("plain-hog"));
+}
