@@ -471,7 +471,7 @@ fn check_and_mva_understand_time_sharing_scenarios() {
     assert_eq!(out.status, 0, "stderr: {}", out.stderr);
     assert!(
         out.stdout
-            .contains("ok: time-sharing system, swapping memory, 1 command classes, 2 devices")
+            .contains("ok: time-sharing system, swapping memory, 1 command classes, 3 devices")
     );
     let out = tpsim(&["mva", &path]);
     assert_eq!(out.status, 0, "stderr: {}", out.stderr);

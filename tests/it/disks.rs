@@ -124,7 +124,7 @@ fn sorting_by_cylinder_pays_off_only_when_requests_queue() {
 
 /// One user and a sleeping daemon sharing memory for one image, as in the
 /// timesharing tests' deterministic system, on a disk with an arm whose
-/// swap area is the single cylinder 10.
+/// swap area and file system are the single cylinder 10.
 const SWAP_AT_10: &str = r#"
     name = "swap-at-10"
     [run]
@@ -142,6 +142,7 @@ const SWAP_AT_10: &str = r#"
     rate = "1MB/s"
     arm = { cylinders = 100, track = "2ms", average = "20ms", full = "40ms" }
     swap_area = [10, 10]
+    file_system = [10, 10]
     [users]
     terminals = 1
     think = { det = { value = "10s" } }
@@ -162,9 +163,10 @@ const SWAP_AT_10: &str = r#"
 
 #[test]
 fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
-    // The first command's swap-out of the daemon moves the arm from
-    // cylinder 0 to 10; its swap-in finds the arm there already. Nothing
-    // else touches the disk.
+    // Swap area and file system are both the single cylinder 10. The
+    // daemon's exec at 0 s moves the arm from cylinder 0 to 10; every
+    // later transfer (the daemon's swap-out, each command's exec) finds it
+    // there already.
     let sys = tpsim::models::load_system("swap.toml", SWAP_AT_10).unwrap();
     let arm = sys.devices[0].arm.as_ref().unwrap();
     assert_eq!(arm.order, Order::Fcfs);
@@ -172,14 +174,14 @@ fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
     let s = simulate(&sys, 1, 0).summary;
     let job = s.classes.iter().find(|c| c.name == "job").unwrap();
     let transfer = 61_440.0 / 1e6;
-    let first = seek + 2.0 * transfer + 0.001 + 1.0;
+    let first = 2.0 * transfer + 0.001 + 1.0;
     assert_eq!(job.completions, 3);
     assert!(
         (job.response_max.unwrap() - first).abs() < 1e-9,
         "{} vs {first}",
         job.response_max.unwrap()
     );
-    let busy = seek + 2.0 * transfer;
+    let busy = seek + 5.0 * transfer;
     assert!(
         (s.stations[1].utilization - busy / 40.0).abs() < 1e-10, // times are whole nanoseconds
         "{} vs {}",

@@ -7,7 +7,7 @@
 //! (1984) ch. 6.
 
 use crate::network::{ClassKind, Discipline, Network};
-use crate::system::{Order, Population, Region, Scheduler, System};
+use crate::system::{Order, Policy, Population, Region, Scheduler, System};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -385,18 +385,31 @@ impl ClosedModel {
         if sys.cpu.max_multiprogramming.is_some() {
             caveats.push("the eligibility limit is left out".into());
         }
+        let swapping = matches!(sys.memory.policy, Policy::Swapping { .. });
+        if swapping && mix().any(|(c, _)| c.text > 0) {
+            caveats.push(
+                "exec is taken to read every command's whole image, shared text included".into(),
+            );
+        }
         for (d, device) in sys.devices.iter().enumerate() {
             let mut demand = 0.0;
             let mut second = 0.0;
             let mut requests = 0.0;
+            // Each command's I/O, and under swapping exec's read of its
+            // image from the programs' device (text included).
+            let exec = swapping && d == sys.memory.programs;
             for (class, w) in mix() {
-                for io in class.io.iter().filter(|io| io.device == d) {
-                    let mean = device.mean_service(io.size, Region::Files);
+                let reads = class.io.iter().filter(|io| io.device == d);
+                let reads = reads
+                    .map(|io| (io.count, io.size))
+                    .chain(exec.then_some((1.0, class.size as f64)));
+                for (count, size) in reads {
+                    let mean = device.mean_service(size, Region::Files);
                     let variance =
                         device.seek_moments(Region::Files).1 + device.revolution.powi(2) / 12.0;
-                    demand += w * io.count * mean;
-                    second += w * io.count * (variance + mean * mean);
-                    requests += w * io.count;
+                    demand += w * count * mean;
+                    second += w * count * (variance + mean * mean);
+                    requests += w * count;
                 }
             }
             if requests == 0.0 {

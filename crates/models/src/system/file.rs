@@ -149,6 +149,10 @@ pub struct MemoryFile {
     pub page: Bytes,
     /// The swap device (swapping) or paging device (paging).
     pub device: String,
+    /// The device holding the programs' files, which exec reads (default:
+    /// `device`).
+    #[serde(default)]
+    pub programs: Option<String>,
     /// A bulk store in front of the paging device.
     #[serde(default)]
     pub bulk_store: Option<String>,
@@ -771,10 +775,15 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
             None
         }
     };
+    let programs = match &f.programs {
+        Some(name) => device_index(v, devices, name, "memory.programs"),
+        None => device,
+    };
     Some(Memory {
         size: total,
         kernel,
         page,
+        programs: programs?,
         policy: policy?,
     })
 }

@@ -109,6 +109,10 @@ pub struct Memory {
     pub kernel: u64,
     /// The page size \[bytes\].
     pub page: u64,
+    /// The device holding the programs' files (an index into `devices`):
+    /// exec reads a new command's image from it under swapping, and under
+    /// paging the pages of a program's file come from it.
+    pub programs: usize,
     /// How memory is shared out.
     pub policy: Policy,
 }

@@ -241,6 +241,11 @@ struct Process {
     fault_from_file: bool,
     /// Waiting for a free frame before its page read can start.
     waiting_frame: bool,
+    /// Swapping: a new command whose image exec has still to read from
+    /// the program's file.
+    exec_pending: bool,
+    /// Swapping: the bytes last brought into memory for it.
+    exec_bytes: u64,
     /// Distinguishes processes that reuse a slab slot.
     generation: u64,
 }
@@ -271,11 +276,23 @@ struct Burst {
 
 #[derive(Clone, Copy, Debug)]
 enum Purpose {
-    Io { pid: usize },
-    PageRead { pid: usize },
+    Io {
+        pid: usize,
+    },
+    /// Exec reading a new command's image from its program's file.
+    Exec {
+        pid: usize,
+    },
+    PageRead {
+        pid: usize,
+    },
     PageWrite,
-    SwapIn { pid: usize },
-    SwapOut { pid: usize },
+    SwapIn {
+        pid: usize,
+    },
+    SwapOut {
+        pid: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -515,6 +532,8 @@ impl<'a> SystemModel<'a> {
             fault_source: Source::ZeroFill,
             fault_in_text: false,
             fault_from_file: false,
+            exec_pending: !self.paging(),
+            exec_bytes: 0,
             waiting_frame: false,
             generation: self.next_generation,
         });
@@ -571,6 +590,7 @@ impl<'a> SystemModel<'a> {
         let now = ctx.now();
         self.recount(pid, now, |p| p.state = State::Runnable);
         match self.procs[pid].residence {
+            Residence::In if self.procs[pid].exec_pending => self.start_exec(pid, ctx),
             Residence::In => {
                 self.enqueue(pid, now);
                 self.dispatch_idle(ctx);
@@ -852,7 +872,7 @@ impl SystemModel<'_> {
     /// program's file in the file system, the rest in the swap area.
     fn region(&self, purpose: Purpose) -> Region {
         match purpose {
-            Purpose::Io { .. } => Region::Files,
+            Purpose::Io { .. } | Purpose::Exec { .. } => Region::Files,
             Purpose::PageRead { pid } if self.procs[pid].fault_from_file => Region::Files,
             Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
             Purpose::SwapIn { .. } | Purpose::SwapOut { .. } => Region::Swap,
@@ -867,6 +887,11 @@ impl SystemModel<'_> {
         }
         match done.purpose {
             Purpose::Io { pid } => {
+                self.procs[pid].woken = Some(scheduler::AFTER_DISK);
+                self.become_runnable(pid, ctx)
+            }
+            Purpose::Exec { pid } => {
+                self.procs[pid].exec_pending = false;
                 self.procs[pid].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }

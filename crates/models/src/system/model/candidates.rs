@@ -41,8 +41,11 @@ impl Keys {
             swap_in: (p.residence == Residence::Out && p.state == State::Runnable && p.eligible)
                 .then_some(p.last_swap),
             sleeping: (resident && p.state == State::Sleeping).then_some(image),
-            resident: (resident && matches!(p.state, State::Runnable | State::Io | State::Running))
-                .then_some(p.last_swap),
+            // A command still reading its image by exec is not swapped out.
+            resident: (resident
+                && !p.exec_pending
+                && matches!(p.state, State::Runnable | State::Io | State::Running))
+            .then_some(p.last_swap),
         }
     }
 }

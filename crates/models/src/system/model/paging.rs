@@ -178,6 +178,8 @@ impl SystemModel<'_> {
             };
             match bulk {
                 Some(b) if on_bulk => Source::Read(b.device),
+                // Pages of the program's file come from where it lies.
+                _ if in_text || first_touch => Source::Read(self.sys.memory.programs),
                 _ => Source::Read(paging.device),
             }
         };

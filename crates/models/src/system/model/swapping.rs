@@ -12,8 +12,13 @@ impl SystemModel<'_> {
     /// longest, making room by pushing out sleepers first, then (with the
     /// age rules) the process that has been in longest.
     pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
+        while self.swap_once(ctx) {}
+    }
+
+    /// One step of the swapper; true if it should look again at once.
+    fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
         if self.swapper_busy || self.paging() {
-            return;
+            return false;
         }
         let now = ctx.now();
         let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
@@ -21,16 +26,25 @@ impl SystemModel<'_> {
             .waiting_for_swap_in()
             .map(|pid| (pid, age(&self.procs[pid])))
         else {
-            return;
+            return false;
         };
         let image = self.bytes_to_load(pid);
+        if self.free_bytes >= image && self.procs[pid].exec_pending {
+            // A new command, created when memory was short: it gets its
+            // memory and reads its image from the program's file itself,
+            // while the swapper looks again.
+            self.load(pid);
+            self.recount(pid, now, |p| p.residence = Residence::In);
+            self.start_exec(pid, ctx);
+            return true;
+        }
         if self.free_bytes >= image {
             self.load(pid);
             self.swapper_busy = true;
             self.recount(pid, now, |p| p.residence = Residence::MovingIn);
             let device = self.swap_device();
             self.request(device, Purpose::SwapIn { pid }, image as f64, ctx);
-            return;
+            return false;
         }
         // A sleeper goes out at once; a busy process only by the age rules.
         let victim = self.candidates.largest_sleeper().or_else(|| {
@@ -49,6 +63,7 @@ impl SystemModel<'_> {
             }
             None => {}
         }
+        false
     }
 
     /// The bytes bringing `pid` into memory takes: its private part, and
@@ -65,6 +80,17 @@ impl SystemModel<'_> {
         let bytes = self.bytes_to_load(pid);
         self.free_bytes -= bytes;
         self.texts[self.procs[pid].class].in_memory += 1;
+        self.procs[pid].exec_bytes = bytes;
+    }
+
+    /// Exec under swapping: `pid`, in memory, reads its image (its text
+    /// too unless a copy is in memory already) from the program's file,
+    /// and runs when it is in.
+    pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        self.recount(pid, ctx.now(), |p| p.state = State::Io);
+        let bytes = self.procs[pid].exec_bytes as f64;
+        let programs = self.sys.memory.programs;
+        self.request(programs, Purpose::Exec { pid }, bytes, ctx);
     }
 
     /// Gives back the memory of `pid`'s image, and its class's text if no
