@@ -803,3 +803,71 @@ fn a_deterministic_system_runs_to_the_nanosecond() {
     assert!((cpu.idle - (40.0 - 3.504) / 40.0).abs() < 1e-12, "{cpu:?}");
     assert_eq!(cpu.fault_handling, 0.0);
 }
+
+/// One user with a shell, memory for the shell or the command but not
+/// both; everything deterministic.
+const SHELLED: &str = r#"
+    name = "shelled"
+    [run]
+    end_time = "40s"
+    [system]
+    quantum = "100ms"
+    context_switch = "1ms"
+    [memory]
+    policy = "swapping"
+    size = "100KiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    [users]
+    terminals = 1
+    think = { det = { value = "10s" } }
+    commands = [{ class = "job", weight = 1 }]
+    shell = "sh"
+    [[class]]
+    name = "job"
+    cpu = { det = { value = "1s" } }
+    size = "80KiB"
+    [[class]]
+    name = "sh"
+    cpu = { det = { value = "10ms" } }
+    size = "30KiB"
+"#;
+
+#[test]
+fn the_shell_sleeps_at_the_terminal_and_is_swapped_out_for_its_command() {
+    // At login the shell is exec'd (10 ms + 30,720 B at 1 MB/s) and starts
+    // up (a switch and 10 ms), then sleeps at the terminal. At 10 s the
+    // user types: the shell, still in memory, runs (1 ms + 10 ms) and forks
+    // the 80 KiB command, which does not fit beside it: the swapper pushes
+    // the shell out (40.72 ms), the command's exec reads its image
+    // (10 ms + 81,920 B) and it runs (1 ms + 1 s): 1.14464 s. Each later
+    // command first needs the shell swapped back in: 40.72 + 11 + 40.72 +
+    // 91.92 + 1001 ms = 1.18536 s.
+    let s = run(&inline_system(SHELLED), 0);
+    let job = command(&s, "job");
+    let shell = 0.010 + 30_720.0 / 1e6;
+    let exec = 0.010 + 81_920.0 / 1e6;
+    let first = 0.011 + shell + exec + 1.001;
+    let later = shell + 0.011 + shell + exec + 1.001;
+    assert_eq!(job.completions, 3);
+    let exact = (first + 2.0 * later) / 3.0;
+    assert!(
+        (job.mean_response.unwrap() - exact).abs() < 1e-9,
+        "{} vs {exact}",
+        job.mean_response.unwrap()
+    );
+    assert!((job.response_max.unwrap() - later).abs() < 1e-9, "{job:?}");
+    let swaps = s.swapping.as_ref().unwrap();
+    assert_eq!((swaps.swap_ins, swaps.swap_outs), (2, 3));
+    // The shell is no user process: the index counts the commands only.
+    let load = s.load.as_ref().unwrap();
+    assert!(load.mean_processes < 0.2, "{load:?}");
+    assert!(
+        s.classes.iter().all(|c| c.name != "sh"),
+        "the shell is no command"
+    );
+}

@@ -262,6 +262,9 @@ pub struct UsersFile {
     /// time.
     #[serde(default)]
     pub login: Option<LoginFile>,
+    /// The class of each user's shell (default: no shells).
+    #[serde(default)]
+    pub shell: Option<String>,
 }
 
 /// A class's I/O to one device.
@@ -481,6 +484,7 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         background: background.into_iter().collect::<Option<_>>()?,
     };
     cycles_take_time(v, &system);
+    shells_fit(v, &system);
     v.problems.is_empty().then_some(system)
 }
 
@@ -489,6 +493,23 @@ const MOST_CPUS: u64 = 4096;
 /// The most terminals, or background processes of one entry, a system may
 /// have: each holds streams and a process slot.
 const MOST_PROCESSES: u64 = 1_000_000;
+
+/// Under swapping, a shell must fit in user memory: a user whose shell
+/// could never be in memory could never run a command.
+fn shells_fit(v: &mut Validator, sys: &System) {
+    if let (Some(shell), Policy::Swapping { .. }) = (sys.users.shell, &sys.memory.policy) {
+        let size = sys.classes[shell].size;
+        let user = sys.memory.user_bytes();
+        if size > user {
+            v.report(
+                "users.shell",
+                format!(
+                    "the shell's image ({size} bytes) is larger than user memory ({user} bytes): under swapping it could never run"
+                ),
+            );
+        }
+    }
+}
 
 /// Refuses a user or background cycle that takes no simulated time at all:
 /// a run of it would never move its clock on.
@@ -1062,10 +1083,15 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
         None => Some(Population::Fixed(f.terminals)),
         Some(login) => sessions(v, login, f.terminals).map(|s| Population::Sessions(Box::new(s))),
     };
+    let shell = match &f.shell {
+        Some(name) => Some(class_index(v, classes, name, "users.shell")?),
+        None => None,
+    };
     Some(Users {
         population: population.filter(|_| f.terminals > 0)?,
         think: think?,
         mix: mix.into_iter().collect::<Option<_>>()?,
+        shell,
     })
 }
 

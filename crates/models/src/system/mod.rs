@@ -234,6 +234,10 @@ pub struct Users {
     pub think: Dist,
     /// The command mix.
     pub mix: Vec<Mix>,
+    /// The class of each user's shell (an index into `classes`): it sleeps
+    /// at the terminal while the user thinks, and forks and execs each
+    /// command typed. `None`: commands start without a shell.
+    pub shell: Option<usize>,
 }
 
 /// One entry of the command mix.

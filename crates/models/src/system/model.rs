@@ -178,10 +178,21 @@ enum OwnerKind {
         thinking: Option<EventKey>,
         /// Its session is over: it leaves when its command completes.
         leaving: bool,
+        /// Its shell process, if the users have shells.
+        shell: Option<usize>,
+        /// A command typed, for the shell to fork and exec.
+        typed: Option<users::Typed>,
     },
     /// A command a user runs in the background (`cmd &`); it has streams
     /// of its own, so that it may outlive the user's session.
     Detached,
+    /// A user's shell.
+    Shell {
+        /// The user (an owner slot).
+        user: usize,
+        /// The user has logged out: the shell exits as soon as it can.
+        retiring: bool,
+    },
     Background {
         entry: usize,
     },
@@ -246,6 +257,8 @@ struct Process {
     exec_pending: bool,
     /// Swapping: the bytes last brought into memory for it.
     exec_bytes: u64,
+    /// Whether the "user processes" index counts it.
+    counted: bool,
     /// Distinguishes processes that reuse a slab slot.
     generation: u64,
 }
@@ -534,6 +547,7 @@ impl<'a> SystemModel<'a> {
             fault_from_file: false,
             exec_pending: !self.paging(),
             exec_bytes: 0,
+            counted: true,
             waiting_frame: false,
             generation: self.next_generation,
         });
@@ -916,6 +930,9 @@ impl SystemModel<'_> {
                 self.unload(self.procs[pid].class);
                 self.procs[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::Out);
+                if self.retiring(pid) {
+                    self.retire_shell(pid, ctx);
+                }
                 self.swapper(ctx);
             }
         }
@@ -931,9 +948,11 @@ impl SystemModel<'_> {
         let keys = self.procs[pid].keys;
         self.candidates.refile(pid, keys, Keys::default());
         let p = self.procs.remove(pid);
-        self.user_processes -= 1;
-        self.processes_meter
-            .set(now, f64::from(self.user_processes));
+        if p.counted {
+            self.user_processes -= 1;
+            self.processes_meter
+                .set(now, f64::from(self.user_processes));
+        }
         if self.paging() {
             self.free_frames += p.held.resident;
             // Its reclaimable pages can be reclaimed by no one now.
@@ -941,8 +960,12 @@ impl SystemModel<'_> {
             self.bulk_used -= p.held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
-            debug_assert_eq!(residence, Residence::In, "only resident processes run");
-            self.unload(p.class);
+            // A process swapped out (a sleeping shell whose user logged
+            // out) has no memory to give back.
+            debug_assert!(matches!(residence, Residence::In | Residence::Out));
+            if residence == Residence::In {
+                self.unload(p.class);
+            }
             self.swapper(ctx);
         }
     }

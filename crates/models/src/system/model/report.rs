@@ -100,7 +100,12 @@ impl SystemModel<'_> {
             .classes
             .iter()
             .zip(&self.classes)
-            .map(|(spec, stats)| class_summary(&spec.name, "command", stats))
+            .enumerate()
+            // The shell's class is no command, unless users type it too.
+            .filter(|&(c, _)| {
+                sys.users.shell != Some(c) || sys.users.mix.iter().any(|m| m.class == c)
+            })
+            .map(|(_, (spec, stats))| class_summary(&spec.name, "command", stats))
             .collect();
         // Commands run in the background are listed as `NAME&`, for the
         // classes the mix runs that way.

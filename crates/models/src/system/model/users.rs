@@ -1,7 +1,24 @@
 //! Users at terminals: logins and sessions, think times, commands typed
-//! (waited for or left running), and background processes between cycles.
+//! (waited for or left running) and forked by each user's shell, and
+//! background processes between cycles.
+//!
+//! With `users.shell`, every user logged in has a shell process. It runs
+//! a cycle of its class at login, then sleeps at the terminal. When the
+//! user types a command, the shell wakes (it must be in memory to run: the
+//! swapper may have pushed it out while it slept), runs a cycle of its
+//! class (reading the line, fork, exec) and forks the command, then sleeps
+//! again, waiting for the command or, for one left running, at the
+//! terminal. A command's response runs from the typing to its exit.
 
 use super::*;
+
+/// A command typed, for the shell to fork and exec.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Typed {
+    class: usize,
+    detached: bool,
+    at: SimTime,
+}
 
 impl SystemModel<'_> {
     pub(super) fn log_in(
@@ -16,6 +33,8 @@ impl SystemModel<'_> {
                 detached: 0,
                 thinking: None,
                 leaving: false,
+                shell: None,
+                typed: None,
             },
             rngs: Rngs::new(&self.streams, &format!("user/{index}")),
         });
@@ -25,6 +44,23 @@ impl SystemModel<'_> {
         self.users_logged += 1;
         self.users_meter
             .set(ctx.now(), f64::from(self.users_logged));
+        if let Some(class) = self.sys.users.shell {
+            // The login shell: exec'd at login, it starts up and then
+            // sleeps at the terminal.
+            let shell_owner = self.owners.insert(Owner {
+                kind: OwnerKind::Shell {
+                    user: owner,
+                    retiring: false,
+                },
+                rngs: Rngs::new(&self.streams, &format!("user/{index}/shell")),
+            });
+            let pid = self.spawn(class, shell_owner, ctx.now());
+            self.procs[pid].counted = false;
+            if let OwnerKind::User { shell, .. } = &mut self.owners[owner].kind {
+                *shell = Some(pid);
+            }
+            self.admit(pid, ctx);
+        }
         self.think(owner, ctx);
     }
 
@@ -52,16 +88,47 @@ impl SystemModel<'_> {
         match thinking.take() {
             Some(key) => {
                 ctx.cancel(key);
-                self.leave(owner, ctx.now());
+                self.leave(owner, ctx);
             }
             None => *leaving = true,
         }
     }
 
-    fn leave(&mut self, owner: usize, now: SimTime) {
-        self.owners.remove(owner);
+    fn leave(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let OwnerKind::User { shell, .. } = self.owners.remove(owner).kind else {
+            unreachable!("only users leave");
+        };
         self.users_logged -= 1;
-        self.users_meter.set(now, f64::from(self.users_logged));
+        self.users_meter
+            .set(ctx.now(), f64::from(self.users_logged));
+        if let Some(shell) = shell {
+            let shell_owner = self.procs[shell].owner;
+            if let OwnerKind::Shell { retiring, .. } = &mut self.owners[shell_owner].kind {
+                *retiring = true;
+            }
+            self.retire_shell(shell, ctx);
+        }
+    }
+
+    /// Whether `pid` is the shell of a user who has logged out.
+    pub(super) fn retiring(&self, pid: usize) -> bool {
+        matches!(
+            self.owners[self.procs[pid].owner].kind,
+            OwnerKind::Shell { retiring: true, .. }
+        )
+    }
+
+    /// The shell `pid` of a user who has logged out exits if it is asleep
+    /// in memory or swapped out; otherwise it exits when its cycle ends or
+    /// its swap-out completes.
+    pub(super) fn retire_shell(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let p = &self.procs[pid];
+        let settled = matches!(p.residence, Residence::In | Residence::Out);
+        if p.state == State::Sleeping && settled {
+            let owner = p.owner;
+            self.exit(pid, ctx);
+            self.owners.remove(owner);
+        }
     }
 
     pub(super) fn login(&mut self, arrives: bool, ctx: &mut Context<Event>) {
@@ -119,7 +186,35 @@ impl SystemModel<'_> {
             self.think(owner, ctx);
             return;
         }
-        let runner = if detached {
+        let typed = Typed {
+            class,
+            detached,
+            at: now,
+        };
+        let OwnerKind::User {
+            shell, typed: t, ..
+        } = &mut self.owners[owner].kind
+        else {
+            unreachable!("only users type commands");
+        };
+        match *shell {
+            Some(shell) => {
+                *t = Some(typed);
+                // A shell still starting up forks the command when done.
+                if self.procs[shell].state == State::Sleeping {
+                    self.new_cycle(shell, now);
+                    self.procs[shell].woken = Some(scheduler::AFTER_TERMINAL);
+                    self.admit(shell, ctx);
+                }
+            }
+            None => self.fork_exec(owner, typed, ctx),
+        }
+    }
+
+    /// Forks and execs the command `typed` by the user `owner`.
+    fn fork_exec(&mut self, owner: usize, typed: Typed, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let runner = if typed.detached {
             let OwnerKind::User {
                 index, detached: n, ..
             } = &mut self.owners[owner].kind
@@ -135,13 +230,14 @@ impl SystemModel<'_> {
         } else {
             owner
         };
-        let pid = self.spawn(class, runner, now);
+        let pid = self.spawn(typed.class, runner, now);
+        self.procs[pid].started = typed.at;
         self.procs[pid].woken = Some(scheduler::AFTER_TERMINAL);
         self.user_processes += 1;
         self.processes_meter
             .set(now, f64::from(self.user_processes));
         self.admit(pid, ctx);
-        if detached {
+        if typed.detached {
             self.think(owner, ctx);
         }
     }
@@ -165,24 +261,28 @@ impl SystemModel<'_> {
             .expect("validation: a weight > 0")
     }
 
-    /// A command (or background cycle) has had all its processor time.
+    /// A command (or background or shell cycle) has had all its processor
+    /// time.
     pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let p = &self.procs[pid];
         let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
         let stats = match self.owners[owner].kind {
-            OwnerKind::User { .. } => &mut self.classes[class],
-            OwnerKind::Background { entry } => &mut self.background[entry],
-            OwnerKind::Detached => &mut self.detached[class],
+            OwnerKind::User { .. } => Some(&mut self.classes[class]),
+            OwnerKind::Background { entry } => Some(&mut self.background[entry]),
+            OwnerKind::Detached => Some(&mut self.detached[class]),
+            OwnerKind::Shell { .. } => None,
         };
-        stats.responses.record(now - started);
-        stats.faults.add(faults as f64);
+        if let Some(stats) = stats {
+            stats.responses.record(now - started);
+            stats.faults.add(faults as f64);
+        }
         self.release_eligibility(pid, ctx);
         match self.owners[owner].kind {
             OwnerKind::User { leaving, .. } => {
                 self.exit(pid, ctx);
                 if leaving {
-                    self.leave(owner, now);
+                    self.leave(owner, ctx);
                 } else {
                     self.think(owner, ctx);
                 }
@@ -198,6 +298,22 @@ impl SystemModel<'_> {
                     .sample_time(&mut self.owners[owner].rngs.think);
                 let _ = ctx.schedule_in(sleep, Event::Wake { pid });
                 // A sleeper is the swapper's first choice to push out.
+                self.swapper(ctx);
+            }
+            OwnerKind::Shell { user, retiring } => {
+                // The shell sleeps: waiting for the command it forks, or at
+                // the terminal.
+                self.recount(pid, now, |p| p.state = State::Sleeping);
+                if retiring {
+                    self.retire_shell(pid, ctx);
+                    return;
+                }
+                let OwnerKind::User { typed, .. } = &mut self.owners[user].kind else {
+                    unreachable!("a shell belongs to a user");
+                };
+                if let Some(typed) = typed.take() {
+                    self.fork_exec(user, typed, ctx);
+                }
                 self.swapper(ctx);
             }
         }
