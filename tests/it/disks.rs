@@ -5,7 +5,7 @@
 use crate::{assert_above, assert_covers, seed};
 use tpsim::core::SimTime;
 use tpsim::models::System;
-use tpsim::models::summary::Summary;
+use tpsim::models::summary::{StationDiscipline, Summary};
 use tpsim::models::system::{Order, simulate};
 
 /// Users whose commands read and write a disk with an arm (cylinders
@@ -119,7 +119,7 @@ fn sorting_by_cylinder_pays_off_only_when_requests_queue() {
     let (a, b) = (one("fcfs"), one("disksort"));
     assert_eq!(a.classes, b.classes);
     assert_eq!(a.stations[2].utilization, b.stations[2].utilization);
-    assert_eq!(b.stations[2].discipline, "disksort");
+    assert_eq!(b.stations[2].discipline, StationDiscipline::Disksort);
 }
 
 /// One user and a sleeping daemon sharing memory for one image, as in the

@@ -5,7 +5,7 @@
 
 use crate::{assert_above, seed};
 use tpsim::models::System;
-use tpsim::models::summary::{ClassSummary, Summary};
+use tpsim::models::summary::{ClassKind, ClassSummary, Summary};
 use tpsim::models::system::simulate;
 
 fn load(text: &str) -> System {
@@ -141,7 +141,7 @@ fn nice_hands_the_processor_to_the_other_process() {
     let runs = |s: &Summary, name: &str| {
         s.classes
             .iter()
-            .find(|c| c.name == name && c.kind == "background")
+            .find(|c| c.name == name && c.kind == ClassKind::Background)
             .unwrap()
             .completions
     };
@@ -253,7 +253,7 @@ fn a_process_woken_from_a_sleep_runs_ahead_of_user_level_work_whatever_its_nice(
     let cycles = |name: &str| {
         s.classes
             .iter()
-            .find(|c| c.name == name && c.kind == "background")
+            .find(|c| c.name == name && c.kind == ClassKind::Background)
             .unwrap()
             .completions
     };

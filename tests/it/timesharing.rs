@@ -9,7 +9,7 @@ use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::analytic::ClosedModel;
-use tpsim::models::summary::Summary;
+use tpsim::models::summary::{ClassKind, Summary};
 use tpsim::models::system::{Policy, Population, simulate};
 
 /// A shipped time-sharing scenario, validated.
@@ -399,7 +399,7 @@ fn background_processes_cycle_and_sleepers_are_swapped_out_first() {
     let sys = inline_system(SLEEPER);
     let s = run(&sys, 0);
     let daemon = command(&s, "cron");
-    assert_eq!(daemon.kind, "background");
+    assert_eq!(daemon.kind, ClassKind::Background);
     let span = s.sim_time - s.warmup;
     // A cycle is 60 s of sleep plus a little work, and a swap-in when it
     // was pushed out.
@@ -644,7 +644,7 @@ fn commands_run_in_the_background_do_not_hold_up_their_users() {
     let s = run(&inline_system(text), 0);
     assert_eq!(command(&s, "command").completions, 0);
     let detached = command(&s, "command&");
-    assert_eq!(detached.kind, "background");
+    assert_eq!(detached.kind, ClassKind::Background);
     assert!((detached.throughput - 0.4).abs() < 0.03, "{detached:?}");
     let processes = s.load.as_ref().unwrap().mean_processes;
     let little = detached.throughput * detached.mean_response.unwrap();

@@ -17,7 +17,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use tpsim_models::summary::StoppedBy;
+use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::LoadSample;
 use tpsim_models::{Scenario, ScenarioError, Summary};
 
@@ -346,7 +346,7 @@ fn run_scenario(
             let _ = writeln!(
                 stderr,
                 "tpsim: note: {rejected} {} of class {} could not run: the image is larger than user memory, and a swapping system must hold it whole",
-                if c.kind == "background" {
+                if c.kind == ClassKind::Background {
                     "processes"
                 } else {
                     "commands"

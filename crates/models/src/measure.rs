@@ -2,7 +2,7 @@
 //! server did, each reset at the end of the warm-up and turned into the
 //! summary's stable fields.
 
-use crate::summary::{ClassSummary, StationSummary};
+use crate::summary::{ClassKind, ClassSummary, StationDiscipline, StationSummary};
 use tpsim_core::{BatchMeans, Quantiles, SimTime, Tally, TimeWeighted};
 
 /// The response times of one class: mean, batch-means interval and
@@ -43,7 +43,7 @@ impl Responses {
     pub(crate) fn summary(
         &self,
         name: &str,
-        kind: &str,
+        kind: ClassKind,
         span: f64,
         stationary: bool,
     ) -> ClassSummary {
@@ -56,7 +56,7 @@ impl Responses {
         };
         ClassSummary {
             name: name.to_string(),
-            kind: kind.to_string(),
+            kind,
             throughput: per_second(self.completions, span),
             mean_response: any.then(|| self.tally.mean()),
             mean_response_ci95: interval.as_ref().ok().map(|ci| ci.half_width),
@@ -134,7 +134,7 @@ impl StationMeter {
     pub(crate) fn summary(
         &self,
         name: &str,
-        discipline: &str,
+        discipline: StationDiscipline,
         servers: u32,
         queues: bool,
         now: SimTime,
@@ -144,7 +144,7 @@ impl StationMeter {
         let waits = queues && started > 0;
         StationSummary {
             name: name.to_string(),
-            discipline: discipline.to_string(),
+            discipline,
             servers,
             utilization: self.busy.mean(now) / f64::from(servers),
             throughput: per_second(self.completions, span),

@@ -5,6 +5,7 @@
 //! Every index is checked: a [`Target::Station`] always names an existing
 //! station, every route's probabilities add up to 1.
 
+use crate::summary::StationDiscipline;
 use rand::RngExt;
 use tpsim_core::{Dist, SimTime, Stream};
 
@@ -78,13 +79,13 @@ pub enum Discipline {
 }
 
 impl Discipline {
-    /// The name used in scenarios and reports.
-    pub fn name(&self) -> &'static str {
+    /// The discipline as reported.
+    pub fn reported(&self) -> StationDiscipline {
         match self {
-            Discipline::Fcfs => "fcfs",
-            Discipline::Ps => "ps",
-            Discipline::RoundRobin { .. } => "rr",
-            Discipline::Delay => "delay",
+            Discipline::Fcfs => StationDiscipline::Fcfs,
+            Discipline::Ps => StationDiscipline::Ps,
+            Discipline::RoundRobin { .. } => StationDiscipline::Rr,
+            Discipline::Delay => StationDiscipline::Delay,
         }
     }
 }

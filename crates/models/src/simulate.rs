@@ -12,7 +12,7 @@
 
 use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, Target};
-use crate::summary::{StoppedBy, Summary};
+use crate::summary::{self, StoppedBy, Summary};
 use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
@@ -421,7 +421,7 @@ impl<'a> NetworkModel<'a> {
                 );
                 st.meter.summary(
                     &spec.name,
-                    spec.discipline.name(),
+                    spec.discipline.reported(),
                     spec.servers,
                     queues,
                     now,
@@ -436,8 +436,8 @@ impl<'a> NetworkModel<'a> {
             .zip(&self.classes)
             .map(|(spec, c)| {
                 let kind = match spec.kind {
-                    ClassKind::Open { .. } => "open",
-                    ClassKind::Closed { .. } => "closed",
+                    ClassKind::Open { .. } => summary::ClassKind::Open,
+                    ClassKind::Closed { .. } => summary::ClassKind::Closed,
                 };
                 c.responses.summary(&spec.name, kind, span, true)
             })

@@ -4,6 +4,78 @@
 //! breaking change.
 
 use serde::Serialize;
+use std::fmt;
+
+/// How a station serves, as reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StationDiscipline {
+    /// First come, first served.
+    Fcfs,
+    /// Processor sharing.
+    Ps,
+    /// Round robin.
+    Rr,
+    /// A pure delay.
+    Delay,
+    /// A disk serving its queue by cylinder (one-way elevator).
+    Disksort,
+    /// Processors under the UNIX scheduler's priorities.
+    Unix,
+}
+
+impl StationDiscipline {
+    /// The name used in scenarios, tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            StationDiscipline::Fcfs => "fcfs",
+            StationDiscipline::Ps => "ps",
+            StationDiscipline::Rr => "rr",
+            StationDiscipline::Delay => "delay",
+            StationDiscipline::Disksort => "disksort",
+            StationDiscipline::Unix => "unix",
+        }
+    }
+}
+
+impl fmt::Display for StationDiscipline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a row of the class table stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClassKind {
+    /// An open class of a queueing network.
+    Open,
+    /// A closed class of a queueing network.
+    Closed,
+    /// Commands typed at terminals and waited for.
+    Command,
+    /// Work nobody waits for: commands left running and background
+    /// processes.
+    Background,
+}
+
+impl ClassKind {
+    /// The name used in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassKind::Open => "open",
+            ClassKind::Closed => "closed",
+            ClassKind::Command => "command",
+            ClassKind::Background => "background",
+        }
+    }
+}
+
+impl fmt::Display for ClassKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// What one run measured, after the warm-up.
 ///
@@ -168,8 +240,8 @@ pub struct LoadSummary {
 pub struct StationSummary {
     /// The station's name.
     pub name: String,
-    /// Its discipline (`fcfs`, `ps`, `rr`, `delay`).
-    pub discipline: String,
+    /// Its discipline (`fcfs`, `ps`, `rr`, `delay`, `disksort`, `unix`).
+    pub discipline: StationDiscipline,
     /// Its number of servers.
     pub servers: u32,
     /// Busy fraction per server, switching overhead included; for a delay
@@ -199,8 +271,9 @@ pub struct StationSummary {
 pub struct ClassSummary {
     /// The class's name.
     pub name: String,
-    /// `open` or `closed`.
-    pub kind: String,
+    /// `open` or `closed` (networks), `command` or `background`
+    /// (time-sharing systems).
+    pub kind: ClassKind,
     /// Jobs (open) or commands (closed) completed per second.
     pub throughput: f64,
     /// Mean response time \[s\]: arrival to exit (open), or end of think time

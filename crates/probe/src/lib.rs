@@ -8,12 +8,12 @@
 //!
 //! # Example
 //! ```
-//! use tpsim_models::summary::{StationSummary, Summary};
+//! use tpsim_models::summary::{StationDiscipline, StationSummary, Summary};
 //! let summary = Summary {
 //!     scenario: "demo".into(), seed: 1, replication: 0, sim_time: 10.0, warmup: 0.0,
 //!     events: 42, wall_seconds: 0.0, classes: vec![],
 //!     stations: vec![StationSummary {
-//!         name: "cpu".into(), discipline: "ps".into(), servers: 1, utilization: 0.5,
+//!         name: "cpu".into(), discipline: StationDiscipline::Ps, servers: 1, utilization: 0.5,
 //!         throughput: 2.0, mean_queue_length: 1.0, mean_response: Some(0.5),
 //!         mean_wait: None, wait_probability: None, completions: 20,
 //!     }],

@@ -61,7 +61,7 @@ pub fn table(summary: &Summary) -> String {
     for s in &summary.stations {
         stations.add_row(vec![
             cell(&s.name),
-            s.discipline.clone(),
+            s.discipline.to_string(),
             s.servers.to_string(),
             fixed(s.utilization),
             fixed(s.throughput),
@@ -87,7 +87,7 @@ pub fn table(summary: &Summary) -> String {
     for c in &summary.classes {
         classes.add_row(vec![
             cell(&c.name),
-            c.kind.clone(),
+            c.kind.to_string(),
             fixed(c.throughput),
             maybe(c.mean_response),
             maybe(c.mean_response_ci95),
@@ -176,7 +176,7 @@ fn system_table(summary: &Summary) -> String {
     for c in &summary.classes {
         per_class.add_row(vec![
             c.name.clone(),
-            c.kind.clone(),
+            c.kind.to_string(),
             c.faults_per_command.map_or_else(|| "-".to_string(), fixed),
             c.rejected
                 .map_or_else(|| "-".to_string(), |r| r.to_string()),
@@ -296,7 +296,7 @@ mod rows {
         fn fields(&self) -> Vec<String> {
             vec![
                 self.name.clone(),
-                self.discipline.clone(),
+                self.discipline.to_string(),
                 self.servers.to_string(),
                 num(self.utilization),
                 num(self.throughput),
@@ -329,7 +329,7 @@ mod rows {
         fn fields(&self) -> Vec<String> {
             vec![
                 self.name.clone(),
-                self.kind.clone(),
+                self.kind.to_string(),
                 num(self.throughput),
                 maybe(self.mean_response),
                 maybe(self.mean_response_ci95),

@@ -2,7 +2,7 @@
 //! statistics reset at the end of the warm-up.
 
 use super::*;
-use crate::summary::StoppedBy;
+use crate::summary::{ClassKind, StationDiscipline, StoppedBy};
 
 impl SystemModel<'_> {
     pub(super) fn occupancy(&self) -> f64 {
@@ -75,11 +75,14 @@ impl SystemModel<'_> {
             counters.cpu_fault / capacity,
             counters.cpu_switch / capacity,
         );
-        let mut stations =
-            vec![
-                self.cpu_meter
-                    .summary("cpu", "rr", sys.cpu.count, true, now, span),
-            ];
+        let mut stations = vec![self.cpu_meter.summary(
+            "cpu",
+            cpu_discipline(sys.cpu.scheduler),
+            sys.cpu.count,
+            true,
+            now,
+            span,
+        )];
         stations.extend(sys.devices.iter().zip(&self.devices).map(|(spec, d)| {
             d.meter
                 .summary(&spec.name, discipline(spec), 1, true, now, span)
@@ -87,7 +90,7 @@ impl SystemModel<'_> {
         // Logins that follow the hour of the day make the load change over
         // the run: there is no steady state for batch means to estimate.
         let stationary = matches!(sys.users.population, Population::Fixed(_));
-        let class_summary = |name: &str, kind: &str, stats: &ClassStats| ClassSummary {
+        let class_summary = |name: &str, kind: ClassKind, stats: &ClassStats| ClassSummary {
             rejected: Some(stats.rejected),
             faults_per_command: Some(if stats.faults.count() > 0 {
                 stats.faults.mean()
@@ -105,7 +108,7 @@ impl SystemModel<'_> {
             .filter(|&(c, _)| {
                 sys.users.shell != Some(c) || sys.users.mix.iter().any(|m| m.class == c)
             })
-            .map(|(_, (spec, stats))| class_summary(&spec.name, "command", stats))
+            .map(|(_, (spec, stats))| class_summary(&spec.name, ClassKind::Command, stats))
             .collect();
         // Commands run in the background are listed as `NAME&`, for the
         // classes the mix runs that way.
@@ -121,14 +124,14 @@ impl SystemModel<'_> {
                         .any(|m| m.class == c && m.detached > 0.0)
                 })
                 .map(|(_, (spec, stats))| {
-                    class_summary(&format!("{}&", spec.name), "background", stats)
+                    class_summary(&format!("{}&", spec.name), ClassKind::Background, stats)
                 }),
         );
         classes.extend(
             sys.background
                 .iter()
                 .zip(&self.background)
-                .map(|(spec, stats)| class_summary(&spec.name, "background", stats)),
+                .map(|(spec, stats)| class_summary(&spec.name, ClassKind::Background, stats)),
         );
         let reads = counters.bulk_reads + counters.disk_reads;
         let paging = self.paging().then(|| PagingSummary {
@@ -200,10 +203,18 @@ impl SystemModel<'_> {
     }
 }
 
-/// The name of the order a device serves its queue in.
-fn discipline(device: &super::super::Device) -> &'static str {
+/// The order a device serves its queue in.
+fn discipline(device: &super::super::Device) -> StationDiscipline {
     match device.arm.as_ref().map(|a| a.order) {
-        Some(super::super::Order::Disksort) => "disksort",
-        _ => "fcfs",
+        Some(super::super::Order::Disksort) => StationDiscipline::Disksort,
+        _ => StationDiscipline::Fcfs,
+    }
+}
+
+/// How the processors choose what to run.
+fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
+    match scheduler {
+        Scheduler::RoundRobin => StationDiscipline::Rr,
+        Scheduler::Unix => StationDiscipline::Unix,
     }
 }
