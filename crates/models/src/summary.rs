@@ -229,7 +229,8 @@ pub struct MemorySummary {
 pub struct LoadSummary {
     /// Users logged in.
     pub mean_users: f64,
-    /// User processes: commands in progress and background processes.
+    /// User processes: the processes of commands in progress (with
+    /// `users.processes = "all"`, shells and background processes too).
     pub mean_processes: f64,
     /// Logins refused because every terminal was taken.
     pub logins_refused: u64,

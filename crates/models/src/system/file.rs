@@ -3,7 +3,8 @@
 
 use super::{
     Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix, Order,
-    Paging, Placement, Policy, Population, Scheduler, SeekCurve, Sessions, System, Users,
+    Paging, Placement, Policy, Population, ProcessCount, Scheduler, SeekCurve, Sessions, System,
+    Users,
 };
 use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::units::{Bytes, BytesPerSecond, Seconds};
@@ -265,6 +266,10 @@ pub struct UsersFile {
     /// The class of each user's shell (default: no shells).
     #[serde(default)]
     pub shell: Option<String>,
+    /// What the "user processes" index counts: `"commands"` (default) or
+    /// `"all"`.
+    #[serde(default)]
+    pub processes: Option<String>,
 }
 
 /// A class's I/O to one device.
@@ -1087,11 +1092,23 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
         Some(name) => Some(class_index(v, classes, name, "users.shell")?),
         None => None,
     };
+    let processes = match f.processes.as_deref().unwrap_or("commands") {
+        "commands" => Some(ProcessCount::Commands),
+        "all" => Some(ProcessCount::All),
+        other => {
+            v.report(
+                "users.processes",
+                format!("unknown count \"{other}\": expected \"commands\" or \"all\""),
+            );
+            None
+        }
+    };
     Some(Users {
         population: population.filter(|_| f.terminals > 0)?,
         think: think?,
         mix: mix.into_iter().collect::<Option<_>>()?,
         shell,
+        processes: processes?,
     })
 }
 
@@ -1284,6 +1301,23 @@ mod tests {
         }
         let text = GOOD.replace("size = \"64KiB\"", "size = \"64KiB\"\nnice = -20");
         assert_eq!(keys(&text), Vec::<String>::new());
+    }
+
+    #[test]
+    fn shells_and_the_process_count_are_checked() {
+        let text = GOOD.replace("[users]", "[users]\nprocesses = \"some\"");
+        assert_eq!(keys(&text), ["users.processes"]);
+        let text = GOOD.replace("[users]", "[users]\nshell = \"bash\"");
+        assert_eq!(keys(&text), ["users.shell"]);
+        let swapped = GOOD.replace("policy = \"paging\"", "policy = \"swapping\"");
+        let huge = swapped
+            .replace("[users]", "[users]\nshell = \"edit\"")
+            .replace("size = \"64KiB\"", "size = \"600KiB\"");
+        assert!(
+            keys(&huge).contains(&"users.shell".to_string()),
+            "{:?}",
+            keys(&huge)
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! the same seed see the same workload; page faults, placement, dirty pages
 //! and device timings have streams of their own.
 
-use super::{Mix, Placement, Policy, Population, Region, Scheduler, System};
+use super::{Mix, Placement, Policy, Population, ProcessCount, Region, Scheduler, System};
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
@@ -107,7 +107,8 @@ pub struct LoadSample {
     pub warmup: bool,
     /// Users logged in.
     pub users: u32,
-    /// User processes: commands in progress and background processes.
+    /// User processes: the processes of commands in progress (with
+    /// `users.processes = "all"`, shells and background processes too).
     pub processes: u32,
     /// Processes in memory and not asleep.
     pub multiprogramming: u32,
@@ -499,7 +500,7 @@ impl<'a> SystemModel<'a> {
                     continue;
                 }
                 let pid = self.spawn(b.class, owner, ctx.now());
-                self.user_processes += 1;
+                self.count(pid, self.sys.users.processes == ProcessCount::All);
                 self.admit(pid, ctx);
             }
         }
@@ -514,6 +515,14 @@ impl<'a> SystemModel<'a> {
     /// Whether an image can never be in memory (swapping only).
     fn too_big(&self, image: u64) -> bool {
         !self.paging() && image > self.sys.memory.user_bytes()
+    }
+
+    /// Says whether the "user processes" index counts `pid`, a new process.
+    fn count(&mut self, pid: usize, counted: bool) {
+        self.procs[pid].counted = counted;
+        if counted {
+            self.user_processes += 1;
+        }
     }
 
     /// A new process of `class` for `owner`, not yet admitted.

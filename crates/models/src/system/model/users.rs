@@ -55,7 +55,9 @@ impl SystemModel<'_> {
                 rngs: Rngs::new(&self.streams, &format!("user/{index}/shell")),
             });
             let pid = self.spawn(class, shell_owner, ctx.now());
-            self.procs[pid].counted = false;
+            self.count(pid, self.sys.users.processes == ProcessCount::All);
+            self.processes_meter
+                .set(ctx.now(), f64::from(self.user_processes));
             if let OwnerKind::User { shell, .. } = &mut self.owners[owner].kind {
                 *shell = Some(pid);
             }
@@ -233,7 +235,7 @@ impl SystemModel<'_> {
         let pid = self.spawn(typed.class, runner, now);
         self.procs[pid].started = typed.at;
         self.procs[pid].woken = Some(scheduler::AFTER_TERMINAL);
-        self.user_processes += 1;
+        self.count(pid, true);
         self.processes_meter
             .set(now, f64::from(self.user_processes));
         self.admit(pid, ctx);
