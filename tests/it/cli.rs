@@ -352,7 +352,7 @@ fn a_time_sharing_run_reports_processor_memory_and_load() {
     let out = tpsim(&["run", &scenario, "--out", &out_dir.display().to_string()]);
     assert_eq!(out.status, 0, "stderr: {}", out.stderr);
     for expected in [
-        "| cpu     |         rr |",
+        "| cpu     |       unix |",
         "| rp06-0  |   disksort |",
         "| cpu: fault handling",
         "| cpu: idle",

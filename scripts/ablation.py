@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Which mechanism produces each paged-versus-swapped difference.
+
+Runs each shipped pair (Berkeley 1979, Purdue 1980) swapped and paged on
+common random numbers (the same seeds), for a list of variants that each
+switch one mechanism off in both members of the pair, and prints, per
+variant and command class, the mean over replications of
+ln(R_paged / R_swapped) with a 95% Student-t interval: above 0, swapping
+is faster. Not part of CI: a few minutes on two cores.
+
+Usage: scripts/ablation.py [REPLICATIONS]   (default 10)
+"""
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TPSIM = ROOT / "target" / "release" / "tpsim"
+
+# Two-sided 97.5% points of Student's t for n - 1 degrees of freedom.
+T975 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365,
+        9: 2.306, 10: 2.262, 15: 2.145, 20: 2.093, 30: 2.045}
+
+
+def variants(text):
+    """(name, edit) pairs: each edit switches one mechanism off."""
+    def no_shells(t):
+        return t.replace('shell = "sh"', "")
+
+    def round_robin(t):
+        return t.replace('scheduler = "unix"', 'scheduler = "round-robin"')
+
+    def fcfs_arms(t):
+        return t.replace('order = "disksort"', 'order = "fcfs"')
+
+    def free_exec(t):
+        # Programs on a device that takes no time to speak of.
+        t = t.replace("[[device]]", '[[device]]\nname = "free-programs"\nrate = "1000GB/s"\n\n[[device]]', 1)
+        return t.replace("[memory]\n", '[memory]\nprograms = "free-programs"\n', 1)
+
+    def no_big_jobs(t):
+        return t.replace('{ class = "macsyma", weight = 1 }', '{ class = "macsyma", weight = 0 }')
+
+    out = [("as shipped", lambda t: t), ("no shells", no_shells),
+           ("round robin", round_robin), ("disk queues FCFS", fcfs_arms),
+           ("exec free", free_exec)]
+    if "macsyma" in text:
+        out.append(("no MACSYMA", no_big_jobs))
+    return out
+
+
+def run(text, seed, workdir):
+    path = Path(workdir) / "scenario.toml"
+    path.write_text(text)
+    out = subprocess.run([str(TPSIM), "run", str(path), "--seed", str(seed), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    summary = json.loads(out)
+    return {c["name"]: c["mean_response"] for c in summary["classes"] if c["kind"] == "command"}
+
+
+def interval(xs):
+    n = len(xs)
+    mean = statistics.fmean(xs)
+    t = T975.get(n, 2.0)
+    return mean, t * statistics.stdev(xs) / math.sqrt(n)
+
+
+def main():
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tpsim-cli"], cwd=ROOT, check=True)
+    for site in ["berkeley-1979", "purdue-1980"]:
+        swapped = (ROOT / "scenarios" / f"{site}-swapped.toml").read_text()
+        paged = (ROOT / "scenarios" / f"{site}-paged.toml").read_text()
+        print(f"\n{site}: ln(R paged / R swapped), mean ± 95% over {reps} paired replications")
+        header = None
+        with tempfile.TemporaryDirectory() as work:
+            for name, edit in variants(paged):
+                ratios = {}
+                for seed in range(1, reps + 1):
+                    s = run(edit(swapped), seed, work)
+                    p = run(edit(paged), seed, work)
+                    for cls, r in p.items():
+                        if r is not None and s.get(cls) is not None:
+                            ratios.setdefault(cls, []).append(math.log(r / s[cls]))
+                classes = [c for c in ratios if len(ratios[c]) == reps]
+                if header is None:
+                    header = classes
+                    print("| variant | " + " | ".join(header) + " |")
+                    print("|---" * (len(header) + 1) + "|")
+                cells = []
+                for c in header:
+                    if c in ratios and len(ratios[c]) == reps:
+                        m, h = interval(ratios[c])
+                        cells.append(f"{m:+.3f} ± {h:.3f}")
+                    else:
+                        cells.append("-")
+                print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
