@@ -1322,32 +1322,35 @@ mod tests {
 
     #[test]
     fn bad_arms_name_their_keys() {
-        let unknown_order = armed(&format!(r#"{ARM}, order = "sstf""#), "");
-        assert_eq!(keys(&unknown_order), ["device[disk].arm.order"]);
-        let off_the_disk = armed(ARM, "swap_area = [800, 815]");
-        assert_eq!(keys(&off_the_disk), ["device[disk].swap_area"]);
-        let backwards = armed(ARM, "file_system = [200, 100]");
-        assert_eq!(keys(&backwards), ["device[disk].file_system"]);
-        let not_increasing = armed(
-            r#"cylinders = 815, track = "10ms", average = "54ms", full = "55ms""#,
-            "",
-        );
-        assert_eq!(keys(&not_increasing), ["device[disk].arm"]);
-        let unordered = armed(
-            r#"cylinders = 815, track = "40ms", average = "30ms", full = "55ms""#,
-            "",
-        );
-        assert_eq!(keys(&unordered), ["device[disk].arm"]);
-        let too_few = armed(
-            r#"cylinders = 2, track = "10ms", average = "30ms", full = "55ms""#,
-            "",
-        );
-        assert_eq!(keys(&too_few), ["device[disk].arm.cylinders"]);
-        let zero_track = armed(
-            r#"cylinders = 815, track = "0ms", average = "30ms", full = "55ms""#,
-            "",
-        );
-        assert_eq!(keys(&zero_track), ["device[disk].arm.track"]);
+        let figures = |cylinders, track, average| {
+            format!(
+                r#"cylinders = {cylinders}, track = "{track}", average = "{average}", full = "55ms""#
+            )
+        };
+        for (arm, extra, key) in [
+            (
+                format!(r#"{ARM}, order = "sstf""#),
+                "",
+                "device[disk].arm.order",
+            ),
+            (
+                ARM.to_string(),
+                "swap_area = [800, 815]",
+                "device[disk].swap_area",
+            ),
+            (
+                ARM.to_string(),
+                "file_system = [200, 100]",
+                "device[disk].file_system",
+            ),
+            // An average close to the full stroke needs a falling curve.
+            (figures(815, "10ms", "54ms"), "", "device[disk].arm"),
+            (figures(815, "40ms", "30ms"), "", "device[disk].arm"),
+            (figures(2, "10ms", "30ms"), "", "device[disk].arm.cylinders"),
+            (figures(815, "0ms", "30ms"), "", "device[disk].arm.track"),
+        ] {
+            assert_eq!(keys(&armed(&arm, extra)), [key], "{arm} {extra}");
+        }
         let both = GOOD.replace("rpm = 3600", &format!("rpm = 3600\narm = {{ {ARM} }}"));
         assert_eq!(keys(&both), ["device[disk].seek"]);
         let areas_alone = GOOD.replace("rpm = 3600", "rpm = 3600\nswap_area = [0, 10]");
