@@ -752,9 +752,13 @@ impl<'a> SystemModel<'a> {
         };
         let fault_gap = self.fault_gap(pid);
         let slice = self.time_slice(now + switch);
+        let unix = self.sys.cpu.scheduler == Scheduler::Unix;
         let p = &mut self.procs[pid];
         p.woken = None;
-        p.usage.start(now);
+        if unix {
+            // Only the UNIX scheduler follows recent processor use.
+            p.usage.start(now);
+        }
         let candidates = [
             (p.remaining, Outcome::Done),
             (p.io_due, Outcome::Io),
@@ -846,7 +850,9 @@ impl<'a> SystemModel<'a> {
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.running[cpu] = None;
         self.idle_cpus.insert(cpu);
-        self.procs[pid].usage.stop(now);
+        if self.sys.cpu.scheduler == Scheduler::Unix {
+            self.procs[pid].usage.stop(now);
+        }
         self.cpu_meter.busy.add(now, -1.0);
         self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
