@@ -1,14 +1,17 @@
 //! Scenario files: the TOML mirror and its validation.
 //!
-//! Reading a scenario takes two steps. [`ScenarioFile`] mirrors the TOML
+//! Reading a scenario ([`load`], [`load_network`], [`load_system`]) takes
+//! two steps. A mirror of the TOML, private to this crate, reads the file
 //! exactly (`deny_unknown_fields`, so a misspelt key is an error, not a
-//! silent default). [`ScenarioFile::validate`] then checks every value and
+//! silent default); validation then checks every value and
 //! cross-reference, collects *all* problems with the key each belongs to,
-//! and builds the validated [`Network`] that the simulator runs. The format
+//! and builds the validated [`Network`] or [`System`] that the simulator
+//! runs. The mirror types are not part of the API: the format is, and it
 //! is documented key by key in `docs/scenario-format.md`.
 
 use crate::network::{ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target};
-use crate::system::{System, SystemFile};
+use crate::system::System;
+use crate::system::file::SystemFile;
 use crate::units::{PerSecond, Seconds};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -60,7 +63,7 @@ fn render_problems(file: &str, problems: &[Problem]) -> String {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 #[allow(missing_docs)]
-pub enum DistSpec {
+pub(crate) enum DistSpec {
     /// Exponential, by `mean` or by `rate`.
     Exp {
         #[serde(default)]
@@ -137,7 +140,7 @@ impl DistSpec {
 
 /// Where a job goes: one target, or a probabilistic choice.
 #[derive(Clone, Debug, PartialEq)]
-pub enum RouteSpec {
+pub(crate) enum RouteSpec {
     /// One station's name, or `"exit"`.
     One(String),
     /// Branches whose probabilities add up to 1.
@@ -170,7 +173,7 @@ impl<'de> Deserialize<'de> for RouteSpec {
 /// One branch of a probabilistic route.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct BranchSpec {
+pub(crate) struct BranchSpec {
     /// A station's name, or `"exit"`.
     pub to: String,
     /// The branch's probability.
@@ -180,7 +183,7 @@ pub struct BranchSpec {
 /// `[run]`: how long to simulate.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// Simulated time at which the run ends.
     pub end_time: Seconds,
     /// Simulated time at which statistics are reset (default 0).
@@ -194,7 +197,7 @@ pub struct RunSpec {
 /// `[[class]]`: a class of jobs, open or closed.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ClassFile {
+pub(crate) struct ClassFile {
     /// The class's name.
     pub name: String,
     /// Open class: time between arrivals.
@@ -213,7 +216,7 @@ pub struct ClassFile {
 /// `[station.per_class.NAME]`: a class's own service or route at a station.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct PerClassFile {
+pub(crate) struct PerClassFile {
     /// Service time of this class at the station.
     #[serde(default)]
     pub service: Option<DistSpec>,
@@ -225,7 +228,7 @@ pub struct PerClassFile {
 /// `[[station]]`: a service centre.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct StationFile {
+pub(crate) struct StationFile {
     /// The station's name.
     pub name: String,
     /// `fcfs`, `ps`, `rr` or `delay`.
@@ -253,7 +256,7 @@ pub struct StationFile {
 /// A whole scenario file, as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ScenarioFile {
+pub(crate) struct ScenarioFile {
     /// The scenario's name, reported in the summary.
     pub name: String,
     /// The master seed (default 1).

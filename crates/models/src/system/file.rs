@@ -17,7 +17,7 @@ use tpsim_core::Dist;
 /// A duration that is either fixed (`"30ms"`) or drawn from a distribution
 /// (`{ uniform = { low = "10ms", high = "50ms" } }`).
 #[derive(Clone, Debug, PartialEq)]
-pub enum DurationSpec {
+pub(crate) enum DurationSpec {
     /// Always this long.
     Fixed(Seconds),
     /// Drawn from a distribution.
@@ -66,7 +66,7 @@ impl<'de> Deserialize<'de> for DurationSpec {
 
 /// One table or a list of them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OneOrMany<T>(pub Vec<T>);
+pub(crate) struct OneOrMany<T>(pub Vec<T>);
 
 impl<T> Default for OneOrMany<T> {
     fn default() -> Self {
@@ -97,7 +97,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
 /// `[run]` of a time-sharing scenario.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SystemRunFile {
+pub(crate) struct SystemRunFile {
     /// Simulated time at which the run ends.
     pub end_time: Seconds,
     /// Simulated time at which statistics are reset (default 0).
@@ -114,7 +114,7 @@ pub struct SystemRunFile {
 /// `[system]`: the processors.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct CpuFile {
+pub(crate) struct CpuFile {
     /// Number of processors (default 1).
     #[serde(default)]
     pub cpus: Option<u32>,
@@ -138,7 +138,7 @@ pub struct CpuFile {
 /// `[memory]`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct MemoryFile {
+pub(crate) struct MemoryFile {
     /// `swapping` or `paging`.
     pub policy: String,
     /// Physical memory.
@@ -179,7 +179,7 @@ pub struct MemoryFile {
 /// `[[device]]`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct DeviceFile {
+pub(crate) struct DeviceFile {
     /// The device's name.
     pub name: String,
     /// Seek time (default 0).
@@ -208,7 +208,7 @@ pub struct DeviceFile {
 /// `arm = { ... }` of a `[[device]]`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ArmFile {
+pub(crate) struct ArmFile {
     /// Cylinders on the disk.
     pub cylinders: i64,
     /// Seek time over one cylinder.
@@ -225,7 +225,7 @@ pub struct ArmFile {
 /// One entry of the command mix.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct MixFile {
+pub(crate) struct MixFile {
     /// The class.
     pub class: String,
     /// Its relative weight.
@@ -238,7 +238,7 @@ pub struct MixFile {
 /// `[users.login]`: logins over the day.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct LoginFile {
+pub(crate) struct LoginFile {
     /// Logins per hour, for each of the 24 hours of the day.
     pub per_hour: Vec<f64>,
     /// How long a session lasts.
@@ -251,7 +251,7 @@ pub struct LoginFile {
 /// `[users]`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct UsersFile {
+pub(crate) struct UsersFile {
     /// Terminals: the fixed number of users, or with `login` the most that
     /// can be logged in at once.
     pub terminals: u32,
@@ -275,7 +275,7 @@ pub struct UsersFile {
 /// A class's I/O to one device.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct IoFile {
+pub(crate) struct IoFile {
     /// Mean requests per command.
     pub count: f64,
     /// Bytes per request.
@@ -287,7 +287,7 @@ pub struct IoFile {
 /// A lifetime function as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum LocalityFile {
+pub(crate) enum LocalityFile {
     /// L = 2b / (1 + (c/m)²).
     Cfl {
         /// Lifetime at the knee.
@@ -307,7 +307,7 @@ pub enum LocalityFile {
 /// `[[class]]`: a command class.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct CommandClassFile {
+pub(crate) struct CommandClassFile {
     /// The class's name.
     pub name: String,
     /// Processor demand as time on this system.
@@ -342,7 +342,7 @@ pub struct CommandClassFile {
 /// `[[background]]`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct BackgroundFile {
+pub(crate) struct BackgroundFile {
     /// The entry's name.
     pub name: String,
     /// The class of work of each cycle.
@@ -357,7 +357,7 @@ pub struct BackgroundFile {
 /// A time-sharing scenario, as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SystemFile {
+pub(crate) struct SystemFile {
     /// The scenario's name.
     pub name: String,
     /// The master seed (default 1).

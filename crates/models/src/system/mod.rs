@@ -14,11 +14,10 @@
 //! sets being squeezed below their knees.
 
 pub mod disk;
-mod file;
+pub(crate) mod file;
 mod model;
 
 pub use disk::{Area, Arm, Order, Region, SeekCurve};
-pub use file::SystemFile;
 pub use model::{LoadSample, SystemRun, simulate, simulate_with_progress};
 
 use tpsim_core::{Dist, SimTime};
