@@ -122,44 +122,18 @@ fn sorting_by_cylinder_pays_off_only_when_requests_queue() {
     assert_eq!(b.stations[2].discipline, StationDiscipline::Disksort);
 }
 
-/// One user and a sleeping daemon sharing memory for one image, as in the
-/// timesharing tests' deterministic system, on a disk with an arm whose
-/// swap area and file system are the single cylinder 10.
-const SWAP_AT_10: &str = r#"
-    name = "swap-at-10"
-    [run]
-    end_time = "40s"
-    [system]
-    quantum = "100ms"
-    context_switch = "1ms"
-    [memory]
-    policy = "swapping"
-    size = "100KiB"
-    page = "1KiB"
-    device = "disk"
-    [[device]]
-    name = "disk"
-    rate = "1MB/s"
-    arm = { cylinders = 100, track = "2ms", average = "20ms", full = "40ms" }
+/// The timesharing tests' deterministic system (one user and a sleeping
+/// daemon sharing memory for one image) on a disk with an arm whose swap
+/// area and file system are the single cylinder 10.
+fn swap_at_10() -> System {
+    let text = crate::timesharing::CLOCKWORK.replace(
+        r#"seek = "10ms""#,
+        r#"arm = { cylinders = 100, track = "2ms", average = "20ms", full = "40ms" }
     swap_area = [10, 10]
-    file_system = [10, 10]
-    [users]
-    terminals = 1
-    think = { det = { value = "10s" } }
-    commands = [{ class = "job", weight = 1 }]
-    [[class]]
-    name = "job"
-    cpu = { det = { value = "1s" } }
-    size = "60KiB"
-    [[class]]
-    name = "work"
-    cpu = { det = { value = "0.5s" } }
-    size = "60KiB"
-    [[background]]
-    name = "daemon"
-    class = "work"
-    sleep = { det = { value = "1000s" } }
-"#;
+    file_system = [10, 10]"#,
+    );
+    tpsim::models::load_system("swap.toml", &text).unwrap()
+}
 
 #[test]
 fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
@@ -167,7 +141,7 @@ fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
     // daemon's exec at 0 s moves the arm from cylinder 0 to 10; every
     // later transfer (the daemon's swap-out, each command's exec) finds it
     // there already.
-    let sys = tpsim::models::load_system("swap.toml", SWAP_AT_10).unwrap();
+    let sys = swap_at_10();
     let arm = sys.devices[0].arm.as_ref().unwrap();
     assert_eq!(arm.order, Order::Fcfs);
     let seek = arm.seek.time(10);

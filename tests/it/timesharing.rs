@@ -732,7 +732,7 @@ fn reclaims_save_reads_under_memory_pressure() {
 
 /// One user, one background process and memory for one image at a time,
 /// everything deterministic: the timeline can be worked out by hand.
-const CLOCKWORK: &str = r#"
+pub(crate) const CLOCKWORK: &str = r#"
     name = "clockwork"
     [run]
     end_time = "40s"
