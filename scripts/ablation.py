@@ -11,20 +11,11 @@ is faster. Not part of CI: a few minutes on two cores.
 Usage: scripts/ablation.py [REPLICATIONS]   (default 10)
 """
 
-import json
 import math
-import statistics
-import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TPSIM = ROOT / "target" / "release" / "tpsim"
-
-# Two-sided 97.5% points of Student's t for n - 1 degrees of freedom.
-T975 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365,
-        9: 2.306, 10: 2.262, 15: 2.145, 20: 2.093, 30: 2.045}
+from tpsimrun import ROOT, build, interval, run
 
 
 def variants(text):
@@ -54,25 +45,9 @@ def variants(text):
     return out
 
 
-def run(text, seed, workdir):
-    path = Path(workdir) / "scenario.toml"
-    path.write_text(text)
-    out = subprocess.run([str(TPSIM), "run", str(path), "--seed", str(seed), "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    summary = json.loads(out)
-    return {c["name"]: c["mean_response"] for c in summary["classes"] if c["kind"] == "command"}
-
-
-def interval(xs):
-    n = len(xs)
-    mean = statistics.fmean(xs)
-    t = T975.get(n, 2.0)
-    return mean, t * statistics.stdev(xs) / math.sqrt(n)
-
-
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tpsim-cli"], cwd=ROOT, check=True)
+    build()
     for site in ["berkeley-1979", "purdue-1980"]:
         swapped = (ROOT / "scenarios" / f"{site}-swapped.toml").read_text()
         paged = (ROOT / "scenarios" / f"{site}-paged.toml").read_text()
@@ -84,9 +59,11 @@ def main():
                 for seed in range(1, reps + 1):
                     s = run(edit(swapped), seed, work)
                     p = run(edit(paged), seed, work)
-                    for cls, r in p.items():
-                        if r is not None and s.get(cls) is not None:
-                            ratios.setdefault(cls, []).append(math.log(r / s[cls]))
+                    for cls, c in p.items():
+                        r = c["mean_response"]
+                        other = s.get(cls, {}).get("mean_response")
+                        if r is not None and other is not None:
+                            ratios.setdefault(cls, []).append(math.log(r / other))
                 classes = [c for c in ratios if len(ratios[c]) == reps]
                 if header is None:
                     header = classes

@@ -377,10 +377,10 @@ impl ClosedModel {
             caveats.push("context switches are left out".into());
         }
         if sys.cpu.scheduler != Scheduler::RoundRobin {
-            caveats.push(
-                "the processor is taken to be shared equally (round robin); UNIX priorities are left out"
-                    .into(),
-            );
+            caveats.push(format!(
+                "the processor is taken to be shared equally (round robin); the {} scheduler's priorities are left out",
+                sys.cpu.scheduler.name()
+            ));
         }
         if sys.cpu.max_multiprogramming.is_some() {
             caveats.push("the eligibility limit is left out".into());

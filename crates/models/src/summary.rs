@@ -22,6 +22,8 @@ pub enum StationDiscipline {
     Disksort,
     /// Processors under the UNIX scheduler's priorities.
     Unix,
+    /// Processors under Multics traffic control.
+    Multics,
 }
 
 impl StationDiscipline {
@@ -34,6 +36,7 @@ impl StationDiscipline {
             StationDiscipline::Delay => "delay",
             StationDiscipline::Disksort => "disksort",
             StationDiscipline::Unix => "unix",
+            StationDiscipline::Multics => "multics",
         }
     }
 }

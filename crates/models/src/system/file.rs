@@ -2,9 +2,9 @@
 //! [`System`]. Every problem is reported with its key, as for networks.
 
 use super::{
-    Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix, Order,
-    Paging, Placement, Policy, Population, ProcessCount, Scheduler, SeekCurve, Sessions, System,
-    Users,
+    Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix,
+    Multics, Order, Paging, Placement, Policy, Population, ProcessCount, Scheduler, SeekCurve,
+    Sessions, System, Users,
 };
 use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::units::{Bytes, BytesPerSecond, Seconds};
@@ -124,15 +124,31 @@ pub(crate) struct CpuFile {
     /// The round-robin quantum; under the UNIX scheduler, the interval
     /// between rescheduling checks.
     pub quantum: Seconds,
-    /// `"round-robin"` (default) or `"unix"`.
+    /// `"round-robin"` (default), `"unix"` or `"multics"`.
     #[serde(default)]
     pub scheduler: Option<String>,
+    /// The Multics scheduler's settings.
+    #[serde(default)]
+    pub multics: Option<MulticsFile>,
     /// The cost of a dispatch (default 0).
     #[serde(default)]
     pub context_switch: Option<Seconds>,
     /// The eligibility limit (default: none).
     #[serde(default)]
     pub max_multiprogramming: Option<u32>,
+}
+
+/// `system.multics`: the Multics scheduler's settings (defaults in
+/// [`Multics::default`]).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MulticsFile {
+    #[serde(default)]
+    pub levels: Option<u8>,
+    #[serde(default)]
+    pub min_eligible: Option<u32>,
+    #[serde(default)]
+    pub working_set_factor: Option<f64>,
 }
 
 /// `[memory]`.
@@ -557,23 +573,74 @@ fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
         "system.context_switch",
         true,
     );
+    let max_multiprogramming = f.max_multiprogramming.filter(|&m| m > 0);
     let scheduler = match f.scheduler.as_deref().unwrap_or("round-robin") {
         "round-robin" => Some(Scheduler::RoundRobin),
         "unix" => Some(Scheduler::Unix),
+        "multics" => multics(v, f.multics.as_ref(), max_multiprogramming).map(Scheduler::Multics),
         other => {
             v.report(
                 "system.scheduler",
-                format!("unknown scheduler \"{other}\": expected \"round-robin\" or \"unix\""),
+                format!(
+                    "unknown scheduler \"{other}\": expected \"round-robin\", \"unix\" or \"multics\""
+                ),
             );
             None
         }
     };
+    if f.multics.is_some() && !matches!(scheduler, None | Some(Scheduler::Multics(_))) {
+        v.report(
+            "system.multics",
+            "applies only with scheduler = \"multics\"",
+        );
+    }
     Some(Cpu {
         count: (count > 0).then_some(count)?,
         scheduler: scheduler?,
         quantum: quantum?,
         context_switch: context_switch?,
-        max_multiprogramming: f.max_multiprogramming.filter(|&m| m > 0),
+        max_multiprogramming,
+    })
+}
+
+/// The most queue levels: the quantum doubles at each, so the last is
+/// 2^15 quanta.
+const MOST_LEVELS: u8 = 16;
+
+fn multics(v: &mut Validator, f: Option<&MulticsFile>, max: Option<u32>) -> Option<Multics> {
+    let d = Multics::default();
+    let Some(f) = f else { return Some(d) };
+    let mut ok = true;
+    let levels = f.levels.unwrap_or(d.levels);
+    if !(1..=MOST_LEVELS).contains(&levels) {
+        v.report(
+            "system.multics.levels",
+            format!("must be 1 to {MOST_LEVELS}, got {levels}"),
+        );
+        ok = false;
+    }
+    let min_eligible = f.min_eligible.unwrap_or(d.min_eligible);
+    if min_eligible == 0 || max.is_some_and(|m| min_eligible > m) {
+        v.report(
+            "system.multics.min_eligible",
+            format!(
+                "must be at least 1 and at most system.max_multiprogramming, got {min_eligible}"
+            ),
+        );
+        ok = false;
+    }
+    let working_set_factor = f.working_set_factor.unwrap_or(d.working_set_factor);
+    if !(working_set_factor.is_finite() && working_set_factor >= 0.0) {
+        v.report(
+            "system.multics.working_set_factor",
+            format!("must be a number >= 0, got {working_set_factor}"),
+        );
+        ok = false;
+    }
+    ok.then_some(Multics {
+        levels,
+        min_eligible,
+        working_set_factor,
     })
 }
 
@@ -1301,6 +1368,56 @@ mod tests {
         }
         let text = GOOD.replace("size = \"64KiB\"", "size = \"64KiB\"\nnice = -20");
         assert_eq!(keys(&text), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_multics_settings_are_checked() {
+        let with = |settings: &str| {
+            GOOD.replace(
+                "quantum = \"100ms\"",
+                &format!("quantum = \"100ms\"\nscheduler = \"multics\"\nmax_multiprogramming = 4\n{settings}"),
+            )
+        };
+        let sys = SystemFile::parse("t.toml", &with(""))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(sys.cpu.scheduler, Scheduler::Multics(Multics::default()));
+        let sys = SystemFile::parse("t.toml", &with("multics = { levels = 3 }"))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let Scheduler::Multics(m) = sys.cpu.scheduler else {
+            panic!("{:?}", sys.cpu.scheduler)
+        };
+        assert_eq!((m.levels, m.min_eligible), (3, 2));
+        for (settings, key) in [
+            ("multics = { levels = 0 }", "system.multics.levels"),
+            ("multics = { levels = 17 }", "system.multics.levels"),
+            (
+                "multics = { min_eligible = 0 }",
+                "system.multics.min_eligible",
+            ),
+            (
+                "multics = { min_eligible = 5 }",
+                "system.multics.min_eligible",
+            ),
+            (
+                "multics = { working_set_factor = -1 }",
+                "system.multics.working_set_factor",
+            ),
+            (
+                "multics = { working_set_factor = nan }",
+                "system.multics.working_set_factor",
+            ),
+        ] {
+            assert_eq!(keys(&with(settings)), [key], "{settings}");
+        }
+        let text = GOOD.replace(
+            "quantum = \"100ms\"",
+            "quantum = \"100ms\"\nscheduler = \"unix\"\nmultics = { levels = 3 }",
+        );
+        assert_eq!(keys(&text), ["system.multics"]);
     }
 
     #[test]

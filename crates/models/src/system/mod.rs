@@ -81,13 +81,13 @@ pub struct Cpu {
     pub quantum: SimTime,
     /// The cost of each dispatch of a different process.
     pub context_switch: SimTime,
-    /// The most processes eligible at once (the Multics eligibility limit);
-    /// `None` for no limit.
+    /// The most processes eligible at once (the Multics eligibility limit,
+    /// `max_eligible`); `None` for no limit.
     pub max_multiprogramming: Option<u32>,
 }
 
 /// How processes are chosen to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scheduler {
     /// One queue, first come first served, each dispatch good for a
     /// quantum; nothing preempts a burst.
@@ -97,6 +97,50 @@ pub enum Scheduler {
     /// priority it slept at and preempts a user-level process
     /// (`docs/time-sharing.md`).
     Unix,
+    /// Multics traffic control: multilevel queues with a quantum that
+    /// doubles from level to level, eligibility awarded by working-set
+    /// estimate against memory, interactive work first
+    /// (`docs/time-sharing.md`).
+    Multics(Multics),
+}
+
+impl Scheduler {
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::RoundRobin => "round-robin",
+            Scheduler::Unix => "unix",
+            Scheduler::Multics(_) => "multics",
+        }
+    }
+}
+
+/// The Multics scheduler's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Multics {
+    /// The number of queue levels: a process that uses up its quantum at
+    /// level k loses eligibility and waits at level k + 1 (at most the
+    /// last), with twice the quantum.
+    pub levels: u8,
+    /// Below this many eligible processes, eligibility is awarded whatever
+    /// the working sets (`min_eligible`).
+    pub min_eligible: u32,
+    /// The working-set estimates of the eligible processes, times this
+    /// factor, must fit in user memory; 0 leaves only the counts.
+    pub working_set_factor: f64,
+}
+
+impl Default for Multics {
+    /// MR12's `tc_data` defaults, `min_eligible` 2 and a
+    /// `working_set_factor` of 1, and the "something like 6" queues of the
+    /// first Multics scheduler (docs/sources.md, \[MX\] and \[MS\]).
+    fn default() -> Multics {
+        Multics {
+            levels: 6,
+            min_eligible: 2,
+            working_set_factor: 1.0,
+        }
+    }
 }
 
 /// Memory and its management.

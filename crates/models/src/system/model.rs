@@ -2,15 +2,17 @@
 //!
 //! Processes live in a slab. A process has a logical state (what it waits
 //! for) and, under swapping, a residence (whether its image is in memory);
-//! under paging it holds `resident` pages instead. Processors run
-//! processes round robin; a burst on a processor is decided when it is
-//! dispatched - it ends at the first of quantum end, the next I/O request,
-//! the next page fault and the end of the demand - and nothing preempts it,
-//! so each dispatch is one event.
+//! under paging it holds `resident` pages instead. A burst on a processor
+//! is decided when it is dispatched - it ends at the first of the end of
+//! its time slice, the next I/O request, the next page fault and the end of
+//! the demand - so each dispatch is one event, unless a process of better
+//! rank becomes ready and preempts it (UNIX and Multics schedulers).
 //!
 //! This module holds the processes, processors and devices; `users` the
-//! terminals and background work, `paging` and `swapping` the two memory
-//! managers, and `report` the statistics and the summary.
+//! terminals and background work, `eligibility` who may compete for
+//! memory and processors, `scheduler` the ready queue, `paging` and
+//! `swapping` the two memory managers, `devices` the disks, and `report`
+//! the statistics and the summary.
 //!
 //! Draws that describe the workload (think times, the command mix, demands,
 //! the spacing of I/O requests) come from the streams of the user or
@@ -34,6 +36,7 @@ use tpsim_core::{
 
 mod candidates;
 mod devices;
+mod eligibility;
 mod paging;
 mod report;
 mod scheduler;
@@ -42,8 +45,9 @@ mod users;
 
 use candidates::{Candidates, Keys};
 use devices::DeviceState;
+use eligibility::{Eligibility, Rule};
 use paging::{Holder, Pages, Source, Text};
-use scheduler::{Place, ReadyQueue, Usage};
+use scheduler::{Place, Rank, ReadyQueue, Standing, Usage};
 use std::collections::BTreeSet;
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -203,6 +207,20 @@ enum OwnerKind {
 struct Owner {
     kind: OwnerKind,
     rngs: Rngs,
+    /// The working-set estimate its next process starts with \[pages\]
+    /// (Multics: a user's process outlives its commands, and so does the
+    /// estimate).
+    working_set: f64,
+}
+
+impl Owner {
+    fn new(kind: OwnerKind, streams: &Streams, prefix: &str) -> Owner {
+        Owner {
+            kind,
+            rngs: Rngs::new(streams, prefix),
+            working_set: 0.0,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -236,6 +254,14 @@ struct Process {
     /// The kernel priority it was woken at, until it runs (UNIX
     /// scheduler).
     woken: Option<u8>,
+    /// Its queue level (Multics scheduler).
+    level: u8,
+    /// Its place in the order of eligibility awards.
+    order: u64,
+    /// The working-set estimate it was made eligible with \[pages\].
+    estimate: f64,
+    /// Processor time left of its quantum while eligible (Multics).
+    allowance: SimTime,
     /// Its keys in the ordered sets that replacement and the swapper choose
     /// from (see `reindex`).
     keys: Keys,
@@ -371,9 +397,7 @@ pub struct SystemModel<'a> {
     cpu_meter: StationMeter,
     /// The processes replacement and the swapper choose from.
     candidates: Candidates,
-    // Eligibility.
-    eligible: u32,
-    eligibility_queue: VecDeque<usize>,
+    eligibility: Eligibility,
     // Memory.
     free_bytes: u64,
     free_frames: u64,
@@ -429,8 +453,7 @@ impl<'a> SystemModel<'a> {
             burst_keys: vec![None; sys.cpu.count as usize],
             cpu_meter: StationMeter::new(),
             candidates: Candidates::default(),
-            eligible: 0,
-            eligibility_queue: VecDeque::new(),
+            eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             free_bytes: sys.memory.user_bytes(),
             free_frames: sys.memory.user_frames(),
             free_anonymous: sys.memory.user_frames(),
@@ -490,10 +513,11 @@ impl<'a> SystemModel<'a> {
         }
         for (entry, b) in self.sys.background.iter().enumerate() {
             for i in 0..b.count {
-                let owner = self.owners.insert(Owner {
-                    kind: OwnerKind::Background { entry },
-                    rngs: Rngs::new(&self.streams, &format!("background/{}/{i}", b.name)),
-                });
+                let owner = self.owners.insert(Owner::new(
+                    OwnerKind::Background { entry },
+                    &self.streams,
+                    &format!("background/{}/{i}", b.name),
+                ));
                 let image = self.sys.classes[b.class].size;
                 if self.too_big(image) {
                     self.background[entry].rejected += 1;
@@ -547,6 +571,10 @@ impl<'a> SystemModel<'a> {
             place: Place::None,
             usage: Usage::new(now),
             woken: None,
+            level: 0,
+            order: 0,
+            estimate: 0.0,
+            allowance: SimTime::ZERO,
             keys: Keys::default(),
             faults: 0,
             fault_started: now,
@@ -581,32 +609,98 @@ impl<'a> SystemModel<'a> {
         p.remaining = SimTime::from_secs_f64(demand.min(LONGEST_SAMPLE));
         p.started = now;
         p.faults = 0;
+        // A new command, or work after a sleep, starts at the top level.
+        p.level = 0;
         p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
     }
 
-    /// Puts `pid` through eligibility control.
+    /// Puts `pid` through eligibility control: it runs at once if it is
+    /// awarded eligibility, or else waits at its level.
     fn admit(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let limit = self.sys.cpu.max_multiprogramming;
-        if limit.is_some_and(|m| self.eligible >= m) {
-            self.eligibility_queue.push_back(pid);
-            self.recount(pid, ctx.now(), |p| p.state = State::WaitEligible);
-            return;
+        self.wait_eligible(pid);
+        // Everyone waiting before was refused, and a newcomer makes no room:
+        // only `pid` can be let in now.
+        match self.eligibility.award() {
+            Some(award) => {
+                assert_eq!(award.pid, pid, "only the newcomer can be awarded");
+                self.grant(award, ctx);
+            }
+            None => self.recount(pid, ctx.now(), |p| p.state = State::WaitEligible),
         }
-        self.eligible += 1;
-        self.procs[pid].eligible = true;
-        self.become_runnable(pid, ctx);
     }
 
+    /// Queues `pid` for eligibility at its level with its working-set
+    /// estimate.
+    fn wait_eligible(&mut self, pid: usize) {
+        let p = &self.procs[pid];
+        let estimate = match self.sys.memory.policy {
+            Policy::Paging(_) => self.owners[p.owner].working_set,
+            // Under swapping a process needs its whole image.
+            Policy::Swapping { .. } => p.pages as f64,
+        };
+        self.eligibility.wait(pid, p.level, estimate);
+    }
+
+    /// Awards eligibility while the rule lets the next waiting process in.
+    fn award_eligibility(&mut self, ctx: &mut Context<Event>) {
+        while let Some(award) = self.eligibility.award() {
+            self.grant(award, ctx);
+        }
+    }
+
+    /// Makes a process eligible, with its quantum under Multics, and lets
+    /// it run.
+    fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
+        let p = &mut self.procs[award.pid];
+        p.eligible = true;
+        p.order = award.order;
+        p.estimate = award.estimate;
+        if let Scheduler::Multics(_) = self.sys.cpu.scheduler {
+            let nanos = self.sys.cpu.quantum.as_nanos();
+            p.allowance = SimTime::from_nanos(nanos.saturating_mul(1 << p.level));
+        }
+        self.become_runnable(award.pid, ctx);
+    }
+
+    /// `pid` gives up eligibility (its command is done, or it sleeps), and
+    /// others may be let in.
     fn release_eligibility(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        if self.give_up_eligibility(pid) {
+            self.award_eligibility(ctx);
+        }
+    }
+
+    /// Takes `pid`'s eligibility away, if it has it, leaving its resident
+    /// set as its owner's working-set estimate; says whether it had it.
+    fn give_up_eligibility(&mut self, pid: usize) -> bool {
         if !std::mem::take(&mut self.procs[pid].eligible) {
-            return;
+            return false;
         }
-        self.eligible -= 1;
-        if let Some(next) = self.eligibility_queue.pop_front() {
-            self.eligible += 1;
-            self.procs[next].eligible = true;
-            self.become_runnable(next, ctx);
+        let p = &self.procs[pid];
+        if self.paging() {
+            let resident = p.held.resident + self.texts[p.class].held.resident;
+            self.owners[p.owner].working_set = resident as f64;
         }
+        self.eligibility.release(p.estimate);
+        true
+    }
+
+    /// Multics: `pid`, off its processor, has used up its quantum. It loses
+    /// eligibility and waits for it again at the back of the next level
+    /// down, where the quantum is twice as long.
+    fn lose_eligibility(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let Scheduler::Multics(multics) = self.sys.cpu.scheduler else {
+            unreachable!("only Multics takes eligibility away");
+        };
+        let p = &mut self.procs[pid];
+        p.level = (p.level + 1).min(multics.levels - 1);
+        assert!(
+            self.give_up_eligibility(pid),
+            "a process with a quantum is eligible"
+        );
+        self.wait_eligible(pid);
+        self.recount(pid, ctx.now(), |p| p.state = State::WaitEligible);
+        self.award_eligibility(ctx);
     }
 
     fn become_runnable(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -628,8 +722,14 @@ impl<'a> SystemModel<'a> {
         self.cpu_meter.present.add(now, 1.0);
         let p = &mut self.procs[pid];
         p.cpu_arrival = now;
-        let nice = self.sys.classes[p.class].nice;
-        p.place = self.ready.push(pid, p.woken, &p.usage, nice);
+        let standing = Standing {
+            woken: p.woken,
+            usage: &p.usage,
+            nice: self.sys.classes[p.class].nice,
+            level: p.level,
+            order: p.order,
+        };
+        p.place = self.ready.push(pid, standing);
     }
 
     /// Takes `pid` out of the ready queue.
@@ -660,34 +760,36 @@ impl<'a> SystemModel<'a> {
         self.dispatch(cpu, pid, true, ctx);
     }
 
-    /// UNIX: `pid` has just become ready; if its priority is better than
-    /// that of a process running at user level, the worst of those is
-    /// preempted and the best ready process takes its processor (V7's
-    /// `setrun` sets `runrun` and the switch comes at the next return to
-    /// user mode, at most a clock tick later; here at once). Only a process
-    /// becoming ready preempts: one just given a processor keeps it until
-    /// the next rescheduling check, as V7's `trap` recomputes the priority
-    /// on the way back to user mode without asking for a switch.
+    /// UNIX and Multics: `pid` has just become ready; if its rank is
+    /// better than that of a process running at user level, the worst of
+    /// those is preempted and the best ready process takes its processor.
+    /// V7's `setrun` sets `runrun` and the switch comes at the next return
+    /// to user mode, at most a clock tick later; Multics checks every
+    /// `pre_empt_sample_time` (40 ms in MR12); here the switch is at once.
+    /// Only a process becoming ready preempts: under UNIX one just given a
+    /// processor keeps it until the next rescheduling check, as V7's `trap`
+    /// recomputes the priority on the way back to user mode without asking
+    /// for a switch.
     fn preempt_for(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let place = self.procs[pid].place;
-        if self.sys.cpu.scheduler != Scheduler::Unix || place == Place::None {
+        if self.sys.cpu.scheduler == Scheduler::RoundRobin || place == Place::None {
             return;
         }
-        let priority = self.ready.priority(place, now);
+        let rank = self.ready.rank(place, now);
         let worst = self
             .running
             .iter()
             .enumerate()
             .filter_map(|(cpu, b)| match b {
                 Some(b) if matches!(b.kind, BurstKind::User(_)) => {
-                    Some((self.user_priority(b.pid, now), cpu))
+                    Some((self.running_rank(b.pid, now), cpu))
                 }
                 _ => None,
             })
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         if let Some((running, cpu)) = worst
-            && priority < running
+            && rank < running
         {
             let preempted = self.running[cpu].expect("busy").pid;
             self.preempt(cpu, ctx);
@@ -711,26 +813,36 @@ impl<'a> SystemModel<'a> {
             ..burst
         };
         self.account(&cut, now);
-        let ran = now.saturating_sub(burst.switch_end);
-        let p = &mut self.procs[burst.pid];
-        p.remaining = p.remaining - ran;
-        if p.io_due != SimTime::MAX {
-            p.io_due = p.io_due - ran;
-        }
+        self.charge(burst.pid, now.saturating_sub(burst.switch_end));
         self.leave_cpu(cpu, burst.pid, now);
         self.recount(burst.pid, now, |p| p.state = State::Runnable);
     }
 
-    /// The user priority of `pid` at `now` (UNIX scheduler).
-    fn user_priority(&self, pid: usize, now: SimTime) -> f64 {
+    /// The rank at `now` of `pid`, running (UNIX and Multics schedulers).
+    fn running_rank(&self, pid: usize, now: SimTime) -> Rank {
         let p = &self.procs[pid];
-        p.usage.priority(now, self.sys.classes[p.class].nice)
+        match self.sys.cpu.scheduler {
+            Scheduler::Multics(_) => Rank::multics(p.level, p.order),
+            _ => Rank::unix(p.usage.priority(now, self.sys.classes[p.class].nice)),
+        }
     }
 
-    /// The processor time a burst starting at `start` may run before the
-    /// scheduler looks again: the quantum under round robin; under UNIX,
-    /// up to the next rescheduling check, every `quantum` of the clock.
-    fn time_slice(&self, start: SimTime) -> SimTime {
+    /// Takes processor time `ran` off what `pid` still owes: its demand,
+    /// the time to its next I/O request and what is left of its quantum.
+    fn charge(&mut self, pid: usize, ran: SimTime) {
+        let p = &mut self.procs[pid];
+        p.remaining = p.remaining - ran;
+        if p.io_due != SimTime::MAX {
+            p.io_due = p.io_due - ran;
+        }
+        p.allowance = p.allowance.saturating_sub(ran);
+    }
+
+    /// The processor time a burst of `pid` starting at `start` may run
+    /// before the scheduler looks again: the quantum under round robin;
+    /// under UNIX, up to the next rescheduling check, every `quantum` of
+    /// the clock; under Multics, what is left of its quantum.
+    fn time_slice(&self, pid: usize, start: SimTime) -> SimTime {
         let quantum = self.sys.cpu.quantum;
         match self.sys.cpu.scheduler {
             Scheduler::RoundRobin => quantum,
@@ -738,6 +850,7 @@ impl<'a> SystemModel<'a> {
                 let q = quantum.as_nanos();
                 SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
             }
+            Scheduler::Multics(_) => self.procs[pid].allowance,
         }
     }
 
@@ -751,7 +864,7 @@ impl<'a> SystemModel<'a> {
             SimTime::ZERO
         };
         let fault_gap = self.fault_gap(pid);
-        let slice = self.time_slice(now + switch);
+        let slice = self.time_slice(pid, now + switch);
         let unix = self.sys.cpu.scheduler == Scheduler::Unix;
         let p = &mut self.procs[pid];
         p.woken = None;
@@ -805,12 +918,7 @@ impl<'a> SystemModel<'a> {
             }
             BurstKind::User(outcome) => outcome,
         };
-        let ran = burst.end - burst.switch_end;
-        let p = &mut self.procs[pid];
-        p.remaining = p.remaining - ran;
-        if p.io_due != SimTime::MAX {
-            p.io_due = p.io_due - ran;
-        }
+        self.charge(pid, burst.end - burst.switch_end);
         match outcome {
             Outcome::Done => {
                 self.leave_cpu(cpu, pid, now);
@@ -823,15 +931,20 @@ impl<'a> SystemModel<'a> {
                 self.dispatch_idle(ctx);
             }
             Outcome::Fault => self.fault(cpu, pid, ctx),
+            Outcome::Quantum if matches!(self.sys.cpu.scheduler, Scheduler::Multics(_)) => {
+                self.leave_cpu(cpu, pid, now);
+                self.lose_eligibility(pid, ctx);
+                self.dispatch_idle(ctx);
+            }
             Outcome::Quantum => {
                 let stay = match self.sys.cpu.scheduler {
                     Scheduler::RoundRobin => self.ready.is_empty(),
                     // V7 puts the process back and takes the best: it
                     // stays unless another is strictly better.
-                    Scheduler::Unix => self
+                    _ => self
                         .ready
                         .best(now)
-                        .is_none_or(|(best, _, _)| best >= self.user_priority(pid, now)),
+                        .is_none_or(|(best, _, _)| best >= self.running_rank(pid, now)),
                 };
                 if stay {
                     // Nobody else wants the processor: carry on, unswitched.
@@ -1156,6 +1269,14 @@ impl SystemModel<'_> {
             );
         }
         assert_eq!(
+            (self.eligibility.eligible(), self.eligibility.waiting()),
+            (
+                procs().filter(|p| p.eligible).count() as u32,
+                procs().filter(|p| p.state == State::WaitEligible).count()
+            ),
+            "eligibility counts its processes"
+        );
+        assert_eq!(
             self.idle_cpus.len(),
             self.running.iter().filter(|b| b.is_none()).count()
         );
@@ -1212,4 +1333,36 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
     }
     let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
     SimTime::from_secs_f64((demand / count * e).min(LONGEST_SAMPLE))
+}
+
+/// Who may be eligible: under Multics by the scheduler's settings and
+/// working sets against user memory; otherwise at most
+/// `max_multiprogramming` processes, whatever their sizes.
+fn eligibility_rule(sys: &System) -> Rule {
+    match (sys.cpu.scheduler, sys.cpu.max_multiprogramming) {
+        (Scheduler::Multics(m), max) => Rule {
+            min: m.min_eligible,
+            max,
+            memory: (m.working_set_factor > 0.0)
+                .then(|| sys.memory.user_frames() as f64 / m.working_set_factor),
+        },
+        (_, Some(max)) => Rule {
+            min: max,
+            max: Some(max),
+            memory: None,
+        },
+        (_, None) => Rule {
+            min: u32::MAX,
+            max: None,
+            memory: None,
+        },
+    }
+}
+
+/// The number of queue levels eligibility is awarded from.
+fn levels(sys: &System) -> u8 {
+    match sys.cpu.scheduler {
+        Scheduler::Multics(m) => m.levels,
+        _ => 1,
+    }
 }

@@ -18,7 +18,8 @@ pub(super) struct Keys {
     replaceable: Option<SimTime>,
     /// Swapping: runnable, eligible and swapped out, by when it went out.
     swap_in: Option<SimTime>,
-    /// Swapping: asleep in memory, by its image's size.
+    /// Swapping: asleep in memory, or waiting there for eligibility, by its
+    /// image's size.
     sleeping: Option<u64>,
     /// Swapping: in memory and runnable, running or in I/O, by when it came
     /// in.
@@ -40,7 +41,8 @@ impl Keys {
             replaceable: None,
             swap_in: (p.residence == Residence::Out && p.state == State::Runnable && p.eligible)
                 .then_some(p.last_swap),
-            sleeping: (resident && p.state == State::Sleeping).then_some(image),
+            sleeping: (resident && matches!(p.state, State::Sleeping | State::WaitEligible))
+                .then_some(image),
             // A command still reading its image by exec is not swapped out.
             resident: (resident
                 && !p.exec_pending

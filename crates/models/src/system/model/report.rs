@@ -216,5 +216,6 @@ fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
     match scheduler {
         Scheduler::RoundRobin => StationDiscipline::Rr,
         Scheduler::Unix => StationDiscipline::Unix,
+        Scheduler::Multics(_) => StationDiscipline::Multics,
     }
 }

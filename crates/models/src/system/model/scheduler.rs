@@ -1,5 +1,5 @@
 //! Choosing the next process to run: one first-come-first-served queue
-//! (round robin), or UNIX's priorities.
+//! (round robin), UNIX's priorities, or Multics's eligible queue.
 //!
 //! Under the UNIX scheduler (V7 `slp.c` and `clock.c`; 3BSD keeps the
 //! same rules) the process chosen is the ready one of best (numerically
@@ -19,7 +19,11 @@
 //! and the ready queue never needs the once-a-second pass over every
 //! process that V7 makes. Processes of equal priority are served in order
 //! of arrival (V7's run queue happens to favour the latest).
-
+//!
+//! Under the Multics scheduler only eligible processes are ever ready
+//! (`eligibility.rs`); the one chosen is of the best queue level, and
+//! within a level the one made eligible first (the eligible queue's order,
+//! with interactive work at its head).
 use super::super::Scheduler;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -143,6 +147,59 @@ impl Ord for Key {
     }
 }
 
+/// How urgently a process wants a processor, smaller first: its UNIX
+/// priority, or its Multics level and place in the eligible queue.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rank(f64, u64);
+
+impl Rank {
+    /// The rank of a process of UNIX priority `priority`.
+    pub(super) fn unix(priority: f64) -> Rank {
+        Rank(priority, 0)
+    }
+
+    /// The rank of an eligible process at `level`, awarded eligibility
+    /// `order`-th.
+    pub(super) fn multics(level: u8, order: u64) -> Rank {
+        Rank(f64::from(level), order)
+    }
+}
+
+impl PartialEq for Rank {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Rank {}
+
+impl PartialOrd for Rank {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Rank {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// What places a process in the ready queue.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Standing<'a> {
+    /// The kernel priority it was woken at, if any (UNIX).
+    pub woken: Option<u8>,
+    /// Its recent processor use (UNIX).
+    pub usage: &'a Usage,
+    /// Its class's `nice` (UNIX).
+    pub nice: i32,
+    /// Its queue level (Multics).
+    pub level: u8,
+    /// Its place in the order of eligibility awards (Multics).
+    pub order: u64,
+}
+
 /// Where a process waits in the ready queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Place {
@@ -150,6 +207,8 @@ pub(super) enum Place {
     None,
     /// In the round-robin queue.
     Fifo(u64),
+    /// In the eligible queue, at its level and order (Multics).
+    Eligible(u8, u64),
     /// At a kernel priority.
     Kernel(u8, u64),
     /// At user priority, among the processes of its `nice`.
@@ -161,6 +220,7 @@ pub(super) enum Place {
 pub(super) struct ReadyQueue {
     scheduler: Scheduler,
     fifo: BTreeMap<u64, usize>,
+    eligible: BTreeMap<(u8, u64), usize>,
     kernel: BTreeMap<(u8, u64), usize>,
     /// By `nice`, then `p_cpu`: within one `nice`, decay keeps the order.
     user: BTreeMap<i32, BTreeMap<(Key, u64), usize>>,
@@ -173,6 +233,7 @@ impl ReadyQueue {
         ReadyQueue {
             scheduler,
             fifo: BTreeMap::new(),
+            eligible: BTreeMap::new(),
             kernel: BTreeMap::new(),
             user: BTreeMap::new(),
             next_ticket: 0,
@@ -180,34 +241,35 @@ impl ReadyQueue {
         }
     }
 
-    /// Queues `pid`: at the back under round robin; under UNIX at `woken`
-    /// if it was woken from a sleep, else at its user priority.
-    pub(super) fn push(
-        &mut self,
-        pid: usize,
-        woken: Option<u8>,
-        usage: &Usage,
-        nice: i32,
-    ) -> Place {
+    /// Queues `pid`: at the back under round robin; under UNIX at its
+    /// `woken` priority if it was woken from a sleep, else at its user
+    /// priority; under Multics by its level and order.
+    pub(super) fn push(&mut self, pid: usize, standing: Standing) -> Place {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         self.len += 1;
-        match (self.scheduler, woken) {
+        match (self.scheduler, standing.woken) {
             (Scheduler::RoundRobin, _) => {
                 self.fifo.insert(ticket, pid);
                 Place::Fifo(ticket)
+            }
+            (Scheduler::Multics(_), _) => {
+                let key = (standing.level, standing.order);
+                let before = self.eligible.insert(key, pid);
+                assert_eq!(before, None, "one place per award");
+                Place::Eligible(key.0, key.1)
             }
             (Scheduler::Unix, Some(priority)) => {
                 self.kernel.insert((priority, ticket), pid);
                 Place::Kernel(priority, ticket)
             }
             (Scheduler::Unix, None) => {
-                let key = usage.key();
+                let key = standing.usage.key();
                 self.user
-                    .entry(nice)
+                    .entry(standing.nice)
                     .or_default()
                     .insert((key, ticket), pid);
-                Place::User(nice, key, ticket)
+                Place::User(standing.nice, key, ticket)
             }
         }
     }
@@ -217,6 +279,7 @@ impl ReadyQueue {
         let removed = match place {
             Place::None => None,
             Place::Fifo(ticket) => self.fifo.remove(&ticket),
+            Place::Eligible(level, order) => self.eligible.remove(&(level, order)),
             Place::Kernel(priority, ticket) => self.kernel.remove(&(priority, ticket)),
             Place::User(nice, key, ticket) => {
                 let group = self.user.get_mut(&nice).expect("a group for its nice");
@@ -231,11 +294,18 @@ impl ReadyQueue {
         self.len -= 1;
     }
 
-    /// The process to run next and its priority at `now` (0 under round
-    /// robin), without taking it out.
-    pub(super) fn best(&self, now: SimTime) -> Option<(f64, Place, usize)> {
+    /// The process to run next and its rank at `now` (all equal under
+    /// round robin), without taking it out.
+    pub(super) fn best(&self, now: SimTime) -> Option<(Rank, Place, usize)> {
         if let Some((&ticket, &pid)) = self.fifo.first_key_value() {
-            return Some((0.0, Place::Fifo(ticket), pid));
+            return Some((Rank(0.0, 0), Place::Fifo(ticket), pid));
+        }
+        if let Some((&(level, order), &pid)) = self.eligible.first_key_value() {
+            return Some((
+                Rank::multics(level, order),
+                Place::Eligible(level, order),
+                pid,
+            ));
         }
         let kernel = self
             .kernel
@@ -249,19 +319,24 @@ impl ReadyQueue {
                 pid,
             ))
         });
-        kernel.into_iter().chain(user).min_by(|a, b| {
-            a.0.total_cmp(&b.0)
-                .then_with(|| ticket(a.1).cmp(&ticket(b.1)))
-        })
+        kernel
+            .into_iter()
+            .chain(user)
+            .min_by(|a, b| {
+                a.0.total_cmp(&b.0)
+                    .then_with(|| ticket(a.1).cmp(&ticket(b.1)))
+            })
+            .map(|(priority, place, pid)| (Rank::unix(priority), place, pid))
     }
 
-    /// The priority at `now` of the process queued at `place`.
-    pub(super) fn priority(&self, place: Place, now: SimTime) -> f64 {
+    /// The rank at `now` of the process queued at `place`.
+    pub(super) fn rank(&self, place: Place, now: SimTime) -> Rank {
         match place {
             Place::None => panic!("not queued"),
-            Place::Fifo(_) => 0.0,
-            Place::Kernel(priority, _) => f64::from(priority),
-            Place::User(nice, key, _) => user_priority(key.ticks(now), nice),
+            Place::Fifo(_) => Rank(0.0, 0),
+            Place::Eligible(level, order) => Rank::multics(level, order),
+            Place::Kernel(priority, _) => Rank::unix(f64::from(priority)),
+            Place::User(nice, key, _) => Rank::unix(user_priority(key.ticks(now), nice)),
         }
     }
 
@@ -284,7 +359,7 @@ impl ReadyQueue {
 fn ticket(place: Place) -> u64 {
     match place {
         Place::None => u64::MAX,
-        Place::Fifo(t) | Place::Kernel(_, t) | Place::User(_, _, t) => t,
+        Place::Fifo(t) | Place::Eligible(_, t) | Place::Kernel(_, t) | Place::User(_, _, t) => t,
     }
 }
 
@@ -296,14 +371,26 @@ mod tests {
         SimTime::from_secs_f64(s)
     }
 
+    fn standing(woken: Option<u8>, usage: &Usage, nice: i32) -> Standing<'_> {
+        Standing {
+            woken,
+            usage,
+            nice,
+            level: 0,
+            order: 0,
+        }
+    }
+
     #[test]
     fn round_robin_is_first_in_first_out_with_removal() {
         let mut q = ReadyQueue::new(Scheduler::RoundRobin);
         let u = Usage::new(SimTime::ZERO);
-        let places: Vec<Place> = (10..15).map(|pid| q.push(pid, Some(20), &u, 0)).collect();
+        let places: Vec<Place> = (10..15)
+            .map(|pid| q.push(pid, standing(Some(20), &u, 0)))
+            .collect();
         q.remove(places[2], 12);
         assert_eq!(q.pop(SimTime::ZERO), Some(10));
-        let _ = q.push(10, None, &u, 0);
+        let _ = q.push(10, standing(None, &u, 0));
         let order: Vec<usize> = std::iter::from_fn(|| q.pop(SimTime::ZERO)).collect();
         assert_eq!(order, [11, 13, 14, 10]);
         assert!(q.is_empty());
@@ -340,12 +427,12 @@ mod tests {
         // 10 s: priority 54.8); one that ran 0.5 s until 5 s (p_cpu 9.3:
         // 50.6); one never run (50); a nice one never run (60); a process
         // woken from a disk wait (20) and a command just typed (28).
-        let _ = q.push(1, None, &used(2.0, 9.0), 0);
-        let _ = q.push(2, None, &used(0.5, 5.0), 0);
-        let _ = q.push(3, None, &idle, 0);
-        let _ = q.push(4, None, &idle, 10);
-        let _ = q.push(5, Some(AFTER_TERMINAL), &idle, 0);
-        let _ = q.push(6, Some(AFTER_DISK), &used(2.0, 9.0), 0);
+        let _ = q.push(1, standing(None, &used(2.0, 9.0), 0));
+        let _ = q.push(2, standing(None, &used(0.5, 5.0), 0));
+        let _ = q.push(3, standing(None, &idle, 0));
+        let _ = q.push(4, standing(None, &idle, 10));
+        let _ = q.push(5, standing(Some(AFTER_TERMINAL), &idle, 0));
+        let _ = q.push(6, standing(Some(AFTER_DISK), &used(2.0, 9.0), 0));
         let order: Vec<usize> = std::iter::from_fn(|| q.pop(now)).collect();
         assert_eq!(order, [6, 5, 3, 2, 1, 4]);
         // Decay reorders users of different nice: process 4 (nice 10, no
@@ -354,10 +441,31 @@ mod tests {
         let mut hog = Usage::new(SimTime::ZERO);
         hog.start(SimTime::ZERO);
         hog.stop(now);
-        let _ = q.push(4, None, &idle, 10);
-        let _ = q.push(7, None, &hog, 0);
+        let _ = q.push(4, standing(None, &idle, 10));
+        let _ = q.push(7, standing(None, &hog, 0));
         assert_eq!(q.best(now).unwrap().2, 4);
         assert_eq!(q.best(secs(20.0)).unwrap().2, 7);
         assert_eq!(q.len(), 2);
+    }
+
+    #[test]
+    fn multics_runs_the_best_level_first_then_the_earliest_eligible() {
+        let mut q = ReadyQueue::new(Scheduler::Multics(Default::default()));
+        let u = Usage::new(SimTime::ZERO);
+        let at = |level, order| Standing {
+            woken: Some(AFTER_DISK),
+            usage: &u,
+            nice: 0,
+            level,
+            order,
+        };
+        let _ = q.push(1, at(2, 1));
+        let _ = q.push(2, at(0, 5));
+        let _ = q.push(3, at(0, 4));
+        let later = q.push(4, at(1, 2));
+        assert!(q.rank(later, SimTime::ZERO) < Rank::multics(1, 3));
+        assert!(q.rank(later, SimTime::ZERO) > Rank::multics(0, 9));
+        let order: Vec<usize> = std::iter::from_fn(|| q.pop(SimTime::ZERO)).collect();
+        assert_eq!(order, [3, 2, 4, 1]);
     }
 }

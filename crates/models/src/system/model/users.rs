@@ -27,8 +27,8 @@ impl SystemModel<'_> {
         session_end: Option<SimTime>,
         ctx: &mut Context<Event>,
     ) {
-        let owner = self.owners.insert(Owner {
-            kind: OwnerKind::User {
+        let owner = self.owners.insert(Owner::new(
+            OwnerKind::User {
                 index,
                 detached: 0,
                 thinking: None,
@@ -36,8 +36,9 @@ impl SystemModel<'_> {
                 shell: None,
                 typed: None,
             },
-            rngs: Rngs::new(&self.streams, &format!("user/{index}")),
-        });
+            &self.streams,
+            &format!("user/{index}"),
+        ));
         if let Some(end) = session_end {
             let _ = ctx.schedule_at(end, Event::Logout { owner });
         }
@@ -47,13 +48,14 @@ impl SystemModel<'_> {
         if let Some(class) = self.sys.users.shell {
             // The login shell: exec'd at login, it starts up and then
             // sleeps at the terminal.
-            let shell_owner = self.owners.insert(Owner {
-                kind: OwnerKind::Shell {
+            let shell_owner = self.owners.insert(Owner::new(
+                OwnerKind::Shell {
                     user: owner,
                     retiring: false,
                 },
-                rngs: Rngs::new(&self.streams, &format!("user/{index}/shell")),
-            });
+                &self.streams,
+                &format!("user/{index}/shell"),
+            ));
             let pid = self.spawn(class, shell_owner, ctx.now());
             self.count(pid, self.sys.users.processes == ProcessCount::All);
             self.processes_meter
@@ -225,10 +227,8 @@ impl SystemModel<'_> {
             };
             *n += 1;
             let prefix = format!("user/{index}/detached/{n}");
-            self.owners.insert(Owner {
-                kind: OwnerKind::Detached,
-                rngs: Rngs::new(&self.streams, &prefix),
-            })
+            self.owners
+                .insert(Owner::new(OwnerKind::Detached, &self.streams, &prefix))
         } else {
             owner
         };
