@@ -13,7 +13,7 @@ fn shipped(name: &str, end_time: u64) -> System {
     let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).expect("the scenario is shipped");
     let mut sys = tpsim::models::load_system(&path, &text).expect("the shipped scenario is valid");
-    sys.end_time = SimTime::from_secs(end_time);
+    sys.settings.end_time = SimTime::from_secs(end_time);
     sys
 }
 
@@ -44,9 +44,9 @@ fn scaled(sys: &System, users: u32, events: u64) -> System {
     let user_bytes = (per_user * u64::from(users)).next_multiple_of(sys.memory.page);
     sys.memory.size = sys.memory.kernel + user_bytes;
     sys.users.population = Population::Fixed(users);
-    sys.warmup = SimTime::ZERO;
-    sys.end_time = SimTime::from_secs(1_000_000_000);
-    sys.max_events = Some(events);
+    sys.settings.warmup = SimTime::ZERO;
+    sys.settings.end_time = SimTime::from_secs(1_000_000_000);
+    sys.settings.max_events = Some(events);
     sys
 }
 

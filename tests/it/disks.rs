@@ -55,7 +55,7 @@ fn armed(terminals: u32, order: &str) -> System {
 
 fn runs(sys: &System, replications: u64) -> Vec<Summary> {
     (0..replications)
-        .map(|r| simulate(sys, seed(sys.seed), r).summary)
+        .map(|r| simulate(sys, seed(sys.settings.seed), r).summary)
         .collect()
 }
 
@@ -162,5 +162,5 @@ fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
         s.stations[1].utilization,
         busy / 40.0
     );
-    assert_eq!(sys.end_time, SimTime::from_secs(40));
+    assert_eq!(sys.settings.end_time, SimTime::from_secs(40));
 }

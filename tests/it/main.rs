@@ -78,9 +78,9 @@ pub fn seed(base: u64) -> u64 {
 /// under the scenario's seed moved by the seed offset.
 pub fn replicate(net: &Network, replications: u64, end: f64) -> Vec<Summary> {
     let mut net = net.clone();
-    net.end_time = SimTime::from_secs_f64(end);
+    net.settings.end_time = SimTime::from_secs_f64(end);
     (0..replications)
-        .map(|r| tpsim::models::simulate(&net, seed(net.seed), r))
+        .map(|r| tpsim::models::simulate(&net, seed(net.settings.seed), r).summary)
         .collect()
 }
 

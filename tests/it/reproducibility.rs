@@ -6,18 +6,18 @@ use crate::{inline, scenario};
 fn same_seed_same_summary_bytes() {
     let net = scenario("central-server");
     let mut short = net.clone();
-    short.end_time = tpsim::core::SimTime::from_secs(20_000);
-    let a = serde_json::to_string(&tpsim::models::simulate(&short, 7, 0)).unwrap();
-    let b = serde_json::to_string(&tpsim::models::simulate(&short, 7, 0)).unwrap();
+    short.settings.end_time = tpsim::core::SimTime::from_secs(20_000);
+    let a = serde_json::to_string(&tpsim::models::simulate(&short, 7, 0).summary).unwrap();
+    let b = serde_json::to_string(&tpsim::models::simulate(&short, 7, 0).summary).unwrap();
     assert_eq!(a, b);
-    let c = tpsim::models::simulate(&short, 8, 0);
+    let c = tpsim::models::simulate(&short, 8, 0).summary;
     assert_ne!(
         a,
         serde_json::to_string(&c).unwrap(),
         "a different seed must give different results"
     );
     assert_eq!(c.seed, 8, "the summary names the seed the run used");
-    assert_ne!(short.seed, 8);
+    assert_ne!(short.settings.seed, 8);
 }
 
 #[test]
@@ -32,8 +32,8 @@ fn adding_a_class_leaves_the_other_streams_alone() {
         "{base}\n[[class]]\nname = \"other\"\narrivals = {{ exp = {{ rate = \"0.05/s\" }} }}\nstart = \"side\"\n\
          [[station]]\nname = \"side\"\ndiscipline = \"delay\"\nservice = {{ exp = {{ mean = \"1s\" }} }}\nto = \"exit\"\n"
     );
-    let a = tpsim::models::simulate(&inline(&base), 1, 0);
-    let b = tpsim::models::simulate(&inline(&with_other), 1, 0);
+    let a = tpsim::models::simulate(&inline(&base), 1, 0).summary;
+    let b = tpsim::models::simulate(&inline(&with_other), 1, 0).summary;
     assert_eq!(a.stations[0], b.stations[0]);
     assert_eq!(a.classes[0], b.classes[0]);
 }
@@ -41,24 +41,25 @@ fn adding_a_class_leaves_the_other_streams_alone() {
 #[test]
 fn pausing_for_progress_reports_changes_nothing() {
     let mut net = scenario("repairman");
-    net.end_time = tpsim::core::SimTime::from_secs(10_000);
+    net.settings.end_time = tpsim::core::SimTime::from_secs(10_000);
     let mut reports = Vec::new();
     let paused = tpsim::models::simulate_with_progress(&net, 3, 0, |t| {
         reports.push(t);
         true
-    });
+    })
+    .summary;
     let mut whole = tpsim::core::Simulation::new(tpsim::models::simulate::NetworkModel::new(
         &net,
         &tpsim::core::Streams::new(3, 0),
     ));
     let (model, ctx) = whole.parts_mut();
     model.start(ctx);
-    whole.run_until(net.end_time, None);
+    whole.run_until(net.settings.end_time, None);
     let whole = whole.model().summary(whole.now(), whole.events(), 0);
     assert_eq!(paused, whole);
     assert_eq!(reports.len(), 1000);
     assert!(reports.windows(2).all(|w| w[0] < w[1]));
-    assert_eq!(reports.last(), Some(&net.end_time));
+    assert_eq!(reports.last(), Some(&net.settings.end_time));
 }
 
 #[test]
@@ -66,7 +67,7 @@ fn a_time_sharing_run_is_reproducible_byte_for_byte() {
     let path = crate::scenario_path("purdue-1980-paged");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut sys = tpsim::models::load_system("purdue.toml", &text).unwrap();
-    sys.end_time = tpsim::core::SimTime::from_secs(6 * 3600);
+    sys.settings.end_time = tpsim::core::SimTime::from_secs(6 * 3600);
     let run = |seed| tpsim::models::system::simulate(&sys, seed, 0);
     let (a, b) = (run(5), run(5));
     assert_eq!(

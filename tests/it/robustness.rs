@@ -115,14 +115,14 @@ fn check_and_run(text: &str) {
     // A bounded run: a few thousand events, whatever the scenario says.
     match &mut scenario {
         Scenario::Network(net) => {
-            net.max_events = Some(5_000);
-            net.end_time = net.end_time.min(SimTime::from_secs(1_000_000));
-            net.warmup = net.warmup.min(net.end_time);
-            let _ = tpsim::models::simulate(net, net.seed, 0);
+            net.settings.max_events = Some(5_000);
+            net.settings.end_time = net.settings.end_time.min(SimTime::from_secs(1_000_000));
+            net.settings.warmup = net.settings.warmup.min(net.settings.end_time);
+            let _ = tpsim::models::simulate(net, net.settings.seed, 0);
         }
         Scenario::System(sys) => {
-            sys.max_events = Some(5_000);
-            let _ = tpsim::models::system::simulate(sys, sys.seed, 0);
+            sys.settings.max_events = Some(5_000);
+            let _ = tpsim::models::system::simulate(sys, sys.settings.seed, 0);
         }
     }
 }

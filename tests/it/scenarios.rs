@@ -20,13 +20,13 @@ fn every_shipped_scenario_loads_and_runs() {
         let scenario = tpsim::models::load(&file, &text).unwrap_or_else(|e| panic!("{e}"));
         let completions = match scenario {
             Scenario::Network(mut net) => {
-                (net.end_time, net.warmup) = (short, SimTime::ZERO);
-                let s = tpsim::models::simulate(&net, net.seed, 0);
+                (net.settings.end_time, net.settings.warmup) = (short, SimTime::ZERO);
+                let s = tpsim::models::simulate(&net, net.settings.seed, 0).summary;
                 s.classes.iter().map(|c| c.completions).sum::<u64>()
             }
             Scenario::System(mut sys) => {
-                (sys.end_time, sys.warmup) = (short, SimTime::ZERO);
-                let s = tpsim::models::system::simulate(&sys, sys.seed, 0).summary;
+                (sys.settings.end_time, sys.settings.warmup) = (short, SimTime::ZERO);
+                let s = tpsim::models::system::simulate(&sys, sys.settings.seed, 0).summary;
                 let cpu = s.cpu.as_ref().unwrap();
                 let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.idle;
                 assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");

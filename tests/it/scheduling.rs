@@ -214,7 +214,7 @@ fn unix_priorities_speed_up_editing_and_slow_down_long_jobs_at_heavy_load() {
     const R: u64 = 10;
     let rr = load(MIXED);
     let unix = load(&MIXED.replace("round-robin", "unix"));
-    let run = |sys: &System, r| simulate(sys, seed(sys.seed), r).summary;
+    let run = |sys: &System, r| simulate(sys, seed(sys.settings.seed), r).summary;
     let pairs: Vec<(Summary, Summary)> = (0..R).map(|r| (run(&unix, r), run(&rr, r))).collect();
     let ln = |name: &str, f: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
         pairs
@@ -373,7 +373,7 @@ fn multics_scheduling_keeps_edits_quick_at_usl_overload_where_round_robin_queues
     ));
     let mut rr = multics.clone();
     rr.cpu.scheduler = tpsim::models::system::Scheduler::RoundRobin;
-    let run = |sys: &System, r| simulate(sys, seed(sys.seed), r).summary;
+    let run = |sys: &System, r| simulate(sys, seed(sys.settings.seed), r).summary;
     let pairs: Vec<(Summary, Summary)> = (0..R).map(|r| (run(&multics, r), run(&rr, r))).collect();
     let ln_ratio = |name: &str| -> Vec<f64> {
         pairs

@@ -25,7 +25,7 @@ fn inline_system(text: &str) -> System {
 }
 
 fn run(sys: &System, replication: u64) -> Summary {
-    simulate(sys, seed(sys.seed), replication).summary
+    simulate(sys, seed(sys.settings.seed), replication).summary
 }
 
 fn replicate(sys: &System, replications: u64) -> Vec<Summary> {
@@ -39,7 +39,7 @@ fn command<'a>(s: &'a Summary, name: &str) -> &'a tpsim::models::summary::ClassS
 #[test]
 fn with_memory_to_spare_the_system_is_the_central_server_network() {
     let mut sys = system("timesharing-central-server");
-    sys.end_time = SimTime::from_secs(20_000);
+    sys.settings.end_time = SimTime::from_secs(20_000);
     let model = ClosedModel::of_system(&sys).unwrap();
     let exact = model.solve(model.terminals).pop().unwrap();
     // The QSP interactive example: X = 0.4745/s, R = 27.15 s.
@@ -87,8 +87,8 @@ fn throughputs(sys: &System, users: u32, memory_kib: u64, replications: u64) -> 
     let mut sys = sys.clone();
     sys.users.population = Population::Fixed(users);
     sys.memory.size = memory_kib * 1024;
-    sys.warmup = SimTime::from_secs(500);
-    sys.end_time = SimTime::from_secs(3_500);
+    sys.settings.warmup = SimTime::from_secs(500);
+    sys.settings.end_time = SimTime::from_secs(3_500);
     (0..replications)
         .map(|r| run(&sys, r).classes[0].throughput)
         .collect()
@@ -150,8 +150,8 @@ fn variance_of_difference(
     let mut paged = system("thrashing");
     paged.users.population = Population::Fixed(users);
     paged.memory.size = 320 * 1024;
-    paged.end_time = SimTime::from_secs(1_500);
-    paged.warmup = SimTime::from_secs(150);
+    paged.settings.end_time = SimTime::from_secs(1_500);
+    paged.settings.warmup = SimTime::from_secs(150);
     let mut swapped = paged.clone();
     swapped.memory.policy = Policy::Swapping { device: 0 };
     let response = |sys: &System, seed: u64, r: u64| {
@@ -228,7 +228,7 @@ fn logins_are_an_erlang_loss_system() {
     // distribution. A user whose session ends mid-command stays for the
     // rest of it, a few tens of milliseconds against an hour.
     let mut sys = inline_system(SESSIONS);
-    sys.end_time = SimTime::from_secs(1000 * 3600);
+    sys.settings.end_time = SimTime::from_secs(1000 * 3600);
     let runs = replicate(&sys, 20);
     let offered = 6.0;
     let blocking = erlang_b(8, offered);
@@ -264,7 +264,7 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
     locality = { cfl = { b = "5ms", c = 100 } }
 "#;
     let mut sys = inline_system(&text);
-    sys.end_time = SimTime::from_secs(40 * 3600);
+    sys.settings.end_time = SimTime::from_secs(40 * 3600);
     let swapped = run(&sys, 0);
     let lisp = command(&swapped, "lisp");
     assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
@@ -297,8 +297,8 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
 fn the_eligibility_limit_caps_the_multiprogramming_level() {
     let mut sys = system("thrashing");
     sys.users.population = Population::Fixed(24);
-    sys.warmup = SimTime::from_secs(500);
-    sys.end_time = SimTime::from_secs(4_000);
+    sys.settings.warmup = SimTime::from_secs(500);
+    sys.settings.end_time = SimTime::from_secs(4_000);
     let free = replicate(&sys, 6);
     sys.cpu.max_multiprogramming = Some(4);
     let capped = replicate(&sys, 6);
@@ -332,7 +332,7 @@ fn the_eligibility_limit_caps_the_multiprogramming_level() {
 #[test]
 fn processor_time_adds_up_and_faults_are_counted_consistently() {
     let mut sys = system("thrashing");
-    sys.end_time = SimTime::from_secs(5_000);
+    sys.settings.end_time = SimTime::from_secs(5_000);
     let s = run(&sys, 0);
     let cpu = s.cpu.as_ref().unwrap();
     let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.idle;
@@ -568,7 +568,7 @@ fn swapping_moves_shared_text_only_when_no_process_holds_it() {
     sys.memory.policy = Policy::Swapping { device: 0 };
     sys.memory.size = 320 * 1024;
     sys.users.population = Population::Fixed(12);
-    sys.end_time = SimTime::from_secs(6_000);
+    sys.settings.end_time = SimTime::from_secs(6_000);
     let whole = run(&sys, 0);
     sys.classes[0].text = 60 * 1024;
     let shared = run(&sys, 0);
@@ -689,7 +689,7 @@ fn reclaims_save_reads_under_memory_pressure() {
     // frame is reused; faulting one back costs no read.
     let mut sys = system("thrashing");
     sys.users.population = Population::Fixed(10);
-    sys.end_time = SimTime::from_secs(4_000);
+    sys.settings.end_time = SimTime::from_secs(4_000);
     let set = |sys: &mut System, reclaim: bool| {
         let Policy::Paging(paging) = &mut sys.memory.policy else {
             unreachable!()

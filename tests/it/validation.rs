@@ -361,7 +361,7 @@ fn statistics_start_again_at_the_end_of_the_warm_up() {
     // the stations' meters kept the warm-up's departures and busy time,
     // their throughputs would be about twice what MVA gives.
     let mut net = scenario("central-server");
-    net.warmup = SimTime::from_secs(30_000);
+    net.settings.warmup = SimTime::from_secs(30_000);
     let model = ClosedModel::of(&net).unwrap();
     let exact = model.solve(model.terminals).pop().unwrap();
     let visits = net.visit_ratios(0).unwrap();
@@ -428,7 +428,7 @@ fn round_robin_charges_a_switch_per_dispatch_of_another_job() {
         to = "exit"
         "#,
     );
-    let s = tpsim::models::simulate(&net, 1, 0);
+    let s = tpsim::models::simulate(&net, 1, 0).summary;
     assert_eq!(s.classes[0].completions, 1000);
     // Each command is a think-time end and four slices, 5 events; two
     // commands take 2.08 s, so about 1,005 start in 1,045 s; and the
@@ -455,7 +455,7 @@ fn round_robin_charges_a_switch_per_dispatch_of_another_job() {
                 "{ det = { value = \"1s\" } }",
             ),
     );
-    let s = tpsim::models::simulate(&alone, 1, 0);
+    let s = tpsim::models::simulate(&alone, 1, 0).summary;
     assert!(
         (s.classes[0].mean_response.unwrap() - 1.01).abs() < 1e-9,
         "{}",

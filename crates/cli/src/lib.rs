@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::LoadSample;
-use tpsim_models::{Scenario, ScenarioError, Summary};
+use tpsim_models::{Run, Scenario, ScenarioError, Summary};
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
 /// shells report an interrupted command).
@@ -266,8 +266,7 @@ fn mva(
     }
     let points = model.solve(population);
     let text = if as_json {
-        let value =
-            serde_json::json!({ "scenario": scenario.name(), "model": model, "points": points });
+        let value = serde_json::json!({ "scenario": scenario.settings().name, "model": model, "points": points });
         format!(
             "{}\n",
             serde_json::to_string_pretty(&value).expect("MVA results always serialise")
@@ -288,7 +287,7 @@ fn run_scenario(
 ) -> Result<Finished, Failure> {
     let mut scenario = load(&args.scenario)?;
     if let Some(seed) = args.seed {
-        scenario.set_seed(seed);
+        scenario.settings_mut().seed = seed;
     }
     // Checked before the run, so that a long run is never lost to it.
     let out = args
@@ -298,10 +297,10 @@ fn run_scenario(
         .transpose()
         .map_err(Failure::Input)?;
     let started = Instant::now();
-    let (mut summary, load) = {
+    let Run { mut summary, load } = {
         // Drawn on standard error only when it is a terminal.
         let bar = ProgressBar::with_draw_target(
-            Some(scenario.end_time().as_nanos() / 1_000_000),
+            Some(scenario.settings().end_time.as_nanos() / 1_000_000),
             ProgressDrawTarget::stderr(),
         );
         bar.set_style(
@@ -314,22 +313,15 @@ fn run_scenario(
             bar.set_position(now.as_nanos() / 1_000_000);
             !INTERRUPTED.load(Ordering::SeqCst)
         };
-        let outcome = match &scenario {
-            Scenario::Network(net) => (
-                tpsim_models::simulate_with_progress(net, net.seed, 0, progress),
-                None,
-            ),
-            Scenario::System(sys) => {
-                let run = tpsim_models::system::simulate_with_progress(sys, sys.seed, 0, progress);
-                (run.summary, Some(run.load))
-            }
-        };
+        let run = scenario.run(0, progress);
         bar.finish_and_clear();
-        outcome
+        run
     };
     summary.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(out) = &out {
-        out.publish(&output_files(&summary, load.as_deref()))
+        // A time-sharing system's load indices; a network has none.
+        let load = matches!(scenario, Scenario::System(_)).then_some(load.as_slice());
+        out.publish(&output_files(&summary, load))
             .map_err(Failure::Run)?;
     }
     let text = if args.json {
@@ -355,10 +347,7 @@ fn run_scenario(
             );
         }
     }
-    let configured_warmup = match &scenario {
-        Scenario::Network(net) => net.warmup,
-        Scenario::System(sys) => sys.warmup,
-    };
+    let configured_warmup = scenario.settings().warmup;
     let name = args.scenario.display();
     match summary.stopped_by {
         StoppedBy::EndTime => Ok(Finished::Whole),

@@ -35,7 +35,7 @@
 //!     to = "exit"
 //! "#;
 //! let network = tpsim_models::load_network("mm1.toml", text).unwrap();
-//! let summary = tpsim_models::simulate(&network, network.seed, 0);
+//! let summary = tpsim_models::simulate(&network, network.settings.seed, 0).summary;
 //! let exact = tpsim_models::analytic::Mm1::new(0.5, 1.0).unwrap();
 //! let r = summary.classes[0].mean_response.expect("jobs completed");
 //! assert!((r - exact.mean_response()).abs() < 0.1, "R = {r}");
@@ -45,6 +45,7 @@
 pub mod analytic;
 mod measure;
 pub mod network;
+pub mod run;
 pub mod scenario;
 pub mod simulate;
 pub mod summary;
@@ -52,6 +53,7 @@ pub mod system;
 pub mod units;
 
 pub use network::Network;
+pub use run::{Run, RunSettings};
 pub use scenario::{Scenario, ScenarioError, load, load_network, load_system};
 pub use simulate::{simulate, simulate_with_progress};
 pub use summary::Summary;

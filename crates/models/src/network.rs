@@ -5,6 +5,7 @@
 //! Every index is checked: a [`Target::Station`] always names an existing
 //! station, every route's probabilities add up to 1.
 
+use crate::run::RunSettings;
 use crate::summary::StationDiscipline;
 use rand::RngExt;
 use tpsim_core::{Dist, SimTime, Stream};
@@ -12,16 +13,8 @@ use tpsim_core::{Dist, SimTime, Stream};
 /// A validated network scenario.
 #[derive(Clone, Debug)]
 pub struct Network {
-    /// The scenario's name.
-    pub name: String,
-    /// The master seed.
-    pub seed: u64,
-    /// When the run ends.
-    pub end_time: SimTime,
-    /// When statistics are reset.
-    pub warmup: SimTime,
-    /// An optional limit on the number of events.
-    pub max_events: Option<u64>,
+    /// Its name, seed and run length.
+    pub settings: RunSettings,
     /// The job classes.
     pub classes: Vec<ClassSpec>,
     /// The stations.

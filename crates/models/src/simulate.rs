@@ -12,13 +12,12 @@
 
 use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, Target};
-use crate::summary::{self, StoppedBy, Summary};
+use crate::run::{Run, Runnable, drive};
+use crate::summary::{self, Summary};
 use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
-use tpsim_core::{
-    Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Simulation, StopReason, Stream, Streams,
-};
+use tpsim_core::{Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Stream, Streams};
 
 /// The events of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,8 +180,9 @@ impl<'a> NetworkModel<'a> {
                 }
             }
         }
-        if self.net.warmup > SimTime::ZERO {
-            let _ = ctx.schedule_at(self.net.warmup, Event::WarmupEnd);
+        let warmup = self.net.settings.warmup;
+        if warmup > SimTime::ZERO {
+            let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
         }
     }
 
@@ -443,7 +443,7 @@ impl<'a> NetworkModel<'a> {
             })
             .collect();
         Summary {
-            scenario: self.net.name.clone(),
+            scenario: self.net.settings.name.clone(),
             seed: self.seed,
             replication,
             sim_time: now.as_secs_f64(),
@@ -455,6 +455,19 @@ impl<'a> NetworkModel<'a> {
             stations,
             classes,
             ..Summary::default()
+        }
+    }
+}
+
+impl Runnable for NetworkModel<'_> {
+    fn start(&mut self, ctx: &mut Context<Event>) {
+        NetworkModel::start(self, ctx);
+    }
+
+    fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run {
+        Run {
+            summary: self.summary(now, events, replication),
+            load: Vec::new(),
         }
     }
 }
@@ -492,47 +505,27 @@ impl Model for NetworkModel<'_> {
     }
 }
 
-/// Runs replication `replication` of `net` under the master seed `seed` and
-/// returns its summary.
-pub fn simulate(net: &Network, seed: u64, replication: u64) -> Summary {
+/// Runs replication `replication` of `net` under the master seed `seed`.
+pub fn simulate(net: &Network, seed: u64, replication: u64) -> Run {
     simulate_with_progress(net, seed, replication, |_| true)
 }
-
-/// How many times [`simulate_with_progress`] reports progress in a run.
-pub(crate) const PROGRESS_STEPS: u64 = 1000;
 
 /// [`simulate`], calling `progress` with the simulated time reached, a
 /// thousand times over the run; `progress` returns whether to go on. The
 /// results are the same as `simulate`'s: the run is only paused, never
 /// changed, between reports. A run stopped by `progress` reports what it
-/// measured up to then, with [`StoppedBy::Interrupted`].
+/// measured up to then, with [`crate::summary::StoppedBy::Interrupted`].
 pub fn simulate_with_progress(
     net: &Network,
     seed: u64,
     replication: u64,
     progress: impl FnMut(SimTime) -> bool,
-) -> Summary {
+) -> Run {
     let streams = Streams::new(seed, replication);
-    let mut sim = Simulation::new(NetworkModel::new(net, &streams));
-    let (model, ctx) = sim.parts_mut();
-    model.start(ctx);
-    let reason = sim.run_in_slices(net.end_time, net.max_events, PROGRESS_STEPS, progress);
-    let mut summary = sim.model().summary(sim.now(), sim.events(), replication);
-    summary.stopped_by = stopped_by(reason);
-    if reason == StopReason::Stalled {
-        summary.stalled_on = Some(sim.stalled_on().to_string());
-    }
-    summary
-}
-
-/// How a run that ended for `reason` is reported.
-pub(crate) fn stopped_by(reason: StopReason) -> StoppedBy {
-    match reason {
-        StopReason::EndTime | StopReason::Exhausted | StopReason::ModelStopped => {
-            StoppedBy::EndTime
-        }
-        StopReason::EventLimit => StoppedBy::EventLimit,
-        StopReason::Stalled => StoppedBy::Stalled,
-        StopReason::Interrupted => StoppedBy::Interrupted,
-    }
+    drive(
+        NetworkModel::new(net, &streams),
+        &streams,
+        &net.settings,
+        progress,
+    )
 }

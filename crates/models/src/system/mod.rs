@@ -14,27 +14,19 @@
 //! sets being squeezed below their knees.
 
 pub mod disk;
-pub(crate) mod file;
 mod model;
 
 pub use disk::{Area, Arm, Order, Region, SeekCurve};
-pub use model::{LoadSample, SystemRun, simulate, simulate_with_progress};
+pub use model::{LoadSample, simulate, simulate_with_progress};
 
+use crate::run::RunSettings;
 use tpsim_core::{Dist, SimTime};
 
 /// A validated time-sharing system.
 #[derive(Clone, Debug)]
 pub struct System {
-    /// The scenario's name.
-    pub name: String,
-    /// The master seed.
-    pub seed: u64,
-    /// When the run ends.
-    pub end_time: SimTime,
-    /// When statistics are reset.
-    pub warmup: SimTime,
-    /// An optional limit on the number of events.
-    pub max_events: Option<u64>,
+    /// Its name, seed and run length.
+    pub settings: RunSettings,
     /// How often the load indices are sampled for the time series.
     pub load_interval: SimTime,
     /// Processors and their scheduling.

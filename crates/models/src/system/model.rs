@@ -22,6 +22,7 @@
 
 use super::{Mix, Placement, Policy, Population, ProcessCount, Region, Scheduler, System};
 use crate::measure::{Responses, StationMeter, per_second};
+use crate::run::{Run, Runnable, drive};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
 };
@@ -30,8 +31,7 @@ use serde::Serialize;
 use slab::Slab;
 use std::collections::VecDeque;
 use tpsim_core::{
-    Context, Dist, EventKey, LONGEST_SAMPLE, Model, SimTime, Simulation, Stream, Streams, Tally,
-    TimeWeighted,
+    Context, Dist, EventKey, LONGEST_SAMPLE, Model, SimTime, Stream, Streams, Tally, TimeWeighted,
 };
 
 mod candidates;
@@ -120,15 +120,6 @@ pub struct LoadSample {
     pub runnable: u32,
     /// Fraction of user memory held by processes.
     pub memory_occupancy: f64,
-}
-
-/// What a run of a time-sharing system produced.
-#[derive(Clone, Debug)]
-pub struct SystemRun {
-    /// The summary.
-    pub summary: Summary,
-    /// The load indices, sampled every `load_interval`.
-    pub load: Vec<LoadSample>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -531,8 +522,9 @@ impl<'a> SystemModel<'a> {
         self.processes_meter
             .set(ctx.now(), f64::from(self.user_processes));
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
-        if self.sys.warmup > SimTime::ZERO {
-            let _ = ctx.schedule_at(self.sys.warmup, Event::WarmupEnd);
+        let warmup = self.sys.settings.warmup;
+        if warmup > SimTime::ZERO {
+            let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
         }
     }
 
@@ -1291,7 +1283,7 @@ impl SystemModel<'_> {
 }
 
 /// Runs replication `replication` of `sys` under the master seed `seed`.
-pub fn simulate(sys: &System, seed: u64, replication: u64) -> SystemRun {
+pub fn simulate(sys: &System, seed: u64, replication: u64) -> Run {
     simulate_with_progress(sys, seed, replication, |_| true)
 }
 
@@ -1304,24 +1296,27 @@ pub fn simulate_with_progress(
     seed: u64,
     replication: u64,
     progress: impl FnMut(SimTime) -> bool,
-) -> SystemRun {
+) -> Run {
     let streams = Streams::new(seed, replication);
-    let mut sim = Simulation::new(SystemModel::new(sys, &streams));
-    let (model, ctx) = sim.parts_mut();
-    model.start(ctx);
-    let reason = sim.run_in_slices(
-        sys.end_time,
-        sys.max_events,
-        crate::simulate::PROGRESS_STEPS,
+    drive(
+        SystemModel::new(sys, &streams),
+        &streams,
+        &sys.settings,
         progress,
-    );
-    let mut summary = sim.model().summary(sim.now(), sim.events(), replication);
-    summary.stopped_by = crate::simulate::stopped_by(reason);
-    if reason == tpsim_core::StopReason::Stalled {
-        summary.stalled_on = Some(sim.stalled_on().to_string());
+    )
+}
+
+impl Runnable for SystemModel<'_> {
+    fn start(&mut self, ctx: &mut Context<Event>) {
+        SystemModel::start(self, ctx);
     }
-    let load = std::mem::take(&mut sim.model_mut().load);
-    SystemRun { summary, load }
+
+    fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run {
+        Run {
+            summary: self.summary(now, events, replication),
+            load: std::mem::take(&mut self.load),
+        }
+    }
 }
 
 /// Processor time to the next I/O request: exponential with mean

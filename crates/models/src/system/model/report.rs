@@ -20,7 +20,7 @@ impl SystemModel<'_> {
             self.ready.len() as u32 + self.running.iter().filter(|b| b.is_some()).count() as u32;
         self.load.push(LoadSample {
             time: ctx.now().as_secs_f64(),
-            warmup: ctx.now() < self.sys.warmup,
+            warmup: ctx.now() < self.sys.settings.warmup,
             users: self.users_logged,
             processes: self.user_processes,
             multiprogramming: self.mpl_meter.value() as u32,
@@ -163,7 +163,7 @@ impl SystemModel<'_> {
         let mut occupancy = self.occupancy_meter.clone();
         occupancy.set(now, self.occupancy());
         Summary {
-            scenario: sys.name.clone(),
+            scenario: sys.settings.name.clone(),
             seed: self.streams.master_seed(),
             replication,
             sim_time: now.as_secs_f64(),

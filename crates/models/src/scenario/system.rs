@@ -1,12 +1,13 @@
-//! The TOML mirror of a time-sharing scenario, and its validation into a
+//! The time-sharing part of scenario reading: the TOML mirror of a
+//! scenario with a `[system]` table, and its validation into a
 //! [`System`]. Every problem is reported with its key, as for networks.
 
-use super::{
+use super::{DistSpec, RunSpec, ScenarioError, Validator};
+use crate::system::{
     Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix,
     Multics, Order, Paging, Placement, Policy, Population, ProcessCount, Scheduler, SeekCurve,
     Sessions, System, Users,
 };
-use crate::scenario::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -422,18 +423,22 @@ impl SystemFile {
 }
 
 fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
-    let run = v.run(&RunSpec {
-        end_time: f.run.end_time,
-        warmup: f.run.warmup,
-        max_events: f.run.max_events,
-    });
+    let settings = v.settings(
+        &f.name,
+        f.seed,
+        &RunSpec {
+            end_time: f.run.end_time,
+            warmup: f.run.warmup,
+            max_events: f.run.max_events,
+        },
+    );
     let load_interval = v.time(
         f.run.load_interval.unwrap_or(Seconds(60.0)),
         "run.load_interval",
         false,
     );
-    if let (Some((end, _)), Some(interval)) = (run, load_interval)
-        && end.as_secs_f64() / interval.as_secs_f64() > MOST_LOAD_SAMPLES
+    if let (Some(settings), Some(interval)) = (&settings, load_interval)
+        && settings.end_time.as_secs_f64() / interval.as_secs_f64() > MOST_LOAD_SAMPLES
     {
         v.report(
             "run.load_interval",
@@ -491,11 +496,7 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         return None;
     }
     let system = System {
-        name: f.name.clone(),
-        seed: f.seed.unwrap_or(1),
-        end_time: run?.0,
-        warmup: run?.1,
-        max_events: f.run.max_events,
+        settings: settings?,
         load_interval: load_interval?,
         cpu: cpu?,
         memory: memory?,

@@ -1,142 +1,14 @@
-//! Scenario files: the TOML mirror and its validation.
-//!
-//! Reading a scenario ([`load`], [`load_network`], [`load_system`]) takes
-//! two steps. A mirror of the TOML, private to this crate, reads the file
-//! exactly (`deny_unknown_fields`, so a misspelt key is an error, not a
-//! silent default); validation then checks every value and
-//! cross-reference, collects *all* problems with the key each belongs to,
-//! and builds the validated [`Network`] or [`System`] that the simulator
-//! runs. The mirror types are not part of the API: the format is, and it
-//! is documented key by key in `docs/scenario-format.md`.
+//! The queueing-network part of scenario reading: the mirror of the
+//! `[[class]]` and `[[station]]` tables and their validation into a
+//! [`Network`].
 
+use super::{DistSpec, MOST_JOBS, RunSpec, ScenarioError, Validator, syntax};
 use crate::network::{ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target};
-use crate::system::System;
-use crate::system::file::SystemFile;
-use crate::units::{PerSecond, Seconds};
+use crate::units::Seconds;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
-use thiserror::Error;
-use tpsim_core::{Dist, SimTime};
-
-/// One problem in a scenario, with the key it belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// The key path, such as `station[cpu].service.exp.mean`.
-    pub key: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-/// Why a scenario could not be used.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum ScenarioError {
-    /// The file is not valid TOML, or does not have the expected shape
-    /// (unknown key, wrong type, missing key).
-    #[error("{file}: {message}")]
-    Syntax {
-        /// The scenario file.
-        file: String,
-        /// The parser's message, naming the line and key.
-        message: String,
-    },
-    /// The values are well-formed but inconsistent.
-    #[error("{}", render_problems(.file, .problems))]
-    Invalid {
-        /// The scenario file.
-        file: String,
-        /// Every problem found.
-        problems: Vec<Problem>,
-    },
-}
-
-fn render_problems(file: &str, problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{file}: {}: {}", p.key, p.message))
-        .collect();
-    lines.join("\n")
-}
-
-/// A distribution of durations as written in a scenario, such as
-/// `{ exp = { mean = "1s" } }`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-#[allow(missing_docs)]
-pub(crate) enum DistSpec {
-    /// Exponential, by `mean` or by `rate`.
-    Exp {
-        #[serde(default)]
-        mean: Option<Seconds>,
-        #[serde(default)]
-        rate: Option<PerSecond>,
-    },
-    /// Always the same `value`.
-    Det { value: Seconds },
-    /// Uniform between `low` and `high`.
-    Uniform { low: Seconds, high: Seconds },
-    /// Erlang with `k` phases.
-    Erlang { k: u32, mean: Seconds },
-    /// Two-phase hyperexponential, balanced means.
-    Hyperexp { mean: Seconds, scv: f64 },
-    /// Lognormal by mean and squared coefficient of variation.
-    Lognormal { mean: Seconds, scv: f64 },
-    /// A discrete table of values and weights.
-    Empirical {
-        values: Vec<Seconds>,
-        weights: Vec<f64>,
-    },
-}
-
-impl DistSpec {
-    /// Builds the distribution; a problem names `key`.
-    pub fn build(&self, key: &str) -> Result<Dist, Problem> {
-        let problem = |sub: &str, e: tpsim_core::DistError| Problem {
-            key: format!("{key}.{sub}"),
-            message: e.to_string(),
-        };
-        match self {
-            DistSpec::Exp {
-                mean: Some(m),
-                rate: None,
-            } => Dist::exponential(m.0).map_err(|e| problem("exp", e)),
-            DistSpec::Exp {
-                mean: None,
-                rate: Some(r),
-            } => {
-                if r.0.is_finite() && r.0 > 0.0 {
-                    Dist::exponential(1.0 / r.0).map_err(|e| problem("exp", e))
-                } else {
-                    Err(Problem {
-                        key: format!("{key}.exp.rate"),
-                        message: format!("rate must be a finite number > 0, got {}", r.0),
-                    })
-                }
-            }
-            DistSpec::Exp { .. } => Err(Problem {
-                key: format!("{key}.exp"),
-                message: "give exactly one of `mean` and `rate`".into(),
-            }),
-            DistSpec::Det { value } => Dist::deterministic(value.0).map_err(|e| problem("det", e)),
-            DistSpec::Uniform { low, high } => {
-                Dist::uniform(low.0, high.0).map_err(|e| problem("uniform", e))
-            }
-            DistSpec::Erlang { k, mean } => {
-                Dist::erlang(*k, mean.0).map_err(|e| problem("erlang", e))
-            }
-            DistSpec::Hyperexp { mean, scv } => {
-                Dist::hyperexponential(mean.0, *scv).map_err(|e| problem("hyperexp", e))
-            }
-            DistSpec::Lognormal { mean, scv } => {
-                Dist::lognormal(mean.0, *scv).map_err(|e| problem("lognormal", e))
-            }
-            DistSpec::Empirical { values, weights } => {
-                Dist::empirical(values.iter().map(|v| v.0).collect(), weights.clone())
-                    .map_err(|e| problem("empirical", e))
-            }
-        }
-    }
-}
+use tpsim_core::SimTime;
 
 /// Where a job goes: one target, or a probabilistic choice.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,20 +50,6 @@ pub(crate) struct BranchSpec {
     pub to: String,
     /// The branch's probability.
     pub p: f64,
-}
-
-/// `[run]`: how long to simulate.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RunSpec {
-    /// Simulated time at which the run ends.
-    pub end_time: Seconds,
-    /// Simulated time at which statistics are reset (default 0).
-    #[serde(default)]
-    pub warmup: Option<Seconds>,
-    /// Stop after this many events, if the end time is not reached first.
-    #[serde(default)]
-    pub max_events: Option<u64>,
 }
 
 /// `[[class]]`: a class of jobs, open or closed.
@@ -253,10 +111,10 @@ pub(crate) struct StationFile {
     pub per_class: BTreeMap<String, PerClassFile>,
 }
 
-/// A whole scenario file, as written.
+/// A whole network scenario file, as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ScenarioFile {
+pub(crate) struct NetworkFile {
     /// The scenario's name, reported in the summary.
     pub name: String,
     /// The master seed (default 1).
@@ -272,9 +130,9 @@ pub(crate) struct ScenarioFile {
     pub stations: Vec<StationFile>,
 }
 
-impl ScenarioFile {
+impl NetworkFile {
     /// Parses the text of the scenario file `file`.
-    pub fn parse(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
+    pub fn parse(file: &str, text: &str) -> Result<NetworkFile, ScenarioError> {
         toml::from_str(text).map_err(|e| syntax(file, &e))
     }
 
@@ -293,205 +151,7 @@ impl ScenarioFile {
     }
 }
 
-/// A validated scenario of either kind.
-#[derive(Clone, Debug)]
-pub enum Scenario {
-    /// A queueing network: `[[class]]` and `[[station]]` tables.
-    Network(Network),
-    /// A time-sharing system: a scenario with a `[system]` table.
-    System(Box<System>),
-}
-
-impl Scenario {
-    /// The scenario's name.
-    pub fn name(&self) -> &str {
-        match self {
-            Scenario::Network(n) => &n.name,
-            Scenario::System(s) => &s.name,
-        }
-    }
-
-    /// The master seed.
-    pub fn seed(&self) -> u64 {
-        match self {
-            Scenario::Network(n) => n.seed,
-            Scenario::System(s) => s.seed,
-        }
-    }
-
-    /// Replaces the master seed.
-    pub fn set_seed(&mut self, seed: u64) {
-        match self {
-            Scenario::Network(n) => n.seed = seed,
-            Scenario::System(s) => s.seed = seed,
-        }
-    }
-
-    /// When a run ends.
-    pub fn end_time(&self) -> SimTime {
-        match self {
-            Scenario::Network(n) => n.end_time,
-            Scenario::System(s) => s.end_time,
-        }
-    }
-}
-
-/// Reads, parses and validates a scenario of either kind from its text: a
-/// time-sharing system if it has a `[system]` table, otherwise a queueing
-/// network.
-pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| syntax(file, &e))?;
-    if table.contains_key("system") {
-        SystemFile::parse(file, text)?
-            .validate(file)
-            .map(|s| Scenario::System(Box::new(s)))
-    } else {
-        load_network(file, text).map(Scenario::Network)
-    }
-}
-
-/// Reads, parses and validates a queueing-network scenario.
-pub fn load_network(file: &str, text: &str) -> Result<Network, ScenarioError> {
-    ScenarioFile::parse(file, text)?.validate(file)
-}
-
-/// Reads, parses and validates a time-sharing scenario.
-pub fn load_system(file: &str, text: &str) -> Result<System, ScenarioError> {
-    SystemFile::parse(file, text)?.validate(file)
-}
-
-pub(crate) fn syntax(file: &str, e: &toml::de::Error) -> ScenarioError {
-    ScenarioError::Syntax {
-        file: file.to_string(),
-        message: e.to_string().trim_end().to_string(),
-    }
-}
-
-/// The longest run time or duration setting a scenario may give \[s\].
-pub(crate) const LONGEST_RUN: f64 = 10.0 * tpsim_core::LONGEST_SAMPLE;
-
-/// The clock's tick \[s\].
-const TICK: f64 = 1e-9;
-
-/// The largest probability of a sample beyond the longest sample, and the
-/// largest share of the second moment from such samples, accepted.
-const TAIL_TOLERANCE: f64 = 1e-12;
-
-/// The most jobs (terminals of closed classes) a network may hold.
-pub(crate) const MOST_JOBS: u64 = 10_000_000;
-
-#[derive(Default)]
-pub(crate) struct Validator {
-    pub(crate) problems: Vec<Problem>,
-}
-
 impl Validator {
-    pub(crate) fn report(&mut self, key: impl fmt::Display, message: impl Into<String>) {
-        self.problems.push(Problem {
-            key: key.to_string(),
-            message: message.into(),
-        });
-    }
-
-    /// Builds a distribution of durations, refusing one the clock cannot
-    /// follow: a positive mean below its 1-ns tick (every sample would be 0)
-    /// or a tail reaching past the longest sample (samples would be cut, so
-    /// the run would draw from another distribution).
-    pub(crate) fn dist(&mut self, spec: &DistSpec, key: &str) -> Option<Dist> {
-        let dist = spec.build(key).map_err(|p| self.problems.push(p)).ok()?;
-        let mean = dist.mean();
-        if mean > 0.0 && mean < TICK {
-            self.report(
-                key,
-                format!(
-                    "a mean of {:.3} ns is below the clock's tick of 1 ns: every sample would be 0",
-                    mean * 1e9
-                ),
-            );
-            return None;
-        }
-        let bound = tpsim_core::LONGEST_SAMPLE;
-        if dist.exceed_probability(bound) > TAIL_TOLERANCE
-            || dist.tail_share(bound) > TAIL_TOLERANCE
-        {
-            self.report(
-                key,
-                format!(
-                    "samples beyond {} s (about 31.7 years) would be cut short, so the run would not draw from {dist}: give a distribution with a lighter tail",
-                    tpsim_core::LONGEST_SAMPLE
-                ),
-            );
-            return None;
-        }
-        Some(dist)
-    }
-
-    /// Checks that `name` can name something in reports: no control
-    /// characters (a newline would break the tables and the CSV rows).
-    pub(crate) fn printable_name(&mut self, key: &str, name: &str) {
-        if name.chars().any(char::is_control) {
-            self.report(
-                key,
-                format!("{name:?} has a control character (a newline, a tab): names must print on one line"),
-            );
-        }
-    }
-
-    /// Checks that `count` things of which there are `what` fit in memory.
-    pub(crate) fn population(&mut self, key: &str, count: u64, most: u64, what: &str) {
-        if count > most {
-            self.report(
-                key,
-                format!("{count} {what} is more than tpsim can hold in memory (at most {most})"),
-            );
-        }
-    }
-
-    pub(crate) fn time(&mut self, value: Seconds, key: &str, allow_zero: bool) -> Option<SimTime> {
-        let ok = value.0.is_finite() && (value.0 > 0.0 || (allow_zero && value.0 == 0.0));
-        if ok && value.0 > 0.0 && SimTime::from_secs_f64(value.0.min(LONGEST_RUN)) == SimTime::ZERO
-        {
-            self.report(
-                key,
-                format!(
-                    "{:.3} ns is below the clock's tick of 1 ns and would be 0",
-                    value.0 * 1e9
-                ),
-            );
-            None
-        } else if ok && value.0 <= LONGEST_RUN {
-            Some(SimTime::from_secs_f64(value.0))
-        } else {
-            let bound = if allow_zero { ">= 0" } else { "> 0" };
-            self.report(
-                key,
-                format!(
-                    "must be a duration {bound} and at most {LONGEST_RUN} s (about 317 years), got {} s",
-                    value.0
-                ),
-            );
-            None
-        }
-    }
-
-    pub(crate) fn unique_names<'a>(&mut self, what: &str, names: impl Iterator<Item = &'a str>) {
-        let mut seen = BTreeMap::new();
-        for (i, name) in names.enumerate() {
-            self.printable_name(&format!("{what}[{i}].name"), name);
-            if name.is_empty() || name == "exit" {
-                self.report(
-                    format!("{what}[{i}].name"),
-                    format!("\"{name}\" cannot name a {what}"),
-                );
-            } else if let Some(first) = seen.insert(name, i) {
-                self.report(
-                    format!("{what}[{name}].name"),
-                    format!("duplicate {what} name \"{name}\" (entries {first} and {i})"),
-                );
-            }
-        }
-    }
-
     fn route(&mut self, spec: &RouteSpec, key: &str, stations: &[StationFile]) -> Option<Route> {
         let target = |v: &mut Validator, name: &str, key: &str| -> Option<Target> {
             if name == "exit" {
@@ -677,36 +337,10 @@ impl Validator {
         })
     }
 
-    /// Checks `[run]` and returns its end time and warm-up.
-    pub(crate) fn run(&mut self, run: &RunSpec) -> Option<(SimTime, SimTime)> {
-        let end_time = self.time(run.end_time, "run.end_time", false);
-        let warmup = match run.warmup {
-            Some(w) => self.time(w, "run.warmup", true),
-            None => Some(SimTime::ZERO),
-        };
-        if let (Some(end), Some(warm)) = (end_time, warmup)
-            && warm >= end
-        {
-            self.report(
-                "run.warmup",
-                format!(
-                    "must be shorter than run.end_time ({} s >= {} s)",
-                    warm.as_secs_f64(),
-                    end.as_secs_f64()
-                ),
-            );
-        }
-        if run.max_events == Some(0) {
-            self.report(
-                "run.max_events",
-                "must be at least 1 (leave it out for no limit)",
-            );
-        }
-        Some((end_time?, warmup?))
-    }
-
-    fn network(&mut self, f: &ScenarioFile) -> Option<Network> {
-        let run = self.run(&f.run);
+    /// Checks `[run]` and returns the run settings of the scenario
+    /// `name` with master seed `seed` (default 1).
+    fn network(&mut self, f: &NetworkFile) -> Option<Network> {
+        let settings = self.settings(&f.name, f.seed, &f.run);
         if f.classes.is_empty() {
             self.report("class", "a scenario needs at least one [[class]]");
         }
@@ -736,11 +370,7 @@ impl Validator {
             return None;
         }
         let network = Network {
-            name: f.name.clone(),
-            seed: f.seed.unwrap_or(1),
-            end_time: run?.0,
-            warmup: run?.1,
-            max_events: f.run.max_events,
+            settings: settings?,
             classes: classes.into_iter().collect::<Option<_>>()?,
             stations: stations.into_iter().collect::<Option<_>>()?,
         };
@@ -830,6 +460,7 @@ impl Validator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::load_network;
 
     const GOOD: &str = r#"
         name = "central server"
@@ -870,8 +501,8 @@ mod tests {
     #[test]
     fn a_good_scenario_validates_with_its_visit_ratios() {
         let net = load_network("s.toml", GOOD).unwrap();
-        assert_eq!(net.seed, 5);
-        assert_eq!(net.warmup, SimTime::from_secs(60));
+        assert_eq!(net.settings.seed, 5);
+        assert_eq!(net.settings.warmup, SimTime::from_secs(60));
         let v = net.visit_ratios(0).unwrap();
         assert!(
             (v[0] - 10.0).abs() < 1e-9 && (v[1] - 9.0).abs() < 1e-9,

@@ -1,0 +1,91 @@
+//! Running a scenario: one set of run settings, one driver and one result
+//! type for queueing networks and time-sharing systems alike.
+//!
+//! Both models implement [`Runnable`]: they schedule what starts a run and
+//! report what they measured. [`drive`] does the rest the same way for both:
+//! the streams of a replication, the run in slices with progress reports,
+//! and how the run ended.
+
+use crate::summary::{StoppedBy, Summary};
+use crate::system::LoadSample;
+use tpsim_core::{Context, Model, SimTime, Simulation, StopReason, Streams};
+
+/// What every scenario says about its runs: its name, its master seed and
+/// the `[run]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSettings {
+    /// The scenario's name.
+    pub name: String,
+    /// The master seed.
+    pub seed: u64,
+    /// When the run ends.
+    pub end_time: SimTime,
+    /// When statistics are reset.
+    pub warmup: SimTime,
+    /// An optional limit on the number of events.
+    pub max_events: Option<u64>,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The summary.
+    pub summary: Summary,
+    /// The load indices, sampled every `run.load_interval` (time-sharing
+    /// systems; empty for a queueing network).
+    pub load: Vec<LoadSample>,
+}
+
+/// A model [`drive`] can run.
+pub(crate) trait Runnable: Model {
+    /// Schedules what starts a run.
+    fn start(&mut self, ctx: &mut Context<Self::Event>);
+
+    /// What the run measured up to `now`, after `events` events.
+    fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run;
+}
+
+/// How many times a run reports progress.
+const PROGRESS_STEPS: u64 = 1000;
+
+/// Runs `model`, built on `streams`, to the end `settings` give, calling
+/// `progress` with the simulated time reached a thousand times over the
+/// run; `progress` returns whether to go on. The results do not depend on
+/// `progress`: the run is only paused between reports. A run stopped by
+/// `progress` reports what it measured up to then, with
+/// [`StoppedBy::Interrupted`].
+pub(crate) fn drive<M: Runnable>(
+    model: M,
+    streams: &Streams,
+    settings: &RunSettings,
+    progress: impl FnMut(SimTime) -> bool,
+) -> Run {
+    let mut sim = Simulation::new(model);
+    let (model, ctx) = sim.parts_mut();
+    model.start(ctx);
+    let reason = sim.run_in_slices(
+        settings.end_time,
+        settings.max_events,
+        PROGRESS_STEPS,
+        progress,
+    );
+    let (now, events) = (sim.now(), sim.events());
+    let mut run = sim.model_mut().finish(now, events, streams.replication());
+    run.summary.stopped_by = stopped_by(reason);
+    if reason == StopReason::Stalled {
+        run.summary.stalled_on = Some(sim.stalled_on().to_string());
+    }
+    run
+}
+
+/// How a run that ended for `reason` is reported.
+fn stopped_by(reason: StopReason) -> StoppedBy {
+    match reason {
+        StopReason::EndTime | StopReason::Exhausted | StopReason::ModelStopped => {
+            StoppedBy::EndTime
+        }
+        StopReason::EventLimit => StoppedBy::EventLimit,
+        StopReason::Stalled => StoppedBy::Stalled,
+        StopReason::Interrupted => StoppedBy::Interrupted,
+    }
+}
