@@ -46,9 +46,11 @@ mod users;
 use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
-use paging::{Holder, Pages, Source, Text};
+use paging::{BulkPages, FreePool, Pages, Source, Text};
+use report::Statistics;
 use scheduler::{Place, Rank, ReadyQueue, Standing, Usage};
 use std::collections::BTreeSet;
+use swapping::Swapper;
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -362,6 +364,31 @@ struct Counters {
     logins_refused: u64,
 }
 
+/// The processors: the burst each is running, which are idle, and their
+/// meter.
+#[derive(Debug)]
+struct Processors {
+    /// The burst on each processor.
+    running: Vec<Option<Burst>>,
+    /// The processors without a burst, lowest-numbered first.
+    idle: BTreeSet<usize>,
+    /// The pending end of each processor's burst.
+    burst_keys: Vec<Option<EventKey>>,
+    /// Busy processors and processes present, for the station table.
+    meter: StationMeter,
+}
+
+impl Processors {
+    fn new(count: usize) -> Processors {
+        Processors {
+            running: vec![None; count],
+            idle: (0..count).collect(),
+            burst_keys: vec![None; count],
+            meter: StationMeter::new(),
+        }
+    }
+}
+
 /// A time-sharing system in simulation.
 #[derive(Debug)]
 pub struct SystemModel<'a> {
@@ -370,87 +397,50 @@ pub struct SystemModel<'a> {
     owners: Slab<Owner>,
     procs: Slab<Process>,
     next_generation: u64,
-    users_logged: u32,
-    /// Logins so far; the k-th login's user draws from streams `user/k/..`.
-    logins: u64,
+    terminals: users::Terminals,
     user_processes: u32,
-    login_rng: Stream,
-    session_rng: Stream,
     placement_rng: Stream,
     dirty_rng: Stream,
     // Processors.
     ready: ReadyQueue,
-    running: Vec<Option<Burst>>,
-    /// The processors without a burst.
-    idle_cpus: BTreeSet<usize>,
-    /// The pending end of each processor's burst.
-    burst_keys: Vec<Option<EventKey>>,
-    cpu_meter: StationMeter,
+    cpus: Processors,
     /// The processes replacement and the swapper choose from.
     candidates: Candidates,
     eligibility: Eligibility,
     // Memory.
-    free_bytes: u64,
-    free_frames: u64,
-    /// Free frames that hold no page anyone could reclaim.
-    free_anonymous: u64,
-    /// Reclaimable pages in the free pool, oldest first.
-    free_age: VecDeque<Holder>,
-    frame_waiters: VecDeque<usize>,
-    bulk_age: VecDeque<Holder>,
+    /// Paging: the free pool of frames.
+    pool: FreePool,
+    /// Paging: the pages on the bulk store.
+    bulk: BulkPages,
+    /// Swapping: free memory and the swapper.
+    swap: Swapper,
     /// Each class's shared text.
     texts: Vec<Text>,
-    bulk_used: u64,
-    swapper_busy: bool,
-    swapper_retry: bool,
     // Devices.
     devices: Vec<DeviceState<Purpose>>,
-    // Statistics.
-    measured_from: SimTime,
-    counters: Counters,
-    classes: Vec<ClassStats>,
-    /// Per class, its commands run in the background.
-    detached: Vec<ClassStats>,
-    background: Vec<ClassStats>,
-    fault_time: Tally,
-    users_meter: TimeWeighted,
-    processes_meter: TimeWeighted,
-    mpl_meter: TimeWeighted,
-    waiting_meter: TimeWeighted,
-    occupancy_meter: TimeWeighted,
-    load: Vec<LoadSample>,
+    stats: Statistics,
 }
 
 impl<'a> SystemModel<'a> {
     /// The model of `sys` with the streams of one replication.
     pub fn new(sys: &'a System, streams: &Streams) -> SystemModel<'a> {
-        let zero = || TimeWeighted::new(SimTime::ZERO, 0.0);
         SystemModel {
             sys,
             streams: *streams,
             owners: Slab::new(),
             procs: Slab::new(),
             next_generation: 0,
-            users_logged: 0,
-            logins: 0,
+            terminals: users::Terminals::new(streams),
             user_processes: 0,
-            login_rng: streams.stream("users/login"),
-            session_rng: streams.stream("users/session"),
             placement_rng: streams.stream("paging/placement"),
             dirty_rng: streams.stream("paging/dirty"),
             ready: ReadyQueue::new(sys.cpu.scheduler),
-            running: vec![None; sys.cpu.count as usize],
-            idle_cpus: (0..sys.cpu.count as usize).collect(),
-            burst_keys: vec![None; sys.cpu.count as usize],
-            cpu_meter: StationMeter::new(),
+            cpus: Processors::new(sys.cpu.count as usize),
             candidates: Candidates::default(),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
-            free_bytes: sys.memory.user_bytes(),
-            free_frames: sys.memory.user_frames(),
-            free_anonymous: sys.memory.user_frames(),
-            free_age: VecDeque::new(),
-            frame_waiters: VecDeque::new(),
-            bulk_age: VecDeque::new(),
+            pool: FreePool::new(sys.memory.user_frames()),
+            bulk: BulkPages::default(),
+            swap: Swapper::new(sys.memory.user_bytes()),
             texts: sys
                 .classes
                 .iter()
@@ -462,26 +452,12 @@ impl<'a> SystemModel<'a> {
                     in_memory: 0,
                 })
                 .collect(),
-            bulk_used: 0,
-            swapper_busy: false,
-            swapper_retry: false,
             devices: sys
                 .devices
                 .iter()
                 .map(|d| DeviceState::new(d, streams.stream(&format!("device/{}", d.name))))
                 .collect(),
-            measured_from: SimTime::ZERO,
-            counters: Counters::default(),
-            classes: sys.classes.iter().map(|_| ClassStats::new()).collect(),
-            detached: sys.classes.iter().map(|_| ClassStats::new()).collect(),
-            background: sys.background.iter().map(|_| ClassStats::new()).collect(),
-            fault_time: Tally::new(),
-            users_meter: zero(),
-            processes_meter: zero(),
-            mpl_meter: zero(),
-            waiting_meter: zero(),
-            occupancy_meter: zero(),
-            load: Vec::new(),
+            stats: Statistics::new(sys),
         }
     }
 
@@ -511,7 +487,7 @@ impl<'a> SystemModel<'a> {
                 ));
                 let image = self.sys.classes[b.class].size;
                 if self.too_big(image) {
-                    self.background[entry].rejected += 1;
+                    self.stats.background[entry].rejected += 1;
                     continue;
                 }
                 let pid = self.spawn(b.class, owner, ctx.now());
@@ -519,7 +495,8 @@ impl<'a> SystemModel<'a> {
                 self.admit(pid, ctx);
             }
         }
-        self.processes_meter
+        self.stats
+            .processes
             .set(ctx.now(), f64::from(self.user_processes));
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
         let warmup = self.sys.settings.warmup;
@@ -583,7 +560,8 @@ impl<'a> SystemModel<'a> {
         self.new_cycle(pid, now);
         if self.paging() {
             self.recount(pid, now, |p| p.residence = Residence::In);
-        } else if self.free_bytes >= self.bytes_to_load(pid) && self.waiting_for_swap_in().is_none()
+        } else if self.swap.free_bytes >= self.bytes_to_load(pid)
+            && self.waiting_for_swap_in().is_none()
         {
             // Created in memory, as by fork when there is room.
             self.load(pid);
@@ -711,7 +689,7 @@ impl<'a> SystemModel<'a> {
     }
 
     fn enqueue(&mut self, pid: usize, now: SimTime) {
-        self.cpu_meter.present.add(now, 1.0);
+        self.cpus.meter.present.add(now, 1.0);
         let p = &mut self.procs[pid];
         p.cpu_arrival = now;
         let standing = Standing {
@@ -728,14 +706,14 @@ impl<'a> SystemModel<'a> {
     fn dequeue(&mut self, pid: usize, now: SimTime) {
         let place = std::mem::replace(&mut self.procs[pid].place, Place::None);
         self.ready.remove(place, pid);
-        self.cpu_meter.present.add(now, -1.0);
+        self.cpus.meter.present.add(now, -1.0);
     }
 
     /// Gives the ready processes the idle processors, lowest-numbered
     /// first.
     fn dispatch_idle(&mut self, ctx: &mut Context<Event>) {
         while !self.ready.is_empty() {
-            let Some(&cpu) = self.idle_cpus.first() else {
+            let Some(&cpu) = self.cpus.idle.first() else {
                 return;
             };
             self.dispatch_best(cpu, ctx);
@@ -747,7 +725,8 @@ impl<'a> SystemModel<'a> {
         let now = ctx.now();
         let pid = self.ready.pop(now).expect("a ready process");
         self.procs[pid].place = Place::None;
-        self.cpu_meter
+        self.cpus
+            .meter
             .start_service(self.procs[pid].cpu_arrival, now);
         self.dispatch(cpu, pid, true, ctx);
     }
@@ -770,6 +749,7 @@ impl<'a> SystemModel<'a> {
         }
         let rank = self.ready.rank(place, now);
         let worst = self
+            .cpus
             .running
             .iter()
             .enumerate()
@@ -783,7 +763,7 @@ impl<'a> SystemModel<'a> {
         if let Some((running, cpu)) = worst
             && rank < running
         {
-            let preempted = self.running[cpu].expect("busy").pid;
+            let preempted = self.cpus.running[cpu].expect("busy").pid;
             self.preempt(cpu, ctx);
             self.enqueue(preempted, now);
             self.dispatch_best(cpu, ctx);
@@ -794,8 +774,8 @@ impl<'a> SystemModel<'a> {
     /// what it ran; it stays runnable but is not queued.
     fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let burst = self.running[cpu].expect("a busy processor");
-        let key = self.burst_keys[cpu]
+        let burst = self.cpus.running[cpu].expect("a busy processor");
+        let key = self.cpus.burst_keys[cpu]
             .take()
             .expect("a busy processor has a burst end");
         assert!(ctx.cancel(key), "the burst end is pending");
@@ -882,25 +862,30 @@ impl<'a> SystemModel<'a> {
             switch_end: now + switch,
             end: now + switch + run,
         };
-        if self.running[cpu].is_none() {
-            self.cpu_meter.busy.add(now, 1.0);
-            self.idle_cpus.remove(&cpu);
+        if self.cpus.running[cpu].is_none() {
+            self.cpus.meter.busy.add(now, 1.0);
+            self.cpus.idle.remove(&cpu);
         }
-        self.running[cpu] = Some(burst);
+        self.cpus.running[cpu] = Some(burst);
         self.recount(pid, now, |p| p.state = State::Running);
-        self.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
     }
 
     /// Adds the parts of `burst` up to `upto` that fall after the warm-up
     /// to the processor-time counters.
     fn account(&mut self, burst: &Burst, upto: SimTime) {
-        add_burst(&mut self.counters, burst, self.measured_from, upto);
+        add_burst(
+            &mut self.stats.counters,
+            burst,
+            self.stats.measured_from,
+            upto,
+        );
     }
 
     fn burst_end(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let burst = self.running[cpu].expect("a burst ends on a busy processor");
-        self.burst_keys[cpu] = None;
+        let burst = self.cpus.running[cpu].expect("a burst ends on a busy processor");
+        self.cpus.burst_keys[cpu] = None;
         self.account(&burst, now);
         let pid = burst.pid;
         let outcome = match burst.kind {
@@ -953,13 +938,13 @@ impl<'a> SystemModel<'a> {
     }
 
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
-        self.running[cpu] = None;
-        self.idle_cpus.insert(cpu);
+        self.cpus.running[cpu] = None;
+        self.cpus.idle.insert(cpu);
         if self.sys.cpu.scheduler == Scheduler::Unix {
             self.procs[pid].usage.stop(now);
         }
-        self.cpu_meter.busy.add(now, -1.0);
-        self.cpu_meter.depart(self.procs[pid].cpu_arrival, now);
+        self.cpus.meter.busy.add(now, -1.0);
+        self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
         self.texts[self.procs[pid].class].last_used = now;
     }
@@ -1032,9 +1017,9 @@ impl SystemModel<'_> {
             Purpose::PageRead { pid } => self.page_read(pid, ctx),
             Purpose::PageWrite => {}
             Purpose::SwapIn { pid } => {
-                self.swapper_busy = false;
-                self.counters.swap_ins += 1;
-                self.counters.swapped_bytes += done.bytes;
+                self.swap.busy = false;
+                self.stats.counters.swap_ins += 1;
+                self.stats.counters.swapped_bytes += done.bytes;
                 self.procs[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::In);
                 if self.procs[pid].state == State::Runnable {
@@ -1044,9 +1029,9 @@ impl SystemModel<'_> {
                 self.swapper(ctx);
             }
             Purpose::SwapOut { pid } => {
-                self.swapper_busy = false;
-                self.counters.swap_outs += 1;
-                self.counters.swapped_bytes += done.bytes;
+                self.swap.busy = false;
+                self.stats.counters.swap_outs += 1;
+                self.stats.counters.swapped_bytes += done.bytes;
                 self.unload(self.procs[pid].class);
                 self.procs[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::Out);
@@ -1070,14 +1055,15 @@ impl SystemModel<'_> {
         let p = self.procs.remove(pid);
         if p.counted {
             self.user_processes -= 1;
-            self.processes_meter
+            self.stats
+                .processes
                 .set(now, f64::from(self.user_processes));
         }
         if self.paging() {
-            self.free_frames += p.held.resident;
+            self.pool.frames += p.held.resident;
             // Its reclaimable pages can be reclaimed by no one now.
-            self.free_anonymous += p.held.resident + p.held.reclaimable;
-            self.bulk_used -= p.held.on_bulk;
+            self.pool.anonymous += p.held.resident + p.held.reclaimable;
+            self.bulk.used -= p.held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
             // A process swapped out (a sleeping shell whose user logged
@@ -1098,11 +1084,11 @@ impl SystemModel<'_> {
         let after = indicators(&self.procs[pid]);
         if before.0 != after.0 {
             let delta = f64::from(u8::from(after.0)) - f64::from(u8::from(before.0));
-            self.mpl_meter.add(now, delta);
+            self.stats.mpl.add(now, delta);
         }
         if before.1 != after.1 {
             let delta = f64::from(u8::from(after.1)) - f64::from(u8::from(before.1));
-            self.waiting_meter.add(now, delta);
+            self.stats.waiting.add(now, delta);
         }
         self.reindex(pid);
     }
@@ -1161,15 +1147,15 @@ impl Model for SystemModel<'_> {
             Event::DeviceDone { device } => self.device_done(device, ctx),
             Event::Wake { pid } => self.wake(pid, ctx),
             Event::SwapperRetry => {
-                self.swapper_retry = false;
+                self.swap.retry = false;
                 self.swapper(ctx);
             }
             Event::LoadSample => self.sample_load(ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
         let occupancy = self.occupancy();
-        if occupancy != self.occupancy_meter.value() {
-            self.occupancy_meter.set(ctx.now(), occupancy);
+        if occupancy != self.stats.occupancy.value() {
+            self.stats.occupancy.set(ctx.now(), occupancy);
         }
         #[cfg(debug_assertions)]
         self.check_invariants();
@@ -1192,7 +1178,7 @@ impl SystemModel<'_> {
                 .chain(self.texts.iter().map(|t| t.held.resident))
                 .sum();
             assert_eq!(
-                self.free_frames + resident + in_transit,
+                self.pool.frames + resident + in_transit,
                 self.sys.memory.user_frames(),
                 "frames are free, resident or being read into"
             );
@@ -1200,14 +1186,14 @@ impl SystemModel<'_> {
                 .map(|p| p.held.on_bulk)
                 .chain(self.texts.iter().map(|t| t.held.on_bulk))
                 .sum();
-            assert_eq!(self.bulk_used, on_bulk);
+            assert_eq!(self.bulk.used, on_bulk);
             let reclaimable: u64 = procs()
                 .map(|p| p.held.reclaimable)
                 .chain(self.texts.iter().map(|t| t.held.reclaimable))
                 .sum();
             assert_eq!(
-                self.free_frames,
-                self.free_anonymous + reclaimable,
+                self.pool.frames,
+                self.pool.anonymous + reclaimable,
                 "free frames hold nothing or a reclaimable page"
             );
         } else {
@@ -1222,7 +1208,7 @@ impl SystemModel<'_> {
                 .map(|t| t.bytes)
                 .sum();
             assert_eq!(
-                self.free_bytes + private + text,
+                self.swap.free_bytes + private + text,
                 self.sys.memory.user_bytes()
             );
             for (class, t) in self.texts.iter().enumerate() {
@@ -1236,7 +1222,7 @@ impl SystemModel<'_> {
             (m + u32::from(a), w + u32::from(b))
         });
         assert_eq!(
-            (self.mpl_meter.value(), self.waiting_meter.value()),
+            (self.stats.mpl.value(), self.stats.waiting.value()),
             (f64::from(mpl), f64::from(waiting))
         );
         let mut filed = [0; 4];
@@ -1269,8 +1255,8 @@ impl SystemModel<'_> {
             "eligibility counts its processes"
         );
         assert_eq!(
-            self.idle_cpus.len(),
-            self.running.iter().filter(|b| b.is_none()).count()
+            self.cpus.idle.len(),
+            self.cpus.running.iter().filter(|b| b.is_none()).count()
         );
         assert_eq!(
             self.ready.len(),
@@ -1314,7 +1300,7 @@ impl Runnable for SystemModel<'_> {
     fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run {
         Run {
             summary: self.summary(now, events, replication),
-            load: std::mem::take(&mut self.load),
+            load: std::mem::take(&mut self.stats.load),
         }
     }
 }

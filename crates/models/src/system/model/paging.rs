@@ -67,6 +67,44 @@ impl Pages {
     }
 }
 
+/// The free pool: frames holding nothing, or a page still valid that its
+/// holder may reclaim until the frame is taken.
+#[derive(Debug)]
+pub(super) struct FreePool {
+    /// Free frames.
+    pub(super) frames: u64,
+    /// Free frames that hold no page anyone could reclaim; the others hold
+    /// the holders' `reclaimable` pages.
+    pub(super) anonymous: u64,
+    /// An entry per page made reclaimable, oldest first (entries of pages
+    /// reclaimed or gone since are skipped, and dropped by `compact`).
+    pub(super) age: VecDeque<Holder>,
+    /// Processes waiting for a free frame to read their page into.
+    pub(super) waiters: VecDeque<usize>,
+}
+
+impl FreePool {
+    /// A pool of `frames` frames holding nothing.
+    pub(super) fn new(frames: u64) -> FreePool {
+        FreePool {
+            frames,
+            anonymous: frames,
+            age: VecDeque::new(),
+            waiters: VecDeque::new(),
+        }
+    }
+}
+
+/// The pages on a bulk store sized by capacity.
+#[derive(Debug, Default)]
+pub(super) struct BulkPages {
+    /// Pages held.
+    pub(super) used: u64,
+    /// An entry per page written there, oldest first (entries of pages
+    /// read back since are skipped, and dropped by `compact`).
+    pub(super) age: VecDeque<Holder>,
+}
+
 /// A class's shared text.
 #[derive(Clone, Debug)]
 pub(super) struct Text {
@@ -186,18 +224,18 @@ impl SystemModel<'_> {
         if first_touch {
             self.procs[pid].touched += 1;
         }
-        self.counters.faults += 1;
+        self.stats.counters.faults += 1;
         let cost = match source {
             Source::Reclaim => {
-                self.counters.reclaims += 1;
+                self.stats.counters.reclaims += 1;
                 let held = self.held_mut(holder).expect("the faulting process exists");
                 held.reclaimable -= 1;
                 held.resident += 1;
-                self.free_frames -= 1;
+                self.pool.frames -= 1;
                 paging.soft_fault_cpu
             }
             Source::ZeroFill => {
-                self.counters.zero_fills += 1;
+                self.stats.counters.zero_fills += 1;
                 paging.soft_fault_cpu
             }
             Source::Read(device) => {
@@ -206,14 +244,14 @@ impl SystemModel<'_> {
                     .as_ref()
                     .is_some_and(|b| b.device == device);
                 if from_bulk {
-                    self.counters.bulk_reads += 1;
+                    self.stats.counters.bulk_reads += 1;
                     let held = self.held_mut(holder).expect("the faulting process exists");
                     if held.on_bulk > 0 {
                         held.on_bulk -= 1;
-                        self.bulk_used -= 1;
+                        self.bulk.used -= 1;
                     }
                 } else {
-                    self.counters.disk_reads += 1;
+                    self.stats.counters.disk_reads += 1;
                 }
                 self.sys.devices[device].fault_cpu
             }
@@ -231,8 +269,8 @@ impl SystemModel<'_> {
             switch_end: now,
             end: now + cost,
         };
-        self.running[cpu] = Some(burst);
-        self.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
+        self.cpus.running[cpu] = Some(burst);
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
     }
 
     /// The kernel's fault path for `pid` on `cpu` is done: a reclaimed page
@@ -251,7 +289,8 @@ impl SystemModel<'_> {
             Source::Read(_) => false,
         };
         if soft {
-            self.fault_time
+            self.stats
+                .fault_time
                 .add((now - self.procs[pid].fault_started).as_secs_f64());
             self.dispatch(cpu, pid, false, ctx);
             return;
@@ -268,7 +307,7 @@ impl SystemModel<'_> {
     fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if !self.take_frame(pid, ctx) {
             self.recount(pid, ctx.now(), |p| p.waiting_frame = true);
-            self.frame_waiters.push_back(pid);
+            self.pool.waiters.push_back(pid);
             return;
         }
         match self.procs[pid].fault_source {
@@ -285,7 +324,8 @@ impl SystemModel<'_> {
     /// process is ready again.
     pub(super) fn page_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        self.fault_time
+        self.stats
+            .fault_time
             .add((now - self.procs[pid].fault_started).as_secs_f64());
         self.place_page(pid, ctx);
         self.procs[pid].woken = Some(scheduler::AFTER_DISK);
@@ -302,8 +342,8 @@ impl SystemModel<'_> {
             } else {
                 // Another process of the class brought the same page in
                 // first.
-                self.free_frames += 1;
-                self.free_anonymous += 1;
+                self.pool.frames += 1;
+                self.pool.anonymous += 1;
                 self.serve_frame_waiters(ctx);
             }
         } else {
@@ -318,11 +358,11 @@ impl SystemModel<'_> {
             unreachable!("frames only under paging");
         };
         let target = paging.free_target;
-        if self.free_frames == 0 {
+        if self.pool.frames == 0 {
             self.steal(1, pid, ctx);
         }
         let class = self.procs[pid].class;
-        let got = if self.free_frames > 0 {
+        let got = if self.pool.frames > 0 {
             true
         } else if self.procs[pid].held.resident > 0 {
             self.evict(self.holder(pid), 1, ctx);
@@ -337,8 +377,8 @@ impl SystemModel<'_> {
             self.allocate();
         }
         // The page daemon keeps `target` frames free.
-        if self.free_frames < target {
-            self.steal(target - self.free_frames, pid, ctx);
+        if self.pool.frames < target {
+            self.steal(target - self.pool.frames, pid, ctx);
         }
         got
     }
@@ -347,13 +387,13 @@ impl SystemModel<'_> {
     /// there is one, else the oldest reclaimable page, which its holder
     /// loses for good.
     fn allocate(&mut self) {
-        assert!(self.free_frames > 0, "a frame is free");
-        self.free_frames -= 1;
-        if self.free_anonymous > 0 {
-            self.free_anonymous -= 1;
+        assert!(self.pool.frames > 0, "a frame is free");
+        self.pool.frames -= 1;
+        if self.pool.anonymous > 0 {
+            self.pool.anonymous -= 1;
             return;
         }
-        while let Some(holder) = self.free_age.pop_front() {
+        while let Some(holder) = self.pool.age.pop_front() {
             if self.take_oldest(holder, Queue::Free) {
                 self.held_mut(holder).expect("a live holder").reclaimable -= 1;
                 return;
@@ -381,6 +421,7 @@ impl SystemModel<'_> {
         let in_use = |model: &Self, class: usize| {
             model.procs[faulting].class == class
                 || model
+                    .cpus
                     .running
                     .iter()
                     .flatten()
@@ -438,22 +479,24 @@ impl SystemModel<'_> {
         if paging.reclaim {
             held.reclaimable += n;
             held.free_entries += n;
-            self.free_age
+            self.pool
+                .age
                 .extend(std::iter::repeat_n(holder, n as usize));
         } else {
-            self.free_anonymous += n;
+            self.pool.anonymous += n;
         }
         if let Holder::Process { pid, .. } = holder {
             self.reindex(pid);
         }
-        self.free_frames += n;
-        self.counters.pages_stolen += n;
+        self.pool.frames += n;
+        self.stats.counters.pages_stolen += n;
         let page = self.sys.memory.page as f64;
         let (writes, device) = match to_bulk {
             Some(bulk) => {
                 // Every page leaving memory goes to the bulk store.
-                self.bulk_used += n;
-                self.bulk_age
+                self.bulk.used += n;
+                self.bulk
+                    .age
                     .extend(std::iter::repeat_n(holder, n as usize));
                 (n, bulk)
             }
@@ -472,12 +515,12 @@ impl SystemModel<'_> {
                 (writes, device)
             }
         };
-        self.counters.page_writes += writes;
+        self.stats.counters.page_writes += writes;
         for _ in 0..writes {
             self.request(device, Purpose::PageWrite, page, ctx);
         }
         self.overflow_bulk(ctx);
-        if self.free_age.len() as u64 > 2 * self.free_frames.max(1024) {
+        if self.pool.age.len() as u64 > 2 * self.pool.frames.max(1024) {
             self.compact(Queue::Free);
         }
     }
@@ -495,20 +538,21 @@ impl SystemModel<'_> {
             return;
         };
         let page = self.sys.memory.page as f64;
-        while self.bulk_used > capacity {
+        while self.bulk.used > capacity {
             let holder = self
-                .bulk_age
+                .bulk
+                .age
                 .pop_front()
                 .expect("pages on the bulk store have entries in its age queue");
             if !self.take_oldest(holder, Queue::Bulk) {
                 continue;
             }
             self.held_mut(holder).expect("a live holder").on_bulk -= 1;
-            self.bulk_used -= 1;
-            self.counters.page_writes += 1;
+            self.bulk.used -= 1;
+            self.stats.counters.page_writes += 1;
             self.request(paging.device, Purpose::PageWrite, page, ctx);
         }
-        if self.bulk_age.len() as u64 > 2 * capacity.max(1024) {
+        if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
             self.compact(Queue::Bulk);
         }
     }
@@ -524,8 +568,8 @@ impl SystemModel<'_> {
             *t.held.in_queue(queue).1 = 0;
         }
         let entries = std::mem::take(match queue {
-            Queue::Free => &mut self.free_age,
-            Queue::Bulk => &mut self.bulk_age,
+            Queue::Free => &mut self.pool.age,
+            Queue::Bulk => &mut self.bulk.age,
         });
         let mut kept = VecDeque::with_capacity(entries.len() / 2);
         for holder in entries.into_iter().rev() {
@@ -538,16 +582,16 @@ impl SystemModel<'_> {
             }
         }
         match queue {
-            Queue::Free => self.free_age = kept,
-            Queue::Bulk => self.bulk_age = kept,
+            Queue::Free => self.pool.age = kept,
+            Queue::Bulk => self.bulk.age = kept,
         }
     }
 
     /// Starts the page reads of processes that waited for a frame, while
     /// frames are free.
     pub(super) fn serve_frame_waiters(&mut self, ctx: &mut Context<Event>) {
-        while self.free_frames > 0 {
-            let Some(pid) = self.frame_waiters.pop_front() else {
+        while self.pool.frames > 0 {
+            let Some(pid) = self.pool.waiters.pop_front() else {
                 return;
             };
             self.recount(pid, ctx.now(), |p| p.waiting_frame = false);

@@ -4,26 +4,75 @@
 use super::*;
 use crate::summary::{ClassKind, StationDiscipline, StoppedBy};
 
+/// What a run measures: counters and meters reset at the end of the
+/// warm-up, and the load samples.
+#[derive(Debug)]
+pub(super) struct Statistics {
+    /// When the statistics were last reset.
+    pub(super) measured_from: SimTime,
+    pub(super) counters: Counters,
+    /// Per class, its commands waited for.
+    pub(super) classes: Vec<ClassStats>,
+    /// Per class, its commands run in the background.
+    pub(super) detached: Vec<ClassStats>,
+    /// Per background entry, its cycles.
+    pub(super) background: Vec<ClassStats>,
+    /// Fault to ready again \[s\].
+    pub(super) fault_time: Tally,
+    /// Users logged in.
+    pub(super) users: TimeWeighted,
+    /// The "user processes" index.
+    pub(super) processes: TimeWeighted,
+    /// Processes in memory and not asleep.
+    pub(super) mpl: TimeWeighted,
+    /// Processes waiting for memory or eligibility.
+    pub(super) waiting: TimeWeighted,
+    /// The fraction of user memory held.
+    pub(super) occupancy: TimeWeighted,
+    /// The load indices, every `load_interval`.
+    pub(super) load: Vec<LoadSample>,
+}
+
+impl Statistics {
+    pub(super) fn new(sys: &System) -> Statistics {
+        let zero = || TimeWeighted::new(SimTime::ZERO, 0.0);
+        Statistics {
+            measured_from: SimTime::ZERO,
+            counters: Counters::default(),
+            classes: sys.classes.iter().map(|_| ClassStats::new()).collect(),
+            detached: sys.classes.iter().map(|_| ClassStats::new()).collect(),
+            background: sys.background.iter().map(|_| ClassStats::new()).collect(),
+            fault_time: Tally::new(),
+            users: zero(),
+            processes: zero(),
+            mpl: zero(),
+            waiting: zero(),
+            occupancy: zero(),
+            load: Vec::new(),
+        }
+    }
+}
+
 impl SystemModel<'_> {
     pub(super) fn occupancy(&self) -> f64 {
         if self.paging() {
             let frames = self.sys.memory.user_frames();
-            (frames - self.free_frames) as f64 / frames as f64
+            (frames - self.pool.frames) as f64 / frames as f64
         } else {
             let bytes = self.sys.memory.user_bytes();
-            (bytes - self.free_bytes) as f64 / bytes as f64
+            (bytes - self.swap.free_bytes) as f64 / bytes as f64
         }
     }
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
-        let runnable =
-            self.ready.len() as u32 + self.running.iter().filter(|b| b.is_some()).count() as u32;
-        self.load.push(LoadSample {
+        let runnable = self.ready.len() as u32
+            + self.cpus.running.iter().filter(|b| b.is_some()).count() as u32;
+        self.stats.load.push(LoadSample {
             time: ctx.now().as_secs_f64(),
             warmup: ctx.now() < self.sys.settings.warmup,
-            users: self.users_logged,
+            users: self.terminals.logged_in,
             processes: self.user_processes,
-            multiprogramming: self.mpl_meter.value() as u32,
+            multiprogramming: self.stats.mpl.value() as u32,
             runnable,
             memory_occupancy: self.occupancy(),
         });
@@ -31,29 +80,30 @@ impl SystemModel<'_> {
     }
 
     pub(super) fn reset_statistics(&mut self, now: SimTime) {
-        self.measured_from = now;
-        self.counters = Counters::default();
-        self.cpu_meter.reset(now);
+        self.stats.measured_from = now;
+        self.stats.counters = Counters::default();
+        self.cpus.meter.reset(now);
         for d in &mut self.devices {
             d.meter.reset(now);
         }
         for c in self
+            .stats
             .classes
             .iter_mut()
-            .chain(&mut self.detached)
-            .chain(&mut self.background)
+            .chain(&mut self.stats.detached)
+            .chain(&mut self.stats.background)
         {
             c.responses.reset();
             c.faults = Tally::new();
             c.rejected = 0;
         }
-        self.fault_time = Tally::new();
+        self.stats.fault_time = Tally::new();
         for m in [
-            &mut self.users_meter,
-            &mut self.processes_meter,
-            &mut self.mpl_meter,
-            &mut self.waiting_meter,
-            &mut self.occupancy_meter,
+            &mut self.stats.users,
+            &mut self.stats.processes,
+            &mut self.stats.mpl,
+            &mut self.stats.waiting,
+            &mut self.stats.occupancy,
         ] {
             m.reset(now);
         }
@@ -62,12 +112,12 @@ impl SystemModel<'_> {
     /// The results measured from the end of the warm-up to `now`.
     pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
         let sys = self.sys;
-        let span = (now - self.measured_from).as_secs_f64();
+        let span = (now - self.stats.measured_from).as_secs_f64();
         let cpus = f64::from(sys.cpu.count);
-        let mut counters = self.counters.clone();
+        let mut counters = self.stats.counters.clone();
         // Bursts still under way count up to now.
-        for burst in self.running.iter().flatten() {
-            add_burst(&mut counters, burst, self.measured_from, now);
+        for burst in self.cpus.running.iter().flatten() {
+            add_burst(&mut counters, burst, self.stats.measured_from, now);
         }
         let capacity = if span > 0.0 { span * cpus } else { 1.0 };
         let (user, fault_handling, context_switch) = (
@@ -75,7 +125,7 @@ impl SystemModel<'_> {
             counters.cpu_fault / capacity,
             counters.cpu_switch / capacity,
         );
-        let mut stations = vec![self.cpu_meter.summary(
+        let mut stations = vec![self.cpus.meter.summary(
             "cpu",
             cpu_discipline(sys.cpu.scheduler),
             sys.cpu.count,
@@ -102,7 +152,7 @@ impl SystemModel<'_> {
         let mut classes: Vec<ClassSummary> = sys
             .classes
             .iter()
-            .zip(&self.classes)
+            .zip(&self.stats.classes)
             .enumerate()
             // The shell's class is no command, unless users type it too.
             .filter(|&(c, _)| {
@@ -115,7 +165,7 @@ impl SystemModel<'_> {
         classes.extend(
             sys.classes
                 .iter()
-                .zip(&self.detached)
+                .zip(&self.stats.detached)
                 .enumerate()
                 .filter(|&(c, _)| {
                     sys.users
@@ -130,7 +180,7 @@ impl SystemModel<'_> {
         classes.extend(
             sys.background
                 .iter()
-                .zip(&self.background)
+                .zip(&self.stats.background)
                 .map(|(spec, stats)| class_summary(&spec.name, ClassKind::Background, stats)),
         );
         let reads = counters.bulk_reads + counters.disk_reads;
@@ -139,7 +189,7 @@ impl SystemModel<'_> {
             faults_per_second: per_second(counters.faults, span),
             reclaims: counters.reclaims,
             zero_fills: counters.zero_fills,
-            mean_fault_time: self.fault_time.mean(),
+            mean_fault_time: self.stats.fault_time.mean(),
             bulk_store_reads: counters.bulk_reads,
             disk_reads: counters.disk_reads,
             disk_fraction: if reads > 0 {
@@ -160,7 +210,7 @@ impl SystemModel<'_> {
                 0.0
             },
         });
-        let mut occupancy = self.occupancy_meter.clone();
+        let mut occupancy = self.stats.occupancy.clone();
         occupancy.set(now, self.occupancy());
         Summary {
             scenario: sys.settings.name.clone(),
@@ -169,7 +219,7 @@ impl SystemModel<'_> {
             sim_time: now.as_secs_f64(),
             // Statistics run from their last reset: the end of the warm-up,
             // or the start if the run ended before it.
-            warmup: self.measured_from.as_secs_f64(),
+            warmup: self.stats.measured_from.as_secs_f64(),
             events,
             wall_seconds: 0.0,
             stopped_by: StoppedBy::EndTime,
@@ -184,19 +234,19 @@ impl SystemModel<'_> {
                 // From the processors' own busy meter, not as what the other
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.
-                idle: 1.0 - self.cpu_meter.busy.mean(now) / cpus,
+                idle: 1.0 - self.cpus.meter.busy.mean(now) / cpus,
             }),
             paging,
             swapping,
             memory: Some(MemorySummary {
                 user_bytes: sys.memory.user_bytes(),
                 mean_occupancy: occupancy.mean(now),
-                mean_multiprogramming: self.mpl_meter.mean(now),
-                mean_waiting_for_memory: self.waiting_meter.mean(now),
+                mean_multiprogramming: self.stats.mpl.mean(now),
+                mean_waiting_for_memory: self.stats.waiting.mean(now),
             }),
             load: Some(LoadSummary {
-                mean_users: self.users_meter.mean(now),
-                mean_processes: self.processes_meter.mean(now),
+                mean_users: self.stats.users.mean(now),
+                mean_processes: self.stats.processes.mean(now),
                 logins_refused: counters.logins_refused,
             }),
         }

@@ -7,6 +7,28 @@
 
 use super::*;
 
+/// Free memory under swapping, and the swapper's state.
+#[derive(Debug)]
+pub(super) struct Swapper {
+    /// User memory not held by an image or a text \[bytes\].
+    pub(super) free_bytes: u64,
+    /// A swap is under way: the swapper does one at a time.
+    pub(super) busy: bool,
+    /// The swapper will look again (`SWAPPER_RETRY`) when it could not act.
+    pub(super) retry: bool,
+}
+
+impl Swapper {
+    /// The swapper of `bytes` of free user memory.
+    pub(super) fn new(bytes: u64) -> Swapper {
+        Swapper {
+            free_bytes: bytes,
+            busy: false,
+            retry: false,
+        }
+    }
+}
+
 impl SystemModel<'_> {
     /// The V7 swapper: bring in the runnable process that has been out
     /// longest, making room by pushing out sleepers first, then (with the
@@ -17,7 +39,7 @@ impl SystemModel<'_> {
 
     /// One step of the swapper; true if it should look again at once.
     fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
-        if self.swapper_busy || self.paging() {
+        if self.swap.busy || self.paging() {
             return false;
         }
         let now = ctx.now();
@@ -29,7 +51,7 @@ impl SystemModel<'_> {
             return false;
         };
         let image = self.bytes_to_load(pid);
-        if self.free_bytes >= image && self.procs[pid].exec_pending {
+        if self.swap.free_bytes >= image && self.procs[pid].exec_pending {
             // A new command, created when memory was short: it gets its
             // memory and reads its image from the program's file itself,
             // while the swapper looks again.
@@ -38,9 +60,9 @@ impl SystemModel<'_> {
             self.start_exec(pid, ctx);
             return true;
         }
-        if self.free_bytes >= image {
+        if self.swap.free_bytes >= image {
             self.load(pid);
-            self.swapper_busy = true;
+            self.swap.busy = true;
             self.recount(pid, now, |p| p.residence = Residence::MovingIn);
             let device = self.swap_device();
             self.request(device, Purpose::SwapIn { pid }, image as f64, ctx);
@@ -57,8 +79,8 @@ impl SystemModel<'_> {
         });
         match victim {
             Some(victim) => self.swap_out(victim, ctx),
-            None if !self.swapper_retry => {
-                self.swapper_retry = true;
+            None if !self.swap.retry => {
+                self.swap.retry = true;
                 let _ = ctx.schedule_in(SWAPPER_RETRY, Event::SwapperRetry);
             }
             None => {}
@@ -78,7 +100,7 @@ impl SystemModel<'_> {
     /// Takes the memory for `pid`'s image.
     pub(super) fn load(&mut self, pid: usize) {
         let bytes = self.bytes_to_load(pid);
-        self.free_bytes -= bytes;
+        self.swap.free_bytes -= bytes;
         self.texts[self.procs[pid].class].in_memory += 1;
         self.procs[pid].exec_bytes = bytes;
     }
@@ -97,10 +119,10 @@ impl SystemModel<'_> {
     /// other process of the class is in memory.
     pub(super) fn unload(&mut self, class: usize) {
         let text = &mut self.texts[class];
-        self.free_bytes += self.sys.classes[class].size - text.bytes;
+        self.swap.free_bytes += self.sys.classes[class].size - text.bytes;
         text.in_memory -= 1;
         if text.in_memory == 0 {
-            self.free_bytes += text.bytes;
+            self.swap.free_bytes += text.bytes;
         }
     }
 
@@ -123,6 +145,7 @@ impl SystemModel<'_> {
             // The swapper runs at high priority: the victim is taken off
             // its processor first.
             let cpu = self
+                .cpus
                 .running
                 .iter()
                 .position(|b| b.is_some_and(|b| b.pid == pid))
@@ -131,7 +154,7 @@ impl SystemModel<'_> {
         } else if self.procs[pid].state == State::Runnable {
             self.dequeue(pid, now);
         }
-        self.swapper_busy = true;
+        self.swap.busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);
         let class = self.procs[pid].class;
         let private = self.sys.classes[class].size - self.texts[class].bytes;

@@ -20,6 +20,31 @@ pub(super) struct Typed {
     at: SimTime,
 }
 
+/// Logins: how many users are logged in, how many have logged in so far,
+/// and the streams of the login process.
+#[derive(Debug)]
+pub(super) struct Terminals {
+    /// Users logged in now.
+    pub(super) logged_in: u32,
+    /// Logins so far; the k-th login's user draws from streams `user/k/..`.
+    pub(super) logins: u64,
+    /// When users log in.
+    pub(super) login_rng: Stream,
+    /// How long sessions last.
+    pub(super) session_rng: Stream,
+}
+
+impl Terminals {
+    pub(super) fn new(streams: &Streams) -> Terminals {
+        Terminals {
+            logged_in: 0,
+            logins: 0,
+            login_rng: streams.stream("users/login"),
+            session_rng: streams.stream("users/session"),
+        }
+    }
+}
+
 impl SystemModel<'_> {
     pub(super) fn log_in(
         &mut self,
@@ -42,9 +67,10 @@ impl SystemModel<'_> {
         if let Some(end) = session_end {
             let _ = ctx.schedule_at(end, Event::Logout { owner });
         }
-        self.users_logged += 1;
-        self.users_meter
-            .set(ctx.now(), f64::from(self.users_logged));
+        self.terminals.logged_in += 1;
+        self.stats
+            .users
+            .set(ctx.now(), f64::from(self.terminals.logged_in));
         if let Some(class) = self.sys.users.shell {
             // The login shell: exec'd at login, it starts up and then
             // sleeps at the terminal.
@@ -58,7 +84,8 @@ impl SystemModel<'_> {
             ));
             let pid = self.spawn(class, shell_owner, ctx.now());
             self.count(pid, self.sys.users.processes == ProcessCount::All);
-            self.processes_meter
+            self.stats
+                .processes
                 .set(ctx.now(), f64::from(self.user_processes));
             if let OwnerKind::User { shell, .. } = &mut self.owners[owner].kind {
                 *shell = Some(pid);
@@ -102,9 +129,10 @@ impl SystemModel<'_> {
         let OwnerKind::User { shell, .. } = self.owners.remove(owner).kind else {
             unreachable!("only users leave");
         };
-        self.users_logged -= 1;
-        self.users_meter
-            .set(ctx.now(), f64::from(self.users_logged));
+        self.terminals.logged_in -= 1;
+        self.stats
+            .users
+            .set(ctx.now(), f64::from(self.terminals.logged_in));
         if let Some(shell) = shell {
             let shell_owner = self.procs[shell].owner;
             if let OwnerKind::Shell { retiring, .. } = &mut self.owners[shell_owner].kind {
@@ -141,12 +169,14 @@ impl SystemModel<'_> {
         };
         let now = ctx.now();
         if arrives {
-            if self.users_logged < sessions.terminals {
-                let length = sessions.session.sample_time(&mut self.session_rng);
-                self.logins += 1;
-                self.log_in(self.logins, Some(now + length), ctx);
+            if self.terminals.logged_in < sessions.terminals {
+                let length = sessions
+                    .session
+                    .sample_time(&mut self.terminals.session_rng);
+                self.terminals.logins += 1;
+                self.log_in(self.terminals.logins, Some(now + length), ctx);
             } else {
-                self.counters.logins_refused += 1;
+                self.stats.counters.logins_refused += 1;
             }
         }
         let rate = sessions.rate_at(now);
@@ -154,7 +184,7 @@ impl SystemModel<'_> {
         if rate > 0.0 {
             let gap: f64 = Dist::exponential(1.0 / rate)
                 .expect("a positive rate")
-                .sample(&mut self.login_rng);
+                .sample(&mut self.terminals.login_rng);
             let at = now + SimTime::from_secs_f64(gap.min(LONGEST_SAMPLE));
             if at < next_hour {
                 let _ = ctx.schedule_at(at, Event::Login { arrives: true });
@@ -182,9 +212,9 @@ impl SystemModel<'_> {
         };
         if self.too_big(self.sys.classes[class].size) {
             let stats = if detached {
-                &mut self.detached[class]
+                &mut self.stats.detached[class]
             } else {
-                &mut self.classes[class]
+                &mut self.stats.classes[class]
             };
             stats.rejected += 1;
             self.think(owner, ctx);
@@ -236,7 +266,8 @@ impl SystemModel<'_> {
         self.procs[pid].started = typed.at;
         self.procs[pid].woken = Some(scheduler::AFTER_TERMINAL);
         self.count(pid, true);
-        self.processes_meter
+        self.stats
+            .processes
             .set(now, f64::from(self.user_processes));
         self.admit(pid, ctx);
         if typed.detached {
@@ -270,9 +301,9 @@ impl SystemModel<'_> {
         let p = &self.procs[pid];
         let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
         let stats = match self.owners[owner].kind {
-            OwnerKind::User { .. } => Some(&mut self.classes[class]),
-            OwnerKind::Background { entry } => Some(&mut self.background[entry]),
-            OwnerKind::Detached => Some(&mut self.detached[class]),
+            OwnerKind::User { .. } => Some(&mut self.stats.classes[class]),
+            OwnerKind::Background { entry } => Some(&mut self.stats.background[entry]),
+            OwnerKind::Detached => Some(&mut self.stats.detached[class]),
             OwnerKind::Shell { .. } => None,
         };
         if let Some(stats) = stats {
