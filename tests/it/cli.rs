@@ -397,6 +397,31 @@ fn a_time_sharing_run_reports_processor_memory_and_load() {
             .unwrap()
             .ends_with(",rejected,faults_per_command")
     );
+    // The terminal probe: its observations, and its own load.
+    let probe = std::fs::read_to_string(out_dir.join("probe.csv")).unwrap();
+    let mut lines = probe.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "benchmark,start_s,phase,users,processes,runnable,free_memory_bytes,elapsed_s,user_s,system_s"
+        )
+    );
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!((first[0], first[2]), ("man", "warmup"));
+    assert!(out.stdout.contains("| probe: share of processor capacity"));
+    assert!(summary["probe"]["cpu_share"].as_f64().unwrap() > 0.0);
+    // Without the probe: no observations, no probe section.
+    let quiet_dir = dir.path().join("quiet");
+    let quiet = tpsim(&[
+        "run",
+        &scenario,
+        "--no-probe",
+        "--out",
+        &quiet_dir.display().to_string(),
+    ]);
+    assert_eq!(quiet.status, 0, "stderr: {}", quiet.stderr);
+    assert!(!quiet_dir.join("probe.csv").exists());
+    assert!(!quiet.stdout.contains("probe:"));
 }
 
 #[test]

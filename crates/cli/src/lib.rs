@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
-use tpsim_models::system::LoadSample;
+use tpsim_models::system::{LoadSample, Observation};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
@@ -87,12 +87,16 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Directory to write summary.json, stations.csv and classes.csv into
-    /// (created if missing).
+    /// (created if missing), and for a time-sharing system load.csv and,
+    /// with a probe, probe.csv.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Print the summary as JSON on standard output instead of tables.
     #[arg(long)]
     json: bool,
+    /// Run without the scenario's terminal probe, to see its effect.
+    #[arg(long)]
+    no_probe: bool,
 }
 
 /// A failure, and the exit status it calls for.
@@ -289,6 +293,11 @@ fn run_scenario(
     if let Some(seed) = args.seed {
         scenario.settings_mut().seed = seed;
     }
+    if args.no_probe
+        && let Scenario::System(sys) = &mut scenario
+    {
+        sys.probe = None;
+    }
     // Checked before the run, so that a long run is never lost to it.
     let out = args
         .out
@@ -297,7 +306,11 @@ fn run_scenario(
         .transpose()
         .map_err(Failure::Input)?;
     let started = Instant::now();
-    let Run { mut summary, load } = {
+    let Run {
+        mut summary,
+        load,
+        observations,
+    } = {
         // Drawn on standard error only when it is a terminal.
         let bar = ProgressBar::with_draw_target(
             Some(scenario.settings().end_time.as_nanos() / 1_000_000),
@@ -319,9 +332,7 @@ fn run_scenario(
     };
     summary.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(out) = &out {
-        // A time-sharing system's load indices; a network has none.
-        let load = matches!(scenario, Scenario::System(_)).then_some(load.as_slice());
-        out.publish(&output_files(&summary, load))
+        out.publish(&output_files(&summary, &scenario, &load, &observations))
             .map_err(Failure::Run)?;
     }
     let text = if args.json {
@@ -387,15 +398,24 @@ fn json(summary: &Summary) -> String {
     text
 }
 
-/// Every output file of a run, name and contents.
-fn output_files(summary: &Summary, load: Option<&[LoadSample]>) -> Vec<(&'static str, String)> {
+/// Every output file of a run, name and contents: a time-sharing system
+/// adds its load samples, and its probe's observations if it has a probe.
+fn output_files(
+    summary: &Summary,
+    scenario: &Scenario,
+    load: &[LoadSample],
+    observations: &[Observation],
+) -> Vec<(&'static str, String)> {
     let mut files = vec![
         ("summary.json", json(summary)),
         ("stations.csv", tpsim_probe::report::stations_csv(summary)),
         ("classes.csv", tpsim_probe::report::classes_csv(summary)),
     ];
-    if let Some(load) = load {
+    if let Scenario::System(sys) = scenario {
         files.push(("load.csv", tpsim_probe::report::load_csv(load)));
+        if sys.probe.is_some() {
+            files.push(("probe.csv", tpsim_probe::report::probe_csv(observations)));
+        }
     }
     files
 }

@@ -7,7 +7,7 @@
 //! and how the run ended.
 
 use crate::summary::{StoppedBy, Summary};
-use crate::system::LoadSample;
+use crate::system::{LoadSample, Observation};
 use tpsim_core::{Context, Model, SimTime, Simulation, StopReason, Streams};
 
 /// What every scenario says about its runs: its name, its master seed and
@@ -34,6 +34,9 @@ pub struct Run {
     /// The load indices, sampled every `run.load_interval` (time-sharing
     /// systems; empty for a queueing network).
     pub load: Vec<LoadSample>,
+    /// The terminal probe's observations, one per benchmark run (empty
+    /// without a probe).
+    pub observations: Vec<Observation>,
 }
 
 /// A model [`drive`] can run.

@@ -468,6 +468,7 @@ impl Runnable for NetworkModel<'_> {
         Run {
             summary: self.summary(now, events, replication),
             load: Vec::new(),
+            observations: Vec::new(),
         }
     }
 }

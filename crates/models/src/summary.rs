@@ -127,6 +127,25 @@ pub struct Summary {
     /// The time averages of the two load indices.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadSummary>,
+    /// The terminal probe's own load, for a scenario with a probe.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSummary>,
+}
+
+/// The load the terminal probe adds, after the warm-up: the probe effect.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ProbeSummary {
+    /// Benchmark runs that started after the warm-up and finished.
+    pub observations: u64,
+    /// The fraction of processor capacity its benchmarks used (user and
+    /// system time).
+    pub cpu_share: f64,
+    /// The fraction of all device requests its benchmarks made (file I/O,
+    /// exec's reads, page reads).
+    pub io_share: f64,
+    /// The mean fraction of user memory its benchmark held privately, over
+    /// the load samples.
+    pub memory_share: f64,
 }
 
 /// What ended a run.

@@ -3,7 +3,7 @@
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
-use tpsim_models::system::LoadSample;
+use tpsim_models::system::{LoadSample, Observation};
 
 fn fixed(x: f64) -> String {
     format!("{x:.4}")
@@ -172,6 +172,12 @@ fn system_table(summary: &Summary) -> String {
         row("mean user processes", fixed(l.mean_processes));
         row("logins refused", l.logins_refused.to_string());
     }
+    if let Some(p) = &summary.probe {
+        row("probe: benchmark runs", p.observations.to_string());
+        row("probe: share of processor capacity", fixed(p.cpu_share));
+        row("probe: share of device requests", fixed(p.io_share));
+        row("probe: mean share of user memory", fixed(p.memory_share));
+    }
     let mut per_class = new_table(&["class", "kind", "faults per command", "rejected"]);
     for c in &summary.classes {
         per_class.add_row(vec![
@@ -259,10 +265,16 @@ pub fn load_csv(samples: &[LoadSample]) -> String {
     to_csv(samples)
 }
 
+/// The terminal probe's observations as CSV, one row per benchmark run:
+/// the table `tpsim analyze` reads.
+pub fn probe_csv(observations: &[Observation]) -> String {
+    to_csv(observations)
+}
+
 /// The CSV shape of each kind of row: column names and fields in order.
 mod rows {
     use tpsim_models::summary::{ClassSummary, StationSummary};
-    use tpsim_models::system::LoadSample;
+    use tpsim_models::system::{LoadSample, Observation};
 
     pub trait Row {
         const HEADER: &'static [&'static str];
@@ -365,6 +377,35 @@ mod rows {
                 self.multiprogramming.to_string(),
                 self.runnable.to_string(),
                 num(self.memory_occupancy),
+            ]
+        }
+    }
+
+    impl Row for Observation {
+        const HEADER: &'static [&'static str] = &[
+            "benchmark",
+            "start_s",
+            "phase",
+            "users",
+            "processes",
+            "runnable",
+            "free_memory_bytes",
+            "elapsed_s",
+            "user_s",
+            "system_s",
+        ];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                self.benchmark.clone(),
+                num(self.start),
+                if self.warmup { "warmup" } else { "measured" }.to_string(),
+                self.users.to_string(),
+                self.processes.to_string(),
+                self.runnable.to_string(),
+                self.free_memory.to_string(),
+                num(self.elapsed),
+                num(self.user),
+                num(self.system),
             ]
         }
     }

@@ -4,16 +4,16 @@
 
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::system::{
-    Area, Arm, Background, BulkStore, CommandClass, Cpu, Device, Io, Lifetime, Memory, Mix,
-    Multics, Order, Paging, Placement, Policy, Population, ProcessCount, Scheduler, SeekCurve,
-    Sessions, System, Users,
+    Area, Arm, Background, Benchmark, BulkStore, CommandClass, Cpu, DAY, Device, Io, Lifetime,
+    Memory, Mix, Multics, Order, Paging, Placement, Policy, Population, Probe, ProcessCount,
+    Scheduler, SeekCurve, Sessions, System, Users,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
-use tpsim_core::Dist;
+use tpsim_core::{Dist, SimTime};
 
 /// A duration that is either fixed (`"30ms"`) or drawn from a distribution
 /// (`{ uniform = { low = "10ms", high = "50ms" } }`).
@@ -62,6 +62,58 @@ impl<'de> Deserialize<'de> for DurationSpec {
             }
         }
         d.deserialize_any(DurationVisitor)
+    }
+}
+
+/// A benchmark of the probe: a class's name, or a table naming the class
+/// and fixing the benchmark's processor demand.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct BenchmarkFile {
+    pub class: String,
+    /// Processor time, in place of a draw from the class.
+    pub cpu: Option<Seconds>,
+    /// Millions of instructions, in place of a draw from the class.
+    pub instructions: Option<f64>,
+}
+
+/// `{ class = "...", cpu = "5s" }` or `{ class = "...", instructions = 2.5 }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BenchmarkTable {
+    class: String,
+    #[serde(default)]
+    cpu: Option<Seconds>,
+    #[serde(default)]
+    instructions: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for BenchmarkFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BenchmarkVisitor;
+        impl<'de> Visitor<'de> for BenchmarkVisitor {
+            type Value = BenchmarkFile;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a class's name, or a table such as { class = \"man\", instructions = 2.5 }",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BenchmarkFile, E> {
+                Ok(BenchmarkFile {
+                    class: v.to_string(),
+                    cpu: None,
+                    instructions: None,
+                })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BenchmarkFile, A::Error> {
+                let t = BenchmarkTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(BenchmarkFile {
+                    class: t.class,
+                    cpu: t.cpu,
+                    instructions: t.instructions,
+                })
+            }
+        }
+        d.deserialize_any(BenchmarkVisitor)
     }
 }
 
@@ -371,6 +423,30 @@ pub(crate) struct BackgroundFile {
     pub sleep: DistSpec,
 }
 
+/// `[probe]`: the terminal probe.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProbeFile {
+    /// The benchmarks, command classes run in turn.
+    pub benchmarks: Vec<BenchmarkFile>,
+    /// The sleep between cycles.
+    pub sleep: DurationSpec,
+    /// The part of the day in which cycles start (default all day).
+    #[serde(default)]
+    pub window: Option<WindowFile>,
+    /// The `time` command's resolution (default exact).
+    #[serde(default)]
+    pub resolution: Option<Seconds>,
+}
+
+/// `probe.window`: times of day.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WindowFile {
+    pub from: Seconds,
+    pub to: Seconds,
+}
+
 /// A time-sharing scenario, as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -397,6 +473,9 @@ pub(crate) struct SystemFile {
     /// Background processes.
     #[serde(default, rename = "background")]
     pub background: Vec<BackgroundFile>,
+    /// The terminal probe.
+    #[serde(default)]
+    pub probe: Option<ProbeFile>,
 }
 
 /// The most samples of the load indices a run may ask for.
@@ -492,6 +571,17 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         .iter()
         .map(|b| background(v, b, &f.classes))
         .collect();
+    let day_start = match &users {
+        Some(Users {
+            population: Population::Sessions(s),
+            ..
+        }) => SimTime::from_secs_f64(s.start_hour * 3600.0),
+        _ => SimTime::ZERO,
+    };
+    let probe = f
+        .probe
+        .as_ref()
+        .map(|p| probe(v, p, &f.classes, f.system.mips.and(mips), day_start));
     if !v.problems.is_empty() {
         return None;
     }
@@ -504,9 +594,11 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         users: users?,
         classes: classes.into_iter().collect::<Option<_>>()?,
         background: background.into_iter().collect::<Option<_>>()?,
+        probe: probe.map_or(Some(None), |p| p.map(Some))?,
     };
     cycles_take_time(v, &system);
     shells_fit(v, &system);
+    benchmarks_fit(v, &system);
     v.problems.is_empty().then_some(system)
 }
 
@@ -518,6 +610,132 @@ const MOST_PROCESSES: u64 = 1_000_000;
 
 /// Under swapping, a shell must fit in user memory: a user whose shell
 /// could never be in memory could never run a command.
+/// Refuses a benchmark that a swapping system could never run: the probe
+/// would wait for it for ever.
+fn benchmarks_fit(v: &mut Validator, sys: &System) {
+    let (Some(probe), Policy::Swapping { .. }) = (&sys.probe, &sys.memory.policy) else {
+        return;
+    };
+    let user = sys.memory.user_bytes();
+    for b in &probe.benchmarks {
+        let class = &sys.classes[b.class];
+        if class.size > user {
+            v.report(
+                "probe.benchmarks",
+                format!(
+                    "benchmark {}: its image ({} bytes) is larger than user memory ({user} bytes): under swapping it could never run",
+                    class.name, class.size
+                ),
+            );
+        }
+    }
+}
+
+/// A benchmark: its class, and the fixed demand it may give.
+fn benchmark(
+    v: &mut Validator,
+    f: &BenchmarkFile,
+    classes: &[CommandClassFile],
+    mips: Option<f64>,
+) -> Option<Benchmark> {
+    let key = format!("probe.benchmarks[{}]", f.class);
+    let class = class_index(v, classes, &f.class, "probe.benchmarks");
+    let demand = match (f.cpu, f.instructions) {
+        (None, None) => Some(None),
+        (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
+        (None, Some(i)) if i.is_finite() && i >= 0.0 => match mips {
+            Some(mips) => Some(Some(SimTime::from_secs_f64(i / mips))),
+            None => {
+                v.report(
+                    format!("{key}.instructions"),
+                    "needs system.mips to turn instructions into time",
+                );
+                None
+            }
+        },
+        (None, Some(i)) => {
+            v.report(
+                format!("{key}.instructions"),
+                format!("must be a number >= 0, got {i}"),
+            );
+            None
+        }
+        (Some(_), Some(_)) => {
+            v.report(
+                &key,
+                "give at most one of `cpu` (time) and `instructions` (millions)",
+            );
+            None
+        }
+    };
+    Some(Benchmark {
+        class: class?,
+        demand: demand?,
+    })
+}
+
+fn probe(
+    v: &mut Validator,
+    f: &ProbeFile,
+    classes: &[CommandClassFile],
+    mips: Option<f64>,
+    day_start: SimTime,
+) -> Option<Probe> {
+    if f.benchmarks.is_empty() {
+        v.report("probe.benchmarks", "must name at least one [[class]]");
+    }
+    let benchmarks: Vec<Option<Benchmark>> = f
+        .benchmarks
+        .iter()
+        .map(|b| benchmark(v, b, classes, mips))
+        .collect();
+    let sleep = f.sleep.build(v, "probe.sleep");
+    if let Some(s) = &sleep
+        && s.mean() <= 0.0
+    {
+        v.report(
+            "probe.sleep",
+            "must have a mean above 0: the probe would measure without pause",
+        );
+    }
+    let window = match &f.window {
+        None => Some(None),
+        Some(w) => {
+            let from = v.time(w.from, "probe.window.from", true);
+            let to = v.time(w.to, "probe.window.to", false);
+            match (from, to) {
+                (Some(from), Some(to)) if from < to && to <= DAY => Some(Some((from, to))),
+                (Some(from), Some(to)) => {
+                    v.report(
+                        "probe.window",
+                        format!(
+                            "must lie within the day, from before to: from {} s to {} s is not within 0 to 86400 s",
+                            from.as_secs_f64(),
+                            to.as_secs_f64()
+                        ),
+                    );
+                    None
+                }
+                _ => None,
+            }
+        }
+    };
+    let resolution = match f.resolution {
+        None => Some(None),
+        Some(r) => v.time(r, "probe.resolution", false).map(Some),
+    };
+    if !v.problems.is_empty() {
+        return None;
+    }
+    Some(Probe {
+        benchmarks: benchmarks.into_iter().collect::<Option<_>>()?,
+        sleep: sleep?,
+        window: window?,
+        resolution: resolution?,
+        day_start,
+    })
+}
+
 fn shells_fit(v: &mut Validator, sys: &System) {
     if let (Some(shell), Policy::Swapping { .. }) = (sys.users.shell, &sys.memory.policy) {
         let size = sys.classes[shell].size;
@@ -1314,6 +1532,78 @@ mod tests {
             r#"seek = { uniform = { low = "10ms", high = "50ms" } }"#,
             &format!("arm = {{ {arm} }}\n{extra}"),
         )
+    }
+
+    fn with_probe(probe: &str) -> String {
+        format!("{GOOD}\n[probe]\n{probe}\n")
+    }
+
+    #[test]
+    fn the_probe_validates_and_its_mistakes_are_named() {
+        let text = with_probe(
+            "benchmarks = [\"edit\", { class = \"edit\", cpu = \"5s\" }]\nsleep = \"10min\"\nwindow = { from = \"9h\", to = \"17h\" }\nresolution = \"1s\"",
+        );
+        let sys = SystemFile::parse("t.toml", &text)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let probe = sys.probe.unwrap();
+        assert_eq!(probe.benchmarks[0].demand, None);
+        assert_eq!(probe.benchmarks[1].demand, Some(SimTime::from_secs(5)));
+        assert_eq!(
+            probe.window,
+            Some((SimTime::from_secs(9 * 3600), SimTime::from_secs(17 * 3600)))
+        );
+        let good = "sleep = \"10min\"";
+        for (probe, key) in [
+            (
+                "benchmarks = [\"ed\"]\nsleep = \"10min\"",
+                "probe.benchmarks",
+            ),
+            ("benchmarks = []\nsleep = \"10min\"", "probe.benchmarks"),
+            ("benchmarks = [\"edit\"]\nsleep = \"0s\"", "probe.sleep"),
+            (
+                "benchmarks = [\"edit\"]\nsleep = { exp = { mean = \"0s\" } }",
+                "probe.sleep.exp",
+            ),
+            (
+                &format!(
+                    "benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"17h\", to = \"9h\" }}"
+                ),
+                "probe.window",
+            ),
+            (
+                &format!(
+                    "benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"9h\", to = \"25h\" }}"
+                ),
+                "probe.window",
+            ),
+            (
+                &format!("benchmarks = [\"edit\"]\n{good}\nresolution = \"0s\""),
+                "probe.resolution",
+            ),
+            (
+                &format!("benchmarks = [{{ class = \"edit\", instructions = 2 }}]\n{good}"),
+                "probe.benchmarks[edit].instructions",
+            ),
+            (
+                &format!(
+                    "benchmarks = [{{ class = \"edit\", cpu = \"1s\", instructions = 2 }}]\n{good}"
+                ),
+                "probe.benchmarks[edit]",
+            ),
+        ] {
+            assert_eq!(keys(&with_probe(probe)), [key], "{probe}");
+        }
+        // Under swapping a benchmark must fit in memory.
+        let swapped = with_probe(&format!("benchmarks = [\"edit\"]\n{good}"))
+            .replace("policy = \"paging\"", "policy = \"swapping\"")
+            .replace("size = \"64KiB\"", "size = \"600KiB\"");
+        assert!(
+            keys(&swapped).contains(&"probe.benchmarks".to_string()),
+            "{:?}",
+            keys(&swapped)
+        );
     }
 
     const ARM: &str = r#"cylinders = 815, track = "10ms", average = "30ms", full = "55ms""#;

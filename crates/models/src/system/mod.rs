@@ -17,7 +17,7 @@ pub mod disk;
 mod model;
 
 pub use disk::{Area, Arm, Order, Region, SeekCurve};
-pub use model::{LoadSample, simulate, simulate_with_progress};
+pub use model::{LoadSample, Observation, simulate, simulate_with_progress};
 
 use crate::run::RunSettings;
 use tpsim_core::{Dist, SimTime};
@@ -41,6 +41,8 @@ pub struct System {
     pub classes: Vec<CommandClass>,
     /// Processes that run in the background for the whole run.
     pub background: Vec<Background>,
+    /// The terminal probe, if the scenario has one.
+    pub probe: Option<Probe>,
 }
 
 impl System {
@@ -446,6 +448,66 @@ pub struct Background {
     pub sleep: Dist,
 }
 
+/// The terminal probe: a background script that runs benchmark commands in
+/// turn, notes the load when each starts and times it, then sleeps.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    /// The benchmarks, run in this order every cycle.
+    pub benchmarks: Vec<Benchmark>,
+    /// The sleep between the end of a cycle and the start of the next.
+    pub sleep: Dist,
+    /// The part of each day, from and to (times of day), in which cycles
+    /// start; `None` for all day.
+    pub window: Option<(SimTime, SimTime)>,
+    /// The `time` command's resolution: elapsed times are truncated to a
+    /// whole multiple of it (`time` in V7 reports whole seconds).
+    pub resolution: Option<SimTime>,
+    /// The time of day at simulated time zero (the login profile's start
+    /// hour; midnight without one).
+    pub day_start: SimTime,
+}
+
+/// One of the probe's benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Benchmark {
+    /// Its command class: image, I/O, locality.
+    pub class: usize,
+    /// Its processor demand, the same every run (a given job, such as
+    /// `man man`); `None` to draw it from the class.
+    pub demand: Option<SimTime>,
+}
+
+/// The length of a day, for the probe's window.
+pub const DAY: SimTime = SimTime::from_secs(24 * 3600);
+
+impl Probe {
+    /// The first time at or after `t` at which a cycle may start.
+    pub fn next_start(&self, t: SimTime) -> SimTime {
+        let Some((from, to)) = self.window else {
+            return t;
+        };
+        let day = DAY.as_nanos();
+        let clock = (t + self.day_start).as_nanos();
+        let of_day = SimTime::from_nanos(clock % day);
+        let wait = if of_day < from {
+            from - of_day
+        } else if of_day < to {
+            SimTime::ZERO
+        } else {
+            DAY - of_day + from
+        };
+        t + wait
+    }
+
+    /// An elapsed time as `time` reports it.
+    pub fn reported(&self, elapsed: SimTime) -> SimTime {
+        match self.resolution {
+            Some(r) => SimTime::from_nanos(elapsed.as_nanos() / r.as_nanos() * r.as_nanos()),
+            None => elapsed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,5 +542,39 @@ mod tests {
         assert_eq!(s.rate_at(SimTime::from_secs(1800)), 1.0);
         assert_eq!(s.next_hour(SimTime::ZERO), SimTime::from_secs(1800));
         assert_eq!(s.hour_at(SimTime::from_secs(16 * 3600)), 0);
+    }
+
+    #[test]
+    fn the_probe_starts_cycles_in_its_window_and_truncates_like_time() {
+        let h = |x: u64| SimTime::from_secs(x * 3600);
+        let probe = Probe {
+            benchmarks: vec![Benchmark {
+                class: 0,
+                demand: None,
+            }],
+            sleep: Dist::exponential(1.0).unwrap(),
+            window: Some((h(9), h(17))),
+            resolution: Some(SimTime::from_secs(1)),
+            // Time zero is 08:00.
+            day_start: h(8),
+        };
+        assert_eq!(probe.next_start(SimTime::ZERO), h(1));
+        assert_eq!(probe.next_start(h(3)), h(3));
+        assert_eq!(probe.next_start(h(9)), h(25));
+        assert_eq!(probe.next_start(h(30)), h(30));
+        assert_eq!(
+            probe.reported(SimTime::from_secs_f64(5.999)),
+            SimTime::from_secs(5)
+        );
+        let all_day = Probe {
+            window: None,
+            resolution: None,
+            ..probe
+        };
+        assert_eq!(all_day.next_start(h(9)), h(9));
+        assert_eq!(
+            all_day.reported(SimTime::from_nanos(7)),
+            SimTime::from_nanos(7)
+        );
     }
 }

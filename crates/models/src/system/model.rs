@@ -24,7 +24,8 @@ use super::{Mix, Placement, Policy, Population, ProcessCount, Region, Scheduler,
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::run::{Run, Runnable, drive};
 use crate::summary::{
-    ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, Summary, SwappingSummary,
+    ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, ProbeSummary, Summary,
+    SwappingSummary,
 };
 use rand::RngExt;
 use serde::Serialize;
@@ -38,6 +39,7 @@ mod candidates;
 mod devices;
 mod eligibility;
 mod paging;
+mod probe;
 mod report;
 mod scheduler;
 mod swapping;
@@ -47,6 +49,7 @@ use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use paging::{BulkPages, FreePool, Pages, Source, Text};
+pub use probe::Observation;
 use report::Statistics;
 use scheduler::{Place, Rank, ReadyQueue, Standing, Usage};
 use std::collections::BTreeSet;
@@ -100,6 +103,11 @@ pub enum Event {
     SwapperRetry,
     /// The load indices are sampled.
     LoadSample,
+    /// The terminal probe starts a cycle of its benchmarks.
+    ProbeCycle {
+        /// The probe (an owner slot).
+        owner: usize,
+    },
     /// The warm-up ends.
     WarmupEnd,
 }
@@ -194,6 +202,15 @@ enum OwnerKind {
     Background {
         entry: usize,
     },
+    /// The terminal probe.
+    Probe {
+        /// The benchmark it runs next, or is running.
+        next: usize,
+        /// The load noted when its benchmark started.
+        noted: Option<probe::Noted>,
+        /// Its benchmark's process, while one runs.
+        running: Option<usize>,
+    },
 }
 
 #[derive(Debug)]
@@ -258,6 +275,11 @@ struct Process {
     /// Its keys in the ordered sets that replacement and the swapper choose
     /// from (see `reindex`).
     keys: Keys,
+    /// Processor time it has used in user mode.
+    cpu_user: SimTime,
+    /// Processor time used on its behalf in the kernel: switches to it and
+    /// its fault paths.
+    cpu_system: SimTime,
     /// Faults taken in the current command.
     faults: u64,
     fault_started: SimTime,
@@ -328,6 +350,20 @@ enum Purpose {
     },
 }
 
+impl Purpose {
+    /// The process a request is made for (none for a page written back).
+    fn pid(self) -> Option<usize> {
+        match self {
+            Purpose::Io { pid }
+            | Purpose::Exec { pid }
+            | Purpose::PageRead { pid }
+            | Purpose::SwapIn { pid }
+            | Purpose::SwapOut { pid } => Some(pid),
+            Purpose::PageWrite => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct ClassStats {
     responses: Responses,
@@ -362,6 +398,12 @@ struct Counters {
     swap_outs: u64,
     swapped_bytes: f64,
     logins_refused: u64,
+    /// Device requests.
+    requests: u64,
+    /// Processor time of the probe's benchmarks \[s\].
+    probe_cpu: f64,
+    /// Device requests on behalf of the probe's benchmarks.
+    probe_requests: u64,
 }
 
 /// The processors: the burst each is running, which are idle, and their
@@ -398,6 +440,8 @@ pub struct SystemModel<'a> {
     procs: Slab<Process>,
     next_generation: u64,
     terminals: users::Terminals,
+    /// The terminal probe (an owner slot), if the scenario has one.
+    probe: Option<usize>,
     user_processes: u32,
     placement_rng: Stream,
     dirty_rng: Stream,
@@ -431,6 +475,7 @@ impl<'a> SystemModel<'a> {
             procs: Slab::new(),
             next_generation: 0,
             terminals: users::Terminals::new(streams),
+            probe: None,
             user_processes: 0,
             placement_rng: streams.stream("paging/placement"),
             dirty_rng: streams.stream("paging/dirty"),
@@ -498,6 +543,7 @@ impl<'a> SystemModel<'a> {
         self.stats
             .processes
             .set(ctx.now(), f64::from(self.user_processes));
+        self.start_probe(ctx);
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
         let warmup = self.sys.settings.warmup;
         if warmup > SimTime::ZERO {
@@ -545,6 +591,8 @@ impl<'a> SystemModel<'a> {
             estimate: 0.0,
             allowance: SimTime::ZERO,
             keys: Keys::default(),
+            cpu_user: SimTime::ZERO,
+            cpu_system: SimTime::ZERO,
             faults: 0,
             fault_started: now,
             touched: 0,
@@ -582,6 +630,17 @@ impl<'a> SystemModel<'a> {
         // A new command, or work after a sleep, starts at the top level.
         p.level = 0;
         p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
+    }
+
+    /// Gives `pid`'s new command the processor demand `demand` in place of
+    /// the one drawn from its class, its I/O requests spaced as the class's
+    /// are over its demand.
+    fn fix_demand(&mut self, pid: usize, demand: SimTime) {
+        let p = &mut self.procs[pid];
+        let spec = &self.sys.classes[p.class];
+        let rng = &mut self.owners[p.owner].rngs.work;
+        p.remaining = demand;
+        p.io_due = next_io(spec.mean_io(), demand.as_secs_f64(), rng);
     }
 
     /// Puts `pid` through eligibility control: it runs at once if it is
@@ -874,9 +933,18 @@ impl<'a> SystemModel<'a> {
     /// Adds the parts of `burst` up to `upto` that fall after the warm-up
     /// to the processor-time counters.
     fn account(&mut self, burst: &Burst, upto: SimTime) {
+        let p = &mut self.procs[burst.pid];
+        let work = upto.max(burst.switch_end) - burst.switch_end;
+        p.cpu_system += upto.min(burst.switch_end) - burst.start;
+        match burst.kind {
+            BurstKind::User(_) => p.cpu_user += work,
+            BurstKind::Fault => p.cpu_system += work,
+        }
+        let probe = self.is_probe(burst.pid);
         add_burst(
             &mut self.stats.counters,
             burst,
+            probe,
             self.stats.measured_from,
             upto,
         );
@@ -978,6 +1046,10 @@ impl SystemModel<'_> {
     /// Queues a request at a device, starting it if the device is idle.
     fn request(&mut self, device: usize, purpose: Purpose, bytes: f64, ctx: &mut Context<Event>) {
         let now = ctx.now();
+        self.stats.counters.requests += 1;
+        if purpose.pid().is_some_and(|pid| self.is_probe(pid)) {
+            self.stats.counters.probe_requests += 1;
+        }
         let region = self.region(purpose);
         let spec = &self.sys.devices[device];
         let d = &mut self.devices[device];
@@ -1107,16 +1179,20 @@ impl SystemModel<'_> {
 
 /// Adds the switch and work of `burst` that fall between `from` and `upto`
 /// to the processor-time counters.
-fn add_burst(counters: &mut Counters, burst: &Burst, from: SimTime, upto: SimTime) {
+fn add_burst(counters: &mut Counters, burst: &Burst, probe: bool, from: SimTime, upto: SimTime) {
     let clip = |a: SimTime, b: SimTime| {
         let (a, b) = (a.max(from), b.min(upto));
         if b > a { (b - a).as_secs_f64() } else { 0.0 }
     };
-    counters.cpu_switch += clip(burst.start, burst.switch_end);
+    let switch = clip(burst.start, burst.switch_end);
+    counters.cpu_switch += switch;
     let work = clip(burst.switch_end, burst.end);
     match burst.kind {
         BurstKind::User(_) => counters.cpu_user += work,
         BurstKind::Fault => counters.cpu_fault += work,
+    }
+    if probe {
+        counters.probe_cpu += switch + work;
     }
 }
 
@@ -1151,6 +1227,7 @@ impl Model for SystemModel<'_> {
                 self.swapper(ctx);
             }
             Event::LoadSample => self.sample_load(ctx),
+            Event::ProbeCycle { owner } => self.probe_cycle(owner, ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
         let occupancy = self.occupancy();
@@ -1301,6 +1378,7 @@ impl Runnable for SystemModel<'_> {
         Run {
             summary: self.summary(now, events, replication),
             load: std::mem::take(&mut self.stats.load),
+            observations: std::mem::take(&mut self.stats.observations),
         }
     }
 }

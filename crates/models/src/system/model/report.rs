@@ -31,6 +31,12 @@ pub(super) struct Statistics {
     pub(super) occupancy: TimeWeighted,
     /// The load indices, every `load_interval`.
     pub(super) load: Vec<LoadSample>,
+    /// The probe's observations, warm-up included (each says whether it
+    /// started in it).
+    pub(super) observations: Vec<Observation>,
+    /// The fraction of user memory the probe's benchmark held, summed over
+    /// the load samples after the warm-up, and their number.
+    pub(super) probe_memory: (f64, u64),
 }
 
 impl Statistics {
@@ -49,6 +55,8 @@ impl Statistics {
             waiting: zero(),
             occupancy: zero(),
             load: Vec::new(),
+            observations: Vec::new(),
+            probe_memory: (0.0, 0),
         }
     }
 }
@@ -65,8 +73,13 @@ impl SystemModel<'_> {
     }
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
-        let runnable = self.ready.len() as u32
-            + self.cpus.running.iter().filter(|b| b.is_some()).count() as u32;
+        let runnable = self.runnable();
+        if self.probe.is_some() && ctx.now() >= self.sys.settings.warmup {
+            let user = self.sys.memory.user_bytes() as f64;
+            let held = self.probe_memory() as f64 / user;
+            self.stats.probe_memory.0 += held;
+            self.stats.probe_memory.1 += 1;
+        }
         self.stats.load.push(LoadSample {
             time: ctx.now().as_secs_f64(),
             warmup: ctx.now() < self.sys.settings.warmup,
@@ -98,6 +111,7 @@ impl SystemModel<'_> {
             c.rejected = 0;
         }
         self.stats.fault_time = Tally::new();
+        self.stats.probe_memory = (0.0, 0);
         for m in [
             &mut self.stats.users,
             &mut self.stats.processes,
@@ -117,7 +131,8 @@ impl SystemModel<'_> {
         let mut counters = self.stats.counters.clone();
         // Bursts still under way count up to now.
         for burst in self.cpus.running.iter().flatten() {
-            add_burst(&mut counters, burst, self.stats.measured_from, now);
+            let probe = self.is_probe(burst.pid);
+            add_burst(&mut counters, burst, probe, self.stats.measured_from, now);
         }
         let capacity = if span > 0.0 { span * cpus } else { 1.0 };
         let (user, fault_handling, context_switch) = (
@@ -248,6 +263,24 @@ impl SystemModel<'_> {
                 mean_users: self.stats.users.mean(now),
                 mean_processes: self.stats.processes.mean(now),
                 logins_refused: counters.logins_refused,
+            }),
+            probe: self.probe.map(|_| {
+                let (memory, samples) = self.stats.probe_memory;
+                ProbeSummary {
+                    observations: self.stats.observations.iter().filter(|o| !o.warmup).count()
+                        as u64,
+                    cpu_share: counters.probe_cpu / capacity,
+                    io_share: if counters.requests > 0 {
+                        counters.probe_requests as f64 / counters.requests as f64
+                    } else {
+                        0.0
+                    },
+                    memory_share: if samples > 0 {
+                        memory / samples as f64
+                    } else {
+                        0.0
+                    },
+                }
             }),
         }
     }

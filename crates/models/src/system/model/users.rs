@@ -304,7 +304,7 @@ impl SystemModel<'_> {
             OwnerKind::User { .. } => Some(&mut self.stats.classes[class]),
             OwnerKind::Background { entry } => Some(&mut self.stats.background[entry]),
             OwnerKind::Detached => Some(&mut self.stats.detached[class]),
-            OwnerKind::Shell { .. } => None,
+            OwnerKind::Shell { .. } | OwnerKind::Probe { .. } => None,
         };
         if let Some(stats) = stats {
             stats.responses.record(now - started);
@@ -312,6 +312,7 @@ impl SystemModel<'_> {
         }
         self.release_eligibility(pid, ctx);
         match self.owners[owner].kind {
+            OwnerKind::Probe { .. } => self.benchmark_done(pid, owner, ctx),
             OwnerKind::User { leaving, .. } => {
                 self.exit(pid, ctx);
                 if leaving {
