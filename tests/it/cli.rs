@@ -770,3 +770,105 @@ fn a_bad_output_directory_is_refused_before_the_run() {
     );
     assert!(out.stdout.is_empty(), "the run went ahead");
 }
+
+/// An observation table: `man` at 2 users (3 runs) and 3 users (2 runs),
+/// one run in the warm-up.
+const OBSERVATIONS: &str = "benchmark,start_s,phase,users,processes,elapsed_s\n\
+    man,10,warmup,2,3,99\n\
+    man,100,measured,2,3,6\n\
+    man,200,measured,2,4,8\n\
+    man,300,measured,2,4,7\n\
+    man,400,measured,3,5,9\n\
+    man,500,measured,3,5,11\n";
+
+#[test]
+fn analyze_reports_percentiles_per_load_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("probe.csv");
+    std::fs::write(&table, OBSERVATIONS).unwrap();
+    let table = table.display().to_string();
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&["analyze", &table, "--out", &out_dir.display().to_string()]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    // Level 2: 6, 7, 8 (the warm-up's 99 left out): median 7, p75 7.5.
+    assert!(
+        out.stdout
+            .contains("| 2     | 3 |  7.0000 |  7.0000 |  7.5000 |"),
+        "{}",
+        out.stdout
+    );
+    let csv = std::fs::read_to_string(out_dir.join("analysis.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("benchmark,level,count,median_s,mean_s,p75_s,p75_low_s,p75_high_s,p90_s,needed")
+    );
+    assert_eq!(lines.next(), Some("man,2.0,3,7.0,7.0,7.5,,,7.8,"));
+    // By user processes, merged to at least 3: levels 3 and 4 (mean 3.5)
+    // make the first group, 5 the short last one joins it.
+    let out = tpsim(&[
+        "analyze",
+        &table,
+        "--by",
+        "processes",
+        "--cluster",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["level"], 4.0);
+    assert_eq!(rows[0]["count"], 5);
+}
+
+#[test]
+fn analyze_names_what_is_wrong_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("bad.csv");
+    std::fs::write(
+        &table,
+        "benchmark,phase,users,procs,elapsed_s\nman,measured,1,2,3\n",
+    )
+    .unwrap();
+    let table = table.display().to_string();
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&["analyze", &table, "--out", &out_dir.display().to_string()]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .contains("bad.csv: no column `processes` in the header"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out_dir.exists(), "nothing written");
+    let good = dir.path().join("good.csv");
+    std::fs::write(&good, OBSERVATIONS).unwrap();
+    let good = good.display().to_string();
+    for (args, expected) in [
+        (
+            vec!["--cluster", "0"],
+            "--cluster: the smallest group must be at least 1",
+        ),
+        (vec!["--level", "1.5"], "--level: must lie between 0 and 1"),
+        (
+            vec!["--precision", "0"],
+            "--precision: must be a fraction > 0",
+        ),
+        (
+            vec!["--cluster", "3", "--window", "1"],
+            "cannot be used with",
+        ),
+        (vec!["--by", "load"], "invalid value 'load'"),
+    ] {
+        let mut argv = vec!["analyze", good.as_str()];
+        argv.extend(args.iter().copied());
+        let out = tpsim(&argv);
+        assert_eq!(out.status, 2, "{args:?}");
+        assert!(out.stderr.contains(expected), "{args:?}: {}", out.stderr);
+    }
+    let missing = tpsim(&["analyze", "/no/such/probe.csv"]);
+    assert_eq!(missing.status, 2);
+    assert!(missing.stderr.contains("cannot read observation table"));
+}

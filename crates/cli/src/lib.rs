@@ -58,6 +58,10 @@ struct Cli {
 enum Command {
     /// Simulate a scenario and report what it measured.
     Run(RunArgs),
+    /// Analyse terminal-probe observations per load level: median, mean,
+    /// 75th and 90th percentiles of each benchmark's elapsed time, with an
+    /// interval for the 75th.
+    Analyze(AnalyzeArgs),
     /// Check a scenario for errors without running it.
     Check {
         /// The scenario file (TOML).
@@ -77,6 +81,47 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct AnalyzeArgs {
+    /// An observation table: a run's probe.csv, or any CSV with the
+    /// columns benchmark, phase, users, processes and elapsed_s.
+    table: PathBuf,
+    /// The load index to group observations by.
+    #[arg(long, value_enum, default_value = "users")]
+    by: IndexArg,
+    /// Merge neighbouring levels until each has at least MIN observations.
+    #[arg(long, value_name = "MIN", conflicts_with = "window")]
+    cluster: Option<usize>,
+    /// Compute level i from the observations at levels i-W to i+W.
+    #[arg(long, value_name = "W")]
+    window: Option<u32>,
+    /// The confidence level of the 75th percentile's interval.
+    #[arg(long, default_value_t = 0.95)]
+    level: f64,
+    /// The relative half-width wanted for the 75th percentile, for the
+    /// observations still needed.
+    #[arg(long, default_value_t = 0.1)]
+    precision: f64,
+    /// Count the observations that started during the warm-up too.
+    #[arg(long)]
+    include_warmup: bool,
+    /// Directory to write analysis.csv into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the analysis as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A load index, as the command line names it.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum IndexArg {
+    /// Users logged in.
+    Users,
+    /// User processes.
+    Processes,
 }
 
 #[derive(Debug, clap::Args)]
@@ -138,6 +183,7 @@ where
     };
     let outcome = match cli.command {
         Command::Run(args) => run_scenario(&args, stdout, stderr),
+        Command::Analyze(args) => analyze(&args, stdout),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,
@@ -390,6 +436,85 @@ fn run_scenario(
             summary.stalled_on.as_deref().unwrap_or("?")
         ))),
     }
+}
+
+/// The largest observation table `tpsim analyze` reads.
+pub const MAX_TABLE_BYTES: u64 = 1 << 30;
+
+fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failure> {
+    use tpsim_probe::analysis::{Grouping, Index, Options};
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    if args.cluster == Some(0) {
+        return Err(input(
+            "--cluster: the smallest group must be at least 1 observation".into(),
+        ));
+    }
+    if !(args.level > 0.0 && args.level < 1.0) {
+        return Err(input(format!(
+            "--level: must lie between 0 and 1, got {}",
+            args.level
+        )));
+    }
+    if !(args.precision.is_finite() && args.precision > 0.0) {
+        return Err(input(format!(
+            "--precision: must be a fraction > 0, got {}",
+            args.precision
+        )));
+    }
+    let name = args.table.display();
+    let file = std::fs::File::open(&args.table)
+        .with_context(|| format!("cannot read observation table {name}"))
+        .map_err(Failure::Input)?;
+    let mut text = String::new();
+    file.take(MAX_TABLE_BYTES)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read observation table {name} as UTF-8 text"))
+        .map_err(Failure::Input)?;
+    let samples = tpsim_probe::analysis::read_observations(&text)
+        .map_err(|e| input(format!("{name}: {e}")))?;
+    let options = Options {
+        index: match args.by {
+            IndexArg::Users => Index::Users,
+            IndexArg::Processes => Index::Processes,
+        },
+        grouping: match (args.cluster, args.window) {
+            (Some(min), _) => Grouping::Cluster { min },
+            (None, Some(half_width)) => Grouping::Window { half_width },
+            (None, None) => Grouping::Levels,
+        },
+        level: args.level,
+        precision: args.precision,
+        include_warmup: args.include_warmup,
+    };
+    // Checked before the work, so that nothing is written for a bad one.
+    let out = args
+        .out
+        .as_deref()
+        .map(OutputDir::open)
+        .transpose()
+        .map_err(Failure::Input)?;
+    let rows = tpsim_probe::analysis::analyze(&samples, &options);
+    if let Some(out) = &out {
+        out.publish(&[("analysis.csv", tpsim_probe::report::analysis_csv(&rows))])
+            .map_err(Failure::Run)?;
+    }
+    let text = if args.json {
+        let value = serde_json::json!({
+            "table": name.to_string(),
+            "index": options.index,
+            "rows": rows,
+        });
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).expect("an analysis always serialises")
+        )
+    } else {
+        tpsim_probe::report::analysis_table(&rows, &options)
+    };
+    stdout
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure::Run(e.into()))?;
+    Ok(Finished::Whole)
 }
 
 fn json(summary: &Summary) -> String {

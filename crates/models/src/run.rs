@@ -1,8 +1,8 @@
 //! Running a scenario: one set of run settings, one driver and one result
 //! type for queueing networks and time-sharing systems alike.
 //!
-//! Both models implement [`Runnable`]: they schedule what starts a run and
-//! report what they measured. [`drive`] does the rest the same way for both:
+//! Both models implement `Runnable`: they schedule what starts a run and
+//! report what they measured. `drive` does the rest the same way for both:
 //! the streams of a replication, the run in slices with progress reports,
 //! and how the run ended.
 

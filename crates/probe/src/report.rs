@@ -1,5 +1,6 @@
 //! Tables and CSV files from a run's summary.
 
+use crate::analysis::{Grouping, LevelRow, Options};
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
@@ -265,6 +266,66 @@ pub fn load_csv(samples: &[LoadSample]) -> String {
     to_csv(samples)
 }
 
+/// The analysis per load level: a table per benchmark, with the rules it
+/// was made by.
+pub fn analysis_table(rows: &[LevelRow], options: &Options) -> String {
+    let grouping = match options.grouping {
+        Grouping::Levels => "each level on its own".to_string(),
+        Grouping::Cluster { min } => {
+            format!("neighbouring levels merged to at least {min} observations")
+        }
+        Grouping::Window { half_width } => {
+            format!("level i from levels i-{half_width} to i+{half_width}")
+        }
+    };
+    let mut text = format!(
+        "Elapsed time [s] by {}: {grouping}; p75 interval at {}% (order statistics); needed: observations still needed for a p75 interval within {}%\n",
+        options.index.name(),
+        options.level * 100.0,
+        options.precision * 100.0
+    );
+    let mut benchmarks: Vec<&str> = Vec::new();
+    for r in rows {
+        if !benchmarks.contains(&r.benchmark.as_str()) {
+            benchmarks.push(&r.benchmark);
+        }
+    }
+    for benchmark in benchmarks {
+        let mut table = new_table(&[
+            options.index.name(),
+            "n",
+            "median",
+            "mean",
+            "p75",
+            "p75 interval",
+            "p90",
+            "needed",
+        ]);
+        for r in rows.iter().filter(|r| r.benchmark == benchmark) {
+            table.add_row(vec![
+                format!("{}", r.level),
+                r.count.to_string(),
+                fixed(r.median),
+                fixed(r.mean),
+                fixed(r.p75),
+                r.p75_interval.map_or_else(
+                    || "-".to_string(),
+                    |(low, high)| format!("{} - {}", fixed(low), fixed(high)),
+                ),
+                fixed(r.p90),
+                r.needed.map_or_else(|| "-".to_string(), |n| n.to_string()),
+            ]);
+        }
+        text.push_str(&format!("\n{benchmark}\n{table}\n"));
+    }
+    text
+}
+
+/// The analysis per load level as CSV, one row per benchmark and level.
+pub fn analysis_csv(rows: &[LevelRow]) -> String {
+    to_csv(rows)
+}
+
 /// The terminal probe's observations as CSV, one row per benchmark run:
 /// the table `tpsim analyze` reads.
 pub fn probe_csv(observations: &[Observation]) -> String {
@@ -377,6 +438,35 @@ mod rows {
                 self.multiprogramming.to_string(),
                 self.runnable.to_string(),
                 num(self.memory_occupancy),
+            ]
+        }
+    }
+
+    impl Row for crate::analysis::LevelRow {
+        const HEADER: &'static [&'static str] = &[
+            "benchmark",
+            "level",
+            "count",
+            "median_s",
+            "mean_s",
+            "p75_s",
+            "p75_low_s",
+            "p75_high_s",
+            "p90_s",
+            "needed",
+        ];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                self.benchmark.clone(),
+                num(self.level),
+                self.count.to_string(),
+                num(self.median),
+                num(self.mean),
+                num(self.p75),
+                maybe(self.p75_interval.map(|i| i.0)),
+                maybe(self.p75_interval.map(|i| i.1)),
+                num(self.p90),
+                self.needed.map_or_else(String::new, |n| n.to_string()),
             ]
         }
     }

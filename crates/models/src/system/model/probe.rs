@@ -1,7 +1,7 @@
 //! The terminal probe: a script run in the background, at the priority of
 //! any user process, that loops over the scenario's benchmarks - for each,
 //! note the load, run it under `time` - and then sleeps (Karush's terminal
-//! probe; the 1981 study's script, [S1] section 3).
+//! probe; the 1981 study's script, \[S1\] section 3).
 //!
 //! Each benchmark is a fresh process of its class, forked and exec'd as a
 //! user's command is, so it competes for the processor, memory and disks

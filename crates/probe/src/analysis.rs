@@ -1,0 +1,549 @@
+//! The analysis of terminal-probe observations per load level, as the 1981
+//! study made it (\[S1\] section 4): for each benchmark and each value of a
+//! load index (users logged in, or user processes), the count, median,
+//! mean, 75th and 90th percentiles of elapsed time, with a confidence
+//! interval for the 75th percentile and the observations still needed to
+//! pin it down.
+//!
+//! Thin levels are the method's weak point, and the study used two
+//! remedies, both here as options: *clustering* neighbouring levels until
+//! each group has a minimum number of observations (the group's level is
+//! the mean of the levels merged: 19 observations at 15 users and 12 at 16
+//! make 31 at 15.5), and a *window* that computes level i from the
+//! observations at levels i − w to i + w (the study's Purdue figures used
+//! w = 1; neighbouring values are then correlated).
+//!
+//! Percentiles are the linear interpolation between order statistics
+//! (Hyndman and Fan's type 7, the default of R and NumPy). The interval for
+//! the 75th percentile is distribution-free: the order statistics
+//! X(l) ≤ X(u) chosen so that the number of observations below the true
+//! percentile, binomial with parameters n and 0.75, lies in [l, u − 1] with
+//! at least the confidence asked (each tail at most half the rest);
+//! observations are taken as independent, which consecutive probe runs are
+//! only approximately.
+
+use serde::Serialize;
+use statrs::distribution::{Binomial, DiscreteCDF};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One observation, as the analysis reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The benchmark.
+    pub benchmark: String,
+    /// Whether it started after the warm-up.
+    pub measured: bool,
+    /// Users logged in when it started.
+    pub users: u32,
+    /// User processes when it started.
+    pub processes: u32,
+    /// Its elapsed time \[s\].
+    pub elapsed: f64,
+}
+
+/// The load index observations are grouped by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Index {
+    /// Users logged in.
+    Users,
+    /// User processes.
+    Processes,
+}
+
+impl Index {
+    /// The name used on the command line and in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Index::Users => "users",
+            Index::Processes => "processes",
+        }
+    }
+
+    fn of(self, s: &Sample) -> u32 {
+        match self {
+            Index::Users => s.users,
+            Index::Processes => s.processes,
+        }
+    }
+}
+
+/// How levels with few observations are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grouping {
+    /// Every level on its own.
+    Levels,
+    /// Neighbouring levels merged until each group has at least `min`
+    /// observations.
+    Cluster {
+        /// The smallest group.
+        min: usize,
+    },
+    /// Level i from the observations at levels i − `half_width` to
+    /// i + `half_width`.
+    Window {
+        /// How many levels on each side.
+        half_width: u32,
+    },
+}
+
+/// What to compute.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// The load index.
+    pub index: Index,
+    /// How thin levels are treated.
+    pub grouping: Grouping,
+    /// The confidence level of the 75th percentile's interval.
+    pub level: f64,
+    /// The relative half-width wanted for the 75th percentile, for the
+    /// observations still needed.
+    pub precision: f64,
+    /// Whether observations started during the warm-up count.
+    pub include_warmup: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            index: Index::Users,
+            grouping: Grouping::Levels,
+            level: 0.95,
+            precision: 0.1,
+            include_warmup: false,
+        }
+    }
+}
+
+/// The figures of one benchmark at one load level.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LevelRow {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The load level: an index value, or the mean of the values merged.
+    pub level: f64,
+    /// Observations.
+    pub count: usize,
+    /// Median elapsed time \[s\].
+    pub median: f64,
+    /// Mean elapsed time \[s\].
+    pub mean: f64,
+    /// 75th percentile \[s\].
+    pub p75: f64,
+    /// The 75th percentile's distribution-free interval \[s\], if there
+    /// are enough observations for one at the level asked.
+    pub p75_interval: Option<(f64, f64)>,
+    /// 90th percentile \[s\].
+    pub p90: f64,
+    /// Observations still needed for the interval's half-width to reach
+    /// the precision asked (assuming the half-width shrinks as one over the
+    /// square root of the count); 0 when reached, `None` without an
+    /// interval.
+    pub needed: Option<usize>,
+}
+
+/// The `p`-quantile of `sorted` (ascending, not empty), interpolating
+/// linearly between order statistics (Hyndman and Fan's type 7).
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    assert!(!sorted.is_empty() && (0.0..=1.0).contains(&p));
+    let h = (sorted.len() - 1) as f64 * p;
+    let below = h.floor() as usize;
+    let above = (below + 1).min(sorted.len() - 1);
+    sorted[below] + (h - below as f64) * (sorted[above] - sorted[below])
+}
+
+/// The distribution-free interval for the `p`-quantile of `sorted` with
+/// confidence at least `level`: the order statistics X(l) and X(u)
+/// (1-based) with P(B < l) ≤ (1 − level)/2 and P(B ≥ u) ≤ (1 − level)/2,
+/// B binomial (n, p); `None` if the sample is too small for it.
+pub fn quantile_interval(sorted: &[f64], p: f64, level: f64) -> Option<(f64, f64)> {
+    let n = sorted.len() as u64;
+    if n == 0 {
+        return None;
+    }
+    let tail = (1.0 - level) / 2.0;
+    let b = Binomial::new(p, n).expect("p in [0, 1]");
+    // The largest l with P(B <= l - 1) <= tail.
+    let l = (1..=n).take_while(|&l| b.cdf(l - 1) <= tail).last()?;
+    // The smallest u with P(B >= u) <= tail, i.e. P(B <= u - 1) >= 1 - tail.
+    let u = (1..=n).find(|&u| b.cdf(u - 1) >= 1.0 - tail)?;
+    Some((sorted[l as usize - 1], sorted[u as usize - 1]))
+}
+
+/// The figures of `benchmark` over the elapsed times `times` at `level`.
+fn row(benchmark: &str, level: f64, mut times: Vec<f64>, options: &Options) -> LevelRow {
+    times.sort_by(f64::total_cmp);
+    let p75 = quantile(&times, 0.75);
+    let interval = quantile_interval(&times, 0.75, options.level);
+    let needed = interval.map(|(low, high)| {
+        let half = (high - low) / 2.0;
+        let wanted = options.precision * p75;
+        if half <= wanted {
+            0
+        } else {
+            let all = (times.len() as f64 * (half / wanted).powi(2)).ceil() as usize;
+            all - times.len()
+        }
+    });
+    LevelRow {
+        benchmark: benchmark.to_string(),
+        level,
+        count: times.len(),
+        median: quantile(&times, 0.5),
+        mean: times.iter().sum::<f64>() / times.len() as f64,
+        p75,
+        p75_interval: interval,
+        p90: quantile(&times, 0.9),
+        needed,
+    }
+}
+
+/// The figures per benchmark (in order of first appearance) and load level
+/// (ascending).
+pub fn analyze(samples: &[Sample], options: &Options) -> Vec<LevelRow> {
+    let mut benchmarks: Vec<&str> = Vec::new();
+    for s in samples {
+        if !benchmarks.contains(&s.benchmark.as_str()) {
+            benchmarks.push(&s.benchmark);
+        }
+    }
+    let mut rows = Vec::new();
+    for benchmark in benchmarks {
+        let mut levels: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for s in samples
+            .iter()
+            .filter(|s| s.benchmark == benchmark && (s.measured || options.include_warmup))
+        {
+            levels
+                .entry(options.index.of(s))
+                .or_default()
+                .push(s.elapsed);
+        }
+        for (level, times) in group(&levels, options.grouping) {
+            rows.push(row(benchmark, level, times, options));
+        }
+    }
+    rows
+}
+
+/// The groups of observations `grouping` makes of `levels`, each with its
+/// level.
+fn group(levels: &BTreeMap<u32, Vec<f64>>, grouping: Grouping) -> Vec<(f64, Vec<f64>)> {
+    match grouping {
+        Grouping::Levels => levels
+            .iter()
+            .map(|(&l, times)| (f64::from(l), times.clone()))
+            .collect(),
+        Grouping::Window { half_width } => levels
+            .keys()
+            .map(|&l| {
+                let times = levels
+                    .range(l.saturating_sub(half_width)..=l.saturating_add(half_width))
+                    .flat_map(|(_, t)| t.iter().copied())
+                    .collect();
+                (f64::from(l), times)
+            })
+            .collect(),
+        Grouping::Cluster { min } => {
+            // Merged from the lowest level up; a last group short of the
+            // minimum joins the one before it.
+            let mut groups: Vec<(Vec<u32>, Vec<f64>)> = Vec::new();
+            let mut open: (Vec<u32>, Vec<f64>) = (Vec::new(), Vec::new());
+            for (&l, times) in levels {
+                open.0.push(l);
+                open.1.extend(times);
+                if open.1.len() >= min {
+                    groups.push(std::mem::take(&mut open));
+                }
+            }
+            if !open.0.is_empty() {
+                match groups.last_mut() {
+                    Some(last) => {
+                        last.0.extend(open.0);
+                        last.1.extend(open.1);
+                    }
+                    None => groups.push(open),
+                }
+            }
+            groups
+                .into_iter()
+                .map(|(merged, times)| {
+                    let level =
+                        merged.iter().map(|&l| f64::from(l)).sum::<f64>() / merged.len() as f64;
+                    (level, times)
+                })
+                .collect()
+        }
+    }
+}
+
+/// Why an observation table cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableError {
+    /// A column the analysis needs is not in the header.
+    MissingColumn {
+        /// The column.
+        column: &'static str,
+        /// The columns found.
+        found: Vec<String>,
+    },
+    /// A field does not hold what its column calls for.
+    BadValue {
+        /// The line in the file (1 is the header).
+        line: u64,
+        /// The column.
+        column: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The text is not CSV.
+    Malformed(String),
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TableError::MissingColumn { column, found } => write!(
+                f,
+                "no column `{column}` in the header (found: {}); the table needs {}",
+                found.join(", "),
+                COLUMNS.join(", ")
+            ),
+            TableError::BadValue {
+                line,
+                column,
+                message,
+            } => write!(f, "line {line}, column `{column}`: {message}"),
+            TableError::Malformed(m) => write!(f, "not a CSV table: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// The columns the analysis reads from an observation table (`probe.csv`
+/// has them, and more).
+pub const COLUMNS: [&str; 5] = ["benchmark", "phase", "users", "processes", "elapsed_s"];
+
+/// Reads an observation table: CSV with a header naming at least
+/// [`COLUMNS`], in any order. `phase` is `measured` or `warmup`.
+pub fn read_observations(text: &str) -> Result<Vec<Sample>, TableError> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| TableError::Malformed(e.to_string()))?
+        .clone();
+    let position = |column: &'static str| {
+        header
+            .iter()
+            .position(|h| h == column)
+            .ok_or_else(|| TableError::MissingColumn {
+                column,
+                found: header.iter().map(str::to_string).collect(),
+            })
+    };
+    let [benchmark, phase, users, processes, elapsed] = [
+        position(COLUMNS[0])?,
+        position(COLUMNS[1])?,
+        position(COLUMNS[2])?,
+        position(COLUMNS[3])?,
+        position(COLUMNS[4])?,
+    ];
+    let mut samples = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;
+        let line = i as u64 + 2;
+        let bad = |column: &'static str, message: String| TableError::BadValue {
+            line,
+            column,
+            message,
+        };
+        let field = |at: usize| record.get(at).unwrap_or("");
+        let count = |at: usize, column: &'static str| {
+            field(at).parse::<u32>().map_err(|_| {
+                bad(
+                    column,
+                    format!("\"{}\" is not a whole number >= 0", field(at)),
+                )
+            })
+        };
+        let measured = match field(phase) {
+            "measured" => true,
+            "warmup" => false,
+            other => {
+                return Err(bad(
+                    "phase",
+                    format!("\"{other}\": expected \"measured\" or \"warmup\""),
+                ));
+            }
+        };
+        let time: f64 = field(elapsed)
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| {
+                bad(
+                    "elapsed_s",
+                    format!("\"{}\" is not a time >= 0", field(elapsed)),
+                )
+            })?;
+        samples.push(Sample {
+            benchmark: field(benchmark).to_string(),
+            measured,
+            users: count(users, "users")?,
+            processes: count(processes, "processes")?,
+            elapsed: time,
+        });
+    }
+    Ok(samples)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_interpolate_between_order_statistics() {
+        // Type 7 by hand: for 1..=10, h = 9p; p75 = x(7.75) = 7.75,
+        // p90 = x(9.1) = 9.1, the median 5.5.
+        let x: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(quantile(&x, 0.5), 5.5);
+        assert!((quantile(&x, 0.75) - 7.75).abs() < 1e-12);
+        assert!((quantile(&x, 0.9) - 9.1).abs() < 1e-12);
+        assert_eq!(quantile(&[3.0], 0.75), 3.0);
+        assert_eq!(quantile(&[1.0, 2.0], 0.75), 1.75);
+    }
+
+    #[test]
+    fn the_percentile_interval_is_made_of_order_statistics_from_the_binomial() {
+        // n = 20, p = 0.75, 95%: P(B <= 10) = 0.0139 and P(B <= 11) =
+        // 0.0409, so l = 11 (P(B < 11) <= 0.025); P(B <= 18) = 0.9757, so
+        // u = 19 (P(B >= 19) = 0.0243). The interval is [x(11), x(19)].
+        let x: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(quantile_interval(&x, 0.75, 0.95), Some((11.0, 19.0)));
+        // Too few observations for 95%: with 5, even P(B <= 4) = 0.763, so
+        // no upper order statistic will do.
+        assert_eq!(quantile_interval(&x[..5], 0.75, 0.95), None);
+    }
+
+    fn sample(users: u32, elapsed: f64) -> Sample {
+        Sample {
+            benchmark: "man".into(),
+            measured: true,
+            users,
+            processes: users + 1,
+            elapsed,
+        }
+    }
+
+    #[test]
+    fn levels_clusters_and_windows_group_as_the_study_did() {
+        // 19 observations at 15 users, 12 at 16, 40 at 17.
+        let mut samples: Vec<Sample> = (0..19).map(|i| sample(15, f64::from(i))).collect();
+        samples.extend((0..12).map(|i| sample(16, 100.0 + f64::from(i))));
+        samples.extend((0..40).map(|i| sample(17, 200.0 + f64::from(i))));
+        let rows = |grouping| {
+            analyze(
+                &samples,
+                &Options {
+                    grouping,
+                    ..Options::default()
+                },
+            )
+        };
+        let levels = rows(Grouping::Levels);
+        let got: Vec<(f64, usize)> = levels.iter().map(|r| (r.level, r.count)).collect();
+        assert_eq!(got, [(15.0, 19), (16.0, 12), (17.0, 40)]);
+        // Clustering at 30: 15 and 16 merge into 31 observations at 15.5.
+        let clusters = rows(Grouping::Cluster { min: 30 });
+        let got: Vec<(f64, usize)> = clusters.iter().map(|r| (r.level, r.count)).collect();
+        assert_eq!(got, [(15.5, 31), (17.0, 40)]);
+        // At 50, the last group is short and joins the one before.
+        let got: Vec<(f64, usize)> = rows(Grouping::Cluster { min: 50 })
+            .iter()
+            .map(|r| (r.level, r.count))
+            .collect();
+        assert_eq!(got, [(16.0, 71)]);
+        // The window: level 16 from 15, 16 and 17.
+        let window = rows(Grouping::Window { half_width: 1 });
+        let got: Vec<(f64, usize)> = window.iter().map(|r| (r.level, r.count)).collect();
+        assert_eq!(got, [(15.0, 31), (16.0, 71), (17.0, 52)]);
+        // Level 15 alone: 0..18, median 9, mean 9, p75 13.5, p90 16.2.
+        let r = &levels[0];
+        assert_eq!((r.median, r.mean), (9.0, 9.0));
+        assert!((r.p75 - 13.5).abs() < 1e-12 && (r.p90 - 16.2).abs() < 1e-12);
+        // By user processes the same groups sit one level up.
+        let by_processes = analyze(
+            &samples,
+            &Options {
+                index: Index::Processes,
+                ..Options::default()
+            },
+        );
+        assert_eq!(by_processes[0].level, 16.0);
+    }
+
+    #[test]
+    fn the_observations_needed_follow_the_interval_width() {
+        // 40 observations 200..239 at level 17: p75 = 229.25; the 95%
+        // interval is [x(24), x(36)] = [223, 235] (P(B <= 23) = 0.0116,
+        // P(B <= 35) = 0.9840), half-width 6, 2.6% of p75: 10% is reached;
+        // 1% needs 40 * (6 / 2.2925)^2 = 273.99 -> 274 in all, 234 more.
+        let samples: Vec<Sample> = (0..40).map(|i| sample(17, 200.0 + f64::from(i))).collect();
+        let at = |precision| {
+            analyze(
+                &samples,
+                &Options {
+                    precision,
+                    ..Options::default()
+                },
+            )[0]
+            .clone()
+        };
+        let r = at(0.1);
+        assert!((r.p75 - 229.25).abs() < 1e-12);
+        assert_eq!(r.p75_interval, Some((223.0, 235.0)));
+        assert_eq!(r.needed, Some(0));
+        assert_eq!(at(0.01).needed, Some(234));
+    }
+
+    #[test]
+    fn a_table_needs_its_columns_and_sound_values() {
+        let good = "benchmark,start_s,phase,users,processes,elapsed_s\nman,1.0,measured,3,4,5.5\ncc,2.0,warmup,3,5,7\n";
+        let samples = read_observations(good).unwrap();
+        assert_eq!(samples.len(), 2);
+        assert_eq!(samples[0], {
+            let mut s = sample(3, 5.5);
+            s.processes = 4;
+            s
+        });
+        assert!(!samples[1].measured);
+        let missing = read_observations("benchmark,phase,users,procs,elapsed_s\n").unwrap_err();
+        assert!(
+            matches!(
+                missing,
+                TableError::MissingColumn {
+                    column: "processes",
+                    ..
+                }
+            ),
+            "{missing}"
+        );
+        let bad =
+            read_observations("benchmark,phase,users,processes,elapsed_s\nman,measured,-1,2,3\n")
+                .unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "line 2, column `users`: \"-1\" is not a whole number >= 0"
+        );
+        let bad =
+            read_observations("benchmark,phase,users,processes,elapsed_s\nman,during,1,2,3\n")
+                .unwrap_err();
+        assert!(bad.to_string().contains("column `phase`"), "{bad}");
+        let bad =
+            read_observations("benchmark,phase,users,processes,elapsed_s\nman,measured,1,2,soon\n")
+                .unwrap_err();
+        assert!(bad.to_string().contains("column `elapsed_s`"), "{bad}");
+    }
+}
