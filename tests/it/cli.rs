@@ -804,6 +804,11 @@ fn analyze_reports_percentiles_per_load_level() {
         Some("benchmark,level,count,median_s,mean_s,p75_s,p75_low_s,p75_high_s,p90_s,needed")
     );
     assert_eq!(lines.next(), Some("man,2.0,3,7.0,7.0,7.5,,,7.8,"));
+    // The study's chart of four curves, per benchmark.
+    let svg = std::fs::read_to_string(out_dir.join("man-by-users.svg")).unwrap();
+    assert!(svg.contains("75th percentile"), "{svg:.300}");
+    let png = std::fs::read(out_dir.join("man-by-users.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
     // By user processes, merged to at least 3: levels 3 and 4 (mean 3.5)
     // make the first group, 5 the short last one joins it.
     let out = tpsim(&[

@@ -11,7 +11,7 @@ mod output;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use output::OutputDir;
+use output::{OutputDir, OutputFile};
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::{LoadSample, Observation};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
+use tpsim_probe::analysis::{Index, LevelRow};
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
 /// shells report an interrupted command).
@@ -107,7 +108,9 @@ struct AnalyzeArgs {
     /// Count the observations that started during the warm-up too.
     #[arg(long)]
     include_warmup: bool,
-    /// Directory to write analysis.csv into (created if missing).
+    /// Directory to write analysis.csv and, per benchmark, its chart of
+    /// four curves (BENCHMARK-by-INDEX.svg and .png) into (created if
+    /// missing).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Print the analysis as JSON instead of tables.
@@ -442,7 +445,7 @@ fn run_scenario(
 pub const MAX_TABLE_BYTES: u64 = 1 << 30;
 
 fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failure> {
-    use tpsim_probe::analysis::{Grouping, Index, Options};
+    use tpsim_probe::analysis::{Grouping, Options};
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     if args.cluster == Some(0) {
         return Err(input(
@@ -495,8 +498,12 @@ fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failu
         .map_err(Failure::Input)?;
     let rows = tpsim_probe::analysis::analyze(&samples, &options);
     if let Some(out) = &out {
-        out.publish(&[("analysis.csv", tpsim_probe::report::analysis_csv(&rows))])
-            .map_err(Failure::Run)?;
+        let mut files = vec![(
+            "analysis.csv".to_string(),
+            tpsim_probe::report::analysis_csv(&rows).into_bytes(),
+        )];
+        files.extend(analysis_charts(&rows, options.index).map_err(Failure::Run)?);
+        out.publish(&files).map_err(Failure::Run)?;
     }
     let text = if args.json {
         let value = serde_json::json!({
@@ -530,7 +537,7 @@ fn output_files(
     scenario: &Scenario,
     load: &[LoadSample],
     observations: &[Observation],
-) -> Vec<(&'static str, String)> {
+) -> Vec<OutputFile> {
     let mut files = vec![
         ("summary.json", json(summary)),
         ("stations.csv", tpsim_probe::report::stations_csv(summary)),
@@ -543,4 +550,48 @@ fn output_files(
         }
     }
     files
+        .into_iter()
+        .map(|(name, text)| (name.to_string(), text.into_bytes()))
+        .collect()
+}
+
+/// The charts of an analysis, for each benchmark its four curves against
+/// the load, as SVG and PNG.
+fn analysis_charts(rows: &[LevelRow], index: Index) -> anyhow::Result<Vec<OutputFile>> {
+    let mut files = Vec::new();
+    let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
+    benchmarks.dedup();
+    for benchmark in benchmarks {
+        let chart = tpsim_probe::plot::four_curves(rows, benchmark, index);
+        let stem = format!("{}-by-{}", file_stem(benchmark), index.name());
+        files.extend(chart_files(&stem, &chart)?);
+    }
+    Ok(files)
+}
+
+/// A chart as `STEM.svg` and `STEM.png`.
+fn chart_files(stem: &str, chart: &tpsim_probe::plot::Chart) -> anyhow::Result<Vec<OutputFile>> {
+    let failed = |e: String| anyhow::anyhow!("cannot draw {stem}: {e}");
+    let svg = tpsim_probe::plot::svg(chart).map_err(failed)?;
+    let png = tpsim_probe::plot::png(chart).map_err(failed)?;
+    Ok(vec![
+        (format!("{stem}.svg"), svg.into_bytes()),
+        (format!("{stem}.png"), png),
+    ])
+}
+
+/// A benchmark's name as part of a file name: letters, digits, `.`, `-`
+/// and `_` kept, anything else made `_`.
+fn file_stem(name: &str) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    stem.trim_start_matches('.').to_string()
 }

@@ -16,6 +16,10 @@
 //!   moves, the next `open` of the directory finds the journal and finishes
 //!   them, so readers see the old set or the new one, never a mix.
 //!
+//! The set's names are kept in `.tpsim-files`, so that the next set
+//! removes those it does not replace (a plot of a benchmark no longer
+//! there, `probe.csv` from a run that had a probe), and nothing else.
+//!
 //! Files are created with the usual permissions (0666 less the umask).
 
 use anyhow::{Context as _, bail};
@@ -23,12 +27,23 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Every file a run may write; a set lacking one removes an older copy.
-pub const OUTPUT_FILES: [&str; 4] = ["summary.json", "stations.csv", "classes.csv", "load.csv"];
+/// The files of a run; a set lacking one removes an older copy, even one
+/// written before sets were listed in `.tpsim-files`.
+pub const OUTPUT_FILES: [&str; 5] = [
+    "summary.json",
+    "stations.csv",
+    "classes.csv",
+    "load.csv",
+    "probe.csv",
+];
 
 const LOCK: &str = ".tpsim.lock";
 const STAGING: &str = ".tpsim-staging";
 const JOURNAL: &str = ".tpsim-publish";
+const MANIFEST: &str = ".tpsim-files";
+
+/// One output file: its name in the directory and its contents.
+pub type OutputFile = (String, Vec<u8>);
 
 /// An output directory, locked for one run.
 #[derive(Debug)]
@@ -73,9 +88,21 @@ impl OutputDir {
 
     /// Replaces the directory's set of output files with `files` (name and
     /// contents), as one set.
-    pub fn publish(&self, files: &[(&str, String)]) -> anyhow::Result<()> {
+    pub fn publish(&self, files: &[OutputFile]) -> anyhow::Result<()> {
+        for (name, _) in files {
+            assert!(
+                !name.is_empty() && !name.contains(['/', '\\']) && !name.starts_with('.'),
+                "an output file's name is a plain name: {name:?}"
+            );
+        }
+        let previous: Vec<String> = fs::read_to_string(self.dir.join(MANIFEST))
+            .map(|m| m.lines().map(str::to_string).collect())
+            .unwrap_or_default();
+        let manifest: String = files.iter().map(|(name, _)| format!("{name}\n")).collect();
+        let mut set = files.to_vec();
+        set.push((MANIFEST.to_string(), manifest.into_bytes()));
         let staging = self.dir.join(STAGING);
-        let staged = stage(&staging, files);
+        let staged = stage(&staging, &set);
         if let Err(e) = staged {
             let _ = fs::remove_dir_all(&staging);
             return Err(e).with_context(|| {
@@ -86,16 +113,19 @@ impl OutputDir {
             });
         }
         let mut journal = String::new();
-        for (name, _) in files {
+        for (name, _) in &set {
             journal.push_str(&format!("+{name}\n"));
         }
-        for name in OUTPUT_FILES {
-            if !files.iter().any(|(n, _)| *n == name) {
-                journal.push_str(&format!("-{name}\n"));
-            }
+        let stale = OUTPUT_FILES
+            .iter()
+            .map(|n| n.to_string())
+            .chain(previous)
+            .filter(|name| !set.iter().any(|(n, _)| n == name));
+        for name in stale {
+            journal.push_str(&format!("-{name}\n"));
         }
         let draft = staging.join(JOURNAL);
-        write_synced(&draft, &journal)
+        write_synced(&draft, journal.as_bytes())
             .and_then(|()| Ok(fs::rename(&draft, self.dir.join(JOURNAL))?))
             .with_context(|| {
                 format!(
@@ -109,21 +139,21 @@ impl OutputDir {
 }
 
 /// Writes every file into a fresh staging directory, flushed to disk.
-fn stage(staging: &Path, files: &[(&str, String)]) -> anyhow::Result<()> {
+fn stage(staging: &Path, files: &[OutputFile]) -> anyhow::Result<()> {
     if staging.exists() {
         fs::remove_dir_all(staging)?;
     }
     fs::create_dir(staging)?;
-    for (name, text) in files {
-        write_synced(&staging.join(name), text)?;
+    for (name, contents) in files {
+        write_synced(&staging.join(name), contents)?;
     }
     Ok(())
 }
 
-fn write_synced(path: &Path, text: &str) -> anyhow::Result<()> {
+fn write_synced(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     let mut file =
         File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    file.write_all(text.as_bytes())
+    file.write_all(contents)
         .and_then(|()| file.sync_all())
         .with_context(|| format!("cannot write {}", path.display()))
 }
@@ -172,6 +202,13 @@ fn roll_forward(dir: &Path) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    fn set(files: &[(&str, &str)]) -> Vec<OutputFile> {
+        files
+            .iter()
+            .map(|(n, c)| (n.to_string(), c.as_bytes().to_vec()))
+            .collect()
+    }
+
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
@@ -185,13 +222,43 @@ mod tests {
     fn a_set_replaces_the_previous_one_whole() {
         let dir = tempfile::tempdir().unwrap();
         let out = OutputDir::open(dir.path()).unwrap();
-        out.publish(&[("summary.json", "1".into()), ("load.csv", "a".into())])
+        out.publish(&set(&[("summary.json", "1"), ("load.csv", "a")]))
             .unwrap();
-        out.publish(&[("summary.json", "2".into())]).unwrap();
-        assert_eq!(names(dir.path()), [".tpsim.lock", "summary.json"]);
+        out.publish(&set(&[("summary.json", "2")])).unwrap();
+        assert_eq!(
+            names(dir.path()),
+            [".tpsim-files", ".tpsim.lock", "summary.json"]
+        );
         assert_eq!(
             fs::read_to_string(dir.path().join("summary.json")).unwrap(),
             "2"
+        );
+    }
+
+    #[test]
+    fn a_set_removes_what_the_last_one_wrote_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let out = OutputDir::open(dir.path()).unwrap();
+        out.publish(&set(&[
+            ("analysis.csv", "a"),
+            ("man-by-users.svg", "<svg/>"),
+        ]))
+        .unwrap();
+        out.publish(&set(&[
+            ("analysis.csv", "b"),
+            ("cc-by-users.svg", "<svg/>"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            names(dir.path()),
+            [
+                ".tpsim-files",
+                ".tpsim.lock",
+                "analysis.csv",
+                "cc-by-users.svg",
+                "notes.txt"
+            ]
         );
     }
 
@@ -210,7 +277,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         OutputDir::open(dir.path())
             .unwrap()
-            .publish(&[("summary.json", "old".into()), ("load.csv", "old".into())])
+            .publish(&set(&[("summary.json", "old"), ("load.csv", "old")]))
             .unwrap();
         // A crash after the journal went in, before any move.
         let staging = dir.path().join(STAGING);
@@ -218,7 +285,10 @@ mod tests {
         fs::write(staging.join("summary.json"), "new").unwrap();
         fs::write(dir.path().join(JOURNAL), "+summary.json\n-load.csv\n").unwrap();
         drop(OutputDir::open(dir.path()).unwrap());
-        assert_eq!(names(dir.path()), [".tpsim.lock", "summary.json"]);
+        assert_eq!(
+            names(dir.path()),
+            [".tpsim-files", ".tpsim.lock", "summary.json"]
+        );
         assert_eq!(
             fs::read_to_string(dir.path().join("summary.json")).unwrap(),
             "new"
@@ -227,7 +297,10 @@ mod tests {
         fs::create_dir(&staging).unwrap();
         fs::write(staging.join("summary.json"), "half").unwrap();
         drop(OutputDir::open(dir.path()).unwrap());
-        assert_eq!(names(dir.path()), [".tpsim.lock", "summary.json"]);
+        assert_eq!(
+            names(dir.path()),
+            [".tpsim-files", ".tpsim.lock", "summary.json"]
+        );
         assert_eq!(
             fs::read_to_string(dir.path().join("summary.json")).unwrap(),
             "new"
@@ -241,7 +314,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         OutputDir::open(dir.path())
             .unwrap()
-            .publish(&[("summary.json", "{}".into())])
+            .publish(&set(&[("summary.json", "{}")]))
             .unwrap();
         let mode = fs::metadata(dir.path().join("summary.json"))
             .unwrap()

@@ -25,4 +25,5 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod plot;
 pub mod report;

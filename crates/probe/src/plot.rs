@@ -1,0 +1,285 @@
+//! Charts of the probe analysis as SVG and PNG (plotters): the 1981 study's
+//! four curves for one installation (median, mean, 75th and 90th
+//! percentiles of elapsed time against the load, its Figures 1 and 2), and
+//! the 75th percentile of two installations on one chart with each
+//! interval as a band (its Figures 3 to 10).
+//!
+//! Text is set in DejaVu Sans, compiled in, so a chart looks the same on
+//! every machine whatever fonts it has.
+
+use crate::analysis::{Index, LevelRow};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::sync::Once;
+
+/// One curve: points, and optionally a band around them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The legend's name for it.
+    pub name: String,
+    /// (x, y) points, by x.
+    pub points: Vec<(f64, f64)>,
+    /// (x, low, high) of the band, where there is one.
+    pub band: Vec<(f64, f64, f64)>,
+}
+
+/// A chart of curves against a load index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chart {
+    /// The title.
+    pub title: String,
+    /// The x axis's label.
+    pub x_label: String,
+    /// The y axis's label.
+    pub y_label: String,
+    /// The curves.
+    pub series: Vec<Series>,
+}
+
+/// The size of a chart, in pixels.
+const SIZE: (u32, u32) = (800, 500);
+
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
+
+fn axis_label(index: Index) -> &'static str {
+    match index {
+        Index::Users => "users logged in",
+        Index::Processes => "user processes",
+    }
+}
+
+/// The study's chart of one installation: median, mean, 75th and 90th
+/// percentiles of `benchmark`'s elapsed time against the load, the 75th
+/// with its interval as a band.
+pub fn four_curves(rows: &[LevelRow], benchmark: &str, index: Index) -> Chart {
+    let rows: Vec<&LevelRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
+    let curve = |name: &str, y: fn(&LevelRow) -> f64| Series {
+        name: name.to_string(),
+        points: rows.iter().map(|r| (r.level, y(r))).collect(),
+        band: Vec::new(),
+    };
+    let mut p75 = curve("75th percentile", |r| r.p75);
+    p75.band = band(&rows);
+    Chart {
+        title: format!("{benchmark}: elapsed time against {}", axis_label(index)),
+        x_label: axis_label(index).to_string(),
+        y_label: "elapsed time [s]".to_string(),
+        series: vec![
+            curve("median", |r| r.median),
+            curve("mean", |r| r.mean),
+            p75,
+            curve("90th percentile", |r| r.p90),
+        ],
+    }
+}
+
+/// The 75th percentile of `benchmark` at each installation, named, with
+/// its interval as a band.
+pub fn p75_chart(installations: &[(&str, &[LevelRow])], benchmark: &str, index: Index) -> Chart {
+    let series = installations
+        .iter()
+        .map(|&(name, rows)| {
+            let rows: Vec<&LevelRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
+            Series {
+                name: name.to_string(),
+                points: rows.iter().map(|r| (r.level, r.p75)).collect(),
+                band: band(&rows),
+            }
+        })
+        .collect();
+    Chart {
+        title: format!(
+            "{benchmark}: 75th percentile of elapsed time against {}",
+            axis_label(index)
+        ),
+        x_label: axis_label(index).to_string(),
+        y_label: "elapsed time, 75th percentile [s]".to_string(),
+        series,
+    }
+}
+
+fn band(rows: &[&LevelRow]) -> Vec<(f64, f64, f64)> {
+    rows.iter()
+        .filter_map(|r| r.p75_interval.map(|(low, high)| (r.level, low, high)))
+        .collect()
+}
+
+/// Registers the compiled-in font, once.
+fn fonts() {
+    static FONTS: Once = Once::new();
+    FONTS.call_once(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .unwrap_or_else(|_| panic!("the compiled-in DejaVu Sans is a valid font"));
+    });
+}
+
+/// The chart as an SVG document.
+pub fn svg(chart: &Chart) -> Result<String, String> {
+    fonts();
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+        draw(&root, chart)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(text)
+}
+
+/// The chart as a PNG image.
+pub fn png(chart: &Chart) -> Result<Vec<u8>, String> {
+    fonts();
+    let (w, h) = SIZE;
+    let mut pixels = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
+        draw(&root, chart)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    let mut bytes = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut bytes)
+        .write_image(&pixels, w, h, image::ExtendedColorType::Rgb8)
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+use image::ImageEncoder;
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let xs = chart
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = chart.series.iter().flat_map(|s| {
+        s.points
+            .iter()
+            .map(|p| p.1)
+            .chain(s.band.iter().flat_map(|b| [b.1, b.2]))
+    });
+    let (x_low, x_high) = range(xs);
+    let (_, y_high) = range(ys);
+    let mut c = ChartBuilder::on(root)
+        .caption(&chart.title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x_low..x_high, 0.0..y_high * 1.05)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(&chart.y_label)
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    for (i, s) in chart.series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        if !s.band.is_empty() {
+            let outline: Vec<(f64, f64)> = s
+                .band
+                .iter()
+                .map(|b| (b.0, b.2))
+                .chain(s.band.iter().rev().map(|b| (b.0, b.1)))
+                .collect();
+            c.draw_series(std::iter::once(Polygon::new(outline, colour.mix(0.15))))
+                .map_err(err)?;
+        }
+        c.draw_series(LineSeries::new(
+            s.points.iter().copied(),
+            colour.stroke_width(2),
+        ))
+        .map_err(err)?
+        .label(s.name.clone())
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+        c.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+            .map_err(err)?;
+    }
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+/// The range of `values`, widened to a unit when it is empty or a point.
+fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
+    if !low.is_finite() {
+        (0.0, 1.0)
+    } else if high - low < 1e-9 {
+        (low - 0.5, high + 0.5)
+    } else {
+        (low, high)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<LevelRow> {
+        (1..=5)
+            .map(|l| LevelRow {
+                benchmark: "man".into(),
+                level: f64::from(l),
+                count: 40,
+                median: f64::from(l) * 2.0,
+                mean: f64::from(l) * 2.5,
+                p75: f64::from(l) * 3.0,
+                p75_interval: Some((f64::from(l) * 2.8, f64::from(l) * 3.3)),
+                p90: f64::from(l) * 4.0,
+                needed: Some(0),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_four_curves_follow_the_rows() {
+        let chart = four_curves(&rows(), "man", Index::Users);
+        let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["median", "mean", "75th percentile", "90th percentile"]
+        );
+        assert_eq!(chart.series[2].points[4], (5.0, 15.0));
+        assert_eq!(chart.series[2].band[0], (1.0, 2.8, 3.3));
+        assert!(chart.series[0].band.is_empty());
+    }
+
+    #[test]
+    fn charts_render_as_svg_and_png() {
+        let r = rows();
+        let chart = p75_chart(
+            &[("paged", &r), ("swapped", &r[..3])],
+            "man",
+            Index::Processes,
+        );
+        assert_eq!(chart.series[1].points.len(), 3);
+        let svg = svg(&chart).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("swapped"),
+            "{svg:.200}"
+        );
+        let png = png(&chart).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        // A chart with nothing to draw still renders.
+        let empty = four_curves(&r, "cc", Index::Users);
+        assert!(svg_ok(&empty));
+    }
+
+    fn svg_ok(chart: &Chart) -> bool {
+        svg(chart).is_ok() && png(chart).is_ok()
+    }
+}
