@@ -877,3 +877,71 @@ fn analyze_names_what_is_wrong_and_writes_nothing() {
     assert_eq!(missing.status, 2);
     assert!(missing.stderr.contains("cannot read observation table"));
 }
+
+#[test]
+fn compare_runs_two_installations_and_marks_significant_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let swapped = shortened(dir.path(), "berkeley-1979-swapped", "4h");
+    let paged = shortened(dir.path(), "berkeley-1979-paged", "4h");
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&[
+        "compare",
+        &swapped,
+        &paged,
+        "--replications",
+        "2",
+        "--cluster",
+        "5",
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("berkeley-1979-swapped against berkeley-1979-paged")
+            && out.stdout.contains("Student t over paired replications"),
+        "{}",
+        out.stdout
+    );
+    let csv = std::fs::read_to_string(out_dir.join("comparison.csv")).unwrap();
+    assert_eq!(
+        csv.lines().next(),
+        Some(
+            "benchmark,level,a_count,a_p75_s,b_count,b_p75_s,difference_s,difference_low_s,difference_high_s,significant"
+        )
+    );
+    for name in ["man", "cpu-bound", "cc"] {
+        assert!(
+            out_dir.join(format!("{name}-p75-by-users.svg")).exists(),
+            "{name}"
+        );
+        assert!(
+            out_dir.join(format!("{name}-p75-by-users.png")).exists(),
+            "{name}"
+        );
+    }
+    // One run each: a bootstrap.
+    let out = tpsim(&["compare", &swapped, &paged, "--json"]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["method"], "bootstrap");
+    assert!(!json["rows"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn compare_needs_two_probed_systems_and_a_replication() {
+    let dir = tempfile::tempdir().unwrap();
+    let paged = shortened(dir.path(), "berkeley-1979-paged", "2h");
+    let mm1 = short_mm1(dir.path());
+    let out = tpsim(&["compare", &paged, &mm1]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .contains("mm1.toml: not a time-sharing scenario with a [probe]"),
+        "{}",
+        out.stderr
+    );
+    let out = tpsim(&["compare", &paged, &paged, "--replications", "0"]);
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("--replications: must be at least 1"));
+}

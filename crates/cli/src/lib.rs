@@ -63,6 +63,9 @@ enum Command {
     /// 75th and 90th percentiles of each benchmark's elapsed time, with an
     /// interval for the 75th.
     Analyze(AnalyzeArgs),
+    /// Run two installations with their terminal probes on the same random
+    /// numbers and compare their 75th percentiles per load level.
+    Compare(CompareArgs),
     /// Check a scenario for errors without running it.
     Check {
         /// The scenario file (TOML).
@@ -89,6 +92,49 @@ struct AnalyzeArgs {
     /// An observation table: a run's probe.csv, or any CSV with the
     /// columns benchmark, phase, users, processes and elapsed_s.
     table: PathBuf,
+    #[command(flatten)]
+    levels: LevelArgs,
+    /// The relative half-width wanted for the 75th percentile, for the
+    /// observations still needed.
+    #[arg(long, default_value_t = 0.1)]
+    precision: f64,
+    /// Directory to write analysis.csv and, per benchmark, its chart of
+    /// four curves (BENCHMARK-by-INDEX.svg and .png) into (created if
+    /// missing).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the analysis as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct CompareArgs {
+    /// The first installation: a time-sharing scenario with a [probe].
+    a: PathBuf,
+    /// The second installation, run on the same random numbers.
+    b: PathBuf,
+    /// Independent replications of each; with two or more the intervals
+    /// come from them, else from a bootstrap of one run's observations.
+    #[arg(long, default_value_t = 1, value_name = "R")]
+    replications: u64,
+    /// Master seed of both; overrides the first scenario's `seed`.
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    levels: LevelArgs,
+    /// Directory to write comparison.csv and, per benchmark, the chart of
+    /// both 75th percentiles (BENCHMARK-p75-by-INDEX.svg and .png) into.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the comparison as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How observations are grouped into load levels.
+#[derive(Debug, clap::Args)]
+struct LevelArgs {
     /// The load index to group observations by.
     #[arg(long, value_enum, default_value = "users")]
     by: IndexArg,
@@ -98,24 +144,50 @@ struct AnalyzeArgs {
     /// Compute level i from the observations at levels i-W to i+W.
     #[arg(long, value_name = "W")]
     window: Option<u32>,
-    /// The confidence level of the 75th percentile's interval.
+    /// The confidence level of the intervals.
     #[arg(long, default_value_t = 0.95)]
     level: f64,
-    /// The relative half-width wanted for the 75th percentile, for the
-    /// observations still needed.
-    #[arg(long, default_value_t = 0.1)]
-    precision: f64,
     /// Count the observations that started during the warm-up too.
     #[arg(long)]
     include_warmup: bool,
-    /// Directory to write analysis.csv and, per benchmark, its chart of
-    /// four curves (BENCHMARK-by-INDEX.svg and .png) into (created if
-    /// missing).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Print the analysis as JSON instead of tables.
-    #[arg(long)]
-    json: bool,
+}
+
+impl LevelArgs {
+    /// The analysis options these give, with `precision`.
+    fn options(&self, precision: f64) -> Result<tpsim_probe::analysis::Options, Failure> {
+        use tpsim_probe::analysis::{Grouping, Options};
+        let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+        if self.cluster == Some(0) {
+            return Err(input(
+                "--cluster: the smallest group must be at least 1 observation".into(),
+            ));
+        }
+        if !(self.level > 0.0 && self.level < 1.0) {
+            return Err(input(format!(
+                "--level: must lie between 0 and 1, got {}",
+                self.level
+            )));
+        }
+        if !(precision.is_finite() && precision > 0.0) {
+            return Err(input(format!(
+                "--precision: must be a fraction > 0, got {precision}"
+            )));
+        }
+        Ok(Options {
+            index: match self.by {
+                IndexArg::Users => Index::Users,
+                IndexArg::Processes => Index::Processes,
+            },
+            grouping: match (self.cluster, self.window) {
+                (Some(min), _) => Grouping::Cluster { min },
+                (None, Some(half_width)) => Grouping::Window { half_width },
+                (None, None) => Grouping::Levels,
+            },
+            level: self.level,
+            precision,
+            include_warmup: self.include_warmup,
+        })
+    }
 }
 
 /// A load index, as the command line names it.
@@ -187,6 +259,7 @@ where
     let outcome = match cli.command {
         Command::Run(args) => run_scenario(&args, stdout, stderr),
         Command::Analyze(args) => analyze(&args, stdout),
+        Command::Compare(args) => compare(&args, stdout, stderr),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,
@@ -445,25 +518,8 @@ fn run_scenario(
 pub const MAX_TABLE_BYTES: u64 = 1 << 30;
 
 fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failure> {
-    use tpsim_probe::analysis::{Grouping, Options};
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-    if args.cluster == Some(0) {
-        return Err(input(
-            "--cluster: the smallest group must be at least 1 observation".into(),
-        ));
-    }
-    if !(args.level > 0.0 && args.level < 1.0) {
-        return Err(input(format!(
-            "--level: must lie between 0 and 1, got {}",
-            args.level
-        )));
-    }
-    if !(args.precision.is_finite() && args.precision > 0.0) {
-        return Err(input(format!(
-            "--precision: must be a fraction > 0, got {}",
-            args.precision
-        )));
-    }
+    let options = args.levels.options(args.precision)?;
     let name = args.table.display();
     let file = std::fs::File::open(&args.table)
         .with_context(|| format!("cannot read observation table {name}"))
@@ -475,20 +531,6 @@ fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failu
         .map_err(Failure::Input)?;
     let samples = tpsim_probe::analysis::read_observations(&text)
         .map_err(|e| input(format!("{name}: {e}")))?;
-    let options = Options {
-        index: match args.by {
-            IndexArg::Users => Index::Users,
-            IndexArg::Processes => Index::Processes,
-        },
-        grouping: match (args.cluster, args.window) {
-            (Some(min), _) => Grouping::Cluster { min },
-            (None, Some(half_width)) => Grouping::Window { half_width },
-            (None, None) => Grouping::Levels,
-        },
-        level: args.level,
-        precision: args.precision,
-        include_warmup: args.include_warmup,
-    };
     // Checked before the work, so that nothing is written for a bad one.
     let out = args
         .out
@@ -553,6 +595,99 @@ fn output_files(
         .into_iter()
         .map(|(name, text)| (name.to_string(), text.into_bytes()))
         .collect()
+}
+
+/// A time-sharing scenario with a probe, for `tpsim compare`.
+fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
+    match load(path)? {
+        Scenario::System(sys) if sys.probe.is_some() => Ok(*sys),
+        _ => Err(Failure::Input(anyhow::anyhow!(
+            "{}: not a time-sharing scenario with a [probe]: nothing to compare",
+            path.display()
+        ))),
+    }
+}
+
+fn compare(
+    args: &CompareArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    use tpsim_probe::analysis::Sample;
+    let options = args.levels.options(0.1)?;
+    if args.replications == 0 {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--replications: must be at least 1"
+        )));
+    }
+    let (mut a, mut b) = (installation(&args.a)?, installation(&args.b)?);
+    // Common random numbers: both run under the same master seed.
+    let seed = args.seed.unwrap_or(a.settings.seed);
+    a.settings.seed = seed;
+    b.settings.seed = seed;
+    let out = args
+        .out
+        .as_deref()
+        .map(OutputDir::open)
+        .transpose()
+        .map_err(Failure::Input)?;
+    let bar =
+        ProgressBar::with_draw_target(Some(2 * args.replications), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
+            .expect("the template is valid"),
+    );
+    let going = |_: tpsim_models::SimTime| !INTERRUPTED.load(Ordering::SeqCst);
+    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
+    for r in 0..args.replications {
+        for (sys, samples) in [&a, &b].into_iter().zip(runs.iter_mut()) {
+            let run = tpsim_models::system::simulate_with_progress(sys, seed, r, going);
+            if run.summary.stopped_by == StoppedBy::Interrupted {
+                bar.finish_and_clear();
+                let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
+                return Ok(Finished::Interrupted);
+            }
+            samples.push(run.observations.iter().map(Sample::from).collect());
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
+    let names = (a.settings.name.as_str(), b.settings.name.as_str());
+    if let Some(out) = &out {
+        let mut files = vec![(
+            "comparison.csv".to_string(),
+            tpsim_probe::report::comparison_csv(&rows).into_bytes(),
+        )];
+        let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
+        benchmarks.dedup();
+        for benchmark in benchmarks {
+            let chart = tpsim_probe::plot::p75_chart(names, &rows, benchmark, options.index);
+            let stem = format!("{}-p75-by-{}", file_stem(benchmark), options.index.name());
+            files.extend(chart_files(&stem, &chart).map_err(Failure::Run)?);
+        }
+        out.publish(&files).map_err(Failure::Run)?;
+    }
+    let text = if args.json {
+        let value = serde_json::json!({
+            "installations": [names.0, names.1],
+            "seed": seed,
+            "replications": args.replications,
+            "index": options.index,
+            "method": method,
+            "rows": rows,
+        });
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).expect("a comparison always serialises")
+        )
+    } else {
+        tpsim_probe::report::comparison_table(names, method, &rows, &options)
+    };
+    stdout
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure::Run(e.into()))?;
+    Ok(Finished::Whole)
 }
 
 /// The charts of an analysis, for each benchmark its four curves against

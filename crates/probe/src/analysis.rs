@@ -42,6 +42,18 @@ pub struct Sample {
     pub elapsed: f64,
 }
 
+impl From<&tpsim_models::system::Observation> for Sample {
+    fn from(o: &tpsim_models::system::Observation) -> Sample {
+        Sample {
+            benchmark: o.benchmark.clone(),
+            measured: !o.warmup,
+            users: o.users,
+            processes: o.processes,
+            elapsed: o.elapsed,
+        }
+    }
+}
+
 /// The load index observations are grouped by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -199,79 +211,97 @@ fn row(benchmark: &str, level: f64, mut times: Vec<f64>, options: &Options) -> L
     }
 }
 
+/// The benchmarks of `samples`, in order of first appearance.
+pub fn benchmarks(samples: &[Sample]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for s in samples {
+        if !names.contains(&s.benchmark.as_str()) {
+            names.push(&s.benchmark);
+        }
+    }
+    names
+}
+
+/// The elapsed times of `benchmark` by level of the index, the warm-up's
+/// left out unless asked for.
+pub fn by_level(samples: &[Sample], benchmark: &str, options: &Options) -> BTreeMap<u32, Vec<f64>> {
+    let mut levels: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    for s in samples
+        .iter()
+        .filter(|s| s.benchmark == benchmark && (s.measured || options.include_warmup))
+    {
+        levels
+            .entry(options.index.of(s))
+            .or_default()
+            .push(s.elapsed);
+    }
+    levels
+}
+
 /// The figures per benchmark (in order of first appearance) and load level
 /// (ascending).
 pub fn analyze(samples: &[Sample], options: &Options) -> Vec<LevelRow> {
-    let mut benchmarks: Vec<&str> = Vec::new();
-    for s in samples {
-        if !benchmarks.contains(&s.benchmark.as_str()) {
-            benchmarks.push(&s.benchmark);
-        }
-    }
     let mut rows = Vec::new();
-    for benchmark in benchmarks {
-        let mut levels: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
-        for s in samples
-            .iter()
-            .filter(|s| s.benchmark == benchmark && (s.measured || options.include_warmup))
-        {
-            levels
-                .entry(options.index.of(s))
-                .or_default()
-                .push(s.elapsed);
-        }
-        for (level, times) in group(&levels, options.grouping) {
+    for benchmark in benchmarks(samples) {
+        let levels = by_level(samples, benchmark, options);
+        let count = |members: &[u32]| -> usize { members.iter().map(|l| levels[l].len()).sum() };
+        let keys: Vec<u32> = levels.keys().copied().collect();
+        for (level, members) in groups(&keys, options.grouping, |m| count(m)) {
+            let times = members
+                .iter()
+                .flat_map(|l| levels[l].iter().copied())
+                .collect();
             rows.push(row(benchmark, level, times, options));
         }
     }
     rows
 }
 
-/// The groups of observations `grouping` makes of `levels`, each with its
-/// level.
-fn group(levels: &BTreeMap<u32, Vec<f64>>, grouping: Grouping) -> Vec<(f64, Vec<f64>)> {
+/// The groups `grouping` makes of the index values `levels` (ascending),
+/// each with its level and the values it takes observations from; `count`
+/// gives how many observations a set of values holds (for clustering: a
+/// group closes once it reaches the minimum).
+pub fn groups(
+    levels: &[u32],
+    grouping: Grouping,
+    count: impl Fn(&[u32]) -> usize,
+) -> Vec<(f64, Vec<u32>)> {
     match grouping {
-        Grouping::Levels => levels
-            .iter()
-            .map(|(&l, times)| (f64::from(l), times.clone()))
-            .collect(),
+        Grouping::Levels => levels.iter().map(|&l| (f64::from(l), vec![l])).collect(),
         Grouping::Window { half_width } => levels
-            .keys()
+            .iter()
             .map(|&l| {
-                let times = levels
-                    .range(l.saturating_sub(half_width)..=l.saturating_add(half_width))
-                    .flat_map(|(_, t)| t.iter().copied())
+                let near = levels
+                    .iter()
+                    .copied()
+                    .filter(|&m| m.abs_diff(l) <= half_width)
                     .collect();
-                (f64::from(l), times)
+                (f64::from(l), near)
             })
             .collect(),
         Grouping::Cluster { min } => {
             // Merged from the lowest level up; a last group short of the
             // minimum joins the one before it.
-            let mut groups: Vec<(Vec<u32>, Vec<f64>)> = Vec::new();
-            let mut open: (Vec<u32>, Vec<f64>) = (Vec::new(), Vec::new());
-            for (&l, times) in levels {
-                open.0.push(l);
-                open.1.extend(times);
-                if open.1.len() >= min {
-                    groups.push(std::mem::take(&mut open));
+            let mut closed: Vec<Vec<u32>> = Vec::new();
+            let mut open: Vec<u32> = Vec::new();
+            for &l in levels {
+                open.push(l);
+                if count(&open) >= min {
+                    closed.push(std::mem::take(&mut open));
                 }
             }
-            if !open.0.is_empty() {
-                match groups.last_mut() {
-                    Some(last) => {
-                        last.0.extend(open.0);
-                        last.1.extend(open.1);
-                    }
-                    None => groups.push(open),
+            if !open.is_empty() {
+                match closed.last_mut() {
+                    Some(last) => last.extend(open),
+                    None => closed.push(open),
                 }
             }
-            groups
+            closed
                 .into_iter()
-                .map(|(merged, times)| {
+                .map(|members| {
                     let level =
-                        merged.iter().map(|&l| f64::from(l)).sum::<f64>() / merged.len() as f64;
-                    (level, times)
+                        members.iter().map(|&l| f64::from(l)).sum::<f64>() / members.len() as f64;
+                    (level, members)
                 })
                 .collect()
         }

@@ -25,5 +25,6 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod compare;
 pub mod plot;
 pub mod report;

@@ -8,6 +8,7 @@
 //! every machine whatever fonts it has.
 
 use crate::analysis::{Index, LevelRow};
+use crate::compare::ComparisonRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
@@ -80,20 +81,31 @@ pub fn four_curves(rows: &[LevelRow], benchmark: &str, index: Index) -> Chart {
     }
 }
 
-/// The 75th percentile of `benchmark` at each installation, named, with
-/// its interval as a band.
-pub fn p75_chart(installations: &[(&str, &[LevelRow])], benchmark: &str, index: Index) -> Chart {
-    let series = installations
-        .iter()
-        .map(|&(name, rows)| {
-            let rows: Vec<&LevelRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
-            Series {
-                name: name.to_string(),
-                points: rows.iter().map(|r| (r.level, r.p75)).collect(),
-                band: band(&rows),
-            }
-        })
-        .collect();
+/// The 75th percentile of `benchmark` at the two installations `names`
+/// of a comparison, each with its interval as a band.
+pub fn p75_chart(
+    names: (&str, &str),
+    rows: &[ComparisonRow],
+    benchmark: &str,
+    index: Index,
+) -> Chart {
+    let rows: Vec<&ComparisonRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
+    type Side = fn(&ComparisonRow) -> (Option<f64>, Option<(f64, f64)>);
+    let side = |name: &str, of: Side| Series {
+        name: name.to_string(),
+        points: rows
+            .iter()
+            .filter_map(|r| Some((r.level, of(r).0?)))
+            .collect(),
+        band: rows
+            .iter()
+            .filter_map(|r| of(r).1.map(|(low, high)| (r.level, low, high)))
+            .collect(),
+    };
+    let series = vec![
+        side(names.0, |r| (r.a_p75, r.a_p75_interval)),
+        side(names.1, |r| (r.b_p75, r.b_p75_interval)),
+    ];
     Chart {
         title: format!(
             "{benchmark}: 75th percentile of elapsed time against {}",
@@ -261,12 +273,25 @@ mod tests {
     #[test]
     fn charts_render_as_svg_and_png() {
         let r = rows();
-        let chart = p75_chart(
-            &[("paged", &r), ("swapped", &r[..3])],
-            "man",
-            Index::Processes,
-        );
+        let compared: Vec<ComparisonRow> = r
+            .iter()
+            .map(|x| ComparisonRow {
+                benchmark: x.benchmark.clone(),
+                level: x.level,
+                a_count: 40,
+                a_p75: Some(x.p75),
+                a_p75_interval: x.p75_interval,
+                b_count: 3,
+                b_p75: (x.level <= 3.0).then_some(x.p75 * 0.8),
+                b_p75_interval: None,
+                difference: None,
+                interval: None,
+                significant: false,
+            })
+            .collect();
+        let chart = p75_chart(("paged", "swapped"), &compared, "man", Index::Processes);
         assert_eq!(chart.series[1].points.len(), 3);
+        assert_eq!(chart.series[0].band.len(), 5);
         let svg = svg(&chart).unwrap();
         assert!(
             svg.starts_with("<svg") && svg.contains("swapped"),

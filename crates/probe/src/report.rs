@@ -1,6 +1,7 @@
 //! Tables and CSV files from a run's summary.
 
 use crate::analysis::{Grouping, LevelRow, Options};
+use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
@@ -321,6 +322,63 @@ pub fn analysis_table(rows: &[LevelRow], options: &Options) -> String {
     text
 }
 
+/// Two installations side by side: per benchmark and level, each one's
+/// 75th percentile, the difference and its interval, `*` where it is
+/// significant.
+pub fn comparison_table(
+    names: (&str, &str),
+    method: Method,
+    rows: &[ComparisonRow],
+    options: &Options,
+) -> String {
+    let test = match method {
+        Method::Replications => "Student t over paired replications",
+        Method::Bootstrap => "percentile bootstrap over the observations",
+    };
+    let (a, b) = names;
+    let mut text = format!(
+        "75th percentile of elapsed time [s] by {}: {a} against {b}; interval of the difference at {}% ({test}); * where it leaves out 0\n",
+        options.index.name(),
+        options.level * 100.0
+    );
+    let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
+    benchmarks.dedup();
+    for benchmark in benchmarks {
+        let mut table = new_table(&[
+            options.index.name(),
+            &format!("n {a}"),
+            &format!("p75 {a}"),
+            &format!("n {b}"),
+            &format!("p75 {b}"),
+            "difference",
+            "interval",
+            "",
+        ]);
+        for r in rows.iter().filter(|r| r.benchmark == benchmark) {
+            let dash = || "-".to_string();
+            table.add_row(vec![
+                format!("{}", r.level),
+                r.a_count.to_string(),
+                r.a_p75.map_or_else(dash, fixed),
+                r.b_count.to_string(),
+                r.b_p75.map_or_else(dash, fixed),
+                r.difference.map_or_else(dash, fixed),
+                r.interval.map_or_else(dash, |(low, high)| {
+                    format!("{} - {}", fixed(low), fixed(high))
+                }),
+                if r.significant { "*" } else { "" }.to_string(),
+            ]);
+        }
+        text.push_str(&format!("\n{benchmark}\n{table}\n"));
+    }
+    text
+}
+
+/// The comparison as CSV, one row per benchmark and level.
+pub fn comparison_csv(rows: &[ComparisonRow]) -> String {
+    to_csv(rows)
+}
+
 /// The analysis per load level as CSV, one row per benchmark and level.
 pub fn analysis_csv(rows: &[LevelRow]) -> String {
     to_csv(rows)
@@ -438,6 +496,35 @@ mod rows {
                 self.multiprogramming.to_string(),
                 self.runnable.to_string(),
                 num(self.memory_occupancy),
+            ]
+        }
+    }
+
+    impl Row for crate::compare::ComparisonRow {
+        const HEADER: &'static [&'static str] = &[
+            "benchmark",
+            "level",
+            "a_count",
+            "a_p75_s",
+            "b_count",
+            "b_p75_s",
+            "difference_s",
+            "difference_low_s",
+            "difference_high_s",
+            "significant",
+        ];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                self.benchmark.clone(),
+                num(self.level),
+                self.a_count.to_string(),
+                maybe(self.a_p75),
+                self.b_count.to_string(),
+                maybe(self.b_p75),
+                maybe(self.difference),
+                maybe(self.interval.map(|i| i.0)),
+                maybe(self.interval.map(|i| i.1)),
+                self.significant.to_string(),
             ]
         }
     }
