@@ -391,19 +391,12 @@ fn mva(
         )));
     }
     let points = model.solve(population);
-    let text = if as_json {
-        let value = serde_json::json!({ "scenario": scenario.settings().name, "model": model, "points": points });
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&value).expect("MVA results always serialise")
-        )
-    } else {
-        tpsim_probe::report::mva_table(&model, &points)
-    };
-    stdout
-        .write_all(text.as_bytes())
-        .map_err(|e| Failure::Run(e.into()))?;
-    Ok(Finished::Whole)
+    emit(
+        stdout,
+        as_json,
+        || serde_json::json!({ "scenario": scenario.settings().name, "model": model, "points": points }),
+        || tpsim_probe::report::mva_table(&model, &points),
+    )
 }
 
 fn run_scenario(
@@ -421,12 +414,7 @@ fn run_scenario(
         sys.probe = None;
     }
     // Checked before the run, so that a long run is never lost to it.
-    let out = args
-        .out
-        .as_deref()
-        .map(OutputDir::open)
-        .transpose()
-        .map_err(Failure::Input)?;
+    let out = open_out(args.out.as_deref())?;
     let started = Instant::now();
     let Run {
         mut summary,
@@ -532,12 +520,7 @@ fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failu
     let samples = tpsim_probe::analysis::read_observations(&text)
         .map_err(|e| input(format!("{name}: {e}")))?;
     // Checked before the work, so that nothing is written for a bad one.
-    let out = args
-        .out
-        .as_deref()
-        .map(OutputDir::open)
-        .transpose()
-        .map_err(Failure::Input)?;
+    let out = open_out(args.out.as_deref())?;
     let rows = tpsim_probe::analysis::analyze(&samples, &options);
     if let Some(out) = &out {
         let mut files = vec![(
@@ -547,18 +530,34 @@ fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failu
         files.extend(analysis_charts(&rows, options.index).map_err(Failure::Run)?);
         out.publish(&files).map_err(Failure::Run)?;
     }
-    let text = if args.json {
-        let value = serde_json::json!({
-            "table": name.to_string(),
-            "index": options.index,
-            "rows": rows,
-        });
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&value).expect("an analysis always serialises")
-        )
+    emit(
+        stdout,
+        args.json,
+        || serde_json::json!({ "table": name.to_string(), "index": options.index, "rows": rows }),
+        || tpsim_probe::report::analysis_table(&rows, &options),
+    )
+}
+
+/// Opens the output directory, if one was asked for: before any work, so
+/// that a bad one costs nothing and nothing is written.
+fn open_out(dir: Option<&Path>) -> Result<Option<OutputDir>, Failure> {
+    dir.map(OutputDir::open).transpose().map_err(Failure::Input)
+}
+
+/// Writes what a command found: `value` as JSON if `as_json`, else
+/// `table`.
+fn emit(
+    stdout: &mut dyn Write,
+    as_json: bool,
+    value: impl FnOnce() -> serde_json::Value,
+    table: impl FnOnce() -> String,
+) -> Result<Finished, Failure> {
+    let text = if as_json {
+        let mut text = serde_json::to_string_pretty(&value()).expect("results always serialise");
+        text.push('\n');
+        text
     } else {
-        tpsim_probe::report::analysis_table(&rows, &options)
+        table()
     };
     stdout
         .write_all(text.as_bytes())
@@ -625,12 +624,7 @@ fn compare(
     let seed = args.seed.unwrap_or(a.settings.seed);
     a.settings.seed = seed;
     b.settings.seed = seed;
-    let out = args
-        .out
-        .as_deref()
-        .map(OutputDir::open)
-        .transpose()
-        .map_err(Failure::Input)?;
+    let out = open_out(args.out.as_deref())?;
     let bar =
         ProgressBar::with_draw_target(Some(2 * args.replications), ProgressDrawTarget::stderr());
     bar.set_style(
@@ -668,26 +662,21 @@ fn compare(
         }
         out.publish(&files).map_err(Failure::Run)?;
     }
-    let text = if args.json {
-        let value = serde_json::json!({
-            "installations": [names.0, names.1],
-            "seed": seed,
-            "replications": args.replications,
-            "index": options.index,
-            "method": method,
-            "rows": rows,
-        });
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&value).expect("a comparison always serialises")
-        )
-    } else {
-        tpsim_probe::report::comparison_table(names, method, &rows, &options)
-    };
-    stdout
-        .write_all(text.as_bytes())
-        .map_err(|e| Failure::Run(e.into()))?;
-    Ok(Finished::Whole)
+    emit(
+        stdout,
+        args.json,
+        || {
+            serde_json::json!({
+                "installations": [names.0, names.1],
+                "seed": seed,
+                "replications": args.replications,
+                "index": options.index,
+                "method": method,
+                "rows": rows,
+            })
+        },
+        || tpsim_probe::report::comparison_table(names, method, &rows, &options),
+    )
 }
 
 /// The charts of an analysis, for each benchmark its four curves against
