@@ -4,7 +4,11 @@
 //! [`report::table`] renders a [`Summary`](tpsim_models::Summary) as tables
 //! for the terminal (with the time-sharing model's processor, memory,
 //! paging and swapping figures when present), and [`report::stations_csv`],
-//! [`report::classes_csv`] and [`report::load_csv`] as CSV. It does no I/O itself: callers decide where the text goes.
+//! [`report::classes_csv`] and [`report::load_csv`] as CSV. The terminal
+//! probe's observations are analysed per load level by [`analysis`] (the
+//! 1981 study's percentiles, clustering and window), two installations
+//! compared by [`compare`], and both drawn by [`plot`] as SVG and PNG. It
+//! does no I/O itself: callers decide where the text goes.
 //!
 //! # Example
 //! ```
