@@ -539,6 +539,30 @@ mod tests {
     }
 
     #[test]
+    fn an_observation_of_a_run_is_a_sample_and_the_indices_have_names() {
+        let o = tpsim_models::system::Observation {
+            benchmark: "cc".into(),
+            start: 10.0,
+            warmup: true,
+            users: 4,
+            processes: 6,
+            runnable: 2,
+            free_memory: 1024,
+            elapsed: 12.0,
+            user: 5.0,
+            system: 0.5,
+        };
+        let s = Sample::from(&o);
+        assert_eq!(
+            (s.benchmark.as_str(), s.measured, s.users, s.processes, s.elapsed),
+            ("cc", false, 4, 6, 12.0)
+        );
+        let measured = Sample::from(&tpsim_models::system::Observation { warmup: false, ..o });
+        assert!(measured.measured);
+        assert_eq!((Index::Users.name(), Index::Processes.name()), ("users", "processes"));
+    }
+
+    #[test]
     fn a_table_needs_its_columns_and_sound_values() {
         let good = "benchmark,start_s,phase,users,processes,elapsed_s\nman,1.0,measured,3,4,5.5\ncc,2.0,warmup,3,5,7\n";
         let samples = read_observations(good).unwrap();
