@@ -151,7 +151,8 @@ pub struct LevelRow {
     /// Observations still needed for the interval's half-width to reach
     /// the precision asked (assuming the half-width shrinks as one over the
     /// square root of the count); 0 when reached, `None` without an
-    /// interval.
+    /// interval (or with a 75th percentile of 0, which no relative
+    /// precision fits).
     pub needed: Option<usize>,
 }
 
@@ -188,7 +189,8 @@ fn row(benchmark: &str, level: f64, mut times: Vec<f64>, options: &Options) -> L
     times.sort_by(f64::total_cmp);
     let p75 = quantile(&times, 0.75);
     let interval = quantile_interval(&times, 0.75, options.level);
-    let needed = interval.map(|(low, high)| {
+    // A precision relative to a 75th percentile of 0 asks for nothing.
+    let needed = interval.filter(|_| p75 > 0.0).map(|(low, high)| {
         let half = (high - low) / 2.0;
         let wanted = options.precision * p75;
         if half <= wanted {
@@ -536,6 +538,10 @@ mod tests {
         assert_eq!(r.p75_interval, Some((223.0, 235.0)));
         assert_eq!(r.needed, Some(0));
         assert_eq!(at(0.01).needed, Some(234));
+        // Times of 0: no relative precision to reach.
+        let zeros: Vec<Sample> = (0..40).map(|i| sample(17, f64::from(i / 35))).collect();
+        let r = &analyze(&zeros, &Options::default())[0];
+        assert_eq!((r.p75, r.needed), (0.0, None));
     }
 
     #[test]
