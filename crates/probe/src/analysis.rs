@@ -491,12 +491,15 @@ mod tests {
         let clusters = rows(Grouping::Cluster { min: 30 });
         let got: Vec<(f64, usize)> = clusters.iter().map(|r| (r.level, r.count)).collect();
         assert_eq!(got, [(15.5, 31), (17.0, 40)]);
-        // At 50, the last group is short and joins the one before.
-        let got: Vec<(f64, usize)> = rows(Grouping::Cluster { min: 50 })
-            .iter()
-            .map(|r| (r.level, r.count))
-            .collect();
-        assert_eq!(got, [(16.0, 71)]);
+        // At 50 the three make one group; at 100 they are short of it
+        // but still one group, the only one there is.
+        for min in [50, 100] {
+            let got: Vec<(f64, usize)> = rows(Grouping::Cluster { min })
+                .iter()
+                .map(|r| (r.level, r.count))
+                .collect();
+            assert_eq!(got, [(16.0, 71)], "min {min}");
+        }
         // The window: level 16 from 15, 16 and 17.
         let window = rows(Grouping::Window { half_width: 1 });
         let got: Vec<(f64, usize)> = window.iter().map(|r| (r.level, r.count)).collect();
@@ -514,6 +517,37 @@ mod tests {
             },
         );
         assert_eq!(by_processes[0].level, 16.0);
+    }
+
+    #[test]
+    fn a_short_last_group_joins_the_one_before_and_benchmarks_stay_apart() {
+        // 30 observations at level 1, 30 at 2, 5 at 3; a second benchmark
+        // and a warm-up run that must not count.
+        let mut samples: Vec<Sample> = [(1, 30), (2, 30), (3, 5)]
+            .iter()
+            .flat_map(|&(l, n)| (0..n).map(move |i| sample(l, f64::from(i))))
+            .collect();
+        samples.push(Sample {
+            benchmark: "cc".into(),
+            ..sample(1, 1000.0)
+        });
+        samples.push(Sample {
+            measured: false,
+            ..sample(1, 2000.0)
+        });
+        let rows = analyze(
+            &samples,
+            &Options {
+                grouping: Grouping::Cluster { min: 30 },
+                ..Options::default()
+            },
+        );
+        let got: Vec<(&str, f64, usize)> = rows
+            .iter()
+            .map(|r| (r.benchmark.as_str(), r.level, r.count))
+            .collect();
+        assert_eq!(got, [("man", 1.0, 30), ("man", 2.5, 35), ("cc", 1.0, 1)]);
+        assert_eq!(rows[0].mean, 14.5);
     }
 
     #[test]
@@ -560,12 +594,21 @@ mod tests {
         };
         let s = Sample::from(&o);
         assert_eq!(
-            (s.benchmark.as_str(), s.measured, s.users, s.processes, s.elapsed),
+            (
+                s.benchmark.as_str(),
+                s.measured,
+                s.users,
+                s.processes,
+                s.elapsed
+            ),
             ("cc", false, 4, 6, 12.0)
         );
         let measured = Sample::from(&tpsim_models::system::Observation { warmup: false, ..o });
         assert!(measured.measured);
-        assert_eq!((Index::Users.name(), Index::Processes.name()), ("users", "processes"));
+        assert_eq!(
+            (Index::Users.name(), Index::Processes.name()),
+            ("users", "processes")
+        );
     }
 
     #[test]
