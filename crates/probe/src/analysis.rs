@@ -166,6 +166,11 @@ pub fn quantile(sorted: &[f64], p: f64) -> f64 {
     sorted[below] + (h - below as f64) * (sorted[above] - sorted[below])
 }
 
+/// The probability in each tail of a two-sided interval at `level`.
+pub(crate) fn tail(level: f64) -> f64 {
+    (1.0 - level) / 2.0
+}
+
 /// The distribution-free interval for the `p`-quantile of `sorted` with
 /// confidence at least `level`: the order statistics X(l) and X(u)
 /// (1-based) with P(B < l) ≤ (1 − level)/2 and P(B ≥ u) ≤ (1 − level)/2,
@@ -175,7 +180,7 @@ pub fn quantile_interval(sorted: &[f64], p: f64, level: f64) -> Option<(f64, f64
     if n == 0 {
         return None;
     }
-    let tail = (1.0 - level) / 2.0;
+    let tail = tail(level);
     let b = Binomial::new(p, n).expect("p in [0, 1]");
     // The largest l with P(B <= l - 1) <= tail.
     let l = (1..=n).take_while(|&l| b.cdf(l - 1) <= tail).last()?;
@@ -644,9 +649,15 @@ mod tests {
             read_observations("benchmark,phase,users,processes,elapsed_s\nman,during,1,2,3\n")
                 .unwrap_err();
         assert!(bad.to_string().contains("column `phase`"), "{bad}");
-        let bad =
-            read_observations("benchmark,phase,users,processes,elapsed_s\nman,measured,1,2,soon\n")
-                .unwrap_err();
-        assert!(bad.to_string().contains("column `elapsed_s`"), "{bad}");
+        for time in ["soon", "-3", "inf", "NaN"] {
+            let bad = read_observations(&format!(
+                "benchmark,phase,users,processes,elapsed_s\nman,measured,1,2,{time}\n"
+            ))
+            .unwrap_err();
+            assert!(
+                bad.to_string().contains("column `elapsed_s`"),
+                "{time}: {bad}"
+            );
+        }
     }
 }

@@ -19,7 +19,9 @@
 //! A level's difference is *significant* when its interval leaves out 0.
 //! The pooled figures (all replications together) are shown beside it.
 
-use crate::analysis::{Options, Sample, benchmarks, by_level, groups, quantile, quantile_interval};
+use crate::analysis::{
+    Options, Sample, benchmarks, by_level, groups, quantile, quantile_interval, tail,
+};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -199,7 +201,7 @@ fn bootstrap(a: &[f64], b: &[f64], level: f64, seed: u64) -> Option<(f64, f64)> 
         .map(|_| resample(a, &mut rng) - resample(b, &mut rng))
         .collect();
     diffs.sort_by(f64::total_cmp);
-    let tail = (1.0 - level) / 2.0;
+    let tail = tail(level);
     Some((quantile(&diffs, tail), quantile(&diffs, 1.0 - tail)))
 }
 
@@ -263,6 +265,54 @@ mod tests {
         assert_eq!((rows[1].interval, rows[1].significant), (None, false));
         // The same input gives the same interval.
         assert_eq!(compare(&a, &b, &Options::default()).1, rows);
+    }
+
+    #[test]
+    fn three_replications_and_the_sign_of_a_significant_difference() {
+        // At A 3, 5 and 10, at B 1, 2 and 3 in the three replications
+        // (one observation each): differences 2, 3 and 7, mean 4,
+        // s = 2.6458, t(2) at 95% = 4.3027: 4 ± 6.5726.
+        let a = runs(&[&[(1, 3.0)], &[(1, 5.0)], &[(1, 10.0)]]);
+        let b = runs(&[&[(1, 1.0)], &[(1, 2.0)], &[(1, 3.0)]]);
+        let r = &compare(&a, &b, &Options::default()).1[0];
+        let (low, high) = r.interval.unwrap();
+        assert!((r.difference.unwrap() - 4.0).abs() < 1e-12);
+        assert!((high - low - 2.0 * 6.5726).abs() < 1e-3, "{low} {high}");
+        // A clear gap the other way is significant too.
+        let gap = |base: f64| -> Vec<(u32, f64)> {
+            (0..40).map(|i| (3, base + f64::from(i % 5))).collect()
+        };
+        let rows = compare(
+            &runs(&[&gap(10.0)]),
+            &runs(&[&gap(20.0)]),
+            &Options::default(),
+        )
+        .1;
+        assert!(
+            rows[0].difference.unwrap() < 0.0 && rows[0].significant,
+            "{:?}",
+            rows[0]
+        );
+        // The same constant at both: an interval of exactly 0, not
+        // significant.
+        let flat: Vec<(u32, f64)> = (0..20).map(|_| (3, 7.0)).collect();
+        let same = compare(&runs(&[&flat]), &runs(&[&flat]), &Options::default()).1;
+        assert_eq!(
+            (same[0].interval, same[0].significant),
+            (Some((0.0, 0.0)), false)
+        );
+    }
+
+    #[test]
+    fn a_bootstrap_needs_five_observations_at_each_installation() {
+        let at = |n: u32| -> Vec<(u32, f64)> { (0..n).map(|i| (2, f64::from(i))).collect() };
+        let interval = |na, nb| {
+            compare(&runs(&[&at(na)]), &runs(&[&at(nb)]), &Options::default()).1[0].interval
+        };
+        assert!(interval(5, 5).is_some());
+        assert_eq!(interval(4, 5), None);
+        assert_eq!(interval(5, 4), None);
+        assert_eq!(interval(40, 3), None);
     }
 
     #[test]
