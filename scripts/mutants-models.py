@@ -10,10 +10,15 @@ reverts it, and prints one line per mutant: caught, MISSED, unviable (does
 not build) or caught (timeout).
 
     scripts/mutants-models.py FILE [--shard K/N] [--filter validation::]
+                              [--later TEST ...]
 
-Shard K of N takes every N-th mutant starting at the K-th (1-based), so N
-sessions cover a file between them. Not part of CI: each mutant costs a
-rebuild and a run of the tests, about 45 s on two cores.
+FILE may be a glob (`'crates/models/src/system/**'`). Shard K of N takes
+every N-th mutant starting at the K-th (1-based), so N sessions cover a
+file between them, or one shard is a systematic sample. Tests named with
+`--later` (the slow statistical ones) run only for a mutant that the
+other tests did not catch, so most mutants cost a rebuild and the quick
+tests. Not part of CI: each mutant costs a rebuild and a run of the
+tests, 30 s to 3 min on two cores.
 """
 
 import argparse
@@ -30,6 +35,10 @@ def main() -> int:
     parser.add_argument("--shard", default="1/1", help="K/N: this shard of N")
     parser.add_argument("--filter", default="", help="test-name filter for tests/it")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per test run")
+    parser.add_argument(
+        "--later", nargs="*", default=[],
+        help="slow tests run only when the others miss the mutant",
+    )
     args = parser.parse_args()
     k, n = (int(x) for x in args.shard.split("/"))
     if not 1 <= k <= n:
@@ -50,17 +59,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         clone = os.path.join(scratch, "tpsim")
         subprocess.run(["git", "clone", "-q", root, clone], check=True)
-        test = ["cargo", "test", "-q", "--test", "it"] + ([args.filter] if args.filter else [])
+        test = ["cargo", "test", "-q", "--test", "it"]
+        stages = [([args.filter] if args.filter else []) + ["--"] + [f"--skip={t}" for t in args.later]]
+        if args.later:
+            stages.append(["--"] + args.later)
         counts = {}
         for mutant in mutants:
-            verdict = run_one(clone, mutant, test, args.timeout)
+            verdict = run_one(clone, mutant, test, stages, args.timeout)
             counts[verdict] = counts.get(verdict, 0) + 1
             print(f"{verdict:<16} {mutant['name']}", flush=True)
     print(", ".join(f"{v}: {c}" for v, c in sorted(counts.items())))
     return 0
 
 
-def run_one(clone: str, mutant: dict, test: list, timeout: int) -> str:
+def run_one(clone: str, mutant: dict, test: list, stages: list, timeout: int) -> str:
     applied = subprocess.run(
         ["patch", "--quiet", "--batch", mutant["file"]],
         input=mutant["diff"], text=True, cwd=clone, capture_output=True,
@@ -71,11 +83,14 @@ def run_one(clone: str, mutant: dict, test: list, timeout: int) -> str:
         built = subprocess.run(test + ["--no-run"], cwd=clone, capture_output=True)
         if built.returncode != 0:
             return "unviable"
-        try:
-            ran = subprocess.run(test, cwd=clone, capture_output=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return "caught (timeout)"
-        return "caught" if ran.returncode != 0 else "MISSED"
+        for stage in stages:
+            try:
+                ran = subprocess.run(test + stage, cwd=clone, capture_output=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return "caught (timeout)"
+            if ran.returncode != 0:
+                return "caught"
+        return "MISSED"
     finally:
         subprocess.run(["git", "checkout", "-q", "--", "."], cwd=clone, check=True)
 
