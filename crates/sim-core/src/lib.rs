@@ -21,6 +21,10 @@
 //! [`Streams`] derives an independent generator for every named component
 //! from the master seed and the replication index.
 //!
+//! # Replications
+//! [`replicate`] runs independent replications on all cores, with
+//! Student-t intervals and a sequential stopping rule.
+//!
 //! # Example
 //! A single server with exponential service, fed by Poisson arrivals
 //! (M/M/1 with rho = 0.5): the mean number in the system is rho / (1 - rho) = 1.
@@ -75,6 +79,7 @@
 pub mod calendar;
 pub mod dist;
 pub mod random;
+pub mod replicate;
 pub mod sim;
 pub mod stats;
 pub mod time;
