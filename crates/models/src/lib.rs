@@ -11,6 +11,9 @@
 //! - [`system`] is the time-sharing system: terminal users, command
 //!   classes, round-robin processors, swapping or demand paging, disks and a
 //!   bulk store; [`system::simulate`] runs it.
+//! - [`batch`] runs independent replications of a scenario, or of every
+//!   point of a [`sweep`] over its keys, on all cores, with Student-t
+//!   intervals for every measure.
 //! - [`analytic`] holds the exact results the simulator is checked against
 //!   and that users can call directly: M/M/1, M/G/1 (Pollaczek-Khinchine),
 //!   M/G/1-PS, the machine-repairman model and exact Mean Value Analysis.
@@ -43,12 +46,14 @@
 #![deny(missing_docs)]
 
 pub mod analytic;
+pub mod batch;
 mod measure;
 pub mod network;
 pub mod run;
 pub mod scenario;
 pub mod simulate;
 pub mod summary;
+pub mod sweep;
 pub mod system;
 pub mod units;
 

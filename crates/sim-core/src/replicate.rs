@@ -111,7 +111,10 @@ impl Runner {
     /// numbers across configurations). The jobs of a round run in
     /// parallel, all configurations together. `run` returns `None` for a
     /// replication that did not finish (interrupted); the batch then ends,
-    /// keeping those that did.
+    /// keeping those that did. `measures` gives the same measures in the
+    /// same order for every run, NaN for one a run did not measure (such
+    /// as the mean response of a class with no completions): NaN values
+    /// are left out of the estimates.
     pub fn replicate_each<C, T, F, M>(
         &self,
         master_seed: u64,
@@ -184,7 +187,11 @@ fn estimates<T>(runs: &[T], measures: impl Fn(&T) -> Vec<f64>, level: f64) -> Ve
     let width = per_run.first().map_or(0, Vec::len);
     (0..width)
         .map(|m| {
-            let values: Vec<f64> = per_run.iter().filter_map(|v| v.get(m).copied()).collect();
+            let values: Vec<f64> = per_run
+                .iter()
+                .filter_map(|v| v.get(m).copied())
+                .filter(|x| !x.is_nan())
+                .collect();
             Estimate::of(&values, level)
         })
         .collect()
@@ -336,7 +343,8 @@ impl Precision {
     /// `estimates`.
     pub fn next(&self, n: u64, estimates: &[Estimate]) -> Next {
         let mut needed = n;
-        for estimate in estimates {
+        // A measure with no values (missing in every run) asks for nothing.
+        for estimate in estimates.iter().filter(|e| e.n > 0) {
             let want = match estimate.relative_half_width() {
                 Some(w) if w <= self.relative_half_width => n,
                 Some(w) if w.is_finite() => {
@@ -488,6 +496,10 @@ mod tests {
             Next::Run(20)
         );
         assert_eq!(r.next(10, &[]), Next::Stop(Stop::Precision));
+        assert_eq!(
+            r.next(10, &[Estimate::of(&[], 0.95)]),
+            Next::Stop(Stop::Precision)
+        );
     }
 
     #[test]
@@ -550,6 +562,23 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         assert!(fixed.iter().all(|b| b.stopped_by == Stop::Count));
+    }
+
+    #[test]
+    fn values_a_run_did_not_measure_are_left_out() {
+        let runner = Runner::new(1).unwrap();
+        let run = |_: &(), s: Streams| Some(s.replication());
+        let sequential = Rule::Precision {
+            initial: 6,
+            precision: rule(0.01, 50),
+        };
+        // 1 on even replications, unmeasured on odd ones: precise at once.
+        let odd_missing = |&r: &u64| vec![if r % 2 == 0 { 1.0 } else { f64::NAN }];
+        let done = runner.replicate_each(1, &[()], &sequential, run, odd_missing);
+        assert_eq!(
+            (done[0].runs.len(), done[0].stopped_by),
+            (6, Stop::Precision)
+        );
     }
 
     #[test]

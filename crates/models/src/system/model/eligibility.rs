@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(awards(&mut e), [1]);
         // Beside it nothing fits, not even a small one.
         e.wait(2, 0, 10.0);
-        assert_eq!(awards(&mut e), []);
+        assert_eq!(awards(&mut e), [0usize; 0]);
         e.release(150.0);
         // Level 0 before level 2, whatever the order of arrival; the head
         // of the best level holds back the rest when it does not fit.
