@@ -945,3 +945,236 @@ fn compare_needs_two_probed_systems_and_a_replication() {
     assert_eq!(out.status, 2);
     assert!(out.stderr.contains("--replications: must be at least 1"));
 }
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn batch_and_sweep_give_the_same_files_on_any_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    let sweep = |jobs: &str, out: &Path| {
+        tpsim(&[
+            "sweep",
+            &mm1,
+            "--set",
+            "class[jobs].arrivals.exp.rate=0.3/s,0.6/s",
+            "--set",
+            "run.end_time=2000s..4000s:2000s",
+            "--replications",
+            "3",
+            "--jobs",
+            jobs,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let out = sweep("1", &one);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(sweep("2", &two).status, 0);
+    assert_eq!(
+        files_in(&one),
+        ["batch.json", "estimates.csv", "replications.csv"]
+    );
+    for file in files_in(&one) {
+        assert_eq!(
+            std::fs::read(one.join(&file)).unwrap(),
+            std::fs::read(two.join(&file)).unwrap(),
+            "{file}"
+        );
+    }
+    // Four points, three replications each, the last key varying fastest.
+    let rows = std::fs::read_to_string(one.join("replications.csv")).unwrap();
+    let lines: Vec<&str> = rows.lines().collect();
+    assert_eq!(lines.len(), 1 + 4 * 3);
+    assert!(lines[0].starts_with("class[jobs].arrivals.exp.rate,run.end_time,replication,stopped_by,classes.jobs.completions,"), "{}", lines[0]);
+    assert!(
+        lines[4].starts_with("0.3/s,4000s,0,end_time,"),
+        "{}",
+        lines[4]
+    );
+    for expected in [
+        "| 0.6/s ",
+        "| classes.jobs.mean_response ",
+        "±95%",
+        "at class[jobs].arrivals.exp.rate=0.6/s, run.end_time=4000s: 3 replications, stopped by count",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "{expected:?} in\n{}",
+            out.stdout
+        );
+    }
+    // A batch is the sweep of no keys; its estimates are those of the
+    // replications written beside them.
+    let json = tpsim(&[
+        "batch",
+        &mm1,
+        "--replications",
+        "4",
+        "--json",
+        "--measure",
+        "stations.*.utilization",
+    ]);
+    assert_eq!(json.status, 0, "{}", json.stderr);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(value["points"][0]["replications"], 4);
+    assert_eq!(value["partial"], false);
+    let estimates = value["points"][0]["estimates"].as_array().unwrap();
+    let utilization = estimates
+        .iter()
+        .find(|e| e["measure"] == "stations.server.utilization")
+        .unwrap();
+    assert_eq!(utilization["n"], 4);
+    assert!(
+        (utilization["mean"].as_f64().unwrap() - 0.8).abs() < 0.02,
+        "{utilization}"
+    );
+}
+
+#[test]
+fn a_batch_can_run_until_its_measures_are_precise() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let out = tpsim(&[
+        "batch",
+        &mm1,
+        "--precision",
+        "0.03",
+        "--measure",
+        "classes.jobs.mean_response",
+        "--replications",
+        "4",
+        "--max-replications",
+        "200",
+        "--json",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let point = &value["points"][0];
+    assert_eq!(point["stopped_by"], "precision");
+    let response = point["estimates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["measure"] == "classes.jobs.mean_response")
+        .unwrap();
+    let (mean, half) = (
+        response["mean"].as_f64().unwrap(),
+        response["half_width"].as_f64().unwrap(),
+    );
+    assert!(half <= 0.03 * mean, "{response}");
+    assert!(point["replications"].as_u64().unwrap() > 4);
+    let capped = tpsim(&[
+        "batch",
+        &mm1,
+        "--precision",
+        "0.0001",
+        "--replications",
+        "2",
+        "--max-replications",
+        "3",
+    ]);
+    assert_eq!(capped.status, 0, "{}", capped.stderr);
+    assert!(
+        capped
+            .stdout
+            .contains("3 replications, stopped by max_replications"),
+        "{}",
+        capped.stdout
+    );
+}
+
+#[test]
+fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let out_dir = dir.path().join("out");
+    let out = out_dir.to_str().unwrap();
+    for (args, expected) in [
+        (
+            vec!["sweep", &mm1, "--set", "run.end_time=5..1"],
+            "--set run.end_time=5..1: the range from 5 to 1 is empty",
+        ),
+        (
+            vec!["sweep", &mm1, "--set", "run.end_time=1..5:0"],
+            "step must be greater than 0",
+        ),
+        (
+            vec!["sweep", &mm1, "--set", "run.end_tme=100s"],
+            "at run.end_tme=100s: ",
+        ),
+        (
+            vec!["sweep", &mm1, "--set", "run.end_tme=100s"],
+            "unknown field `end_tme`, expected one of",
+        ),
+        (
+            vec!["sweep", &mm1, "--set", "run.end_time=5000s,500s"],
+            "at run.end_time=500s: ",
+        ),
+        (
+            vec!["sweep", &mm1, "--set", "station[disk].service.exp.mean=1s"],
+            "none is named disk; the names are server",
+        ),
+        (vec!["sweep", &mm1, "--set", "users"], "expected KEY=VALUES"),
+        (
+            vec!["batch", &mm1, "--level", "1.5"],
+            "--level: must lie between 0 and 1",
+        ),
+        (
+            vec!["batch", &mm1, "--replications", "0"],
+            "--replications: must be at least 1",
+        ),
+        (
+            vec!["batch", &mm1, "--precision", "0"],
+            "--precision: must be a fraction > 0",
+        ),
+        (
+            vec!["batch", &mm1, "--precision", "0.1", "--replications", "1"],
+            "needs at least 2",
+        ),
+        (
+            vec![
+                "batch",
+                &mm1,
+                "--precision",
+                "0.1",
+                "--max-replications",
+                "5",
+            ],
+            "--max-replications: must be at least --replications (10)",
+        ),
+        (
+            vec!["batch", &mm1, "--measure", "classes.*.latency"],
+            "--measure classes.*.latency: no measure",
+        ),
+    ] {
+        let mut args = args;
+        args.extend(["--out", out]);
+        let result = tpsim(&args);
+        assert_eq!(result.status, 2, "{args:?}: {}", result.stderr);
+        assert!(
+            result.stderr.contains(expected),
+            "{args:?}: expected {expected:?} in {}",
+            result.stderr
+        );
+        assert!(
+            files_in(&out_dir).is_empty(),
+            "{args:?} wrote {:?}",
+            files_in(&out_dir)
+        );
+    }
+    let missing = tpsim(&["sweep", &mm1]);
+    assert_eq!(missing.status, 2);
+    assert!(missing.stderr.contains("--set"), "{}", missing.stderr);
+}

@@ -23,7 +23,8 @@ use crate::sweep::Point;
 use serde::Serialize;
 use tpsim_core::replicate::{Estimate, Rule, Runner};
 
-/// The measures of one run, in the order of `summary.json`.
+/// The measures of one run: the sections of `summary.json` and the fields
+/// of each row in alphabetical order, the rows of an array in order.
 pub fn measures(summary: &Summary) -> Vec<(String, f64)> {
     let value = serde_json::to_value(summary).expect("a summary always serialises");
     let mut found = Vec::new();
@@ -50,6 +51,10 @@ const RUN_FIELDS: [&str; 8] = [
     "stalled_on",
 ];
 
+/// Fields of a row that restate the scenario (a station's servers, the
+/// processors, the size of user memory), not something measured.
+const SETTINGS: [&str; 4] = ["name", "servers", "cpus", "user_bytes"];
+
 fn flatten(path: &str, value: &serde_json::Value, found: &mut Vec<(String, f64)>) {
     use serde_json::Value;
     match value {
@@ -58,7 +63,7 @@ fn flatten(path: &str, value: &serde_json::Value, found: &mut Vec<(String, f64)>
         Value::Object(fields) => {
             for (key, value) in fields {
                 let per_run_interval = key.ends_with("_ci95") || key.ends_with("_ci95_note");
-                if !per_run_interval && !value.is_string() && key != "name" {
+                if !per_run_interval && !SETTINGS.contains(&key.as_str()) {
                     flatten(&format!("{path}.{key}"), value, found);
                 }
             }
@@ -95,6 +100,18 @@ pub fn matches(pattern: &str, name: &str) -> bool {
         }
     }
     rest.ends_with(last)
+}
+
+/// The names of the measures a run of `point` reports: they depend on the
+/// scenario's shape (its stations, classes and sections), not on what
+/// happens in the run, so a run of a single event tells them.
+pub fn measure_names(point: &Point) -> Vec<String> {
+    let mut scenario = point.scenario.clone();
+    scenario.settings_mut().max_events = Some(1);
+    measures(&scenario.run(0, |_| true).summary)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The measures a batch shows and aims its precision at when none are

@@ -63,4 +63,4 @@ pub use scenario::{Scenario, ScenarioError, load, load_network, load_system};
 pub use simulate::{simulate, simulate_with_progress};
 pub use summary::Summary;
 pub use system::System;
-pub use tpsim_core::{STALL_EVENTS, SimTime};
+pub use tpsim_core::{STALL_EVENTS, SimTime, replicate};

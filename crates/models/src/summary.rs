@@ -166,6 +166,16 @@ pub enum StoppedBy {
 }
 
 impl StoppedBy {
+    /// The name used in JSON and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            StoppedBy::EndTime => "end_time",
+            StoppedBy::EventLimit => "event_limit",
+            StoppedBy::Stalled => "stalled",
+            StoppedBy::Interrupted => "interrupted",
+        }
+    }
+
     /// A remark for a report's heading: empty for a run that reached its
     /// end time.
     pub fn remark(self) -> &'static str {

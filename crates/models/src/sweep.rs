@@ -228,7 +228,7 @@ fn parse_range(start: &str, rest: &str) -> Result<Vec<toml::Value>, String> {
             start.unit, end.unit, step.unit
         ));
     }
-    if !(step.number > 0.0) {
+    if step.number <= 0.0 {
         return Err("a range's step must be greater than 0".into());
     }
     if end.number < start.number {

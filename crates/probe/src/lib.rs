@@ -7,7 +7,8 @@
 //! [`report::classes_csv`] and [`report::load_csv`] as CSV. The terminal
 //! probe's observations are analysed per load level by [`analysis`] (the
 //! 1981 study's percentiles, clustering and window), two installations
-//! compared by [`compare`], and both drawn by [`plot`] as SVG and PNG. It
+//! compared by [`compare`], batches of replications and sweeps tabled by
+//! [`batch`], and curves drawn by [`plot`] as SVG and PNG. It
 //! does no I/O itself: callers decide where the text goes.
 //!
 //! # Example
@@ -29,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod batch;
 pub mod compare;
 pub mod plot;
 pub mod report;

@@ -13,7 +13,7 @@ fn fixed(x: f64) -> String {
 
 /// A measure that may be missing (no completions, no one waits in line):
 /// a dash in a table.
-fn maybe(x: Option<f64>) -> String {
+pub(crate) fn maybe(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_string(), fixed)
 }
 
@@ -22,7 +22,7 @@ fn cell(name: &str) -> String {
     name.replace('|', "\\|")
 }
 
-fn new_table(header: &[&str]) -> Table {
+pub(crate) fn new_table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_preset(presets::ASCII_MARKDOWN)
@@ -390,6 +390,12 @@ pub fn probe_csv(observations: &[Observation]) -> String {
     to_csv(observations)
 }
 
+/// A number for a CSV file: Debug formatting prints the shortest text that
+/// reads back as the same f64, so the file loses nothing.
+pub(crate) fn num(x: f64) -> String {
+    format!("{x:?}")
+}
+
 /// The CSV shape of each kind of row: column names and fields in order.
 mod rows {
     use tpsim_models::summary::{ClassSummary, StationSummary};
@@ -400,11 +406,7 @@ mod rows {
         fn fields(&self) -> Vec<String>;
     }
 
-    fn num(x: f64) -> String {
-        // Debug formatting prints the shortest text that reads back as the
-        // same f64, so the CSV loses nothing.
-        format!("{x:?}")
-    }
+    pub(crate) use super::num;
 
     /// A measure that may be missing: an empty field.
     fn maybe(x: Option<f64>) -> String {

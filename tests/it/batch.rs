@@ -1,0 +1,111 @@
+//! Batches of replications and sweeps: intervals over replications that
+//! cover what they claim, a sweep that lies on exact MVA, and the examples
+//! of the library's replications API.
+
+use crate::{check_level, interval, note_check, seed};
+use statrs::distribution::{ContinuousCDF, Normal};
+use tpsim::core::Streams;
+use tpsim::core::replicate::{Estimate, Rule, Runner};
+use tpsim::models::analytic::ClosedModel;
+use tpsim::models::batch;
+use tpsim::models::sweep::{Setting, points};
+
+#[allow(dead_code)]
+#[path = "../../examples/mm1.rs"]
+mod mm1;
+
+#[allow(dead_code)]
+#[path = "../../examples/repairmen.rs"]
+mod repairmen;
+
+#[test]
+fn replication_intervals_cover_the_mean_at_their_nominal_rate() {
+    // 600 batches of 5 replications of the M/M/1 example at rho = 0.5,
+    // each replication 4,000 s after a 400 s warm-up: the 95% Student-t
+    // interval of each batch must cover the exact mean response of 2 s in
+    // a fraction of batches consistent with 95%. With 5 replications a
+    // normal quantile in place of Student's t would cover about 88%.
+    let (batches, per_batch) = (600u64, 5u64);
+    let runner = Runner::new(0).unwrap();
+    let runs = runner.replicate(seed(11), 0..batches * per_batch, |s: Streams| {
+        mm1::mean_response(s, 0.5, 1.0, 400.0, 4_000.0)
+    });
+    let covered = runs
+        .chunks(per_batch as usize)
+        .filter(|b| Estimate::of(b, 0.95).contains(2.0))
+        .count();
+    note_check("replication-interval coverage, M/M/1 rho 0.5");
+    let coverage = covered as f64 / batches as f64;
+    let z = Normal::new(0.0, 1.0)
+        .unwrap()
+        .inverse_cdf(0.5 + check_level() / 2.0);
+    let band = z * (0.95 * 0.05 / batches as f64).sqrt();
+    assert!(
+        (coverage - 0.95).abs() <= band,
+        "coverage {coverage} of {batches} intervals, outside 0.95 ± {band}"
+    );
+}
+
+#[test]
+fn the_repairmen_example_matches_its_birth_death_chain() {
+    let shop = repairmen::Shop {
+        machines: 20,
+        repairmen: 3,
+        mean_up: 100.0,
+        mean_repair: 10.0,
+    };
+    let runner = Runner::new(0).unwrap();
+    let run =
+        |shop: &repairmen::Shop, s: Streams| Some(repairmen::mean_down(shop, s, 1_000.0, 20_000.0));
+    let batch = runner.replicate_each(seed(12), &[shop], &Rule::Count(80), run, |&d| vec![d]);
+    let ci = interval("repairmen example, mean machines down", &batch[0].runs);
+    let exact = shop.exact_mean_down();
+    // By hand: p_k ∝ prod (N-i+1)λ / (min(i,c)μ); L = 2.126 to three places.
+    assert!((exact - 2.126).abs() < 5e-4, "exact {exact}");
+    assert!(ci.contains(exact), "{ci:?} against {exact}");
+    assert!(ci.half_width < 0.02 * exact, "{ci:?}");
+}
+
+#[test]
+fn a_sweep_of_the_central_server_model_lies_on_exact_mva() {
+    // Terminals 1, 5, 12 and 20, 20 replications of 20,000 s each: the
+    // throughput and the mean response at every point within the interval
+    // of the exact MVA values.
+    let path = crate::scenario_path("central-server");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replace("seed = 1", &format!("seed = {}", seed(13)));
+    let settings = [
+        Setting::parse("class[terminals].terminals=1,5,12,20").unwrap(),
+        Setting::parse("run.end_time=20000s").unwrap(),
+    ];
+    let at = points("central-server.toml", &text, &settings).unwrap();
+    let chosen = vec!["classes.*".to_string()];
+    let runner = Runner::new(0).unwrap();
+    let results = batch::run(&at, &Rule::Count(20), &runner, &chosen, || {}, || true);
+    let model = ClosedModel::of(&crate::scenario("central-server")).unwrap();
+    let exact = model.solve(20);
+    for (point, result) in at.iter().zip(&results) {
+        let n: u32 = point.values[0].1.parse().unwrap();
+        let column = |name: &str| {
+            let m = result.measures.iter().position(|x| x == name).unwrap();
+            result
+                .replications
+                .iter()
+                .map(|r| r.values[m])
+                .collect::<Vec<f64>>()
+        };
+        let mva = &exact[n as usize - 1];
+        crate::assert_covers(
+            &format!("sweep, throughput at {n}"),
+            &column("classes.terminals.throughput"),
+            mva.throughput,
+            0.06,
+        );
+        crate::assert_covers(
+            &format!("sweep, response at {n}"),
+            &column("classes.terminals.mean_response"),
+            mva.response,
+            0.1,
+        );
+    }
+}
