@@ -5,8 +5,8 @@ cargo-mutants runs a mutated package's own tests, but the checks that
 matter for `tpsim-models` (the validation against queueing theory, the
 time-sharing checks) live in the root package's `tests/it`. This script
 takes cargo-mutants' list of mutants of one source file, applies each in
-turn to a clean clone of the repository, runs the chosen integration tests,
-reverts it, and prints one line per mutant: caught, MISSED, unviable (does
+turn to a clean clone of the repository, runs the chosen integration tests
+and the models crate's own unit tests, reverts it, and prints one line per mutant: caught, MISSED, unviable (does
 not build) or caught (timeout).
 
     scripts/mutants-models.py FILE [--shard K/N] [--filter validation::]
@@ -14,11 +14,11 @@ not build) or caught (timeout).
 
 FILE may be a glob (`'crates/models/src/system/**'`). Shard K of N takes
 every N-th mutant starting at the K-th (1-based), so N sessions cover a
-file between them, or one shard is a systematic sample. Tests named with
-`--later` (the slow statistical ones) run only for a mutant that the
-other tests did not catch, so most mutants cost a rebuild and the quick
-tests. Not part of CI: each mutant costs a rebuild and a run of the
-tests, 30 s to 3 min on two cores.
+file between them, or one shard is a systematic sample. The quick
+integration tests run first, then the unit tests; tests named with
+`--later` (the slow statistical ones) run only for a mutant that neither
+caught, so most mutants cost a rebuild and the quick tests. Not part of
+CI: each mutant costs 30 s to 3 min on two cores.
 """
 
 import argparse
@@ -60,9 +60,11 @@ def main() -> int:
         clone = os.path.join(scratch, "tpsim")
         subprocess.run(["git", "clone", "-q", root, clone], check=True)
         test = ["cargo", "test", "-q", "--test", "it"]
-        stages = [([args.filter] if args.filter else []) + ["--"] + [f"--skip={t}" for t in args.later]]
+        quick = test + ([args.filter] if args.filter else []) + ["--"] + [f"--skip={t}" for t in args.later]
+        # The models crate's own unit tests next, then the slow ones.
+        stages = [quick, ["cargo", "test", "-q", "-p", "tpsim-models", "--lib"]]
         if args.later:
-            stages.append(["--"] + args.later)
+            stages.append(test + ["--"] + args.later)
         counts = {}
         for mutant in mutants:
             verdict = run_one(clone, mutant, test, stages, args.timeout)
@@ -85,7 +87,7 @@ def run_one(clone: str, mutant: dict, test: list, stages: list, timeout: int) ->
             return "unviable"
         for stage in stages:
             try:
-                ran = subprocess.run(test + stage, cwd=clone, capture_output=True, timeout=timeout)
+                ran = subprocess.run(stage, cwd=clone, capture_output=True, timeout=timeout)
             except subprocess.TimeoutExpired:
                 return "caught (timeout)"
             if ran.returncode != 0:

@@ -498,6 +498,24 @@ fn check_and_mva_understand_time_sharing_scenarios() {
         out.stdout
             .contains("ok: time-sharing system, swapping memory, 1 command classes, 3 devices")
     );
+    assert_eq!(
+        out.stderr, "",
+        "no notes for a system whose commands all fit"
+    );
+    // MACSYMA's image is larger than the swapped Berkeley system's user
+    // memory: check says so before any run.
+    let berkeley = scenario_path("berkeley-1979-swapped").display().to_string();
+    let out = tpsim(&["check", &berkeley]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    assert!(
+        out.stderr.contains("note: ")
+            && out.stderr.contains("class macsyma: its image")
+            && out
+                .stderr
+                .contains("under swapping its commands will be rejected"),
+        "{}",
+        out.stderr
+    );
     let out = tpsim(&["mva", &path]);
     assert_eq!(out.status, 0, "stderr: {}", out.stderr);
     assert!(
