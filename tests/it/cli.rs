@@ -1025,7 +1025,7 @@ fn batch_and_sweep_give_the_same_files_on_any_number_of_threads() {
         "| 0.6/s ",
         "| classes.jobs.mean_response ",
         "±95%",
-        "at class[jobs].arrivals.exp.rate=0.6/s, run.end_time=4000s: 3 replications, stopped by count",
+        "Every point: 3 replications, stopped by count",
     ] {
         assert!(
             out.stdout.contains(expected),

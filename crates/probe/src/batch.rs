@@ -58,6 +58,18 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
         heading.rule,
         heading.level * 100.0
     );
+    let alike = points.windows(2).all(|w| {
+        (w[0].replications.len(), w[0].stopped_by) == (w[1].replications.len(), w[1].stopped_by)
+    });
+    if points.len() > 1 && alike {
+        let p = &points[0];
+        text.push_str(&format!(
+            "\nEvery point: {} replications, stopped by {}\n",
+            p.replications.len(),
+            p.stopped_by
+        ));
+        return text;
+    }
     let stops: Vec<String> = points
         .iter()
         .map(|p| {
