@@ -513,6 +513,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_probe_starts_its_cycles_inside_its_window_of_the_day() {
+        let hour = |h: u64| SimTime::from_secs(h * 3600);
+        let probe = |day_start| Probe {
+            benchmarks: Vec::new(),
+            sleep: Dist::deterministic(1.0).unwrap(),
+            window: Some((hour(9), hour(17))),
+            resolution: Some(SimTime::from_secs(1)),
+            day_start,
+        };
+        let p = probe(SimTime::ZERO);
+        assert_eq!(p.next_start(hour(8)), hour(9));
+        assert_eq!(p.next_start(hour(10)), hour(10));
+        assert_eq!(p.next_start(hour(17)), hour(24 + 9));
+        assert_eq!(p.next_start(hour(24 + 3)), hour(24 + 9));
+        // A day that starts at 8 in the morning: simulated hour 2 is 10:00.
+        let late = probe(hour(8));
+        assert_eq!(late.next_start(SimTime::ZERO), hour(1));
+        assert_eq!(late.next_start(hour(2)), hour(2));
+        assert_eq!(late.next_start(hour(10)), hour(24 + 1));
+        let all_day = Probe {
+            window: None,
+            resolution: None,
+            ..p.clone()
+        };
+        assert_eq!(all_day.next_start(hour(3)), hour(3));
+        assert_eq!(
+            p.reported(SimTime::from_nanos(2_999_000_000)),
+            SimTime::from_secs(2)
+        );
+        assert_eq!(
+            all_day.reported(SimTime::from_nanos(2_999_000_000)),
+            SimTime::from_nanos(2_999_000_000)
+        );
+    }
+
+    #[test]
     fn cfl_lifetime_has_its_knee_at_c() {
         let l = Lifetime::Cfl { b: 0.004, c: 40.0 };
         assert_eq!(l.mean_time_between_faults(0, 100), 0.0);
