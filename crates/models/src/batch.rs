@@ -254,25 +254,9 @@ struct Finished {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sweep::tests::MM1;
     use crate::sweep::{Setting, points};
     use tpsim_core::replicate::Precision;
-
-    const MM1: &str = r#"
-        name = "mm1"
-        seed = 3
-        [run]
-        end_time = "2000s"
-        warmup = "100s"
-        [[class]]
-        name = "jobs"
-        arrivals = { exp = { rate = "0.5/s" } }
-        start = "server"
-        [[station]]
-        name = "server"
-        discipline = "fcfs"
-        service = { exp = { mean = "1s" } }
-        to = "exit"
-    "#;
 
     fn sweep(args: &[&str]) -> Vec<Point> {
         let settings: Vec<Setting> = args.iter().map(|a| Setting::parse(a).unwrap()).collect();

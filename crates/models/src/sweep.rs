@@ -448,11 +448,12 @@ impl fmt::Display for Shown<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use toml::Value;
 
-    const MM1: &str = r#"
+    /// A short M/M/1 scenario, for the sweep's and the batch's tests.
+    pub(crate) const MM1: &str = r#"
         name = "mm1"
         [run]
         end_time = "2000s"
