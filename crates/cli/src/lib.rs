@@ -230,12 +230,7 @@ impl LevelArgs {
                 "--cluster: the smallest group must be at least 1 observation".into(),
             ));
         }
-        if !(self.level > 0.0 && self.level < 1.0) {
-            return Err(input(format!(
-                "--level: must lie between 0 and 1, got {}",
-                self.level
-            )));
-        }
+        check_level(self.level).map_err(input)?;
         if !(precision.is_finite() && precision > 0.0) {
             return Err(input(format!(
                 "--precision: must be a fraction > 0, got {precision}"
@@ -538,15 +533,19 @@ fn batch(
     Ok(Finished::Whole)
 }
 
+/// Checks a `--level` option: a confidence level lies between 0 and 1.
+fn check_level(level: f64) -> Result<(), String> {
+    if level > 0.0 && level < 1.0 {
+        Ok(())
+    } else {
+        Err(format!("--level: must lie between 0 and 1, got {level}"))
+    }
+}
+
 /// The replication rule the options ask for.
 fn replication_rule(args: &ReplicationArgs) -> Result<tpsim_models::replicate::Rule, String> {
     use tpsim_models::replicate::{Precision, Rule};
-    if !(args.level > 0.0 && args.level < 1.0) {
-        return Err(format!(
-            "--level: must lie between 0 and 1, got {}",
-            args.level
-        ));
-    }
+    check_level(args.level)?;
     if args.replications == 0 {
         return Err("--replications: must be at least 1".into());
     }
