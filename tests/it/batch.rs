@@ -5,7 +5,7 @@
 use crate::{check_level, interval, note_check, seed};
 use statrs::distribution::{ContinuousCDF, Normal};
 use tpsim::core::Streams;
-use tpsim::core::replicate::{Estimate, Rule, Runner};
+use tpsim::core::replicate::{Estimate, Rule, Runner, Shard};
 use tpsim::models::analytic::ClosedModel;
 use tpsim::models::batch;
 use tpsim::models::sweep::{Setting, points};
@@ -81,7 +81,15 @@ fn a_sweep_of_the_central_server_model_lies_on_exact_mva() {
     let at = points("central-server.toml", &text, &settings).unwrap();
     let chosen = vec!["classes.*".to_string()];
     let runner = Runner::new(0).unwrap();
-    let results = batch::run(&at, &Rule::Count(20), &runner, &chosen, || {}, || true);
+    let results = batch::run(
+        &at,
+        &Rule::Count(20),
+        Shard::WHOLE,
+        &runner,
+        &chosen,
+        || {},
+        || true,
+    );
     let model = ClosedModel::of(&crate::scenario("central-server")).unwrap();
     let exact = model.solve(20);
     for (point, result) in at.iter().zip(&results) {

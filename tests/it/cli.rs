@@ -1176,6 +1176,19 @@ fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
             vec!["batch", &mm1, "--measure", "classes.*.latency"],
             "--measure classes.*.latency: no measure",
         ),
+        (
+            vec!["batch", &mm1, "--shard", "4/3"],
+            "shard 4 of 3 is out of range: shards are numbered 1 to 3",
+        ),
+        (
+            vec!["batch", &mm1, "--shard", "0/3"],
+            "shard 0 of 3 is out of range",
+        ),
+        (
+            vec!["batch", &mm1, "--shard", "2"],
+            "`2` is not a shard: write it I/N",
+        ),
+        (vec!["merge", &mm1], "not a shard record"),
     ] {
         let mut args = args;
         args.extend(["--out", out]);
@@ -1195,4 +1208,104 @@ fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
     let missing = tpsim(&["sweep", &mm1]);
     assert_eq!(missing.status, 2);
     assert!(missing.stderr.contains("--set"), "{}", missing.stderr);
+    let nowhere = tpsim(&["batch", &mm1, "--shard", "1/2"]);
+    assert_eq!(nowhere.status, 2);
+    assert!(nowhere.stderr.contains("--out"), "{}", nowhere.stderr);
+}
+
+/// Runs `tpsim ARGS... --shard I/N --out DIR/I` for every shard, and
+/// returns the shards' directories.
+fn run_shards(args: &[&str], n: u64, dir: &Path) -> Vec<String> {
+    (1..=n)
+        .map(|i| {
+            let out = dir.join(i.to_string()).display().to_string();
+            let shard = format!("{i}/{n}");
+            let mut argv = args.to_vec();
+            argv.extend(["--shard", &shard, "--out", &out]);
+            let result = tpsim(&argv);
+            assert_eq!(result.status, 0, "{argv:?}: {}", result.stderr);
+            assert!(
+                result.stdout.contains(&format!("shard {shard}: ")),
+                "{}",
+                result.stdout
+            );
+            assert_eq!(files_in(Path::new(&out)), ["shard.json"]);
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn merged_shards_give_the_whole_sweep_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let rate = "class[jobs].arrivals.exp.rate=0.3/s,0.6/s";
+    let count = ["sweep", &mm1, "--set", rate, "--replications", "3"];
+    let precise = [
+        "sweep",
+        &mm1,
+        "--set",
+        rate,
+        "--precision",
+        "0.05",
+        "--replications",
+        "3",
+        "--max-replications",
+        "40",
+    ];
+    for (name, args, n) in [("count", &count[..], 4), ("precision", &precise[..], 3)] {
+        let here = dir.path().join(name);
+        let whole = here.join("whole").display().to_string();
+        let mut argv = args.to_vec();
+        argv.extend(["--out", &whole]);
+        let single = tpsim(&argv);
+        assert_eq!(single.status, 0, "{}", single.stderr);
+        let shards = run_shards(args, n, &here.join("shards"));
+        let merged_dir = here.join("merged").display().to_string();
+        // In any order, as directories or as the records in them.
+        let mut argv = vec!["merge", "--out", &merged_dir];
+        let record = format!("{}/shard.json", shards[0]);
+        argv.push(&record);
+        argv.extend(shards[1..].iter().rev().map(String::as_str));
+        let merged = tpsim(&argv);
+        assert_eq!(merged.status, 0, "{}", merged.stderr);
+        assert_eq!(merged.stdout, single.stdout, "{name}");
+        let whole = Path::new(&whole);
+        assert_eq!(
+            files_in(whole),
+            ["batch.json", "estimates.csv", "replications.csv"]
+        );
+        for file in files_in(whole) {
+            assert_eq!(
+                std::fs::read_to_string(whole.join(&file)).unwrap(),
+                std::fs::read_to_string(Path::new(&merged_dir).join(&file)).unwrap(),
+                "{name}: {file}"
+            );
+        }
+        // A set with a shard left out, or with one of another seed, is
+        // refused, and nothing is written.
+        let refused_dir = here.join("refused");
+        let refused = refused_dir.to_str().unwrap();
+        let gap = tpsim(&["merge", "--out", refused, &shards[0], &shards[1]]);
+        assert_eq!(gap.status, 2);
+        assert!(
+            gap.stderr.contains("of the batch") && gap.stderr.contains("missing"),
+            "{}",
+            gap.stderr
+        );
+        let mut argv = args.to_vec();
+        let other = here.join("other").display().to_string();
+        argv.extend(["--seed", "99", "--shard", "2/2", "--out", &other]);
+        assert_eq!(tpsim(&argv).status, 0);
+        let mixed = tpsim(&["merge", "--out", refused, &shards[0], &other]);
+        assert_eq!(mixed.status, 2);
+        assert!(
+            mixed
+                .stderr
+                .contains("shards of different batches: their seeds differ (99 against 1)"),
+            "{}",
+            mixed.stderr
+        );
+        assert!(files_in(&refused_dir).is_empty());
+    }
 }

@@ -6,6 +6,7 @@
 //! tested in-process. Only this crate touches files, the terminal and the
 //! wall clock.
 
+mod batch;
 mod output;
 
 use anyhow::Context as _;
@@ -65,6 +66,9 @@ enum Command {
     /// Run a scenario over values of its keys, with replications at every
     /// point.
     Sweep(SweepArgs),
+    /// Join the records of a batch's or a sweep's shards (`--shard I/N`)
+    /// into the whole batch: the same table and files, byte for byte.
+    Merge(batch::MergeArgs),
     /// Analyse terminal-probe observations per load level: median, mean,
     /// 75th and 90th percentiles of each benchmark's elapsed time, with an
     /// interval for the 75th.
@@ -98,7 +102,7 @@ struct BatchArgs {
     /// The scenario file (TOML).
     scenario: PathBuf,
     #[command(flatten)]
-    replications: ReplicationArgs,
+    replications: batch::ReplicationArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -113,46 +117,7 @@ struct SweepArgs {
     #[arg(long = "set", required = true, value_name = "KEY=VALUES")]
     sets: Vec<String>,
     #[command(flatten)]
-    replications: ReplicationArgs,
-}
-
-/// How many replications, on how many threads, and what to show.
-#[derive(Debug, clap::Args)]
-struct ReplicationArgs {
-    /// Independent replications of each point; with --precision, how many
-    /// run first.
-    #[arg(long, default_value_t = 10, value_name = "R")]
-    replications: u64,
-    /// Add replications until the interval of every chosen measure is at
-    /// most this fraction of its mean on either side (such as 0.05).
-    #[arg(long, value_name = "FRACTION")]
-    precision: Option<f64>,
-    /// The most replications of a point under --precision.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    max_replications: u64,
-    /// A measure to show and, with --precision, to aim at: its name in
-    /// summary.json's terms, `*` standing for any run of characters
-    /// (`classes.*.mean_response`, `stations.cpu.utilization`). Repeatable;
-    /// by default each class's throughput and mean response.
-    #[arg(long = "measure", value_name = "PATTERN")]
-    measures: Vec<String>,
-    /// The confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95)]
-    level: f64,
-    /// Threads to run on (default: one per core). The results do not depend
-    /// on it.
-    #[arg(long, short = 'j', value_name = "J")]
-    jobs: Option<usize>,
-    /// Master seed; overrides the scenario's `seed`.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Directory to write replications.csv, estimates.csv and batch.json
-    /// into (created if missing).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Print the estimates as JSON instead of a table.
-    #[arg(long)]
-    json: bool,
+    replications: batch::ReplicationArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -321,14 +286,17 @@ where
     };
     let outcome = match cli.command {
         Command::Run(args) => run_scenario(&args, stdout, stderr),
-        Command::Batch(args) => batch(&args.scenario, &[], &args.replications, stdout, stderr),
-        Command::Sweep(args) => batch(
+        Command::Batch(args) => {
+            batch::batch(&args.scenario, &[], &args.replications, stdout, stderr)
+        }
+        Command::Sweep(args) => batch::batch(
             &args.scenario,
             &args.sets,
             &args.replications,
             stdout,
             stderr,
         ),
+        Command::Merge(args) => batch::merge(&args, stdout, stderr),
         Command::Analyze(args) => analyze(&args, stdout),
         Command::Compare(args) => compare(&args, stdout, stderr),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
@@ -402,137 +370,6 @@ fn read_scenario(path: &Path) -> Result<String, Failure> {
     })
 }
 
-/// `tpsim batch` (no settings) and `tpsim sweep`.
-fn batch(
-    path: &Path,
-    sets: &[String],
-    args: &ReplicationArgs,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> Result<Finished, Failure> {
-    use tpsim_models::batch::{self, DEFAULT_MEASURES};
-    use tpsim_models::replicate::{Precision, Rule, Runner};
-    use tpsim_models::sweep::{self, Setting};
-    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-    let rule = replication_rule(args).map_err(input)?;
-    let settings = sets
-        .iter()
-        .map(|s| Setting::parse(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| input(e.to_string()))?;
-    let name = path.display().to_string();
-    let mut text = read_scenario(path)?;
-    if let Some(seed) = args.seed {
-        // As if the file said it: every point then runs under it.
-        let mut table: toml::Table = toml::from_str(&text)
-            .map_err(|e| input(format!("{name}: {}", e.to_string().trim_end())))?;
-        table.insert("seed".into(), toml::Value::Integer(seed as i64));
-        text = toml::to_string(&table).expect("a TOML table always serialises");
-    }
-    let points = sweep::points(&name, &text, &settings).map_err(|e| input(e.to_string()))?;
-    let chosen: Vec<String> = if args.measures.is_empty() {
-        DEFAULT_MEASURES.iter().map(|m| m.to_string()).collect()
-    } else {
-        args.measures.clone()
-    };
-    let names = batch::measure_names(&points[0]);
-    if let Some(unmatched) = chosen
-        .iter()
-        .find(|p| !names.iter().any(|n| batch::matches(p, n)))
-    {
-        return Err(input(format!(
-            "--measure {unmatched}: no measure of {name} matches it; the measures are {}",
-            names.join(", ")
-        )));
-    }
-    let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
-    let out = open_out(args.out.as_deref())?;
-    let planned = points.len() as u64 * args.replications;
-    let bar = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} runs, {per_sec}, {elapsed} elapsed, ETA {eta}",
-        )
-        .expect("the template is valid"),
-    );
-    let done = || {
-        if bar.position() + 1 > bar.length().unwrap_or(0) {
-            bar.inc_length(1);
-        }
-        bar.inc(1);
-    };
-    let going = || !INTERRUPTED.load(Ordering::SeqCst);
-    let results = batch::run(&points, &rule, &runner, &chosen, done, going);
-    bar.finish_and_clear();
-    let partial = results.iter().any(|p| p.stopped_by == "interrupted");
-    let scenario = points[0].scenario.settings();
-    let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
-    let heading = tpsim_probe::batch::Heading {
-        scenario: &scenario.name,
-        seed: scenario.seed,
-        keys: &keys,
-        level: args.level,
-        rule: match rule {
-            Rule::Count(n) => format!("{n} replications at each point"),
-            Rule::Precision {
-                initial,
-                precision:
-                    Precision {
-                        relative_half_width,
-                        max_replications,
-                        ..
-                    },
-            } => format!(
-                "replications at each point ({initial} first) until every chosen measure's interval is within {}% of its mean, at most {max_replications}",
-                relative_half_width * 100.0
-            ),
-        },
-    };
-    let value = || {
-        serde_json::json!({
-            "scenario": scenario.name,
-            "seed": scenario.seed,
-            "level": args.level,
-            "rule": heading.rule,
-            "keys": keys,
-            "partial": partial,
-            "points": results.iter().map(|p| serde_json::json!({
-                "values": p.values.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
-                "replications": p.replications.len(),
-                "stopped_by": p.stopped_by,
-                "estimates": p.estimates(args.level),
-            })).collect::<Vec<_>>(),
-        })
-    };
-    if let Some(out) = &out {
-        let mut json = serde_json::to_string_pretty(&value()).expect("results always serialise");
-        json.push('\n');
-        let files = vec![
-            (
-                "replications.csv".to_string(),
-                tpsim_probe::batch::replications_csv(&keys, &results).into_bytes(),
-            ),
-            (
-                "estimates.csv".to_string(),
-                tpsim_probe::batch::estimates_csv(&keys, &results, args.level).into_bytes(),
-            ),
-            ("batch.json".to_string(), json.into_bytes()),
-        ];
-        out.publish(&files).map_err(Failure::Run)?;
-    }
-    emit(stdout, args.json, value, || {
-        tpsim_probe::batch::table(&heading, &results, &chosen)
-    })?;
-    if partial {
-        let _ = writeln!(
-            stderr,
-            "tpsim: interrupted; the replications that finished were reported, marked partial"
-        );
-        return Ok(Finished::Interrupted);
-    }
-    Ok(Finished::Whole)
-}
-
 /// Checks a `--level` option: a confidence level lies between 0 and 1.
 fn check_level(level: f64) -> Result<(), String> {
     if level > 0.0 && level < 1.0 {
@@ -540,40 +377,6 @@ fn check_level(level: f64) -> Result<(), String> {
     } else {
         Err(format!("--level: must lie between 0 and 1, got {level}"))
     }
-}
-
-/// The replication rule the options ask for.
-fn replication_rule(args: &ReplicationArgs) -> Result<tpsim_models::replicate::Rule, String> {
-    use tpsim_models::replicate::{Precision, Rule};
-    check_level(args.level)?;
-    if args.replications == 0 {
-        return Err("--replications: must be at least 1".into());
-    }
-    let Some(fraction) = args.precision else {
-        return Ok(Rule::Count(args.replications));
-    };
-    if !(fraction.is_finite() && fraction > 0.0) {
-        return Err(format!(
-            "--precision: must be a fraction > 0, got {fraction}"
-        ));
-    }
-    if args.replications < 2 {
-        return Err("--replications: --precision needs at least 2 first, for an interval".into());
-    }
-    if args.max_replications < args.replications {
-        return Err(format!(
-            "--max-replications: must be at least --replications ({}), got {}",
-            args.replications, args.max_replications
-        ));
-    }
-    Ok(Rule::Precision {
-        initial: args.replications,
-        precision: Precision {
-            relative_half_width: fraction,
-            level: args.level,
-            max_replications: args.max_replications,
-        },
-    })
 }
 
 fn load(path: &Path) -> Result<Scenario, Failure> {

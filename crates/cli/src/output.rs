@@ -86,6 +86,11 @@ impl OutputDir {
         })
     }
 
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
     /// Replaces the directory's set of output files with `files` (name and
     /// contents), as one set.
     pub fn publish(&self, files: &[OutputFile]) -> anyhow::Result<()> {

@@ -21,7 +21,7 @@
 use crate::summary::{StoppedBy, Summary};
 use crate::sweep::Point;
 use serde::Serialize;
-use tpsim_core::replicate::{Estimate, Rule, Runner};
+use tpsim_core::replicate::{Estimate, Rule, Runner, Shard};
 
 /// The measures of one run: the sections of `summary.json` and the fields
 /// of each row in alphabetical order, the rows of an array in order.
@@ -140,7 +140,7 @@ pub struct PointRuns {
     /// The replications that finished, in order.
     pub replications: Vec<Replication>,
     /// What ended this point's replications: `count`, `precision`,
-    /// `max_replications` or `interrupted`.
+    /// `max_replications`, `interrupted`, or, in a shard, `other_shard`.
     pub stopped_by: &'static str,
 }
 
@@ -186,13 +186,17 @@ impl PointRuns {
     }
 }
 
-/// Runs `rule`'s replications of every point on `runner`. `chosen` are
-/// the patterns of the measures a precision rule aims at; `done` is called
-/// after each replication; `going` is asked during runs whether to go on
-/// (a run it stops is dropped, and the batch ends, marked interrupted).
+/// Runs `rule`'s replications of every point on `runner`, those of
+/// `shard` only ([`Shard::WHOLE`] for all; a point that is wholly another
+/// shard's work comes back with no replications, stopped by
+/// `other_shard`). `chosen` are the patterns of the measures a precision
+/// rule aims at; `done` is called after each replication; `going` is asked
+/// during runs whether to go on (a run it stops is dropped, and the batch
+/// ends, marked interrupted).
 pub fn run(
     points: &[Point],
     rule: &Rule,
+    shard: Shard,
     runner: &Runner,
     chosen: &[String],
     done: impl Fn() + Sync + Send,
@@ -215,7 +219,7 @@ pub fn run(
             .map(|&(_, x)| x)
             .collect()
     };
-    let batches = runner.replicate_each(seed, points, rule, replicate, aimed_at);
+    let batches = runner.replicate_shard(seed, points, rule, shard, replicate, aimed_at);
     points
         .iter()
         .zip(batches)
@@ -355,6 +359,7 @@ mod tests {
             let runs = run(
                 &points,
                 rule,
+                Shard::WHOLE,
                 &runner,
                 &chosen,
                 || {
@@ -428,7 +433,15 @@ mod tests {
         assert!(sequential[1].replications.len() > sequential[0].replications.len());
         // Interrupted: nothing finishes, and the batch says so.
         let runner = Runner::new(2).unwrap();
-        let stopped = run(&points, &Rule::Count(3), &runner, &chosen, || {}, || false);
+        let stopped = run(
+            &points,
+            &Rule::Count(3),
+            Shard::WHOLE,
+            &runner,
+            &chosen,
+            || {},
+            || false,
+        );
         assert!(stopped.iter().all(|p| p.stopped_by == "interrupted"
             && p.replications.is_empty()
             && p.measures.is_empty()));

@@ -13,7 +13,8 @@
 //!   bulk store; [`system::simulate`] runs it.
 //! - [`batch`] runs independent replications of a scenario, or of every
 //!   point of a [`sweep`] over its keys, on all cores, with Student-t
-//!   intervals for every measure.
+//!   intervals for every measure; [`shard`] cuts one into slices for
+//!   several machines and merges them back exactly.
 //! - [`analytic`] holds the exact results the simulator is checked against
 //!   and that users can call directly: M/M/1, M/G/1 (Pollaczek-Khinchine),
 //!   M/G/1-PS, the machine-repairman model and exact Mean Value Analysis.
@@ -51,6 +52,7 @@ mod measure;
 pub mod network;
 pub mod run;
 pub mod scenario;
+pub mod shard;
 pub mod simulate;
 pub mod summary;
 pub mod sweep;

@@ -3,7 +3,7 @@
 //! Tools and tests read these fields from `summary.json`; renaming one is a
 //! breaking change.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How a station serves, as reported.
@@ -149,7 +149,7 @@ pub struct ProbeSummary {
 }
 
 /// What ended a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StoppedBy {
     /// It reached its end time.

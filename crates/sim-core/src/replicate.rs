@@ -20,6 +20,9 @@
 //!   target, or a cap is reached. How many to add is decided from the
 //!   results alone, never from the number of threads or the timing, so a
 //!   sequential batch is as reproducible as a fixed one.
+//! - [`Shard`] is a deterministic slice of a batch's work, for running one
+//!   batch on several machines: the shards' results together are exactly
+//!   the whole batch's.
 //!
 //! # Example
 //! The mean of an exponential sample, over 20 replications:
@@ -129,6 +132,31 @@ impl Runner {
         F: Fn(&C, Streams) -> Option<T> + Sync + Send,
         M: Fn(&T) -> Vec<f64>,
     {
+        self.replicate_shard(master_seed, configs, rule, Shard::WHOLE, run, measures)
+    }
+
+    /// [`Runner::replicate_each`] restricted to the work of `shard`: under
+    /// a fixed count, the replications the shard owns (numbering the jobs
+    /// configuration by configuration, replication by replication); under
+    /// a precision rule, which cannot be split, the configurations it owns,
+    /// the others ending at once as [`Stop::OtherShard`] with no runs.
+    /// Every replication runs exactly as it would in the whole batch, so
+    /// the shards' runs together are the whole batch's.
+    pub fn replicate_shard<C, T, F, M>(
+        &self,
+        master_seed: u64,
+        configs: &[C],
+        rule: &Rule,
+        shard: Shard,
+        run: F,
+        measures: M,
+    ) -> Vec<Replicated<T>>
+    where
+        C: Sync,
+        T: Send,
+        F: Fn(&C, Streams) -> Option<T> + Sync + Send,
+        M: Fn(&T) -> Vec<f64>,
+    {
         let mut done: Vec<Replicated<T>> = configs
             .iter()
             .map(|_| Replicated {
@@ -141,12 +169,25 @@ impl Runner {
         let first = rule.initial();
         let mut ran = vec![0; configs.len()];
         let mut target: Vec<Option<u64>> = vec![Some(first); configs.len()];
+        if let Rule::Precision { .. } = rule {
+            for (c, t) in target.iter_mut().enumerate() {
+                if !shard.owns(c as u64) {
+                    *t = None;
+                    done[c].stopped_by = Stop::OtherShard;
+                }
+            }
+        }
+        let owned = |c: usize, r: u64| match rule {
+            Rule::Count(n) => shard.owns(c as u64 * n + r),
+            Rule::Precision { .. } => true,
+        };
         while target.iter().any(Option::is_some) {
             let jobs: Vec<(usize, u64)> = target
                 .iter()
                 .enumerate()
                 .filter_map(|(c, t)| t.map(|t| (c, t)))
                 .flat_map(|(c, t)| (ran[c]..t).map(move |r| (c, r)))
+                .filter(|&(c, r)| owned(c, r))
                 .collect();
             let finished = self.map(&jobs, |&(c, r)| {
                 run(&configs[c], Streams::new(master_seed, r))
@@ -223,6 +264,83 @@ impl Rule {
     }
 }
 
+/// Shard `index` of `count` (counting from 1, as people do): the jobs
+/// `j` with `j % count == index - 1`. Interleaving the jobs, rather than
+/// cutting them into runs, spreads a sweep's slow points (the large
+/// populations) over all shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: u64,
+    count: u64,
+}
+
+/// Why a shard is not one.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ShardError {
+    /// Not of the form `I/N`.
+    #[error("`{0}` is not a shard: write it I/N, such as 2/8")]
+    Form(String),
+    /// No shards at all.
+    #[error("a batch cannot be cut into 0 shards")]
+    NoShards,
+    /// An index outside 1 to the count.
+    #[error("shard {index} of {count} is out of range: shards are numbered 1 to {count}")]
+    OutOfRange {
+        /// The index given.
+        index: u64,
+        /// The number of shards.
+        count: u64,
+    },
+}
+
+impl Shard {
+    /// The whole batch, as one shard.
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    /// Shard `index` (from 1) of `count`.
+    pub fn new(index: u64, count: u64) -> Result<Shard, ShardError> {
+        if count == 0 {
+            return Err(ShardError::NoShards);
+        }
+        if index == 0 || index > count {
+            return Err(ShardError::OutOfRange { index, count });
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Its index, from 1.
+    pub fn index(self) -> u64 {
+        self.index
+    }
+
+    /// How many shards there are.
+    pub fn count(self) -> u64 {
+        self.count
+    }
+
+    /// Whether job `job` (from 0) is this shard's.
+    pub fn owns(self, job: u64) -> bool {
+        job % self.count == self.index - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(text: &str) -> Result<Shard, ShardError> {
+        let form = || ShardError::Form(text.to_string());
+        let (index, count) = text.split_once('/').ok_or_else(form)?;
+        let number = |s: &str| s.trim().parse::<u64>().map_err(|_| form());
+        Shard::new(number(index)?, number(count)?)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
 /// The results of a sequential batch, and what ended it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replicated<T> {
@@ -243,6 +361,8 @@ pub enum Stop {
     MaxReplications,
     /// A replication was interrupted; the finished ones were kept.
     Interrupted,
+    /// The configuration is another shard's work.
+    OtherShard,
 }
 
 impl Stop {
@@ -253,7 +373,21 @@ impl Stop {
             Stop::Precision => "precision",
             Stop::MaxReplications => "max_replications",
             Stop::Interrupted => "interrupted",
+            Stop::OtherShard => "other_shard",
         }
+    }
+
+    /// The stop of this name, if there is one.
+    pub fn from_name(name: &str) -> Option<Stop> {
+        [
+            Stop::Count,
+            Stop::Precision,
+            Stop::MaxReplications,
+            Stop::Interrupted,
+            Stop::OtherShard,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
     }
 }
 
@@ -590,5 +724,73 @@ mod tests {
             assert_eq!(d.stopped_by, Stop::Interrupted);
             assert_eq!(d.runs, vec![0, 1, 2, 4, 5]);
         }
+    }
+
+    #[test]
+    fn shards_together_run_exactly_the_whole_batch() {
+        let runner = Runner::new(2).unwrap();
+        let run = |&size: &usize, s: Streams| Some((s.replication(), sample_mean(s, size)));
+        let measure = |&(_, m): &(u64, f64)| vec![m];
+        let sequential = Rule::Precision {
+            initial: 5,
+            precision: rule(0.05, 500),
+        };
+        let configs = [10, 1000, 100];
+        for rule in [Rule::Count(7), sequential] {
+            let whole = runner.replicate_each(4, &configs, &rule, run, measure);
+            let mut joined: Vec<Vec<(u64, f64)>> = vec![Vec::new(); configs.len()];
+            let mut owners = vec![0; configs.len()];
+            for index in 1..=3 {
+                let shard = Shard::new(index, 3).unwrap();
+                let part = runner.replicate_shard(4, &configs, &rule, shard, run, measure);
+                for (c, p) in part.into_iter().enumerate() {
+                    if p.stopped_by != Stop::OtherShard {
+                        owners[c] += 1;
+                        if let Rule::Precision { .. } = rule {
+                            assert_eq!(p.stopped_by, whole[c].stopped_by);
+                        }
+                    }
+                    joined[c].extend(p.runs);
+                }
+            }
+            for (c, runs) in joined.iter_mut().enumerate() {
+                runs.sort_by_key(|r| r.0);
+                assert_eq!(*runs, whole[c].runs, "{rule:?}, configuration {c}");
+            }
+            // A fixed count is split over every shard; a sequential rule
+            // gives each configuration to one.
+            let expected = if let Rule::Count(_) = rule { 3 } else { 1 };
+            assert_eq!(owners, vec![expected; 3], "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn shards_are_written_i_of_n() {
+        let shard: Shard = "2/5".parse().unwrap();
+        assert_eq!((shard.index(), shard.count()), (2, 5));
+        assert_eq!(shard.to_string(), "2/5");
+        let owned: Vec<u64> = (0..12).filter(|&j| shard.owns(j)).collect();
+        assert_eq!(owned, [1, 6, 11]);
+        assert!((0..9).all(|j| Shard::WHOLE.owns(j)));
+        assert_eq!(
+            "0/3".parse::<Shard>(),
+            Err(ShardError::OutOfRange { index: 0, count: 3 })
+        );
+        assert_eq!(
+            "4/3".parse::<Shard>(),
+            Err(ShardError::OutOfRange { index: 4, count: 3 })
+        );
+        assert_eq!("1/0".parse::<Shard>(), Err(ShardError::NoShards));
+        for bad in ["3", "a/b", "1/2/3", "-1/2", ""] {
+            assert_eq!(
+                bad.parse::<Shard>(),
+                Err(ShardError::Form(bad.to_string())),
+                "{bad}"
+            );
+        }
+        for stop in [Stop::Count, Stop::OtherShard, Stop::MaxReplications] {
+            assert_eq!(Stop::from_name(stop.name()), Some(stop));
+        }
+        assert_eq!(Stop::from_name("done"), None);
     }
 }

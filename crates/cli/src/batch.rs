@@ -1,0 +1,361 @@
+//! `tpsim batch`, `tpsim sweep` and `tpsim merge`: replications of a
+//! scenario or of every point of a sweep, on all cores or cut into shards
+//! for several machines, and their estimates as tables, CSV and JSON.
+
+use crate::output::OutputDir;
+use crate::{Failure, Finished, INTERRUPTED, check_level, emit, open_out, read_scenario};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns};
+use tpsim_models::replicate::{Precision, Rule, Runner, Shard};
+use tpsim_models::shard::{self, Identity, Record};
+use tpsim_models::sweep::{self, Setting};
+
+/// The name of a shard's record in its output directory.
+const RECORD: &str = "shard.json";
+
+/// How many replications, on how many threads, and what to show.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReplicationArgs {
+    /// Independent replications of each point; with --precision, how many
+    /// run first.
+    #[arg(long, default_value_t = 10, value_name = "R")]
+    replications: u64,
+    /// Add replications until the interval of every chosen measure is at
+    /// most this fraction of its mean on either side (such as 0.05).
+    #[arg(long, value_name = "FRACTION")]
+    precision: Option<f64>,
+    /// The most replications of a point under --precision.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_replications: u64,
+    /// A measure to show and, with --precision, to aim at: its name in
+    /// summary.json's terms, `*` standing for any run of characters
+    /// (`classes.*.mean_response`, `stations.cpu.utilization`). Repeatable;
+    /// by default each class's throughput and mean response.
+    #[arg(long = "measure", value_name = "PATTERN")]
+    measures: Vec<String>,
+    /// The confidence level of the intervals.
+    #[arg(long, default_value_t = 0.95)]
+    level: f64,
+    /// Threads to run on (default: one per core). The results do not depend
+    /// on it.
+    #[arg(long, short = 'j', value_name = "J")]
+    jobs: Option<usize>,
+    /// Master seed; overrides the scenario's `seed`.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Run only shard I of N of the work (every Nth replication; under
+    /// --precision, every Nth point) and write its record, shard.json, into
+    /// --out; `tpsim merge` joins the N records into the whole batch.
+    #[arg(long, value_name = "I/N", requires = "out")]
+    shard: Option<Shard>,
+    /// Directory to write replications.csv, estimates.csv and batch.json
+    /// into (created if missing); with --shard, shard.json.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the estimates as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The shards to merge, and what to make of the whole batch.
+#[derive(Debug, clap::Args)]
+pub(crate) struct MergeArgs {
+    /// The shards' records: each shard's shard.json, or the directory
+    /// holding it.
+    #[arg(required = true, value_name = "SHARD")]
+    shards: Vec<PathBuf>,
+    /// Directory to write replications.csv, estimates.csv and batch.json
+    /// into (created if missing): the files the whole batch writes.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the estimates as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `tpsim batch` (no settings) and `tpsim sweep`.
+pub(crate) fn batch(
+    path: &Path,
+    sets: &[String],
+    args: &ReplicationArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let rule = replication_rule(args).map_err(input)?;
+    let settings = sets
+        .iter()
+        .map(|s| Setting::parse(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| input(e.to_string()))?;
+    let name = path.display().to_string();
+    let mut text = read_scenario(path)?;
+    if let Some(seed) = args.seed {
+        // As if the file said it: every point then runs under it.
+        let mut table: toml::Table = toml::from_str(&text)
+            .map_err(|e| input(format!("{name}: {}", e.to_string().trim_end())))?;
+        table.insert("seed".into(), toml::Value::Integer(seed as i64));
+        text = toml::to_string(&table).expect("a TOML table always serialises");
+    }
+    let points = sweep::points(&name, &text, &settings).map_err(|e| input(e.to_string()))?;
+    let chosen: Vec<String> = if args.measures.is_empty() {
+        DEFAULT_MEASURES.iter().map(|m| m.to_string()).collect()
+    } else {
+        args.measures.clone()
+    };
+    let names = batch::measure_names(&points[0]);
+    if let Some(unmatched) = chosen
+        .iter()
+        .find(|p| !names.iter().any(|n| batch::matches(p, n)))
+    {
+        return Err(input(format!(
+            "--measure {unmatched}: no measure of {name} matches it; the measures are {}",
+            names.join(", ")
+        )));
+    }
+    let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
+    let out = open_out(args.out.as_deref())?;
+    let scenario = points[0].scenario.settings();
+    let identity = Identity {
+        scenario: scenario.name.clone(),
+        seed: scenario.seed,
+        fingerprint: shard::fingerprint(&text),
+        keys: settings.iter().map(|s| s.key.clone()).collect(),
+        rule: rule_sentence(&rule),
+        level: args.level,
+        measures: chosen,
+        points: points.len(),
+    };
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let planned = match rule {
+        Rule::Count(n) => (0..points.len() as u64 * n)
+            .filter(|&j| shard.owns(j))
+            .count() as u64,
+        Rule::Precision { initial, .. } => {
+            (0..points.len() as u64).filter(|&p| shard.owns(p)).count() as u64 * initial
+        }
+    };
+    let bar = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs, {per_sec}, {elapsed} elapsed, ETA {eta}",
+        )
+        .expect("the template is valid"),
+    );
+    let done = || {
+        if bar.position() + 1 > bar.length().unwrap_or(0) {
+            bar.inc_length(1);
+        }
+        bar.inc(1);
+    };
+    let going = || !INTERRUPTED.load(Ordering::SeqCst);
+    let results = batch::run(
+        &points,
+        &rule,
+        shard,
+        &runner,
+        &identity.measures,
+        done,
+        going,
+    );
+    bar.finish_and_clear();
+    let partial = is_partial(&results);
+    match (args.shard, &out) {
+        (Some(shard), Some(dir)) => write_record(shard, identity, &results, dir, stdout)?,
+        _ => report(&identity, &results, out.as_ref(), args.json, stdout)?,
+    };
+    interrupted(partial, stderr)
+}
+
+/// Whether some point's replications were cut short by an interrupt.
+fn is_partial(results: &[PointRuns]) -> bool {
+    results.iter().any(|p| p.stopped_by == "interrupted")
+}
+
+/// Says so if the replications were cut short.
+fn interrupted(partial: bool, stderr: &mut dyn Write) -> Result<Finished, Failure> {
+    if !partial {
+        return Ok(Finished::Whole);
+    }
+    let _ = writeln!(
+        stderr,
+        "tpsim: interrupted; the replications that finished were reported, marked partial"
+    );
+    Ok(Finished::Interrupted)
+}
+
+/// Writes a shard's record into its output directory, and says what it
+/// holds.
+fn write_record(
+    shard: Shard,
+    identity: Identity,
+    results: &[PointRuns],
+    dir: &OutputDir,
+    stdout: &mut dyn Write,
+) -> Result<(), Failure> {
+    let record = Record::new(shard, identity, results);
+    let mut json = serde_json::to_string_pretty(&record).expect("a record always serialises");
+    json.push('\n');
+    dir.publish(&[(RECORD.to_string(), json.into_bytes())])
+        .map_err(Failure::Run)?;
+    let replications: usize = record.points.iter().map(|p| p.replications.len()).sum();
+    writeln!(
+        stdout,
+        "{} (seed {}), shard {shard}: {replications} replications at {} of its {} points, written to {}; `tpsim merge` joins the {} shards' records",
+        record.batch.scenario,
+        record.batch.seed,
+        record.points.len(),
+        record.batch.points,
+        dir.path().join(RECORD).display(),
+        shard.count()
+    )
+    .map_err(|e| Failure::Run(e.into()))
+}
+
+/// `tpsim merge`: the shards' records joined into the whole batch, shown
+/// and written as the batch itself would have been.
+pub(crate) fn merge(
+    args: &MergeArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let mut records = Vec::new();
+    for path in &args.shards {
+        let path = if path.is_dir() {
+            path.join(RECORD)
+        } else {
+            path.clone()
+        };
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| input(format!("cannot read shard record {name}: {e}")))?;
+        let record: Record = serde_json::from_str(&text)
+            .map_err(|e| input(format!("{name}: not a shard record: {e}")))?;
+        records.push((name, record));
+    }
+    let merged = shard::merge(&records).map_err(|e| input(e.to_string()))?;
+    let out = open_out(args.out.as_deref())?;
+    report(
+        &merged.batch,
+        &merged.points,
+        out.as_ref(),
+        args.json,
+        stdout,
+    )?;
+    if is_partial(&merged.points) {
+        let _ = writeln!(
+            stderr,
+            "tpsim: some shards were interrupted; the merged batch is marked partial"
+        );
+    }
+    Ok(Finished::Whole)
+}
+
+/// Shows a batch's estimates and writes its files.
+fn report(
+    batch: &Identity,
+    results: &[PointRuns],
+    out: Option<&OutputDir>,
+    json: bool,
+    stdout: &mut dyn Write,
+) -> Result<(), Failure> {
+    let heading = tpsim_probe::batch::Heading {
+        scenario: &batch.scenario,
+        seed: batch.seed,
+        keys: &batch.keys,
+        level: batch.level,
+        rule: batch.rule.clone(),
+    };
+    let value = || {
+        serde_json::json!({
+            "scenario": batch.scenario,
+            "seed": batch.seed,
+            "level": batch.level,
+            "rule": batch.rule,
+            "keys": batch.keys,
+            "partial": is_partial(results),
+            "points": results.iter().map(|p| serde_json::json!({
+                "values": p.values.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
+                "replications": p.replications.len(),
+                "stopped_by": p.stopped_by,
+                "estimates": p.estimates(batch.level),
+            })).collect::<Vec<_>>(),
+        })
+    };
+    if let Some(out) = out {
+        let mut json = serde_json::to_string_pretty(&value()).expect("results always serialise");
+        json.push('\n');
+        let files = vec![
+            (
+                "replications.csv".to_string(),
+                tpsim_probe::batch::replications_csv(&batch.keys, results).into_bytes(),
+            ),
+            (
+                "estimates.csv".to_string(),
+                tpsim_probe::batch::estimates_csv(&batch.keys, results, batch.level).into_bytes(),
+            ),
+            ("batch.json".to_string(), json.into_bytes()),
+        ];
+        out.publish(&files).map_err(Failure::Run)?;
+    }
+    emit(stdout, json, value, || {
+        tpsim_probe::batch::table(&heading, results, &batch.measures)
+    })
+    .map(drop)
+}
+
+/// The rule as a sentence, for headings.
+fn rule_sentence(rule: &Rule) -> String {
+    match *rule {
+        Rule::Count(n) => format!("{n} replications at each point"),
+        Rule::Precision {
+            initial,
+            precision:
+                Precision {
+                    relative_half_width,
+                    max_replications,
+                    ..
+                },
+        } => format!(
+            "replications at each point ({initial} first) until every chosen measure's interval is within {}% of its mean, at most {max_replications}",
+            relative_half_width * 100.0
+        ),
+    }
+}
+
+/// The replication rule the options ask for.
+fn replication_rule(args: &ReplicationArgs) -> Result<Rule, String> {
+    check_level(args.level)?;
+    if args.replications == 0 {
+        return Err("--replications: must be at least 1".into());
+    }
+    let Some(fraction) = args.precision else {
+        return Ok(Rule::Count(args.replications));
+    };
+    if !(fraction.is_finite() && fraction > 0.0) {
+        return Err(format!(
+            "--precision: must be a fraction > 0, got {fraction}"
+        ));
+    }
+    if args.replications < 2 {
+        return Err("--replications: --precision needs at least 2 first, for an interval".into());
+    }
+    if args.max_replications < args.replications {
+        return Err(format!(
+            "--max-replications: must be at least --replications ({}), got {}",
+            args.replications, args.max_replications
+        ));
+    }
+    Ok(Rule::Precision {
+        initial: args.replications,
+        precision: Precision {
+            relative_half_width: fraction,
+            level: args.level,
+            max_replications: args.max_replications,
+        },
+    })
+}
