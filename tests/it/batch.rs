@@ -9,6 +9,7 @@ use tpsim::core::replicate::{Estimate, Rule, Runner, Shard};
 use tpsim::models::analytic::ClosedModel;
 use tpsim::models::batch;
 use tpsim::models::sweep::{Setting, points};
+use tpsim::probe::curves;
 
 #[allow(dead_code)]
 #[path = "../../examples/mm1.rs"]
@@ -116,4 +117,80 @@ fn a_sweep_of_the_central_server_model_lies_on_exact_mva() {
             0.1,
         );
     }
+}
+
+#[test]
+fn the_thrashing_knee_moves_with_memory() {
+    // thrashing.toml at 8, 16 and 24 terminals with 160 KiB and 320 KiB of
+    // user memory, 4 replications of 6,000 s on common random numbers. With
+    // the smaller memory the throughput passes its peak and falls below
+    // half of it within the sweep; doubling the memory moves the knee out:
+    // at 24 terminals the paired gain in throughput has an interval above
+    // zero, and the larger memory's throughput, if it falls to half at all,
+    // does so at more terminals.
+    let text = std::fs::read_to_string(crate::scenario_path("thrashing")).unwrap();
+    let text = text.replace("seed = 1", &format!("seed = {}", seed(14)));
+    let settings = [
+        Setting::parse("memory.size=160KiB,320KiB").unwrap(),
+        Setting::parse("users.terminals=8,16,24").unwrap(),
+        Setting::parse("run.end_time=6000s").unwrap(),
+        Setting::parse("run.warmup=1000s").unwrap(),
+    ];
+    let at = points("thrashing.toml", &text, &settings).unwrap();
+    let chosen = vec!["classes.*.throughput".to_string()];
+    let runner = Runner::new(0).unwrap();
+    let results = batch::run(
+        &at,
+        &Rule::Count(4),
+        Shard::WHOLE,
+        &runner,
+        &chosen,
+        || {},
+        || true,
+    );
+    let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
+    let values: Vec<_> = results.iter().map(|p| p.values.clone()).collect();
+    let axis = curves::axis(&keys, Some("users.terminals"), &values)
+        .unwrap()
+        .unwrap();
+    let throughput = curves::curves(&axis, &results, curves::THROUGHPUT, 0.95);
+    assert_eq!(
+        throughput[0].label,
+        "memory.size=160KiB, run.end_time=6000s, run.warmup=1000s"
+    );
+    let knees = curves::knees(&throughput);
+    let (small, large) = (&knees[0], &knees[1]);
+    let small_half = small
+        .half
+        .unwrap_or_else(|| panic!("no thrashing at 160 KiB: {small:?}"));
+    assert!(small_half <= 24.0, "{small:?}");
+    assert!(
+        large.half.is_none_or(|h| h > small_half),
+        "{small:?} against {large:?}"
+    );
+    // Both are closed models MVA solves as if memory were never short: the
+    // knee of the bounds is the same for both, N* = (D + Z) / D_max.
+    assert_eq!(small.saturation, large.saturation);
+    let at24 = |p: &batch::PointRuns| {
+        let m = p
+            .measures
+            .iter()
+            .position(|m| m == "classes.job.throughput")
+            .unwrap();
+        p.replications
+            .iter()
+            .map(|r| r.values[m])
+            .collect::<Vec<f64>>()
+    };
+    let gain: Vec<f64> = at24(&results[5])
+        .iter()
+        .zip(at24(&results[2]))
+        .map(|(large, small)| large - small)
+        .collect();
+    assert_eq!(results[5].values[1].1, "24");
+    let ci = interval(
+        "thrashing, throughput gained by doubling memory at 24 terminals",
+        &gain,
+    );
+    assert!(ci.mean - ci.half_width > 0.0, "{ci:?}");
 }

@@ -12,6 +12,7 @@ use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns};
 use tpsim_models::replicate::{Precision, Rule, Runner, Shard};
 use tpsim_models::shard::{self, Identity, Record};
 use tpsim_models::sweep::{self, Setting};
+use tpsim_probe::curves;
 
 /// The name of a shard's record in its output directory.
 const RECORD: &str = "shard.json";
@@ -46,6 +47,10 @@ pub(crate) struct ReplicationArgs {
     /// Master seed; overrides the scenario's `seed`.
     #[arg(long)]
     seed: Option<u64>,
+    /// The swept key to draw the curves against (default: the last); the
+    /// other keys' values make one curve each.
+    #[arg(long = "x", value_name = "KEY")]
+    x: Option<String>,
     /// Run only shard I of N of the work (every Nth replication; under
     /// --precision, every Nth point) and write its record, shard.json, into
     /// --out; `tpsim merge` joins the N records into the whole batch.
@@ -67,6 +72,9 @@ pub(crate) struct MergeArgs {
     /// holding it.
     #[arg(required = true, value_name = "SHARD")]
     shards: Vec<PathBuf>,
+    /// The swept key to draw the curves against (default: the last).
+    #[arg(long = "x", value_name = "KEY")]
+    x: Option<String>,
     /// Directory to write replications.csv, estimates.csv and batch.json
     /// into (created if missing): the files the whole batch writes.
     #[arg(long, value_name = "DIR")]
@@ -116,6 +124,9 @@ pub(crate) fn batch(
             names.join(", ")
         )));
     }
+    let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
+    let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
+    curves::axis(&keys, args.x.as_deref(), &values).map_err(input)?;
     let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref())?;
     let scenario = points[0].scenario.settings();
@@ -123,7 +134,7 @@ pub(crate) fn batch(
         scenario: scenario.name.clone(),
         seed: scenario.seed,
         fingerprint: shard::fingerprint(&text),
-        keys: settings.iter().map(|s| s.key.clone()).collect(),
+        keys,
         rule: rule_sentence(&rule),
         level: args.level,
         measures: chosen,
@@ -165,7 +176,14 @@ pub(crate) fn batch(
     let partial = is_partial(&results);
     match (args.shard, &out) {
         (Some(shard), Some(dir)) => write_record(shard, identity, &results, dir, stdout)?,
-        _ => report(&identity, &results, out.as_ref(), args.json, stdout)?,
+        _ => report(
+            &identity,
+            &results,
+            args.x.as_deref(),
+            out.as_ref(),
+            args.json,
+            stdout,
+        )?,
     };
     interrupted(partial, stderr)
 }
@@ -238,10 +256,14 @@ pub(crate) fn merge(
         records.push((name, record));
     }
     let merged = shard::merge(&records).map_err(|e| input(e.to_string()))?;
+    let values: Vec<Vec<(String, String)>> =
+        merged.points.iter().map(|p| p.values.clone()).collect();
+    curves::axis(&merged.batch.keys, args.x.as_deref(), &values).map_err(input)?;
     let out = open_out(args.out.as_deref())?;
     report(
         &merged.batch,
         &merged.points,
+        args.x.as_deref(),
         out.as_ref(),
         args.json,
         stdout,
@@ -255,14 +277,33 @@ pub(crate) fn merge(
     Ok(Finished::Whole)
 }
 
-/// Shows a batch's estimates and writes its files.
+/// Shows a batch's estimates and writes its files; a sweep's curves
+/// against the key `x` (by default the last) also get their knees and
+/// charts.
 fn report(
     batch: &Identity,
     results: &[PointRuns],
+    x: Option<&str>,
     out: Option<&OutputDir>,
     json: bool,
     stdout: &mut dyn Write,
 ) -> Result<(), Failure> {
+    let values: Vec<Vec<(String, String)>> = results.iter().map(|p| p.values.clone()).collect();
+    let axis =
+        curves::axis(&batch.keys, x, &values).map_err(|e| Failure::Input(anyhow::anyhow!(e)))?;
+    let has_throughput = results.iter().any(|p| {
+        p.measures
+            .iter()
+            .any(|m| batch::matches(THROUGHPUT_PATTERN, m))
+    });
+    let knees = axis.as_ref().filter(|_| has_throughput).map(|axis| {
+        curves::knees(&curves::curves(
+            axis,
+            results,
+            curves::THROUGHPUT,
+            batch.level,
+        ))
+    });
     let heading = tpsim_probe::batch::Heading {
         scenario: &batch.scenario,
         seed: batch.seed,
@@ -282,14 +323,17 @@ fn report(
                 "values": p.values.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
                 "replications": p.replications.len(),
                 "stopped_by": p.stopped_by,
+                "reference": p.reference,
                 "estimates": p.estimates(batch.level),
             })).collect::<Vec<_>>(),
+            "axis": axis.as_ref().map(|a| &a.key),
+            "knees": knees,
         })
     };
     if let Some(out) = out {
         let mut json = serde_json::to_string_pretty(&value()).expect("results always serialise");
         json.push('\n');
-        let files = vec![
+        let mut files = vec![
             (
                 "replications.csv".to_string(),
                 tpsim_probe::batch::replications_csv(&batch.keys, results).into_bytes(),
@@ -300,12 +344,79 @@ fn report(
             ),
             ("batch.json".to_string(), json.into_bytes()),
         ];
+        if let Some(axis) = &axis {
+            if let Some(knees) = &knees {
+                files.push((
+                    "knees.csv".to_string(),
+                    curves::knees_csv(axis, knees).into_bytes(),
+                ));
+            }
+            files.extend(charts(batch, results, axis, has_throughput).map_err(Failure::Run)?);
+        }
         out.publish(&files).map_err(Failure::Run)?;
     }
     emit(stdout, json, value, || {
-        tpsim_probe::batch::table(&heading, results, &batch.measures)
+        let mut text = tpsim_probe::batch::table(&heading, results, &batch.measures);
+        if let (Some(axis), Some(knees)) = (&axis, &knees) {
+            text.push('\n');
+            text.push_str(&curves::knee_table(axis, knees));
+        }
+        text
     })
     .map(drop)
+}
+
+/// The pattern of the classes' throughputs, whose sum is the system's.
+const THROUGHPUT_PATTERN: &str = "classes.*.throughput";
+
+/// The most charts of chosen measures a sweep draws.
+const MAX_CHARTS: usize = 24;
+
+/// A sweep's charts: the system's throughput with MVA and the bound where
+/// the model has them, and each chosen measure (with MVA's curve for the
+/// throughput or mean response of a one-class model), each as SVG and PNG.
+fn charts(
+    batch: &Identity,
+    results: &[PointRuns],
+    axis: &curves::Axis,
+    has_throughput: bool,
+) -> anyhow::Result<Vec<crate::output::OutputFile>> {
+    use curves::Beside;
+    let names: Vec<&String> = results[0]
+        .measures
+        .iter()
+        .filter(|m| batch.measures.iter().any(|p| batch::matches(p, m)))
+        .take(MAX_CHARTS)
+        .collect();
+    let one_class = results[0]
+        .measures
+        .iter()
+        .filter(|m| batch::matches(THROUGHPUT_PATTERN, m))
+        .count()
+        == 1;
+    let mut files = Vec::new();
+    let mut draw = |name: &str, beside: Beside| -> anyhow::Result<()> {
+        let curves = curves::curves(axis, results, name, batch.level);
+        let chart = curves::chart(axis, name, &curves, beside);
+        files.extend(crate::chart_files(&crate::file_stem(name), &chart)?);
+        Ok(())
+    };
+    if has_throughput {
+        draw(curves::THROUGHPUT, Beside::Throughput)?;
+    }
+    for name in names {
+        let beside = if !one_class {
+            Beside::Nothing
+        } else if batch::matches(THROUGHPUT_PATTERN, name) {
+            Beside::Throughput
+        } else if batch::matches("classes.*.mean_response", name) {
+            Beside::Response
+        } else {
+            Beside::Nothing
+        };
+        draw(name, beside)?;
+    }
+    Ok(files)
 }
 
 /// The rule as a sentence, for headings.

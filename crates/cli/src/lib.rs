@@ -742,7 +742,10 @@ fn analysis_charts(rows: &[LevelRow], index: Index) -> anyhow::Result<Vec<Output
 }
 
 /// A chart as `STEM.svg` and `STEM.png`.
-fn chart_files(stem: &str, chart: &tpsim_probe::plot::Chart) -> anyhow::Result<Vec<OutputFile>> {
+pub(crate) fn chart_files(
+    stem: &str,
+    chart: &tpsim_probe::plot::Chart,
+) -> anyhow::Result<Vec<OutputFile>> {
     let failed = |e: String| anyhow::anyhow!("cannot draw {stem}: {e}");
     let svg = tpsim_probe::plot::svg(chart).map_err(failed)?;
     let png = tpsim_probe::plot::png(chart).map_err(failed)?;
@@ -752,9 +755,9 @@ fn chart_files(stem: &str, chart: &tpsim_probe::plot::Chart) -> anyhow::Result<V
     ])
 }
 
-/// A benchmark's name as part of a file name: letters, digits, `.`, `-`
+/// A benchmark's or a measure's name as part of a file name: letters, digits, `.`, `-`
 /// and `_` kept, anything else made `_`.
-fn file_stem(name: &str) -> String {
+pub(crate) fn file_stem(name: &str) -> String {
     let stem: String = name
         .chars()
         .map(|c| {

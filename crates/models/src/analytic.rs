@@ -8,7 +8,7 @@
 
 use crate::network::{ClassKind, Discipline, Network};
 use crate::system::{Order, Policy, Population, Region, Scheduler, System};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why an analytic model has no steady state or cannot be built.
@@ -443,9 +443,77 @@ impl ClosedModel {
         })
     }
 
+    /// The closed model of a scenario: [`ClosedModel::of`] a network,
+    /// [`ClosedModel::of_system`] a time-sharing system.
+    pub fn of_scenario(scenario: &crate::Scenario) -> Result<ClosedModel, AnalyticError> {
+        match scenario {
+            crate::Scenario::Network(net) => ClosedModel::of(net),
+            crate::Scenario::System(sys) => ClosedModel::of_system(sys),
+        }
+    }
+
     /// MVA for populations 1 to `population`.
     pub fn solve(&self, population: u32) -> Vec<MvaPoint> {
         mva(&self.centers, self.think, population)
+    }
+
+    /// What exact analysis says at the model's own population.
+    pub fn reference(&self) -> Reference {
+        let at = self.solve(self.terminals.max(1));
+        let last = at.last().expect("MVA solves at least one population");
+        let queueing = self.centers.iter().filter(|c| !c.delay);
+        Reference {
+            population: self.terminals,
+            think: self.think,
+            demand: self.centers.iter().map(|c| c.demand).sum(),
+            max_demand: queueing.map(|c| c.demand).fold(0.0, f64::max),
+            throughput: last.throughput,
+            response: last.response,
+        }
+    }
+}
+
+/// A closed model's asymptotic bounds and its exact MVA solution at one
+/// population N, for drawing beside a measured curve.
+///
+/// With D the sum of the demands (delay centres included), D_max the
+/// largest demand of a queueing centre and Z the think time, throughput
+/// is at most min(N / (D + Z), 1 / D_max), and the two bounds cross at
+/// N* = (D + Z) / D_max, where the population starts to saturate the
+/// bottleneck (the knee of the curve; P. J. Denning and J. P. Buzen, "The
+/// operational analysis of queueing network models", *Computing Surveys*
+/// 10(3), 1978, section 6).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// N, the number of terminals.
+    pub population: u32,
+    /// Z, the mean think time \[s\].
+    pub think: f64,
+    /// D, the total demand per interaction \[s\].
+    pub demand: f64,
+    /// D_max, the bottleneck's demand per interaction \[s\] (0 with no
+    /// queueing centre).
+    pub max_demand: f64,
+    /// MVA's throughput at N \[1/s\].
+    pub throughput: f64,
+    /// MVA's mean response at N \[s\].
+    pub response: f64,
+}
+
+impl Reference {
+    /// The asymptotic bound on throughput at N.
+    pub fn bound(&self) -> f64 {
+        let light = f64::from(self.population) / (self.demand + self.think);
+        if self.max_demand > 0.0 {
+            light.min(1.0 / self.max_demand)
+        } else {
+            light
+        }
+    }
+
+    /// N* = (D + Z) / D_max, if there is a bottleneck.
+    pub fn saturation(&self) -> Option<f64> {
+        (self.max_demand > 0.0).then(|| (self.demand + self.think) / self.max_demand)
     }
 }
 
@@ -487,6 +555,39 @@ pub fn mva(centers: &[Center], think: f64, population: u32) -> Vec<MvaPoint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reference_holds_the_asymptotic_bounds_and_mva() {
+        let center = |name: &str, delay, demand| Center {
+            name: name.into(),
+            delay,
+            demand,
+        };
+        let model = |terminals| ClosedModel {
+            centers: vec![
+                center("cpu", false, 0.2),
+                center("disk", false, 0.1),
+                center("net", true, 0.5),
+            ],
+            think: 5.0,
+            terminals,
+            caveats: Vec::new(),
+        };
+        let light = model(10).reference();
+        assert_eq!((light.demand, light.max_demand), (0.8, 0.2));
+        assert!(close(light.saturation().unwrap(), 29.0, 1e-12));
+        assert!(close(light.bound(), 10.0 / 5.8, 1e-12));
+        let mva = model(10).solve(10);
+        assert_eq!(light.throughput, mva[9].throughput);
+        assert_eq!(light.response, mva[9].response);
+        assert!(light.throughput < light.bound());
+        let heavy = model(100).reference();
+        assert!(close(heavy.bound(), 5.0, 1e-12));
+        assert!(
+            heavy.throughput < 5.0 && heavy.throughput > 4.9,
+            "{heavy:?}"
+        );
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol

@@ -18,6 +18,7 @@
 //! precisely than the points themselves), and the results are the same
 //! whatever the number of threads.
 
+use crate::analytic::{ClosedModel, Reference};
 use crate::summary::{StoppedBy, Summary};
 use crate::sweep::Point;
 use serde::Serialize;
@@ -142,6 +143,10 @@ pub struct PointRuns {
     /// What ended this point's replications: `count`, `precision`,
     /// `max_replications`, `interrupted`, or, in a shard, `other_shard`.
     pub stopped_by: &'static str,
+    /// The asymptotic bounds and MVA's solution at this point, where the
+    /// scenario is a closed model MVA solves (a time-sharing system as if
+    /// its memory were never short).
+    pub reference: Option<Reference>,
 }
 
 /// The interval of one measure at one point.
@@ -243,6 +248,9 @@ pub fn run(
                 measures,
                 replications,
                 stopped_by: batch.stopped_by.name(),
+                reference: ClosedModel::of_scenario(&point.scenario)
+                    .ok()
+                    .map(|m| m.reference()),
             }
         })
         .collect()

@@ -14,6 +14,7 @@
 //! are the whole batch's, bit for bit, and so are the estimates and files
 //! made from them.
 
+use crate::analytic::Reference;
 use crate::batch::{PointRuns, Replication};
 use crate::summary::StoppedBy;
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,8 @@ pub struct RecordPoint {
     pub measures: Vec<String>,
     /// What ended its replications in this shard.
     pub stopped_by: String,
+    /// The closed model's bounds and MVA solution there, if it has one.
+    pub reference: Option<Reference>,
     /// The replications this shard ran.
     pub replications: Vec<RecordReplication>,
 }
@@ -99,6 +102,7 @@ impl Record {
                 values: p.values.clone(),
                 measures: p.measures.clone(),
                 stopped_by: p.stopped_by.to_string(),
+                reference: p.reference.clone(),
                 replications: p
                     .replications
                     .iter()
@@ -421,6 +425,7 @@ fn merge_point(
         measures: measures.map(|(_, m)| m.clone()).unwrap_or_default(),
         replications,
         stopped_by: stopped_by.unwrap_or(Stop::Count).name(),
+        reference: model.reference.clone(),
     })
 }
 
@@ -487,8 +492,8 @@ mod tests {
             assert_eq!(merged.points.len(), whole.len());
             for (m, w) in merged.points.iter().zip(&whole) {
                 assert_eq!(
-                    (&m.values, &m.measures, m.stopped_by),
-                    (&w.values, &w.measures, w.stopped_by)
+                    (&m.values, &m.measures, m.stopped_by, &m.reference),
+                    (&w.values, &w.measures, w.stopped_by, &w.reference)
                 );
                 assert_eq!(m.replications.len(), w.replications.len(), "{rule:?}");
                 for (a, b) in m.replications.iter().zip(&w.replications) {

@@ -32,5 +32,6 @@
 pub mod analysis;
 pub mod batch;
 pub mod compare;
+pub mod curves;
 pub mod plot;
 pub mod report;

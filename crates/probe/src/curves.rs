@@ -1,0 +1,632 @@
+//! Curves of a sweep: a measure against one swept key (the x axis), one
+//! curve per value of the other keys, each point with its Student-t
+//! interval over the replications; the closed model's asymptotic bound and
+//! MVA curve beside them; and the knees of the throughput curves.
+//!
+//! Two knees are found, by rules stated in docs/batch.md:
+//!
+//! - **Against the bound.** Where the scenario is a closed model MVA
+//!   solves, N* = (D + Z) / D_max is where the asymptotic bounds cross; the
+//!   point where the measured throughput falls furthest below the bound
+//!   min(N / (D + Z), 1 / D_max) (by the mean, in throughput's units) is
+//!   where the model departs most from a system limited only by its
+//!   bottleneck.
+//! - **Thrashing.** The peak is the point of largest mean throughput; the
+//!   points whose intervals reach the peak's are as good as it within the
+//!   replications' precision (the peak's range); past the peak, the
+//!   throughput falls to half the peak at the x found by linear
+//!   interpolation between the first point at or below half and the one
+//!   before it.
+
+use crate::plot::{Chart, Series};
+use crate::report::{new_table, num};
+use tpsim_models::analytic::Reference;
+use tpsim_models::batch::{PointRuns, matches};
+use tpsim_models::replicate::Estimate;
+use tpsim_models::units;
+
+/// The measure of a system's throughput: the sum of its classes'.
+pub const THROUGHPUT: &str = "throughput";
+
+/// The swept key a sweep's curves are drawn against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// The key.
+    pub key: String,
+    /// The unit its values are shown in ("" for plain numbers).
+    pub unit: &'static str,
+    /// Its place among the swept keys.
+    index: usize,
+}
+
+impl Axis {
+    /// The axis's label: the key, and its unit in brackets.
+    pub fn label(&self) -> String {
+        if self.unit.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{} [{}]", self.key, self.unit)
+        }
+    }
+}
+
+/// The number a swept value stands for, and its unit: a plain number, a
+/// size (in KiB), a duration (in s), a rate (in 1/s) or a transfer rate
+/// (in KB/s).
+pub fn axis_value(text: &str) -> Option<(f64, &'static str)> {
+    if let Ok(x) = text.trim().parse::<f64>() {
+        return x.is_finite().then_some((x, ""));
+    }
+    if let Ok(b) = units::parse_size(text) {
+        return Some((b.0 / 1024.0, "KiB"));
+    }
+    if let Ok(s) = units::parse_duration(text) {
+        return Some((s.0, "s"));
+    }
+    if let Ok(r) = units::parse_rate(text) {
+        return Some((r.0, "1/s"));
+    }
+    units::parse_transfer_rate(text)
+        .ok()
+        .map(|r| (r.0 / 1000.0, "KB/s"))
+}
+
+/// The axis of a sweep over `keys`: `chosen` if given, else the last key
+/// (the one varying fastest). `None` when there is nothing to draw: no
+/// keys, fewer than two values, or (for the default) values that are not
+/// numbers of one unit; an error when the chosen key is not swept or its
+/// values are not numbers of one unit.
+pub fn axis(
+    keys: &[String],
+    chosen: Option<&str>,
+    points: &[Vec<(String, String)>],
+) -> Result<Option<Axis>, String> {
+    let index = match chosen {
+        Some(key) => keys.iter().position(|k| k == key).ok_or_else(|| {
+            format!(
+                "--x {key}: not a swept key; the swept keys are {}",
+                if keys.is_empty() {
+                    "none".to_string()
+                } else {
+                    keys.join(", ")
+                }
+            )
+        })?,
+        None if keys.is_empty() => return Ok(None),
+        None => keys.len() - 1,
+    };
+    let values: Vec<Option<(f64, &str)>> = points
+        .iter()
+        .map(|values| axis_value(&values[index].1))
+        .collect();
+    let unit = values.first().copied().flatten().map(|v| v.1);
+    let numeric = values.iter().all(|v| v.is_some() && v.map(|v| v.1) == unit);
+    if !numeric {
+        return match chosen {
+            Some(key) => Err(format!(
+                "--x {key}: its values are not numbers of one unit, so they cannot be an axis"
+            )),
+            None => Ok(None),
+        };
+    }
+    let mut xs: Vec<f64> = values.iter().flatten().map(|v| v.0).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    Ok((xs.len() > 1).then(|| Axis {
+        key: keys[index].clone(),
+        unit: unit.unwrap_or_default(),
+        index,
+    }))
+}
+
+/// One point of a curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurvePoint {
+    /// Where on the axis.
+    pub x: f64,
+    /// The measure's estimate over the point's replications.
+    pub estimate: Estimate,
+    /// The closed model's bounds and MVA solution there.
+    pub reference: Option<Reference>,
+}
+
+/// A measure against the axis at one value of the other keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    /// The other keys' values, `key=value, ...` (empty with one key).
+    pub label: String,
+    /// Its points, by x.
+    pub points: Vec<CurvePoint>,
+}
+
+/// The curves of `measure` (a measure's name, or [`THROUGHPUT`]) against
+/// `axis`, at confidence `level`, one per value of the other keys in the
+/// order they first appear.
+pub fn curves(axis: &Axis, points: &[PointRuns], measure: &str, level: f64) -> Vec<Curve> {
+    let mut curves: Vec<Curve> = Vec::new();
+    for p in points {
+        let label = p
+            .values
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis.index)
+            .map(|(_, (k, v))| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let x = axis_value(&p.values[axis.index].1).map_or(f64::NAN, |v| v.0);
+        let point = CurvePoint {
+            x,
+            estimate: Estimate::of(&values_of(p, measure), level),
+            reference: p.reference.clone(),
+        };
+        match curves.iter_mut().find(|c| c.label == label) {
+            Some(curve) => curve.points.push(point),
+            None => curves.push(Curve {
+                label,
+                points: vec![point],
+            }),
+        }
+    }
+    for curve in &mut curves {
+        curve.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    }
+    curves
+}
+
+/// The values of `measure` over a point's replications, those not
+/// measured left out; [`THROUGHPUT`] sums the classes' throughputs.
+fn values_of(point: &PointRuns, measure: &str) -> Vec<f64> {
+    let columns: Vec<usize> = point
+        .measures
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| {
+            if measure == THROUGHPUT {
+                matches("classes.*.throughput", name)
+            } else {
+                name.as_str() == measure
+            }
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if columns.is_empty() {
+        return Vec::new();
+    }
+    point
+        .replications
+        .iter()
+        .map(|r| columns.iter().map(|&c| r.values[c]).sum::<f64>())
+        .filter(|x| !x.is_nan())
+        .collect()
+}
+
+/// The knees of one throughput curve.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Knee {
+    /// The curve's label.
+    pub curve: String,
+    /// N* = (D + Z) / D_max, where the closed model has one.
+    pub saturation: Option<f64>,
+    /// Where the mean falls furthest below the asymptotic bound, and by
+    /// how much.
+    pub furthest_below: Option<(f64, f64)>,
+    /// The point of largest mean throughput, and that mean.
+    pub peak: Option<(f64, f64)>,
+    /// The first and last x whose intervals reach the peak's interval.
+    pub peak_range: Option<(f64, f64)>,
+    /// Past the peak, where the mean falls to half the peak.
+    pub half: Option<f64>,
+}
+
+/// The knees of throughput curves, by the rules in the module's docs.
+pub fn knees(curves: &[Curve]) -> Vec<Knee> {
+    curves.iter().map(knee).collect()
+}
+
+fn knee(curve: &Curve) -> Knee {
+    let measured: Vec<(f64, &Estimate)> = curve
+        .points
+        .iter()
+        .filter(|p| p.estimate.n > 0)
+        .map(|p| (p.x, &p.estimate))
+        .collect();
+    let saturation = curve
+        .points
+        .iter()
+        .find_map(|p| p.reference.as_ref())
+        .and_then(Reference::saturation);
+    let furthest_below = curve
+        .points
+        .iter()
+        .filter(|p| p.estimate.n > 0)
+        .filter_map(|p| Some((p.x, p.reference.as_ref()?.bound() - p.estimate.mean)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    // The first of equal highest means: the smallest population reaching it.
+    let top =
+        measured
+            .iter()
+            .enumerate()
+            .fold(
+                None,
+                |best: Option<(usize, &(f64, &Estimate))>, p| match best {
+                    Some(b) if b.1.1.mean >= p.1.1.mean => Some(b),
+                    _ => Some(p),
+                },
+            );
+    let Some((at, &(peak_x, peak))) = top else {
+        return Knee {
+            curve: curve.label.clone(),
+            saturation,
+            furthest_below,
+            peak: None,
+            peak_range: None,
+            half: None,
+        };
+    };
+    let low = |e: &Estimate| e.mean - e.half_width.unwrap_or(0.0);
+    let high = |e: &Estimate| e.mean + e.half_width.unwrap_or(0.0);
+    let reaching: Vec<f64> = measured
+        .iter()
+        .filter(|(_, e)| high(e) >= low(peak))
+        .map(|&(x, _)| x)
+        .collect();
+    let half_level = peak.mean / 2.0;
+    let half = measured[at..].windows(2).find_map(|w| {
+        let ((x0, e0), (x1, e1)) = (w[0], w[1]);
+        (e1.mean <= half_level)
+            .then(|| x0 + (x1 - x0) * (e0.mean - half_level) / (e0.mean - e1.mean))
+    });
+    Knee {
+        curve: curve.label.clone(),
+        saturation,
+        furthest_below,
+        peak: Some((peak_x, peak.mean)),
+        peak_range: Some((reaching[0], reaching[reaching.len() - 1])),
+        half,
+    }
+}
+
+/// The knees as a table, with a line saying how they were found.
+pub fn knee_table(axis: &Axis, knees: &[Knee]) -> String {
+    let mut table = new_table(&[
+        "curve",
+        "N* = (D+Z)/Dmax",
+        "furthest below the bound",
+        "peak throughput",
+        "as high within intervals",
+        "falls to half at",
+    ]);
+    for k in knees {
+        table.add_row(vec![
+            if k.curve.is_empty() {
+                "-".to_string()
+            } else {
+                k.curve.clone()
+            },
+            k.saturation.map_or("-".into(), short),
+            k.furthest_below.map_or("-".into(), |(x, gap)| {
+                format!("at {} ({} below)", short(x), short(gap))
+            }),
+            k.peak
+                .map_or("-".into(), |(x, y)| format!("{} at {}", short(y), short(x))),
+            k.peak_range
+                .map_or("-".into(), |(a, b)| format!("{}..{}", short(a), short(b))),
+            k.half
+                .map_or("not in the sweep".into(), |x| short(x).to_string()),
+        ]);
+    }
+    format!(
+        "Knees of the throughput (the classes' throughputs summed, per second) against {}; docs/batch.md states the rules.\n\n{table}\n",
+        axis.label()
+    )
+}
+
+/// A number to four significant figures.
+fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return x.to_string();
+    }
+    let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{x:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// The knees as CSV: one row per curve, empty where there is nothing.
+pub fn knees_csv(axis: &Axis, knees: &[Knee]) -> String {
+    let field = |x: Option<f64>| x.map_or_else(String::new, num);
+    let mut text = String::from(
+        "curve,axis,saturation,furthest_below_at,furthest_below_by,peak_at,peak_throughput,peak_range_low,peak_range_high,half_at\n",
+    );
+    for k in knees {
+        let row = [
+            csv_field(&k.curve),
+            csv_field(&axis.key),
+            field(k.saturation),
+            field(k.furthest_below.map(|f| f.0)),
+            field(k.furthest_below.map(|f| f.1)),
+            field(k.peak.map(|p| p.0)),
+            field(k.peak.map(|p| p.1)),
+            field(k.peak_range.map(|r| r.0)),
+            field(k.peak_range.map(|r| r.1)),
+            field(k.half),
+        ];
+        text.push_str(&row.join(","));
+        text.push('\n');
+    }
+    text
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Which of the closed model's curves a chart draws beside the measured
+/// ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Beside {
+    /// None.
+    Nothing,
+    /// MVA's throughput and the asymptotic bound.
+    Throughput,
+    /// MVA's mean response.
+    Response,
+}
+
+/// The chart of `measure`'s curves, each with its interval as a band, and
+/// the closed model's curves beside them (drawn once when every curve has
+/// the same ones, as when the other keys are ones MVA leaves out, such as
+/// memory size).
+pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside) -> Chart {
+    let mut series = Vec::new();
+    for c in curves {
+        let name = if c.label.is_empty() {
+            measure.to_string()
+        } else {
+            c.label.clone()
+        };
+        let measured: Vec<&CurvePoint> = c.points.iter().filter(|p| p.estimate.n > 0).collect();
+        series.push(Series {
+            name,
+            points: measured.iter().map(|p| (p.x, p.estimate.mean)).collect(),
+            band: measured
+                .iter()
+                .filter_map(|p| {
+                    let h = p.estimate.half_width?;
+                    Some((p.x, p.estimate.mean - h, p.estimate.mean + h))
+                })
+                .collect(),
+        });
+    }
+    type Of = fn(&Reference) -> f64;
+    let analytic: Vec<(&str, Of)> = match beside {
+        Beside::Nothing => Vec::new(),
+        Beside::Throughput => vec![("MVA", |r| r.throughput), ("bound", Reference::bound)],
+        Beside::Response => vec![("MVA", |r| r.response)],
+    };
+    for (what, of) in analytic {
+        let lines: Vec<(String, Vec<(f64, f64)>)> = curves
+            .iter()
+            .map(|c| {
+                let points = c
+                    .points
+                    .iter()
+                    .filter_map(|p| Some((p.x, of(p.reference.as_ref()?))))
+                    .collect();
+                (c.label.clone(), points)
+            })
+            .filter(|(_, points): &(String, Vec<(f64, f64)>)| !points.is_empty())
+            .collect();
+        let same = lines.windows(2).all(|w| w[0].1 == w[1].1);
+        for (i, (label, points)) in lines.into_iter().enumerate() {
+            if same && i > 0 {
+                break;
+            }
+            let name = if same || label.is_empty() {
+                what.to_string()
+            } else {
+                format!("{what}, {label}")
+            };
+            series.push(Series {
+                name,
+                points,
+                band: Vec::new(),
+            });
+        }
+    }
+    Chart {
+        title: format!("{measure} against {}", axis.key),
+        x_label: axis.label(),
+        y_label: if measure == THROUGHPUT {
+            "throughput [1/s]".to_string()
+        } else {
+            measure.to_string()
+        },
+        series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpsim_models::batch::Replication;
+    use tpsim_models::summary::StoppedBy;
+
+    fn reference(n: u32) -> Reference {
+        // D = 1 s, D_max = 0.5 s, Z = 9 s: N* = 20, bound min(N/10, 2).
+        Reference {
+            population: n,
+            think: 9.0,
+            demand: 1.0,
+            max_demand: 0.5,
+            throughput: f64::from(n) / 10.5,
+            response: 0.5,
+        }
+    }
+
+    /// A sweep over memory (two sizes) and terminals: throughput `tp(m, n)`
+    /// give or take 0.01 over three replications.
+    fn sweep(tp: impl Fn(usize, u32) -> f64) -> Vec<PointRuns> {
+        let mut points = Vec::new();
+        for (m, memory) in ["160KiB", "320KiB"].iter().enumerate() {
+            for n in [10, 20, 30, 40, 50] {
+                let mean = tp(m, n);
+                points.push(PointRuns {
+                    values: vec![
+                        ("memory.size".into(), memory.to_string()),
+                        ("users.terminals".into(), n.to_string()),
+                    ],
+                    measures: vec!["classes.a.throughput".into(), "classes.b.throughput".into()],
+                    replications: [-0.01, 0.0, 0.01]
+                        .iter()
+                        .enumerate()
+                        .map(|(r, d)| Replication {
+                            replication: r as u64,
+                            stopped_by: StoppedBy::EndTime,
+                            values: vec![(mean + d) / 2.0, (mean + d) / 2.0],
+                        })
+                        .collect(),
+                    stopped_by: "count",
+                    reference: Some(reference(n)),
+                });
+            }
+        }
+        points
+    }
+
+    fn keys() -> Vec<String> {
+        vec!["memory.size".into(), "users.terminals".into()]
+    }
+
+    fn axis_of(
+        keys: &[String],
+        chosen: Option<&str>,
+        points: &[PointRuns],
+    ) -> Result<Option<Axis>, String> {
+        let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
+        super::axis(keys, chosen, &values)
+    }
+
+    #[test]
+    fn the_axis_is_the_last_key_or_the_one_chosen() {
+        let points = sweep(|_, _| 1.0);
+        let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
+        assert_eq!((axis.key.as_str(), axis.unit), ("users.terminals", ""));
+        let memory = axis_of(&keys(), Some("memory.size"), &points)
+            .unwrap()
+            .unwrap();
+        assert_eq!(memory.label(), "memory.size [KiB]");
+        assert_eq!(
+            axis_of(&keys(), Some("users"), &points).unwrap_err(),
+            "--x users: not a swept key; the swept keys are memory.size, users.terminals"
+        );
+        assert_eq!(axis_of(&[], None, &[]), Ok(None));
+        assert_eq!(axis_value("1MiB"), Some((1024.0, "KiB")));
+        assert_eq!(axis_value("250ms"), Some((0.25, "s")));
+        assert_eq!(axis_value("0.5/s"), Some((0.5, "1/s")));
+        assert_eq!(axis_value("12"), Some((12.0, "")));
+        assert_eq!(axis_value("fcfs"), None);
+        let mut words = sweep(|_, _| 1.0);
+        words[3].values[1].1 = "many".into();
+        assert_eq!(axis_of(&keys(), None, &words), Ok(None));
+        assert!(axis_of(&keys(), Some("users.terminals"), &words).is_err());
+    }
+
+    #[test]
+    fn curves_split_by_the_other_keys_and_sum_the_classes_throughputs() {
+        let points = sweep(|m, n| f64::from(n) / 10.0 + m as f64);
+        let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
+        let curves = curves(&axis, &points, THROUGHPUT, 0.95);
+        assert_eq!(curves.len(), 2);
+        assert_eq!(curves[1].label, "memory.size=320KiB");
+        let p = &curves[1].points[2];
+        assert_eq!((p.x, p.estimate.n), (30.0, 3));
+        assert!((p.estimate.mean - 4.0).abs() < 1e-12, "{p:?}");
+        let one = super::curves(&axis, &points, "classes.a.throughput", 0.95);
+        assert!((one[1].points[2].estimate.mean - 2.0).abs() < 1e-12);
+        assert_eq!(
+            super::curves(&axis, &points, "nothing", 0.95)[0].points[0]
+                .estimate
+                .n,
+            0
+        );
+    }
+
+    #[test]
+    fn knees_follow_the_stated_rules() {
+        // Small memory: peaks at 20 (1.8), falls to 0.6 at 30, half (0.9)
+        // crossed at 20 + 10 * (1.8 - 0.9) / (1.8 - 0.6) = 27.5. Large
+        // memory: rises to the bound and stays there.
+        let points = sweep(|m, n| match (m, n) {
+            (0, 10) => 0.9,
+            (0, 20) => 1.8,
+            (0, 30) => 0.6,
+            (0, _) => 0.3,
+            (_, n) => (f64::from(n) / 10.0).min(2.0) - 0.1,
+        });
+        let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
+        let knees = knees(&curves(&axis, &points, THROUGHPUT, 0.95));
+        let small = &knees[0];
+        assert_eq!(small.saturation, Some(20.0));
+        assert_eq!(small.peak, Some((20.0, 1.8)));
+        assert_eq!(small.peak_range, Some((20.0, 20.0)));
+        assert!((small.half.unwrap() - 27.5).abs() < 1e-9, "{small:?}");
+        let (at, by) = small.furthest_below.unwrap();
+        assert_eq!(at, 50.0);
+        assert!((by - 1.7).abs() < 1e-9);
+        let large = &knees[1];
+        assert_eq!(large.half, None);
+        // 1.9 at 20, 30, 40 and 50: the first is the peak, all as high.
+        assert_eq!(large.peak, Some((20.0, 1.9)));
+        assert_eq!(large.peak_range, Some((20.0, 50.0)));
+        let table = knee_table(&axis, &knees);
+        assert!(table.contains("| memory.size=160KiB |"), "{table}");
+        assert!(table.contains("not in the sweep"), "{table}");
+        let csv = knees_csv(&axis, &knees);
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("memory.size=160KiB,users.terminals,20.0,50.0,"),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn a_chart_draws_the_model_curves_once_when_every_curve_shares_them() {
+        let points = sweep(|_, n| f64::from(n) / 12.0);
+        let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
+        let curves = curves(&axis, &points, THROUGHPUT, 0.95);
+        let chart = chart(&axis, THROUGHPUT, &curves, Beside::Throughput);
+        let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["memory.size=160KiB", "memory.size=320KiB", "MVA", "bound"]
+        );
+        assert_eq!(chart.series[3].points[4], (50.0, 2.0));
+        assert_eq!(chart.series[0].band.len(), 5);
+        assert_eq!(chart.x_label, "users.terminals");
+        let mut apart = points.clone();
+        apart[0].reference.as_mut().unwrap().response = 9.0;
+        let curves = super::curves(&axis, &apart, "classes.a.mean_response", 0.95);
+        let chart = super::chart(&axis, "classes.a.mean_response", &curves, Beside::Response);
+        let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "memory.size=160KiB",
+                "memory.size=320KiB",
+                "MVA, memory.size=160KiB",
+                "MVA, memory.size=320KiB"
+            ]
+        );
+        assert!(crate::plot::svg(&chart).is_ok());
+    }
+}
