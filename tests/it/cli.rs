@@ -1220,6 +1220,22 @@ fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
     let missing = tpsim(&["sweep", &mm1]);
     assert_eq!(missing.status, 2);
     assert!(missing.stderr.contains("--set"), "{}", missing.stderr);
+    let day = tpsim(&[
+        "batch",
+        &scenario_path("berkeley-1979-paged").display().to_string(),
+        "--warmup",
+        "mser5",
+        "--out",
+        out,
+    ]);
+    assert_eq!(day.status, 2);
+    assert!(
+        day.stderr
+            .contains("log in and out over the day, so it has no steady state"),
+        "{}",
+        day.stderr
+    );
+    assert!(files_in(&out_dir).is_empty());
     let nowhere = tpsim(&["batch", &mm1, "--shard", "1/2"]);
     assert_eq!(nowhere.status, 2);
     assert!(nowhere.stderr.contains("--out"), "{}", nowhere.stderr);

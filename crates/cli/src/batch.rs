@@ -8,10 +8,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use tpsim_models::SimTime;
 use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns};
 use tpsim_models::replicate::{Precision, Rule, Runner, Shard};
 use tpsim_models::shard::{self, Identity, Record};
 use tpsim_models::sweep::{self, Setting};
+use tpsim_models::warmup;
 use tpsim_probe::curves;
 
 /// The name of a shard's record in its output directory.
@@ -44,6 +46,11 @@ pub(crate) struct ReplicationArgs {
     /// on it.
     #[arg(long, short = 'j', value_name = "J")]
     jobs: Option<usize>,
+    /// Choose each point's warm-up from the data instead of taking
+    /// run.warmup: `mser5` runs 10 pilot replications from an empty start
+    /// and truncates their mean response series by MSER-5.
+    #[arg(long, value_name = "RULE", value_parser = ["mser5"])]
+    warmup: Option<String>,
     /// Master seed; overrides the scenario's `seed`.
     #[arg(long)]
     seed: Option<u64>,
@@ -108,7 +115,7 @@ pub(crate) fn batch(
         table.insert("seed".into(), toml::Value::Integer(seed as i64));
         text = toml::to_string(&table).expect("a TOML table always serialises");
     }
-    let points = sweep::points(&name, &text, &settings).map_err(|e| input(e.to_string()))?;
+    let mut points = sweep::points(&name, &text, &settings).map_err(|e| input(e.to_string()))?;
     let chosen: Vec<String> = if args.measures.is_empty() {
         DEFAULT_MEASURES.iter().map(|m| m.to_string()).collect()
     } else {
@@ -129,13 +136,30 @@ pub(crate) fn batch(
     curves::axis(&keys, args.x.as_deref(), &values).map_err(input)?;
     let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref())?;
+    let going = || !INTERRUPTED.load(Ordering::SeqCst);
+    if args.warmup.is_some() {
+        for point in &mut points {
+            let chosen = warmup::choose(&point.scenario, &runner, going).map_err(|e| {
+                let at = if point.values.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", point.label())
+                };
+                match e {
+                    warmup::WarmupError::Interrupted => Failure::Run(anyhow::anyhow!(e)),
+                    e => input(format!("--warmup mser5{at}: {name}: {e}")),
+                }
+            })?;
+            point.scenario.settings_mut().warmup = SimTime::from_secs_f64(chosen.warmup);
+        }
+    }
     let scenario = points[0].scenario.settings();
     let identity = Identity {
         scenario: scenario.name.clone(),
         seed: scenario.seed,
         fingerprint: shard::fingerprint(&text),
         keys,
-        rule: rule_sentence(&rule),
+        rule: rule_sentence(&rule, args.warmup.is_some()),
         level: args.level,
         measures: chosen,
         points: points.len(),
@@ -162,7 +186,6 @@ pub(crate) fn batch(
         }
         bar.inc(1);
     };
-    let going = || !INTERRUPTED.load(Ordering::SeqCst);
     let results = batch::run(
         &points,
         &rule,
@@ -323,6 +346,7 @@ fn report(
                 "values": p.values.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
                 "replications": p.replications.len(),
                 "stopped_by": p.stopped_by,
+                "warmup": p.warmup,
                 "reference": p.reference,
                 "estimates": p.estimates(batch.level),
             })).collect::<Vec<_>>(),
@@ -357,6 +381,7 @@ fn report(
     }
     emit(stdout, json, value, || {
         let mut text = tpsim_probe::batch::table(&heading, results, &batch.measures);
+        text.push_str(&tpsim_probe::batch::warmups(results));
         if let (Some(axis), Some(knees)) = (&axis, &knees) {
             text.push('\n');
             text.push_str(&curves::knee_table(axis, knees));
@@ -419,9 +444,10 @@ fn charts(
     Ok(files)
 }
 
-/// The rule as a sentence, for headings.
-fn rule_sentence(rule: &Rule) -> String {
-    match *rule {
+/// The rule as a sentence, for headings; `mser` if the warm-ups were
+/// chosen by MSER-5.
+fn rule_sentence(rule: &Rule, mser: bool) -> String {
+    let replications = match *rule {
         Rule::Count(n) => format!("{n} replications at each point"),
         Rule::Precision {
             initial,
@@ -435,6 +461,14 @@ fn rule_sentence(rule: &Rule) -> String {
             "replications at each point ({initial} first) until every chosen measure's interval is within {}% of its mean, at most {max_replications}",
             relative_half_width * 100.0
         ),
+    };
+    if mser {
+        format!(
+            "{replications}, after a warm-up chosen by MSER-5 from {} pilot runs",
+            warmup::PILOTS
+        )
+    } else {
+        replications
     }
 }
 

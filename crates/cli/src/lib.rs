@@ -468,6 +468,7 @@ fn run_scenario(
         mut summary,
         load,
         observations,
+        ..
     } = {
         // Drawn on standard error only when it is a terminal.
         let bar = ProgressBar::with_draw_target(

@@ -143,6 +143,9 @@ pub struct PointRuns {
     /// What ended this point's replications: `count`, `precision`,
     /// `max_replications`, `interrupted`, or, in a shard, `other_shard`.
     pub stopped_by: &'static str,
+    /// The warm-up of its replications \[s\]: the scenario's, or one
+    /// chosen from the data (see [`crate::warmup`]).
+    pub warmup: f64,
     /// The asymptotic bounds and MVA's solution at this point, where the
     /// scenario is a closed model MVA solves (a time-sharing system as if
     /// its memory were never short).
@@ -248,6 +251,7 @@ pub fn run(
                 measures,
                 replications,
                 stopped_by: batch.stopped_by.name(),
+                warmup: point.scenario.settings().warmup.as_secs_f64(),
                 reference: ClosedModel::of_scenario(&point.scenario)
                     .ok()
                     .map(|m| m.reference()),

@@ -58,6 +58,7 @@ pub mod summary;
 pub mod sweep;
 pub mod system;
 pub mod units;
+pub mod warmup;
 
 pub use network::Network;
 pub use run::{Run, RunSettings};

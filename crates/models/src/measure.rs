@@ -38,6 +38,17 @@ impl Responses {
         *self = Responses::new();
     }
 
+    /// The completions so far and the sum of their responses \[s\].
+    pub(crate) fn total(&self) -> (u64, f64) {
+        if self.completions == 0 {
+            return (0, 0.0);
+        }
+        (
+            self.completions,
+            self.tally.mean() * self.completions as f64,
+        )
+    }
+
     /// The class's summary over `span` seconds of measurement; a batch-means
     /// interval is given only for a `stationary` run.
     pub(crate) fn summary(

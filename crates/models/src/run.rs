@@ -37,6 +37,22 @@ pub struct Run {
     /// The terminal probe's observations, one per benchmark run (empty
     /// without a probe).
     pub observations: Vec<Observation>,
+    /// The responses completed by each of the run's progress reports, a
+    /// thousand over the run, for choosing a warm-up from the data.
+    pub trace: Vec<Progress>,
+}
+
+/// The responses completed by one moment of a run, counted from its
+/// start or from the end of its warm-up (the classes of terminal commands,
+/// or of the network, together).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The moment \[s\].
+    pub at: f64,
+    /// The completions by then.
+    pub completions: u64,
+    /// The sum of their response times \[s\].
+    pub response_sum: f64,
 }
 
 /// A model [`drive`] can run.
@@ -46,6 +62,9 @@ pub(crate) trait Runnable: Model {
 
     /// What the run measured up to `now`, after `events` events.
     fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run;
+
+    /// The completions so far, and the sum of their responses \[s\].
+    fn responses_so_far(&self) -> (u64, f64);
 }
 
 /// How many times a run reports progress.
@@ -61,19 +80,29 @@ pub(crate) fn drive<M: Runnable>(
     model: M,
     streams: &Streams,
     settings: &RunSettings,
-    progress: impl FnMut(SimTime) -> bool,
+    mut progress: impl FnMut(SimTime) -> bool,
 ) -> Run {
     let mut sim = Simulation::new(model);
     let (model, ctx) = sim.parts_mut();
     model.start(ctx);
+    let mut trace = Vec::with_capacity(PROGRESS_STEPS as usize);
     let reason = sim.run_in_slices(
         settings.end_time,
         settings.max_events,
         PROGRESS_STEPS,
-        progress,
+        |model, now| {
+            let (completions, response_sum) = model.responses_so_far();
+            trace.push(Progress {
+                at: now.as_secs_f64(),
+                completions,
+                response_sum,
+            });
+            progress(now)
+        },
     );
     let (now, events) = (sim.now(), sim.events());
     let mut run = sim.model_mut().finish(now, events, streams.replication());
+    run.trace = trace;
     run.summary.stopped_by = stopped_by(reason);
     if reason == StopReason::Stalled {
         run.summary.stalled_on = Some(sim.stalled_on().to_string());

@@ -70,6 +70,8 @@ pub struct RecordPoint {
     pub measures: Vec<String>,
     /// What ended its replications in this shard.
     pub stopped_by: String,
+    /// The warm-up of its replications \[s\].
+    pub warmup: f64,
     /// The closed model's bounds and MVA solution there, if it has one.
     pub reference: Option<Reference>,
     /// The replications this shard ran.
@@ -102,6 +104,7 @@ impl Record {
                 values: p.values.clone(),
                 measures: p.measures.clone(),
                 stopped_by: p.stopped_by.to_string(),
+                warmup: p.warmup,
                 reference: p.reference.clone(),
                 replications: p
                     .replications
@@ -366,9 +369,9 @@ fn merge_point(
             file: file.to_string(),
             message: format!("point {point}: {message}"),
         };
-        if p.values != model.values {
+        if (&p.values, &p.reference, p.warmup) != (&model.values, &model.reference, model.warmup) {
             return Err(damaged(
-                "its swept values differ from another shard's".into(),
+                "its swept values, warm-up or reference differ from another shard's".into(),
             ));
         }
         let stop = Stop::from_name(&p.stopped_by)
@@ -425,6 +428,7 @@ fn merge_point(
         measures: measures.map(|(_, m)| m.clone()).unwrap_or_default(),
         replications,
         stopped_by: stopped_by.unwrap_or(Stop::Count).name(),
+        warmup: model.warmup,
         reference: model.reference.clone(),
     })
 }
@@ -492,8 +496,8 @@ mod tests {
             assert_eq!(merged.points.len(), whole.len());
             for (m, w) in merged.points.iter().zip(&whole) {
                 assert_eq!(
-                    (&m.values, &m.measures, m.stopped_by, &m.reference),
-                    (&w.values, &w.measures, w.stopped_by, &w.reference)
+                    (&m.values, &m.measures, m.stopped_by, &m.reference, m.warmup),
+                    (&w.values, &w.measures, w.stopped_by, &w.reference, w.warmup)
                 );
                 assert_eq!(m.replications.len(), w.replications.len(), "{rule:?}");
                 for (a, b) in m.replications.iter().zip(&w.replications) {
@@ -582,7 +586,7 @@ mod tests {
         );
         assert!(
             refused(&|r| r[1].1.points[0].values[0].1 = "9/s".into())
-                .contains("swept values differ")
+                .contains("swept values, warm-up or reference differ")
         );
         assert_eq!(merge(&[]).unwrap_err(), MergeError::Nothing);
     }

@@ -469,7 +469,15 @@ impl Runnable for NetworkModel<'_> {
             summary: self.summary(now, events, replication),
             load: Vec::new(),
             observations: Vec::new(),
+            trace: Vec::new(),
         }
+    }
+
+    fn responses_so_far(&self) -> (u64, f64) {
+        self.classes
+            .iter()
+            .map(|c| c.responses.total())
+            .fold((0, 0.0), |(n, s), (m, t)| (n + m, s + t))
     }
 }
 

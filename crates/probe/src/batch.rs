@@ -91,6 +91,25 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
     text
 }
 
+/// The points' warm-ups: one line when they are all the same, else one per
+/// point.
+pub fn warmups(points: &[PointRuns]) -> String {
+    let seconds = |p: &PointRuns| format!("{} s", p.warmup);
+    match points {
+        [] => String::new(),
+        [first, rest @ ..] if rest.iter().all(|p| p.warmup == first.warmup) => {
+            format!("Warm-up: {}\n", seconds(first))
+        }
+        _ => {
+            let lines: Vec<String> = points
+                .iter()
+                .map(|p| format!("  at {}: {}", label(p), seconds(p)))
+                .collect();
+            format!("Warm-up:\n{}\n", lines.join("\n"))
+        }
+    }
+}
+
 fn label(point: &PointRuns) -> String {
     point
         .values

@@ -494,6 +494,7 @@ mod tests {
                         })
                         .collect(),
                     stopped_by: "count",
+                    warmup: 100.0,
                     reference: Some(reference(n)),
                 });
             }

@@ -227,7 +227,8 @@ impl<M: Model> Simulation<M> {
     }
 
     /// [`run_until`](Self::run_until) in `slices` equal slices of simulated
-    /// time, calling `progress` with the clock after each one; `progress`
+    /// time, calling `progress` with the model and the clock after each one
+    /// (to read the model's meters as the run goes); `progress`
     /// returns whether to go on, and a `false` ends the run with
     /// [`StopReason::Interrupted`]. The run is only paused between slices,
     /// never changed: the events and results are those of one call to
@@ -237,13 +238,13 @@ impl<M: Model> Simulation<M> {
         end: SimTime,
         max_events: Option<u64>,
         slices: u64,
-        mut progress: impl FnMut(SimTime) -> bool,
+        mut progress: impl FnMut(&M, SimTime) -> bool,
     ) -> StopReason {
         let step = (end.saturating_sub(self.now()).as_nanos() / slices.max(1)).max(1);
         loop {
             let until = SimTime::from_nanos(self.now().as_nanos().saturating_add(step)).min(end);
             let reason = self.run_until(until, max_events);
-            let go_on = progress(self.now());
+            let go_on = progress(&self.model, self.now());
             let paused = matches!(reason, StopReason::EndTime | StopReason::Exhausted);
             if until == end || !paused {
                 return reason;
@@ -350,7 +351,7 @@ mod tests {
         let _ = whole.run_until(SimTime::from_nanos(3_500_000_000), None);
         let mut sliced = ticker();
         let mut seen = Vec::new();
-        let reason = sliced.run_in_slices(SimTime::from_nanos(3_500_000_000), None, 7, |t| {
+        let reason = sliced.run_in_slices(SimTime::from_nanos(3_500_000_000), None, 7, |_, t| {
             seen.push(t);
             true
         });
@@ -377,7 +378,7 @@ mod tests {
     #[test]
     fn the_caller_may_stop_between_slices() {
         let mut sim = ticker();
-        let reason = sim.run_in_slices(SimTime::from_secs(4), None, 4, |t| {
+        let reason = sim.run_in_slices(SimTime::from_secs(4), None, 4, |_, t| {
             t < SimTime::from_secs(2)
         });
         assert_eq!(reason, StopReason::Interrupted);

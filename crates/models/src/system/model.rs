@@ -1379,7 +1379,16 @@ impl Runnable for SystemModel<'_> {
             summary: self.summary(now, events, replication),
             load: std::mem::take(&mut self.stats.load),
             observations: std::mem::take(&mut self.stats.observations),
+            trace: Vec::new(),
         }
+    }
+
+    fn responses_so_far(&self) -> (u64, f64) {
+        self.stats
+            .classes
+            .iter()
+            .map(|c| c.responses.total())
+            .fold((0, 0.0), |(n, s), (m, t)| (n + m, s + t))
     }
 }
 
