@@ -938,6 +938,26 @@ fn compare_runs_two_installations_and_marks_significant_differences() {
             "{name}"
         );
     }
+    // The replications run on a pool of threads: the same results on one.
+    let one_dir = dir.path().join("one");
+    let one = tpsim(&[
+        "compare",
+        &swapped,
+        &paged,
+        "--replications",
+        "2",
+        "--cluster",
+        "5",
+        "--jobs",
+        "1",
+        "--out",
+        &one_dir.display().to_string(),
+    ]);
+    assert_eq!(one.stdout, out.stdout);
+    assert_eq!(
+        std::fs::read(one_dir.join("comparison.csv")).unwrap(),
+        csv.as_bytes()
+    );
     // One run each: a bootstrap.
     let out = tpsim(&["compare", &swapped, &paged, "--json"]);
     assert_eq!(out.status, 0, "stderr: {}", out.stderr);

@@ -154,6 +154,10 @@ struct CompareArgs {
     /// Master seed of both; overrides the first scenario's `seed`.
     #[arg(long)]
     seed: Option<u64>,
+    /// Threads to run on (default: one per core). The results do not depend
+    /// on it.
+    #[arg(long, short = 'j', value_name = "J")]
+    jobs: Option<usize>,
     #[command(flatten)]
     levels: LevelArgs,
     /// Directory to write comparison.csv and, per benchmark, the chart of
@@ -673,6 +677,8 @@ fn compare(
     let seed = args.seed.unwrap_or(a.settings.seed);
     a.settings.seed = seed;
     b.settings.seed = seed;
+    let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
+        .map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref())?;
     let bar =
         ProgressBar::with_draw_target(Some(2 * args.replications), ProgressDrawTarget::stderr());
@@ -681,20 +687,30 @@ fn compare(
             .expect("the template is valid"),
     );
     let going = |_: tpsim_models::SimTime| !INTERRUPTED.load(Ordering::SeqCst);
-    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
-    for r in 0..args.replications {
-        for (sys, samples) in [&a, &b].into_iter().zip(runs.iter_mut()) {
-            let run = tpsim_models::system::simulate_with_progress(sys, seed, r, going);
-            if run.summary.stopped_by == StoppedBy::Interrupted {
-                bar.finish_and_clear();
-                let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
-                return Ok(Finished::Interrupted);
-            }
-            samples.push(run.observations.iter().map(Sample::from).collect());
-            bar.inc(1);
-        }
-    }
+    // Both installations' replications on the pool, in job order.
+    let jobs: Vec<(usize, u64)> = (0..args.replications)
+        .flat_map(|r| [(0, r), (1, r)])
+        .collect();
+    let finished = runner.map(&jobs, |&(which, r)| {
+        let sys = if which == 0 { &a } else { &b };
+        let run = tpsim_models::system::simulate_with_progress(sys, seed, r, going);
+        bar.inc(1);
+        (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
+            run.observations
+                .iter()
+                .map(Sample::from)
+                .collect::<Vec<Sample>>()
+        })
+    });
     bar.finish_and_clear();
+    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
+    for (&(which, _), samples) in jobs.iter().zip(finished) {
+        let Some(samples) = samples else {
+            let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
+            return Ok(Finished::Interrupted);
+        };
+        runs[which].push(samples);
+    }
     let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
     let names = (a.settings.name.as_str(), b.settings.name.as_str());
     if let Some(out) = &out {
