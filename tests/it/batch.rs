@@ -215,7 +215,7 @@ fn a_warm_up_chosen_by_mser5_leaves_the_mean_unbiased() {
         .remove(0)
         .scenario;
     let runner = Runner::new(0).unwrap();
-    let chosen = warmup::choose(&scenario, &runner, || true).unwrap();
+    let chosen = warmup::choose(&scenario, &runner, || {}, || true).unwrap();
     assert!(chosen.warmup < 10000.0, "{chosen:?}");
     assert_eq!(chosen.warmup % 20.0, 0.0, "{chosen:?}");
     assert_eq!(chosen.intervals, 1000);

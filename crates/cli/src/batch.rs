@@ -136,20 +136,56 @@ pub(crate) fn batch(
     curves::axis(&keys, args.x.as_deref(), &values).map_err(input)?;
     let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref())?;
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let planned = match rule {
+        Rule::Count(n) => (0..points.len() as u64 * n)
+            .filter(|&j| shard.owns(j))
+            .count() as u64,
+        Rule::Precision { initial, .. } => {
+            (0..points.len() as u64).filter(|&p| shard.owns(p)).count() as u64 * initial
+        }
+    };
+    let pilots = if args.warmup.is_some() {
+        points.len() as u64 * warmup::PILOTS
+    } else {
+        0
+    };
+    let bar = ProgressBar::with_draw_target(Some(pilots + planned), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs, {per_sec}, {elapsed} elapsed, ETA {eta}",
+        )
+        .expect("the template is valid"),
+    );
+    let done = || {
+        if bar.position() + 1 > bar.length().unwrap_or(0) {
+            bar.inc_length(1);
+        }
+        bar.inc(1);
+    };
     let going = || !INTERRUPTED.load(Ordering::SeqCst);
     if args.warmup.is_some() {
         for point in &mut points {
-            let chosen = warmup::choose(&point.scenario, &runner, going).map_err(|e| {
-                let at = if point.values.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {}", point.label())
-                };
-                match e {
-                    warmup::WarmupError::Interrupted => Failure::Run(anyhow::anyhow!(e)),
-                    e => input(format!("--warmup mser5{at}: {name}: {e}")),
+            let chosen = match warmup::choose(&point.scenario, &runner, done, going) {
+                Ok(chosen) => chosen,
+                Err(warmup::WarmupError::Interrupted) => {
+                    bar.finish_and_clear();
+                    let _ = writeln!(
+                        stderr,
+                        "tpsim: interrupted while choosing the warm-up; nothing was run"
+                    );
+                    return Ok(Finished::Interrupted);
                 }
-            })?;
+                Err(e) => {
+                    bar.finish_and_clear();
+                    let at = if point.values.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {}", point.label())
+                    };
+                    return Err(input(format!("--warmup mser5{at}: {name}: {e}")));
+                }
+            };
             point.scenario.settings_mut().warmup = SimTime::from_secs_f64(chosen.warmup);
         }
     }
@@ -163,28 +199,6 @@ pub(crate) fn batch(
         level: args.level,
         measures: chosen,
         points: points.len(),
-    };
-    let shard = args.shard.unwrap_or(Shard::WHOLE);
-    let planned = match rule {
-        Rule::Count(n) => (0..points.len() as u64 * n)
-            .filter(|&j| shard.owns(j))
-            .count() as u64,
-        Rule::Precision { initial, .. } => {
-            (0..points.len() as u64).filter(|&p| shard.owns(p)).count() as u64 * initial
-        }
-    };
-    let bar = ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} runs, {per_sec}, {elapsed} elapsed, ETA {eta}",
-        )
-        .expect("the template is valid"),
-    );
-    let done = || {
-        if bar.position() + 1 > bar.length().unwrap_or(0) {
-            bar.inc_length(1);
-        }
-        bar.inc(1);
     };
     let results = batch::run(
         &points,

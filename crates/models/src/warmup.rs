@@ -67,10 +67,12 @@ pub struct Chosen {
 }
 
 /// Chooses the warm-up of `scenario` from [`PILOTS`] pilot runs on
-/// `runner`; `going` is asked during the runs whether to go on.
+/// `runner`; `done` is called after each pilot run, and `going` is asked
+/// during the runs whether to go on.
 pub fn choose(
     scenario: &Scenario,
     runner: &Runner,
+    done: impl Fn() + Sync + Send,
     going: impl Fn() -> bool + Sync + Send,
 ) -> Result<Chosen, WarmupError> {
     if let Scenario::System(sys) = scenario
@@ -81,7 +83,11 @@ pub fn choose(
     let mut pilot = scenario.clone();
     pilot.settings_mut().warmup = SimTime::ZERO;
     let indices: Vec<u64> = (PILOT_BASE..PILOT_BASE + PILOTS).collect();
-    let runs = runner.map(&indices, |&r| pilot.run(r, |_| going()));
+    let runs = runner.map(&indices, |&r| {
+        let run = pilot.run(r, |_| going());
+        done();
+        run
+    });
     if runs
         .iter()
         .any(|r| r.summary.stopped_by == crate::summary::StoppedBy::Interrupted)
