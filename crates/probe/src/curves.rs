@@ -533,7 +533,21 @@ mod tests {
         assert_eq!(axis_value("250ms"), Some((0.25, "s")));
         assert_eq!(axis_value("0.5/s"), Some((0.5, "1/s")));
         assert_eq!(axis_value("12"), Some((12.0, "")));
+        assert_eq!(axis_value("800KB/s"), Some((800.0, "KB/s")));
         assert_eq!(axis_value("fcfs"), None);
+        // One value only: nothing to draw against.
+        let one: Vec<PointRuns> = points
+            .iter()
+            .filter(|p| p.values[1].1 == "10")
+            .cloned()
+            .collect();
+        assert_eq!(axis_of(&keys(), None, &one), Ok(None));
+        // A chosen key none of whose values is a number.
+        let mut named = sweep(|_, _| 1.0);
+        for p in &mut named {
+            p.values[1].1 = "many".into();
+        }
+        assert!(axis_of(&keys(), Some("users.terminals"), &named).is_err());
         let mut words = sweep(|_, _| 1.0);
         words[3].values[1].1 = "many".into();
         assert_eq!(axis_of(&keys(), None, &words), Ok(None));
@@ -582,6 +596,14 @@ mod tests {
         let (at, by) = small.furthest_below.unwrap();
         assert_eq!(at, 50.0);
         assert!((by - 1.7).abs() < 1e-9);
+        // A point with nothing measured is left out of the knees.
+        let mut gap = points.clone();
+        for r in &mut gap[4].replications {
+            r.values = vec![f64::NAN, f64::NAN];
+        }
+        let with_gap = super::knees(&curves(&axis, &gap, THROUGHPUT, 0.95));
+        assert_eq!(with_gap[0].peak, small.peak);
+        assert_eq!(with_gap[0].furthest_below.unwrap().0, 40.0);
         let large = &knees[1];
         assert_eq!(large.half, None);
         // 1.9 at 20, 30, 40 and 50: the first is the peak, all as high.
