@@ -576,11 +576,12 @@ mod tests {
 
     #[test]
     fn knees_follow_the_stated_rules() {
-        // Small memory: peaks at 20 (1.8), falls to 0.6 at 30, half (0.9)
-        // crossed at 20 + 10 * (1.8 - 0.9) / (1.8 - 0.6) = 27.5. Large
-        // memory: rises to the bound and stays there.
+        // Small memory: peaks at 20 (1.8; 1.78 at 10 is as high within
+        // the intervals, each ± 4.303 · 0.01 / √3), falls to 0.6 at 30,
+        // half (0.9) crossed at 20 + 10 * (1.8 - 0.9) / (1.8 - 0.6) = 27.5.
+        // Large memory: rises to the bound and stays there.
         let points = sweep(|m, n| match (m, n) {
-            (0, 10) => 0.9,
+            (0, 10) => 1.78,
             (0, 20) => 1.8,
             (0, 30) => 0.6,
             (0, _) => 0.3,
@@ -591,7 +592,7 @@ mod tests {
         let small = &knees[0];
         assert_eq!(small.saturation, Some(20.0));
         assert_eq!(small.peak, Some((20.0, 1.8)));
-        assert_eq!(small.peak_range, Some((20.0, 20.0)));
+        assert_eq!(small.peak_range, Some((10.0, 20.0)));
         assert!((small.half.unwrap() - 27.5).abs() < 1e-9, "{small:?}");
         let (at, by) = small.furthest_below.unwrap();
         assert_eq!(at, 50.0);
@@ -611,6 +612,18 @@ mod tests {
         assert_eq!(large.peak_range, Some((20.0, 50.0)));
         let table = knee_table(&axis, &knees);
         assert!(table.contains("| memory.size=160KiB |"), "{table}");
+        for cell in [
+            " 20 |",
+            "at 50 (1.7 below)",
+            "1.8 at 20",
+            "10..20",
+            " 27.5 |",
+        ] {
+            assert!(table.contains(cell), "{cell:?} in {table}");
+        }
+        assert_eq!(short(0.012345), "0.01235");
+        assert_eq!(short(1234.6), "1235");
+        assert_eq!(short(0.0), "0");
         assert!(table.contains("not in the sweep"), "{table}");
         let csv = knees_csv(&axis, &knees);
         assert!(
@@ -635,6 +648,27 @@ mod tests {
         );
         assert_eq!(chart.series[3].points[4], (50.0, 2.0));
         assert_eq!(chart.series[0].band.len(), 5);
+        let (x, low, high) = chart.series[0].band[1];
+        let mean = 20.0 / 12.0;
+        let h = 4.302652729911275 * 0.01 / 3f64.sqrt();
+        assert_eq!(x, 20.0);
+        assert!(
+            (low - (mean - h)).abs() < 1e-9 && (high - (mean + h)).abs() < 1e-9,
+            "{low} {high}"
+        );
+        // A point with nothing measured is not drawn.
+        let mut gap = points.clone();
+        for r in &mut gap[1].replications {
+            r.values = vec![f64::NAN, f64::NAN];
+        }
+        let gapped = super::chart(
+            &axis,
+            THROUGHPUT,
+            &super::curves(&axis, &gap, THROUGHPUT, 0.95),
+            Beside::Nothing,
+        );
+        assert_eq!(gapped.series.len(), 2);
+        assert_eq!(gapped.series[0].points.len(), 4);
         assert_eq!(chart.x_label, "users.terminals");
         let mut apart = points.clone();
         apart[0].reference.as_mut().unwrap().response = 9.0;
