@@ -670,6 +670,7 @@ mod tests {
         assert_eq!(gapped.series.len(), 2);
         assert_eq!(gapped.series[0].points.len(), 4);
         assert_eq!(chart.x_label, "users.terminals");
+        assert_eq!(chart.y_label, "throughput [1/s]");
         let mut apart = points.clone();
         apart[0].reference.as_mut().unwrap().response = 9.0;
         let curves = super::curves(&axis, &apart, "classes.a.mean_response", 0.95);
@@ -684,6 +685,7 @@ mod tests {
                 "MVA, memory.size=320KiB"
             ]
         );
+        assert_eq!(chart.y_label, "classes.a.mean_response");
         assert!(crate::plot::svg(&chart).is_ok());
     }
 }
