@@ -765,6 +765,20 @@ mod tests {
     }
 
     #[test]
+    fn a_fixed_count_is_dealt_out_job_by_job() {
+        // Two configurations of three replications: jobs 0..6 are (0, 0),
+        // (0, 1), (0, 2), (1, 0), (1, 1), (1, 2); shard 1 of 2 owns the
+        // even ones.
+        let runner = Runner::new(1).unwrap();
+        let run = |_: &(), s: Streams| Some(s.replication());
+        let first = Shard::new(1, 2).unwrap();
+        let part =
+            runner.replicate_shard(1, &[(), ()], &Rule::Count(3), first, run, |_| Vec::new());
+        assert_eq!(part[0].runs, [0, 2]);
+        assert_eq!(part[1].runs, [1]);
+    }
+
+    #[test]
     fn shards_are_written_i_of_n() {
         let shard: Shard = "2/5".parse().unwrap();
         assert_eq!((shard.index(), shard.count()), (2, 5));

@@ -647,5 +647,7 @@ mod tests {
         assert_eq!(mser(&[5.0, 1.0, 1.0, 1.0, 1.0, 1.0], 1), Some(1));
         // The minimum on the last d searched: still drifting.
         assert_eq!(mser(&[5.0, 4.0, 3.0, 1.0, 1.0, 1.0], 1), None);
+        // Four batches, the fewest searched: 0.0625 at d = 0, 0.074 at 1.
+        assert_eq!(mser(&[1.0, 2.0, 1.0, 2.0], 1), Some(0));
     }
 }
