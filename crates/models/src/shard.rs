@@ -362,7 +362,7 @@ fn merge_point(
         });
     };
     let mut replications = Vec::new();
-    let mut measures: Option<(u64, &Vec<String>)> = None;
+    let mut measures: Option<&Vec<String>> = None;
     let mut stopped_by = None;
     for &(file, p) in parts {
         let damaged = |message: String| MergeError::Damaged {
@@ -386,13 +386,12 @@ fn merge_point(
             (Some(Stop::Interrupted), _) | (_, Stop::Interrupted) => Some(Stop::Interrupted),
             (_, stop) => Some(stop),
         };
-        if let Some(r) = p.replications.first() {
-            if measures.is_some_and(|(_, m)| *m != p.measures) {
+        // Every shard that ran a replication here names the same measures.
+        if !p.replications.is_empty() {
+            if measures.is_some_and(|m| *m != p.measures) {
                 return Err(damaged("its measures differ from another shard's".into()));
             }
-            if measures.is_none_or(|(lowest, _)| r.replication < lowest) {
-                measures = Some((r.replication, &p.measures));
-            }
+            measures = Some(&p.measures);
         }
         for r in &p.replications {
             if r.values.len() != p.measures.len() {
@@ -425,7 +424,7 @@ fn merge_point(
     }
     Ok(PointRuns {
         values: model.values.clone(),
-        measures: measures.map(|(_, m)| m.clone()).unwrap_or_default(),
+        measures: measures.cloned().unwrap_or_default(),
         replications,
         stopped_by: stopped_by.unwrap_or(Stop::Count).name(),
         warmup: model.warmup,
@@ -587,6 +586,10 @@ mod tests {
         assert!(
             refused(&|r| r[1].1.points[0].values[0].1 = "9/s".into())
                 .contains("swept values, warm-up or reference differ")
+        );
+        assert!(
+            refused(&|r| r[1].1.points[0].measures[0] = "events".into())
+                .contains("its measures differ from another shard's")
         );
         assert_eq!(merge(&[]).unwrap_err(), MergeError::Nothing);
     }
