@@ -1,7 +1,11 @@
-//! Time-sharing model speed: a thrashing paged system and a swapped one,
+//! Time-sharing model speed: a thrashing paged system, the Berkeley
+//! paged and swapped systems and the M.I.T. Multics,
 //! reported as events per second, model and statistics included; and the
 //! same two at 10 to 10,000 users, memory growing with the users, to show
 //! that the cost of an event does not grow with the number of processes.
+//! The first group measures its baseline, the bare M/M/1 loop, beside them.
+
+mod bare;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -20,7 +24,12 @@ fn shipped(name: &str, end_time: u64) -> System {
 fn timesharing(c: &mut Criterion) {
     let mut group = c.benchmark_group("timesharing");
     group.sample_size(10);
-    for (name, end_time) in [("thrashing", 5_000), ("berkeley-1979-swapped", 20_000)] {
+    for (name, end_time) in [
+        ("thrashing", 5_000),
+        ("berkeley-1979-paged", 20_000),
+        ("berkeley-1979-swapped", 20_000),
+        ("multics-mit-1975", 3_600),
+    ] {
         let sys = shipped(name, end_time);
         let events = tpsim::models::system::simulate(&sys, 1, 0).summary.events;
         group.throughput(Throughput::Elements(events));
@@ -28,6 +37,7 @@ fn timesharing(c: &mut Criterion) {
             b.iter(|| black_box(tpsim::models::system::simulate(black_box(&sys), 1, 0)))
         });
     }
+    bare::bench(&mut group);
     group.finish();
 }
 

@@ -174,13 +174,16 @@ impl<M: Model> Simulation<M> {
     /// a single step has nothing left to stop, so the request is dropped and
     /// does not cut short a later [`run_until`](Self::run_until).
     pub fn step(&mut self) -> Option<SimTime> {
-        let time = self.dispatch_next();
+        let time = self.dispatch_due(SimTime::MAX);
         self.ctx.stop_requested = false;
         time
     }
 
-    fn dispatch_next(&mut self) -> Option<SimTime> {
-        let (time, event) = self.ctx.calendar.pop()?;
+    /// Dispatches the earliest pending event if it is due at or before
+    /// `end`, and returns its time.
+    #[inline]
+    fn dispatch_due(&mut self, end: SimTime) -> Option<SimTime> {
+        let (time, event) = self.ctx.calendar.pop_due(end)?;
         debug_assert!(time >= self.ctx.now, "calendar went back in time");
         if time > self.ctx.now {
             self.still = 0;
@@ -204,24 +207,19 @@ impl<M: Model> Simulation<M> {
             if max_events.is_some_and(|limit| self.events >= limit) {
                 return StopReason::EventLimit;
             }
-            match self.ctx.calendar.peek_time() {
-                Some(t) if t <= end => {
-                    self.dispatch_next();
-                    if std::mem::take(&mut self.ctx.stop_requested) {
-                        return StopReason::ModelStopped;
-                    }
-                    if self.still >= self.stall_limit {
-                        return StopReason::Stalled;
-                    }
-                }
-                next => {
-                    self.ctx.now = self.ctx.now.max(end);
-                    return if next.is_some() {
-                        StopReason::EndTime
-                    } else {
-                        StopReason::Exhausted
-                    };
-                }
+            if self.dispatch_due(end).is_none() {
+                self.ctx.now = self.ctx.now.max(end);
+                return if self.ctx.calendar.is_empty() {
+                    StopReason::Exhausted
+                } else {
+                    StopReason::EndTime
+                };
+            }
+            if std::mem::take(&mut self.ctx.stop_requested) {
+                return StopReason::ModelStopped;
+            }
+            if self.still >= self.stall_limit {
+                return StopReason::Stalled;
             }
         }
     }

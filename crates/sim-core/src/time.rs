@@ -49,9 +49,12 @@ impl SimTime {
             secs.is_finite() && secs >= 0.0,
             "simulated time must be finite and non-negative, got {secs} s"
         );
-        let ticks = (secs * TICKS_PER_SECOND as f64).round();
+        let ticks = secs * TICKS_PER_SECOND as f64;
         assert!(ticks < u64::MAX as f64, "simulated time {secs} s overflows");
-        SimTime(ticks as u64)
+        // Rounds half away from zero, as `f64::round`, without its call
+        // into the maths library: `ticks - whole` is exact in floating point.
+        let whole = ticks as u64;
+        SimTime(whole + u64::from(ticks - whole as f64 >= 0.5))
     }
 
     /// The number of nanosecond ticks.
@@ -114,6 +117,34 @@ mod tests {
         assert_eq!(SimTime::from_secs(3).as_secs_f64(), 3.0);
         assert_eq!(SimTime::from_secs_f64(1e-9).as_nanos(), 1);
         assert_eq!(SimTime::from_secs_f64(0.4e-9).as_nanos(), 0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn seconds_round_to_the_nearest_tick_as_f64_round_does(
+            secs in proptest::prop_oneof![0.0f64..1e-6, 0.0f64..1e6, 0.0f64..1.8e10]
+        ) {
+            let ticks = (secs * TICKS_PER_SECOND as f64).round() as u64;
+            proptest::prop_assert_eq!(SimTime::from_secs_f64(secs).as_nanos(), ticks);
+        }
+    }
+
+    #[test]
+    fn halves_round_away_from_zero() {
+        for ticks in [
+            0.5,
+            1.5,
+            2.5,
+            1e15 + 0.5,
+            0.49999999999999994,
+            4503599627370495.5,
+        ] {
+            assert_eq!(
+                SimTime::from_secs_f64(ticks / 1e9).as_nanos(),
+                (ticks / 1e9 * 1e9).round() as u64,
+                "{ticks} ticks"
+            );
+        }
     }
 
     #[test]
