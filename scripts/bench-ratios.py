@@ -14,8 +14,8 @@ its output.
 
 Speed ratios (events per second, tpsim / bare loop: higher is better) are
 given for whole simulations; cost ratios (time per hold, tpsim / bare
-heap: lower is better) for the calendar. Not part of CI: the default
-takes about 25 minutes on two cores.
+heap: lower is better) for the calendar. Not part of CI: five rounds
+take about 35 minutes on two cores, three about 20.
 """
 
 import argparse
