@@ -55,21 +55,19 @@ impl KeyHeap {
     /// Adds a key: a hole moves up from the end until the key fits.
     #[inline]
     pub(super) fn push(&mut self, key: u128) {
-        let mut hole = self.len;
-        if (hole + SHIFT) / ARITY == self.lines.len() {
+        let hole = self.append();
+        self.sift_up(hole, key);
+    }
+
+    /// Makes room for one more key at the end and returns its node.
+    #[inline]
+    fn append(&mut self) -> usize {
+        let node = self.len;
+        if (node + SHIFT) / ARITY == self.lines.len() {
             self.lines.push(Line([u128::MAX; ARITY]));
         }
         self.len += 1;
-        while hole > 0 {
-            let parent = (hole - 1) / ARITY;
-            let above = self.get(parent);
-            if above <= key {
-                break;
-            }
-            self.set(hole, above);
-            hole = parent;
-        }
-        self.set(hole, key);
+        node
     }
 
     /// Removes the least key. The hole it leaves goes down to a leaf by
@@ -146,11 +144,8 @@ impl KeyHeap {
         self.len = 0;
         for key in keys {
             // Appends in place: sifting is done below, all at once.
-            if (self.len + SHIFT) / ARITY == self.lines.len() {
-                self.lines.push(Line([u128::MAX; ARITY]));
-            }
-            self.set(self.len, key);
-            self.len += 1;
+            let node = self.append();
+            self.set(node, key);
         }
         for node in (0..self.len.div_ceil(ARITY)).rev() {
             let key = self.get(node);
