@@ -15,6 +15,7 @@
 mod batch;
 mod cli;
 mod disks;
+mod frames;
 mod probe;
 mod reproducibility;
 mod robustness;

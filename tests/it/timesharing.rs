@@ -277,6 +277,7 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
     sys.memory.policy = Policy::Paging(tpsim::models::system::Paging {
         device,
         bulk_store: None,
+        replacement: tpsim::models::system::Replacement::ProcessLru,
         free_target: 0,
         reclaim: false,
         soft_fault_cpu: SimTime::ZERO,
@@ -284,7 +285,9 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
     for class in &mut sys.classes {
         class
             .locality
-            .get_or_insert(tpsim::models::system::Lifetime::Cfl { b: 0.005, c: 8.0 });
+            .get_or_insert(tpsim::models::system::Locality::Lifetime(
+                tpsim::models::system::Lifetime::Cfl { b: 0.005, c: 8.0 },
+            ));
     }
     let paged = run(&sys, 0);
     let lisp = command(&paged, "lisp");

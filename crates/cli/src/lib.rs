@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
-use tpsim_models::system::{LoadSample, Observation};
+use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Paging, Policy, Replacement};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
 use tpsim_probe::analysis::{Index, LevelRow};
 
@@ -472,6 +472,7 @@ fn run_scenario(
         mut summary,
         load,
         observations,
+        lifetime,
         ..
     } = {
         // Drawn on standard error only when it is a terminal.
@@ -495,7 +496,12 @@ fn run_scenario(
     };
     summary.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(out) = &out {
-        out.publish(&output_files(&summary, &scenario, &load, &observations))
+        let outputs = Outputs {
+            load: &load,
+            observations: &observations,
+            lifetime: &lifetime,
+        };
+        out.publish(&output_files(&summary, &scenario, &outputs))
             .map_err(Failure::Run)?;
     }
     let text = if args.json {
@@ -624,23 +630,39 @@ fn json(summary: &Summary) -> String {
     text
 }
 
+/// What a time-sharing run records beside its summary.
+struct Outputs<'a> {
+    load: &'a [LoadSample],
+    observations: &'a [Observation],
+    lifetime: &'a [LifetimePoint],
+}
+
 /// Every output file of a run, name and contents: a time-sharing system
-/// adds its load samples, and its probe's observations if it has a probe.
-fn output_files(
-    summary: &Summary,
-    scenario: &Scenario,
-    load: &[LoadSample],
-    observations: &[Observation],
-) -> Vec<OutputFile> {
+/// adds its load samples, its probe's observations if it has a probe, and
+/// its measured lifetime function under replacement by the clock.
+fn output_files(summary: &Summary, scenario: &Scenario, outputs: &Outputs) -> Vec<OutputFile> {
     let mut files = vec![
         ("summary.json", json(summary)),
         ("stations.csv", tpsim_probe::report::stations_csv(summary)),
         ("classes.csv", tpsim_probe::report::classes_csv(summary)),
     ];
     if let Scenario::System(sys) = scenario {
-        files.push(("load.csv", tpsim_probe::report::load_csv(load)));
+        files.push(("load.csv", tpsim_probe::report::load_csv(outputs.load)));
         if sys.probe.is_some() {
-            files.push(("probe.csv", tpsim_probe::report::probe_csv(observations)));
+            files.push((
+                "probe.csv",
+                tpsim_probe::report::probe_csv(outputs.observations),
+            ));
+        }
+        if let Policy::Paging(Paging {
+            replacement: Replacement::Clock(_),
+            ..
+        }) = &sys.memory.policy
+        {
+            files.push((
+                "lifetime.csv",
+                tpsim_probe::report::lifetime_csv(outputs.lifetime),
+            ));
         }
     }
     files

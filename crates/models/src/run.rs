@@ -7,7 +7,7 @@
 //! and how the run ended.
 
 use crate::summary::{StoppedBy, Summary};
-use crate::system::{LoadSample, Observation};
+use crate::system::{LifetimePoint, LoadSample, Observation};
 use tpsim_core::{Context, Model, SimTime, Simulation, StopReason, Streams};
 
 /// What every scenario says about its runs: its name, its master seed and
@@ -37,6 +37,10 @@ pub struct Run {
     /// The terminal probe's observations, one per benchmark run (empty
     /// without a probe).
     pub observations: Vec<Observation>,
+    /// The measured lifetime function of each class, by resident set size
+    /// (time-sharing systems with replacement by the clock; empty
+    /// otherwise).
+    pub lifetime: Vec<LifetimePoint>,
     /// The responses completed by each of the run's progress reports, a
     /// thousand over the run, for choosing a warm-up from the data.
     pub trace: Vec<Progress>,

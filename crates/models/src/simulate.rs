@@ -469,6 +469,7 @@ impl Runnable for NetworkModel<'_> {
             summary: self.summary(now, events, replication),
             load: Vec::new(),
             observations: Vec::new(),
+            lifetime: Vec::new(),
             trace: Vec::new(),
         }
     }

@@ -5,7 +5,7 @@ use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
-use tpsim_models::system::{LoadSample, Observation};
+use tpsim_models::system::{LifetimePoint, LoadSample, Observation};
 
 fn fixed(x: f64) -> String {
     format!("{x:.4}")
@@ -267,6 +267,13 @@ pub fn load_csv(samples: &[LoadSample]) -> String {
     to_csv(samples)
 }
 
+/// The measured lifetime function as CSV: per class and resident set size,
+/// the processor time run and faults taken at that size, and their ratio,
+/// the mean processor time between faults (empty without a fault).
+pub fn lifetime_csv(points: &[LifetimePoint]) -> String {
+    to_csv(points)
+}
+
 /// The analysis per load level: a table per benchmark, with the rules it
 /// was made by.
 pub fn analysis_table(rows: &[LevelRow], options: &Options) -> String {
@@ -399,7 +406,7 @@ pub(crate) fn num(x: f64) -> String {
 /// The CSV shape of each kind of row: column names and fields in order.
 mod rows {
     use tpsim_models::summary::{ClassSummary, StationSummary};
-    use tpsim_models::system::{LoadSample, Observation};
+    use tpsim_models::system::{LifetimePoint, LoadSample, Observation};
 
     pub trait Row {
         const HEADER: &'static [&'static str];
@@ -411,6 +418,25 @@ mod rows {
     /// A measure that may be missing: an empty field.
     fn maybe(x: Option<f64>) -> String {
         x.map_or_else(String::new, num)
+    }
+
+    impl Row for LifetimePoint {
+        const HEADER: &'static [&'static str] = &[
+            "class",
+            "resident_pages",
+            "cpu_s",
+            "faults",
+            "mean_time_between_faults_s",
+        ];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                self.class.clone(),
+                self.resident_pages.to_string(),
+                num(self.cpu_seconds),
+                self.faults.to_string(),
+                maybe((self.faults > 0).then(|| self.cpu_seconds / self.faults as f64)),
+            ]
+        }
     }
 
     impl Row for StationSummary {

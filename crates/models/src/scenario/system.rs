@@ -4,9 +4,9 @@
 
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::system::{
-    Area, Arm, Background, Benchmark, BulkStore, CommandClass, Cpu, DAY, Device, Io, Lifetime,
-    Memory, Mix, Multics, Order, Paging, Placement, Policy, Population, Probe, ProcessCount,
-    Scheduler, SeekCurve, Sessions, System, Users,
+    Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
+    Lifetime, Locality, Memory, Mix, Multics, Order, Paging, Phases, Placement, Policy, Population,
+    Probe, ProcessCount, Replacement, Scheduler, SeekCurve, Sessions, System, Users,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -233,9 +233,26 @@ pub(crate) struct MemoryFile {
     /// following from the bulk store's capacity.
     #[serde(default)]
     pub disk_fraction: Option<f64>,
+    /// How pages are replaced: `process-lru` (default) or `clock`.
+    #[serde(default)]
+    pub replacement: Option<String>,
     /// Free memory the page daemon keeps (default ⅛ of user memory).
     #[serde(default)]
     pub free_target: Option<Bytes>,
+    /// Clock: the daemon scans while less memory than this is free
+    /// (default ⅛ of user memory).
+    #[serde(default)]
+    pub lotsfree: Option<Bytes>,
+    /// Clock: a fault leaving less memory than this free wakes the daemon
+    /// at once (default 64 pages, at most `lotsfree`).
+    #[serde(default)]
+    pub desfree: Option<Bytes>,
+    /// Clock: a revolution of the hand at `lotsfree` free (default 30 s).
+    #[serde(default)]
+    pub slowscan: Option<Seconds>,
+    /// Clock: a revolution of the hand at none free (default 20 s).
+    #[serde(default)]
+    pub fastscan: Option<Seconds>,
     /// Whether taken pages stay reclaimable in the free pool (default
     /// false).
     #[serde(default)]
@@ -370,6 +387,15 @@ pub(crate) enum LocalityFile {
         a: Seconds,
         /// Exponent.
         k: f64,
+    },
+    /// The phase model: uniform references on a locality set per phase.
+    Phases {
+        /// Pages in a locality set.
+        set: f64,
+        /// Processor time per phase.
+        phase: DistSpec,
+        /// Mean processor time between references.
+        reference: Seconds,
     },
 }
 
@@ -544,6 +570,9 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     let cpu = cpu(v, &f.system);
     let devices: Vec<_> = f.devices.iter().map(|d| device(v, d)).collect();
     let memory = memory(v, &f.memory, &f.devices);
+    // Page counts of the classes' localities need the page size; a bad one
+    // is reported under memory.page.
+    let page = memory.as_ref().map(|m| m.page);
     let uses_instructions = f.classes.iter().any(|c| c.instructions.is_some());
     let mips = match f.system.mips {
         Some(m) if m.is_finite() && m > 0.0 => Some(m),
@@ -563,7 +592,7 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     let classes: Vec<_> = f
         .classes
         .iter()
-        .map(|c| class(v, c, &f.devices, mips, f.memory.policy == "paging"))
+        .map(|c| class(v, c, &f.devices, mips, wanted_locality(&f.memory), page))
         .collect();
     let users = users(v, &f.users, &f.classes);
     let background: Vec<_> = f
@@ -1065,7 +1094,12 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("bulk_store", f.bulk_store.is_some()),
                 ("bulk_store_size", f.bulk_store_size.is_some()),
                 ("disk_fraction", f.disk_fraction.is_some()),
+                ("replacement", f.replacement.is_some()),
                 ("free_target", f.free_target.is_some()),
+                ("lotsfree", f.lotsfree.is_some()),
+                ("desfree", f.desfree.is_some()),
+                ("slowscan", f.slowscan.is_some()),
+                ("fastscan", f.fastscan.is_some()),
                 ("reclaim", f.reclaim.is_some()),
                 ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
             ] {
@@ -1155,6 +1189,7 @@ fn paging(
             }))
         }
     };
+    let replacement = replacement(v, f, page, user_frames);
     let free_target = match f.free_target {
         None => Some(user_frames / 8),
         Some(b) => size(v, b, "memory.free_target", true).and_then(|b| {
@@ -1178,10 +1213,123 @@ fn paging(
     Some(Policy::Paging(Paging {
         device: device?,
         bulk_store: bulk_store?,
+        replacement: replacement?,
         free_target: free_target?,
         reclaim: f.reclaim.unwrap_or(false),
         soft_fault_cpu: soft_fault_cpu?,
     }))
+}
+
+/// Which locality a class needs: none under swapping, a lifetime function
+/// under replacement by process, the phase model under the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wanted {
+    None,
+    Lifetime,
+    Phases,
+}
+
+fn wanted_locality(f: &MemoryFile) -> Wanted {
+    match (f.policy.as_str(), f.replacement.as_deref()) {
+        ("paging", Some("clock")) => Wanted::Phases,
+        ("paging", _) => Wanted::Lifetime,
+        _ => Wanted::None,
+    }
+}
+
+/// The replacement policy and, for the clock, its daemon's settings, with
+/// 3BSD's defaults (`h/vm.h`): `lotsfree` ⅛ of user memory, `desfree` 64
+/// pages, a revolution in 30 s at `lotsfree` and 20 s at none free.
+fn replacement(
+    v: &mut Validator,
+    f: &MemoryFile,
+    page: u64,
+    user_frames: u64,
+) -> Option<Replacement> {
+    let clock_only = [
+        ("lotsfree", f.lotsfree.is_some()),
+        ("desfree", f.desfree.is_some()),
+        ("slowscan", f.slowscan.is_some()),
+        ("fastscan", f.fastscan.is_some()),
+    ];
+    match f.replacement.as_deref().unwrap_or("process-lru") {
+        "process-lru" => {
+            for (field, present) in clock_only {
+                if present {
+                    v.report(
+                        format!("memory.{field}"),
+                        "applies only to memory.replacement = \"clock\"",
+                    );
+                }
+            }
+            Some(Replacement::ProcessLru)
+        }
+        "clock" => {
+            if f.bulk_store.is_some() {
+                v.report(
+                    "memory.bulk_store",
+                    "is not available with memory.replacement = \"clock\" yet: use \"process-lru\" for a bulk store",
+                );
+            }
+            if f.free_target.is_some() {
+                v.report(
+                    "memory.free_target",
+                    "applies only to memory.replacement = \"process-lru\"; the clock keeps memory.lotsfree",
+                );
+            }
+            let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
+                None => Some(default),
+                Some(b) => size(v, b, key, false).map(|b| b / page),
+            };
+            let lotsfree = frames(v, f.lotsfree, "memory.lotsfree", (user_frames / 8).max(1));
+            let lotsfree = lotsfree.filter(|&l| {
+                let ok = (1..user_frames).contains(&l);
+                if !ok {
+                    v.report(
+                        "memory.lotsfree",
+                        format!("must be at least a page and less than user memory ({user_frames} pages), got {l} pages"),
+                    );
+                }
+                ok
+            });
+            let desfree = frames(
+                v,
+                f.desfree,
+                "memory.desfree",
+                64.min(lotsfree.unwrap_or(1)),
+            );
+            let desfree = desfree.zip(lotsfree).and_then(|(d, l)| {
+                if d > l {
+                    v.report(
+                        "memory.desfree",
+                        format!("must not be above memory.lotsfree ({l} pages), got {d} pages"),
+                    );
+                    None
+                } else {
+                    Some(d)
+                }
+            });
+            let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
+                v.time(s.unwrap_or(Seconds(default)), key, false)
+                    .map(|t| t.as_secs_f64())
+            };
+            let slowscan = scan(v, f.slowscan, "memory.slowscan", 30.0);
+            let fastscan = scan(v, f.fastscan, "memory.fastscan", 20.0);
+            Some(Replacement::Clock(ClockDaemon {
+                lotsfree: lotsfree?,
+                desfree: desfree?,
+                slowscan: slowscan?,
+                fastscan: fastscan?,
+            }))
+        }
+        other => {
+            v.report(
+                "memory.replacement",
+                format!("unknown replacement \"{other}\": expected process-lru or clock"),
+            );
+            None
+        }
+    }
 }
 
 fn class(
@@ -1189,7 +1337,8 @@ fn class(
     f: &CommandClassFile,
     devices: &[DeviceFile],
     mips: Option<f64>,
-    paging: bool,
+    wanted: Wanted,
+    page: Option<u64>,
 ) -> Option<CommandClass> {
     let key = format!("class[{}]", f.name);
     let demand = match (&f.cpu, &f.instructions) {
@@ -1253,11 +1402,12 @@ fn class(
                     format!("must be a number of pages > 0, got {c}"),
                 );
             }
-            b.filter(|_| c.is_finite() && *c > 0.0)
-                .map(|b| Lifetime::Cfl {
+            b.filter(|_| c.is_finite() && *c > 0.0).map(|b| {
+                Locality::Lifetime(Lifetime::Cfl {
                     b: b.as_secs_f64(),
                     c: *c,
                 })
+            })
         }
         Some(LocalityFile::Bk { a, k }) => {
             let a = v.time(*a, &format!("{key}.locality.bk.a"), false);
@@ -1267,18 +1417,47 @@ fn class(
                     format!("must be a number > 0, got {k}"),
                 );
             }
-            a.filter(|_| k.is_finite() && *k > 0.0)
-                .map(|a| Lifetime::Bk {
+            a.filter(|_| k.is_finite() && *k > 0.0).map(|a| {
+                Locality::Lifetime(Lifetime::Bk {
                     a: a.as_secs_f64(),
                     k: *k,
                 })
+            })
         }
+        Some(LocalityFile::Phases {
+            set,
+            phase,
+            reference,
+        }) => phases(v, &key, *set, phase, *reference, image.zip(page)),
     };
-    if paging && f.locality.is_none() {
-        v.report(
+    let locality = match (wanted, locality) {
+        (Wanted::None, _) => None,
+        (Wanted::Lifetime, Some(Locality::Phases(_))) => {
+            v.report(
+                format!("{key}.locality.phases"),
+                "needs memory.replacement = \"clock\": replacement by process follows a lifetime function (cfl or bk)",
+            );
+            None
+        }
+        (Wanted::Phases, Some(Locality::Lifetime(_))) => {
+            v.report(
+                format!("{key}.locality"),
+                "memory.replacement = \"clock\" needs the phase model: give { phases = { set = ..., phase = ..., reference = ... } }",
+            );
+            None
+        }
+        (_, locality) => locality,
+    };
+    match (wanted, &f.locality) {
+        (Wanted::Lifetime, None) => v.report(
             format!("{key}.locality"),
             "is required under memory.policy = \"paging\": give { cfl = { b = ..., c = ... } } or { bk = { a = ..., k = ... } }",
-        );
+        ),
+        (Wanted::Phases, None) => v.report(
+            format!("{key}.locality"),
+            "is required under memory.replacement = \"clock\": give { phases = { set = ..., phase = ..., reference = ... } }",
+        ),
+        _ => {}
     }
     let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
     let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
@@ -1306,6 +1485,55 @@ fn class(
         dirty: dirty?,
         zero_fill: zero_fill?,
     })
+}
+
+/// The phase model of a class whose image and page size are `sizes`
+/// (bytes), if both are valid.
+fn phases(
+    v: &mut Validator,
+    key: &str,
+    set: f64,
+    phase: &DistSpec,
+    reference: Seconds,
+    sizes: Option<(u64, u64)>,
+) -> Option<Locality> {
+    let pages = sizes.map(|(image, page)| image.div_ceil(page));
+    let set_ok = set.is_finite() && set >= 1.0 && set.fract() == 0.0;
+    if !set_ok {
+        v.report(
+            format!("{key}.locality.phases.set"),
+            format!("must be a whole number of pages >= 1, got {set}"),
+        );
+    } else if let Some(pages) = pages
+        && set as u64 > pages
+    {
+        v.report(
+            format!("{key}.locality.phases.set"),
+            format!("a locality set of {set} pages is larger than the program ({pages} pages of {key}.size)"),
+        );
+    }
+    let phase_key = format!("{key}.locality.phases.phase");
+    let phase = v.dist(phase, &phase_key).filter(|d| {
+        let ok = d.mean() > 0.0;
+        if !ok {
+            v.report(
+                &phase_key,
+                "a phase must last some processor time: its mean must be > 0",
+            );
+        }
+        ok
+    });
+    let reference = v.time(
+        reference,
+        &format!("{key}.locality.phases.reference"),
+        false,
+    );
+    let set = (set_ok && pages.is_some_and(|p| set as u64 <= p)).then_some(set as u64);
+    Some(Locality::Phases(Phases {
+        set: set?,
+        phase: phase?,
+        reference: reference?.as_secs_f64(),
+    }))
 }
 
 /// A fraction in [0, 1] (default 0), reported under `key` otherwise.
@@ -1820,6 +2048,146 @@ mod tests {
             "device = \"disk\"\n        disk_fraction = 0.5\n        [[device]]",
         );
         assert_eq!(keys(&text), ["memory.disk_fraction"]);
+    }
+
+    /// GOOD under the clock, the phase model in `phases` and `memory`
+    /// added to `[memory]`.
+    fn clocked(phases: &str, memory: &str) -> String {
+        GOOD.replace(
+            "device = \"disk\"\n        [[device]]",
+            &format!(
+                "device = \"disk\"\n        replacement = \"clock\"\n{memory}\n        [[device]]"
+            ),
+        )
+        .replace(
+            "locality = { cfl = { b = \"5ms\", c = 20 } }",
+            &format!("locality = {{ phases = {{ {phases} }} }}"),
+        )
+    }
+
+    const PHASES: &str = r#"set = 20, phase = { exp = { mean = "500ms" } }, reference = "10us""#;
+
+    #[test]
+    fn the_clock_takes_3bsd_defaults_and_the_phase_model() {
+        let sys = SystemFile::parse("t.toml", &clocked(PHASES, ""))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let Policy::Paging(paging) = &sys.memory.policy else {
+            panic!("paging")
+        };
+        // 384 user frames: lotsfree is an eighth, desfree 64 pages but not
+        // above it.
+        assert_eq!(
+            paging.replacement,
+            Replacement::Clock(ClockDaemon {
+                lotsfree: 48,
+                desfree: 48,
+                slowscan: 30.0,
+                fastscan: 20.0,
+            })
+        );
+        let phases = sys.classes[0].locality.as_ref().unwrap().phases().unwrap();
+        assert_eq!((phases.set, phases.reference), (20, 10e-6));
+        let sys = SystemFile::parse(
+            "t.toml",
+            &clocked(
+                PHASES,
+                "lotsfree = \"96KiB\"\ndesfree = \"32KiB\"\nslowscan = \"10s\"\nfastscan = \"5s\"",
+            ),
+        )
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+        let Policy::Paging(paging) = &sys.memory.policy else {
+            panic!("paging")
+        };
+        let Replacement::Clock(clock) = paging.replacement else {
+            panic!("clock")
+        };
+        assert_eq!((clock.lotsfree, clock.desfree), (96, 32));
+        // 48 of 96 free: halfway between 10 s and 5 s a revolution, so
+        // 384 frames / 7.5 s.
+        assert_eq!(clock.scan_budget(48, 384), 52);
+        assert_eq!(clock.scan_budget(0, 384), 77);
+        assert_eq!(clock.scan_budget(96, 384), 0);
+    }
+
+    #[test]
+    fn the_clock_and_its_phase_model_refuse_bad_values_by_key() {
+        let cases = [
+            (
+                clocked(
+                    r#"set = 65, phase = { det = { value = "1s" } }, reference = "1us""#,
+                    "",
+                ),
+                "class[edit].locality.phases.set",
+            ),
+            (
+                clocked(
+                    r#"set = 2.5, phase = { det = { value = "1s" } }, reference = "1us""#,
+                    "",
+                ),
+                "class[edit].locality.phases.set",
+            ),
+            (
+                clocked(
+                    r#"set = 20, phase = { det = { value = "0s" } }, reference = "1us""#,
+                    "",
+                ),
+                "class[edit].locality.phases.phase",
+            ),
+            (
+                clocked(
+                    r#"set = 20, phase = { det = { value = "1s" } }, reference = "0.1ns""#,
+                    "",
+                ),
+                "class[edit].locality.phases.reference",
+            ),
+            (clocked(PHASES, "lotsfree = \"384KiB\""), "memory.lotsfree"),
+            (
+                clocked(PHASES, "lotsfree = \"16KiB\"\ndesfree = \"32KiB\""),
+                "memory.desfree",
+            ),
+            (clocked(PHASES, "fastscan = \"0s\""), "memory.fastscan"),
+            (
+                clocked(PHASES, "bulk_store = \"drum\"\ndisk_fraction = 0.5")
+                    + "[[device]]\nname = \"drum\"\nrate = \"1MB/s\"\nfault_cpu = \"1ms\"\n",
+                "memory.bulk_store",
+            ),
+            (
+                clocked(PHASES, "free_target = \"8KiB\""),
+                "memory.free_target",
+            ),
+            (
+                clocked(PHASES, "").replace("\"clock\"", "\"fifo\""),
+                "memory.replacement",
+            ),
+            (
+                GOOD.replace(
+                    "locality = { cfl = { b = \"5ms\", c = 20 } }",
+                    &format!("locality = {{ phases = {{ {PHASES} }} }}"),
+                ),
+                "class[edit].locality.phases",
+            ),
+            (
+                clocked(PHASES, "").replace(
+                    &format!("locality = {{ phases = {{ {PHASES} }} }}"),
+                    "locality = { cfl = { b = \"5ms\", c = 20 } }",
+                ),
+                "class[edit].locality",
+            ),
+            (
+                GOOD.replace(
+                    "device = \"disk\"\n        [[device]]",
+                    "device = \"disk\"\n        lotsfree = \"8KiB\"\n        [[device]]",
+                ),
+                "memory.lotsfree",
+            ),
+        ];
+        for (text, key) in cases {
+            assert_eq!(keys(&text), [key], "{text}");
+        }
     }
 
     #[test]

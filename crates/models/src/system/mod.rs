@@ -17,7 +17,7 @@ pub mod disk;
 mod model;
 
 pub use disk::{Area, Arm, Order, Region, SeekCurve};
-pub use model::{LoadSample, Observation, simulate, simulate_with_progress};
+pub use model::{LifetimePoint, LoadSample, Observation, simulate, simulate_with_progress};
 
 use crate::run::RunSettings;
 use tpsim_core::{Dist, SimTime};
@@ -56,6 +56,18 @@ impl System {
                 notes.push(format!(
                     "class {}: its image ({} bytes) is larger than user memory ({user} bytes); under swapping its commands will be rejected",
                     class.name, class.size
+                ));
+            }
+        }
+        if let Policy::Paging(Paging {
+            replacement: Replacement::Clock(_),
+            ..
+        }) = self.memory.policy
+        {
+            for class in self.classes.iter().filter(|c| c.text > 0) {
+                notes.push(format!(
+                    "class {}: under memory.replacement = \"clock\" its shared text ({} bytes) is not shared yet: each process holds its own copy of every page of its image",
+                    class.name, class.text
                 ));
             }
         }
@@ -190,7 +202,10 @@ pub struct Paging {
     pub device: usize,
     /// A fast store in front of the paging device.
     pub bulk_store: Option<BulkStore>,
-    /// Free frames the page daemon keeps in reserve (`lotsfree`).
+    /// How pages are chosen for replacement.
+    pub replacement: Replacement,
+    /// Free frames the page daemon keeps in reserve (`lotsfree`), under
+    /// replacement by process.
     pub free_target: u64,
     /// Whether pages taken by replacement stay valid in the free pool until
     /// their frame is reused, so that a fault on one is a reclaim without
@@ -199,6 +214,54 @@ pub struct Paging {
     /// Processor time of a fault that needs no I/O: a reclaim or a
     /// zero-filled page.
     pub soft_fault_cpu: SimTime,
+}
+
+/// How pages are chosen for replacement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Replacement {
+    /// Memory is counted, not mapped: pages are taken a batch at a time from
+    /// the holder (process or shared text) that ran least recently, and
+    /// faults follow each class's lifetime function.
+    ProcessLru,
+    /// Memory as frames with reference bits, scanned by the one-handed
+    /// global clock of the 3BSD pageout daemon; faults follow each class's
+    /// phase model of references (`docs/time-sharing.md`).
+    Clock(ClockDaemon),
+}
+
+/// The pageout daemon of 3BSD, which runs a global clock over the frames
+/// while free memory is short (3BSD `vmsched.c`, `vmpage.c`, `h/vm.h`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClockDaemon {
+    /// The daemon scans while fewer frames than this are free
+    /// (`lotsfree`; 3BSD: ⅛ of user memory).
+    pub lotsfree: u64,
+    /// A fault that leaves fewer frames than this free wakes the daemon at
+    /// once, rather than at its next once-a-second start (`desfree`; 3BSD:
+    /// 64 pages).
+    pub desfree: u64,
+    /// One revolution of the hand over user memory takes this long when
+    /// free memory is at `lotsfree` (`slowscan`; 3BSD: 30 s) ...
+    pub slowscan: f64,
+    /// ... and this long when no memory is free (`fastscan`; 3BSD: 20 s),
+    /// linearly in between \[s\].
+    pub fastscan: f64,
+}
+
+impl ClockDaemon {
+    /// The frames the daemon may look at in the coming second with `free`
+    /// of `frames` user frames free: none at `lotsfree` or above, else a
+    /// revolution per `slowscan` seconds at `lotsfree` moving linearly to
+    /// one per `fastscan` at none free (3BSD `vmmeter`, `desscan`).
+    pub fn scan_budget(&self, free: u64, frames: u64) -> u64 {
+        if free >= self.lotsfree {
+            return 0;
+        }
+        let lots = self.lotsfree as f64;
+        let free = free as f64;
+        let seconds_per_revolution = (self.slowscan * free + self.fastscan * (lots - free)) / lots;
+        (frames as f64 / seconds_per_revolution).ceil() as u64
+    }
 }
 
 /// A bulk store in front of the paging device.
@@ -367,7 +430,7 @@ pub struct CommandClass {
     /// between commands while nothing needs the room.
     pub text: u64,
     /// Page-fault behaviour under paging.
-    pub locality: Option<Lifetime>,
+    pub locality: Option<Locality>,
     /// The probability that a page taken from the process is dirty.
     pub dirty: f64,
     /// The fraction of the private pages that start empty (stack, bss): on
@@ -397,6 +460,65 @@ pub struct Io {
     pub count: f64,
     /// Bytes per request.
     pub size: f64,
+}
+
+/// How a class's processes reference their pages.
+#[derive(Clone, Debug)]
+pub enum Locality {
+    /// A lifetime function gives the time between faults from the resident
+    /// set's size (memory counted, replacement by process).
+    Lifetime(Lifetime),
+    /// References from a phase model (memory as frames).
+    Phases(Phases),
+}
+
+impl Locality {
+    /// The lifetime function, if the class has one.
+    pub fn lifetime(&self) -> Option<Lifetime> {
+        match self {
+            Locality::Lifetime(l) => Some(*l),
+            Locality::Phases(_) => None,
+        }
+    }
+
+    /// The phase model, if the class has one.
+    pub fn phases(&self) -> Option<&Phases> {
+        match self {
+            Locality::Phases(p) => Some(p),
+            Locality::Lifetime(_) => None,
+        }
+    }
+}
+
+/// The phase-transition model of program behaviour (Denning and Kahn;
+/// Madison and Batson's bounded locality intervals): a process runs
+/// through phases; in each, its references fall uniformly on a locality
+/// set of `set` pages, a run of consecutive pages at a place in its
+/// address space drawn uniformly at the start of the phase (so that
+/// successive sets may overlap). References come as a Poisson stream in
+/// the process's processor time.
+#[derive(Clone, Debug)]
+pub struct Phases {
+    /// Pages in a locality set.
+    pub set: u64,
+    /// The processor time a phase lasts \[s\].
+    pub phase: Dist,
+    /// The mean processor time between two page references \[s\].
+    pub reference: f64,
+}
+
+impl Phases {
+    /// The mean processor time between faults of a process in a phase with
+    /// `resident` of the set's pages in memory, the others missing
+    /// \[s\]: references land on a missing page at the rate
+    /// `(set - resident) / set / reference`.
+    pub fn mean_time_between_faults(&self, resident: u64) -> f64 {
+        let missing = self.set.saturating_sub(resident);
+        if missing == 0 {
+            return f64::INFINITY;
+        }
+        self.reference * self.set as f64 / missing as f64
+    }
 }
 
 /// A lifetime function: the mean processor time between page faults of a

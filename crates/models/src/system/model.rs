@@ -20,7 +20,10 @@
 //! the same seed see the same workload; page faults, placement, dirty pages
 //! and device timings have streams of their own.
 
-use super::{Mix, Placement, Policy, Population, ProcessCount, Region, Scheduler, System};
+use super::{
+    Locality, Mix, Phases, Placement, Policy, Population, ProcessCount, Region, Replacement,
+    Scheduler, System,
+};
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::run::{Run, Runnable, drive};
 use crate::summary::{
@@ -38,6 +41,7 @@ use tpsim_core::{
 mod candidates;
 mod devices;
 mod eligibility;
+mod frames;
 mod paging;
 mod probe;
 mod report;
@@ -48,6 +52,7 @@ mod users;
 use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
+use frames::{Frames, LifetimeMeter, PageTable};
 use paging::{BulkPages, FreePool, Pages, Source, Text};
 pub use probe::Observation;
 use report::Statistics;
@@ -103,6 +108,8 @@ pub enum Event {
     SwapperRetry,
     /// The load indices are sampled.
     LoadSample,
+    /// The pageout daemon's once-a-second start (replacement by the clock).
+    Pageout,
     /// The terminal probe starts a cycle of its benchmarks.
     ProbeCycle {
         /// The probe (an owner slot).
@@ -130,6 +137,20 @@ pub struct LoadSample {
     pub runnable: u32,
     /// Fraction of user memory held by processes.
     pub memory_occupancy: f64,
+}
+
+/// The measured lifetime function: processor time and faults at one
+/// resident set size, for one class (replacement by the clock).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LifetimePoint {
+    /// The class.
+    pub class: String,
+    /// Pages the process held in memory.
+    pub resident_pages: u64,
+    /// Processor time its processes ran holding that many pages \[s\].
+    pub cpu_seconds: f64,
+    /// Faults they took holding that many pages.
+    pub faults: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,6 +269,8 @@ struct Process {
     io_due: SimTime,
     /// Private pages, resident and on the bulk store (paging).
     held: Pages,
+    /// Its page table and phase (replacement by the clock).
+    table: PageTable,
     /// Pages in the address space.
     pages: u64,
     /// When the image last moved in or out (swapping).
@@ -456,6 +479,8 @@ pub struct SystemModel<'a> {
     pool: FreePool,
     /// Paging: the pages on the bulk store.
     bulk: BulkPages,
+    /// Replacement by the clock: the frames and the hand.
+    frames: Frames,
     /// Swapping: free memory and the swapper.
     swap: Swapper,
     /// Each class's shared text.
@@ -485,6 +510,15 @@ impl<'a> SystemModel<'a> {
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             pool: FreePool::new(sys.memory.user_frames()),
             bulk: BulkPages::default(),
+            frames: Frames::new(
+                match &sys.memory.policy {
+                    Policy::Paging(p) if matches!(p.replacement, Replacement::Clock(_)) => {
+                        sys.memory.user_frames()
+                    }
+                    _ => 0,
+                },
+                streams.stream("paging/references"),
+            ),
             swap: Swapper::new(sys.memory.user_bytes()),
             texts: sys
                 .classes
@@ -508,6 +542,17 @@ impl<'a> SystemModel<'a> {
 
     fn paging(&self) -> bool {
         matches!(self.sys.memory.policy, Policy::Paging(_))
+    }
+
+    /// How memory is managed, as the candidate sets need to know.
+    fn memory(&self) -> candidates::Managed {
+        match &self.sys.memory.policy {
+            Policy::Swapping { .. } => candidates::Managed::Swapping,
+            Policy::Paging(p) => match p.replacement {
+                Replacement::ProcessLru => candidates::Managed::ProcessLru,
+                Replacement::Clock(_) => candidates::Managed::Frames,
+            },
+        }
     }
 
     /// Schedules what starts a run: the users, the background processes,
@@ -545,6 +590,9 @@ impl<'a> SystemModel<'a> {
             .set(ctx.now(), f64::from(self.user_processes));
         self.start_probe(ctx);
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
+        if self.clock().is_some() {
+            let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
+        }
         let warmup = self.sys.settings.warmup;
         if warmup > SimTime::ZERO {
             let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
@@ -579,6 +627,7 @@ impl<'a> SystemModel<'a> {
             remaining: SimTime::ZERO,
             io_due: SimTime::MAX,
             held: Pages::default(),
+            table: PageTable::default(),
             pages: self.sys.memory.pages_of(size),
             last_swap: now,
             last_run: now,
@@ -606,6 +655,9 @@ impl<'a> SystemModel<'a> {
             generation: self.next_generation,
         });
         self.new_cycle(pid, now);
+        if self.clock().is_some() {
+            self.map_pages(pid);
+        }
         if self.paging() {
             self.recount(pid, now, |p| p.residence = Residence::In);
         } else if self.swap.free_bytes >= self.bytes_to_load(pid)
@@ -940,6 +992,12 @@ impl<'a> SystemModel<'a> {
             BurstKind::User(_) => p.cpu_user += work,
             BurstKind::Fault => p.cpu_system += work,
         }
+        if let BurstKind::User(_) = burst.kind
+            && self.clock().is_some()
+        {
+            let measured = upto.saturating_sub(burst.switch_end.max(self.stats.measured_from));
+            self.meter_lifetime(burst.pid, measured.as_secs_f64());
+        }
         let probe = self.is_probe(burst.pid);
         add_burst(
             &mut self.stats.counters,
@@ -1131,7 +1189,10 @@ impl SystemModel<'_> {
                 .processes
                 .set(now, f64::from(self.user_processes));
         }
-        if self.paging() {
+        if self.clock().is_some() {
+            self.release_frames(&p.table);
+            self.serve_frame_waiters(ctx);
+        } else if self.paging() {
             self.pool.frames += p.held.resident;
             // Its reclaimable pages can be reclaimed by no one now.
             self.pool.anonymous += p.held.resident + p.held.reclaimable;
@@ -1169,7 +1230,7 @@ impl SystemModel<'_> {
     /// under the keys its state now calls for.
     fn reindex(&mut self, pid: usize) {
         let p = &self.procs[pid];
-        let keys = Keys::of(p, self.paging(), self.sys.classes[p.class].size);
+        let keys = Keys::of(p, self.memory(), self.sys.classes[p.class].size);
         if keys != p.keys {
             self.candidates.refile(pid, p.keys, keys);
             self.procs[pid].keys = keys;
@@ -1227,6 +1288,7 @@ impl Model for SystemModel<'_> {
                 self.swapper(ctx);
             }
             Event::LoadSample => self.sample_load(ctx),
+            Event::Pageout => self.pageout(ctx),
             Event::ProbeCycle { owner } => self.probe_cycle(owner, ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
@@ -1273,6 +1335,9 @@ impl SystemModel<'_> {
                 self.pool.anonymous + reclaimable,
                 "free frames hold nothing or a reclaimable page"
             );
+            if self.clock().is_some() {
+                self.check_frames();
+            }
         } else {
             let private: u64 = procs()
                 .filter(|p| p.residence != Residence::Out)
@@ -1307,7 +1372,7 @@ impl SystemModel<'_> {
             let image = self.sys.classes[p.class].size;
             assert_eq!(
                 p.keys,
-                Keys::of(p, self.paging(), image),
+                Keys::of(p, self.memory(), image),
                 "filed as its state says"
             );
             for (n, f) in filed.iter_mut().zip(p.keys.filed()) {
@@ -1379,6 +1444,7 @@ impl Runnable for SystemModel<'_> {
             summary: self.summary(now, events, replication),
             load: std::mem::take(&mut self.stats.load),
             observations: std::mem::take(&mut self.stats.observations),
+            lifetime: self.lifetime_points(),
             trace: Vec::new(),
         }
     }

@@ -26,15 +26,31 @@ pub(super) struct Keys {
     resident: Option<SimTime>,
 }
 
+/// How memory is managed, which decides the sets a process is filed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Managed {
+    Swapping,
+    /// Paging with replacement by process: replacement chooses from the
+    /// processes off a processor with pages in memory.
+    ProcessLru,
+    /// Paging with memory as frames: the clock chooses frames, not
+    /// processes.
+    Frames,
+}
+
 impl Keys {
     /// The keys `p` should be filed under; `image` is its image's size.
-    pub(super) fn of(p: &Process, paging: bool, image: u64) -> Keys {
-        if paging {
-            return Keys {
-                replaceable: (p.held.resident > 0 && p.state != State::Running)
-                    .then_some(p.last_run),
-                ..Keys::default()
-            };
+    pub(super) fn of(p: &Process, memory: Managed, image: u64) -> Keys {
+        match memory {
+            Managed::ProcessLru => {
+                return Keys {
+                    replaceable: (p.held.resident > 0 && p.state != State::Running)
+                        .then_some(p.last_run),
+                    ..Keys::default()
+                };
+            }
+            Managed::Frames => return Keys::default(),
+            Managed::Swapping => {}
         }
         let resident = p.residence == Residence::In;
         Keys {

@@ -146,8 +146,15 @@ impl SystemModel<'_> {
     /// resident pages of its class's text.
     pub(super) fn fault_gap(&mut self, pid: usize) -> SimTime {
         let p = &self.procs[pid];
-        let (true, Some(lifetime)) = (self.paging(), self.sys.classes[p.class].locality) else {
+        let Some(locality) = self.sys.classes[p.class]
+            .locality
+            .as_ref()
+            .filter(|_| self.paging())
+        else {
             return SimTime::MAX;
+        };
+        let Some(lifetime) = locality.lifetime() else {
+            return self.phase_fault_gap(pid);
         };
         let resident = p.held.resident + self.texts[p.class].held.resident;
         let mean = lifetime.mean_time_between_faults(resident, p.pages);
@@ -162,7 +169,10 @@ impl SystemModel<'_> {
     /// A page fault: decide which page is missing and where it is, then
     /// run the kernel's fault path on the same processor.
     pub(super) fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
+        if self.clock().is_some() {
+            self.clock_fault(cpu, pid, ctx);
+            return;
+        }
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("faults only under paging");
         };
@@ -224,16 +234,50 @@ impl SystemModel<'_> {
         if first_touch {
             self.procs[pid].touched += 1;
         }
-        self.stats.counters.faults += 1;
-        let cost = match source {
+        match source {
             Source::Reclaim => {
                 self.stats.counters.reclaims += 1;
                 let held = self.held_mut(holder).expect("the faulting process exists");
                 held.reclaimable -= 1;
                 held.resident += 1;
                 self.pool.frames -= 1;
-                paging.soft_fault_cpu
             }
+            Source::Read(device)
+                if paging
+                    .bulk_store
+                    .as_ref()
+                    .is_some_and(|b| b.device == device) =>
+            {
+                let held = self.held_mut(holder).expect("the faulting process exists");
+                if held.on_bulk > 0 {
+                    held.on_bulk -= 1;
+                    self.bulk.used -= 1;
+                }
+            }
+            Source::ZeroFill | Source::Read(_) => {}
+        }
+        self.fault_path(cpu, pid, source, in_text, in_text || first_touch, ctx);
+    }
+
+    /// Counts a fault of `pid` whose page comes from `source` and puts the
+    /// kernel's fault path on `cpu`: the soft-fault cost for a fault without
+    /// I/O, else the device's cost per fault.
+    pub(super) fn fault_path(
+        &mut self,
+        cpu: usize,
+        pid: usize,
+        source: Source,
+        in_text: bool,
+        from_file: bool,
+        ctx: &mut Context<Event>,
+    ) {
+        let now = ctx.now();
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("faults only under paging");
+        };
+        self.stats.counters.faults += 1;
+        let cost = match source {
+            Source::Reclaim => paging.soft_fault_cpu,
             Source::ZeroFill => {
                 self.stats.counters.zero_fills += 1;
                 paging.soft_fault_cpu
@@ -245,11 +289,6 @@ impl SystemModel<'_> {
                     .is_some_and(|b| b.device == device);
                 if from_bulk {
                     self.stats.counters.bulk_reads += 1;
-                    let held = self.held_mut(holder).expect("the faulting process exists");
-                    if held.on_bulk > 0 {
-                        held.on_bulk -= 1;
-                        self.bulk.used -= 1;
-                    }
                 } else {
                     self.stats.counters.disk_reads += 1;
                 }
@@ -261,7 +300,7 @@ impl SystemModel<'_> {
         p.fault_started = now;
         p.fault_source = source;
         p.fault_in_text = in_text;
-        p.fault_from_file = in_text || first_touch;
+        p.fault_from_file = from_file;
         let burst = Burst {
             pid,
             kind: BurstKind::Fault,
@@ -334,6 +373,10 @@ impl SystemModel<'_> {
 
     /// Adds the frame taken for `pid`'s fault to the holder of the page.
     fn place_page(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        if self.clock().is_some() {
+            self.clock_place_page(pid);
+            return;
+        }
         let p = &mut self.procs[pid];
         if p.fault_in_text {
             let text = &mut self.texts[p.class];
@@ -354,6 +397,9 @@ impl SystemModel<'_> {
     /// Takes a frame for `pid`: a free one, else one stolen from the holder
     /// used least recently, else one of its own.
     fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
+        if self.clock().is_some() {
+            return self.clock_take_frame(pid, ctx);
+        }
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("frames only under paging");
         };

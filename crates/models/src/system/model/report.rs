@@ -37,6 +37,9 @@ pub(super) struct Statistics {
     /// The fraction of user memory the probe's benchmark held, summed over
     /// the load samples after the warm-up, and their number.
     pub(super) probe_memory: (f64, u64),
+    /// Per class, processor time and faults by resident set size
+    /// (replacement by the clock).
+    pub(super) lifetimes: Vec<LifetimeMeter>,
 }
 
 impl Statistics {
@@ -57,6 +60,7 @@ impl Statistics {
             load: Vec::new(),
             observations: Vec::new(),
             probe_memory: (0.0, 0),
+            lifetimes: vec![LifetimeMeter::default(); sys.classes.len()],
         }
     }
 }
@@ -70,6 +74,25 @@ impl SystemModel<'_> {
             let bytes = self.sys.memory.user_bytes();
             (bytes - self.swap.free_bytes) as f64 / bytes as f64
         }
+    }
+
+    /// The measured lifetime function of each class: every resident set
+    /// size at which its processes ran.
+    pub(super) fn lifetime_points(&self) -> Vec<LifetimePoint> {
+        let mut points = Vec::new();
+        for (class, meter) in self.sys.classes.iter().zip(&self.stats.lifetimes) {
+            for (resident, &(cpu, faults)) in meter.by_size.iter().enumerate() {
+                if cpu > 0.0 || faults > 0 {
+                    points.push(LifetimePoint {
+                        class: class.name.clone(),
+                        resident_pages: resident as u64,
+                        cpu_seconds: cpu,
+                        faults,
+                    });
+                }
+            }
+        }
+        points
     }
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
@@ -112,6 +135,9 @@ impl SystemModel<'_> {
         }
         self.stats.fault_time = Tally::new();
         self.stats.probe_memory = (0.0, 0);
+        for l in &mut self.stats.lifetimes {
+            *l = LifetimeMeter::default();
+        }
         for m in [
             &mut self.stats.users,
             &mut self.stats.processes,

@@ -1,0 +1,630 @@
+//! Memory as frames: each frame knows the page it holds, whether that page
+//! was referenced since the hand last passed and whether it is modified; a
+//! global clock (the 3BSD pageout daemon) frees the frames whose pages were
+//! not referenced in a revolution; faults follow each class's phase model.
+//!
+//! References are never events. A process in a phase references the `s`
+//! pages of its locality set uniformly, as a Poisson stream of rate
+//! `1 / reference` in its processor time, so each page of the set is
+//! referenced as a Poisson stream of rate `1 / (s · reference)`,
+//! independently of the others (a thinned Poisson stream). Two things
+//! follow, and make the model exact without drawing a single reference:
+//!
+//! - The processor time to the next fault is exponential with rate
+//!   `missing / (s · reference)`, `missing` being the set's pages not
+//!   resident. A process's resident set cannot change while it is on a
+//!   processor (the hand passes over its frames, and other faults take only
+//!   free frames), so the draw made at dispatch holds for the whole burst;
+//!   by memorylessness it is drawn afresh at each dispatch.
+//! - Whether a resident page was referenced since the hand cleared its bit
+//!   is decided only when the hand looks at it, from the processor time its
+//!   owner spent with the page in its set since the last look: referenced
+//!   with probability `1 - exp(-u / (s · reference))` over `u`, and the
+//!   last reference then lies an exponential time back. When the phase
+//!   changes, the pages of the old set are decided up to that moment.
+//!
+//! The run's cost therefore grows with faults and with the frames the hand
+//! looks at, not with references. Each class's shared text is not shared
+//! here: a process holds its own copy of every page of its image.
+
+use super::*;
+use crate::system::ClockDaemon;
+
+/// No frame, no process, no slot.
+const NIL: u32 = u32::MAX;
+
+/// Where a page of a process is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pte {
+    /// Never in memory.
+    Untouched,
+    /// In this frame.
+    Resident(u32),
+    /// In this frame on the free list, still valid: a fault reclaims it.
+    Free(u32),
+    /// Being read into this frame.
+    Reading(u32),
+    /// In the swap area.
+    Out,
+}
+
+/// A process's page table and its place in its phase model.
+#[derive(Debug, Default)]
+pub(super) struct PageTable {
+    entries: Vec<Pte>,
+    /// The pages of the current locality set, the resident ones first.
+    slots: Vec<u32>,
+    /// For each page, its index in `slots`, or `NIL` outside the set.
+    slot_of: Vec<u32>,
+    /// How many of the set's pages are resident (the first in `slots`).
+    valid: u32,
+    /// The processor time of its owner at which the phase began and ends.
+    phase_start: SimTime,
+    phase_end: SimTime,
+    /// The page of the pending fault.
+    faulting: u32,
+}
+
+impl PageTable {
+    /// The set's pages not resident.
+    fn missing(&self) -> u64 {
+        (self.slots.len() as u32 - self.valid).into()
+    }
+
+    /// Whether `page` is in the current locality set.
+    fn in_set(&self, page: u32) -> bool {
+        self.slot_of[page as usize] != NIL
+    }
+
+    /// Moves `page`, of the set, to the resident part of `slots`.
+    fn mark_resident(&mut self, page: u32) {
+        let at = self.slot_of[page as usize];
+        if at == NIL {
+            return;
+        }
+        assert!(at >= self.valid, "a page comes in once");
+        self.swap_slots(at, self.valid);
+        self.valid += 1;
+    }
+
+    /// Moves `page`, of the set, to the missing part of `slots`.
+    fn mark_missing(&mut self, page: u32) {
+        let at = self.slot_of[page as usize];
+        if at == NIL {
+            return;
+        }
+        assert!(at < self.valid, "a page goes out once");
+        self.valid -= 1;
+        self.swap_slots(at, self.valid);
+    }
+
+    fn swap_slots(&mut self, a: u32, b: u32) {
+        self.slots.swap(a as usize, b as usize);
+        self.slot_of[self.slots[a as usize] as usize] = a;
+        self.slot_of[self.slots[b as usize] as usize] = b;
+    }
+}
+
+/// What a frame holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Use {
+    Free,
+    Resident,
+    Reading,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    /// The process whose page it holds or held (`NIL`: nobody's).
+    owner: u32,
+    page: u32,
+    use_: Use,
+    /// Referenced since the hand last cleared the bit, as far as decided.
+    referenced: bool,
+    modified: bool,
+    /// References are decided up to this much processor time of the owner.
+    decided: SimTime,
+    /// The free list's links.
+    prev: u32,
+    next: u32,
+}
+
+/// The frames of user memory, the free list through them and the hand.
+#[derive(Debug)]
+pub(super) struct Frames {
+    frames: Vec<Frame>,
+    hand: u32,
+    head: u32,
+    tail: u32,
+    /// Frames the daemon may still look at before its next start.
+    budget: u64,
+    /// Draws deciding references to resident pages.
+    references: Stream,
+}
+
+impl Frames {
+    /// `count` free frames, owned by nobody, on the free list in order.
+    pub(super) fn new(count: u64, references: Stream) -> Frames {
+        let count = u32::try_from(count).expect("user frames fit in 32 bits");
+        let mut frames = Frames {
+            frames: vec![
+                Frame {
+                    owner: NIL,
+                    page: 0,
+                    use_: Use::Free,
+                    referenced: false,
+                    modified: false,
+                    decided: SimTime::ZERO,
+                    prev: NIL,
+                    next: NIL,
+                };
+                count as usize
+            ],
+            hand: 0,
+            head: NIL,
+            tail: NIL,
+            budget: 0,
+            references,
+        };
+        for f in 0..count {
+            frames.push_back(f);
+        }
+        frames
+    }
+
+    fn push_back(&mut self, f: u32) {
+        let tail = self.tail;
+        self.frames[f as usize].prev = tail;
+        self.frames[f as usize].next = NIL;
+        match tail {
+            NIL => self.head = f,
+            t => self.frames[t as usize].next = f,
+        }
+        self.tail = f;
+    }
+
+    fn push_front(&mut self, f: u32) {
+        let head = self.head;
+        self.frames[f as usize].next = head;
+        self.frames[f as usize].prev = NIL;
+        match head {
+            NIL => self.tail = f,
+            h => self.frames[h as usize].prev = f,
+        }
+        self.head = f;
+    }
+
+    fn unlink(&mut self, f: u32) {
+        let Frame { prev, next, .. } = self.frames[f as usize];
+        match prev {
+            NIL => self.head = next,
+            p => self.frames[p as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.frames[n as usize].prev = prev,
+        }
+    }
+
+    /// The frame at the head of the free list, taken off it.
+    fn pop_front(&mut self) -> Option<u32> {
+        let f = self.head;
+        (f != NIL).then(|| {
+            self.unlink(f);
+            f
+        })
+    }
+
+    /// The number of frames on the free list (debug checks).
+    #[cfg(debug_assertions)]
+    fn free_count(&self) -> u64 {
+        let mut n = 0;
+        let mut f = self.head;
+        while f != NIL {
+            n += 1;
+            f = self.frames[f as usize].next;
+        }
+        n
+    }
+}
+
+/// Faults and processor time by resident set size, for one class: the
+/// measured lifetime function.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LifetimeMeter {
+    /// Per resident set size: processor time at that size \[s\] and the
+    /// faults taken at it.
+    pub(super) by_size: Vec<(f64, u64)>,
+}
+
+impl LifetimeMeter {
+    fn bin(&mut self, resident: u64) -> &mut (f64, u64) {
+        let at = resident as usize;
+        if self.by_size.len() <= at {
+            self.by_size.resize(at + 1, (0.0, 0));
+        }
+        &mut self.by_size[at]
+    }
+}
+
+impl SystemModel<'_> {
+    /// The pageout daemon's settings, under replacement by the clock.
+    pub(super) fn clock(&self) -> Option<&ClockDaemon> {
+        match &self.sys.memory.policy {
+            Policy::Paging(p) => match &p.replacement {
+                Replacement::Clock(c) => Some(c),
+                Replacement::ProcessLru => None,
+            },
+            Policy::Swapping { .. } => None,
+        }
+    }
+
+    /// A new process's page table: nothing touched, its first phase begun.
+    pub(super) fn map_pages(&mut self, pid: usize) {
+        let pages = self.procs[pid].pages as usize;
+        let table = &mut self.procs[pid].table;
+        table.entries = vec![Pte::Untouched; pages];
+        table.slot_of = vec![NIL; pages];
+        self.new_phase(pid);
+    }
+
+    /// The phase model of `pid`'s class.
+    fn phases_of(&self, pid: usize) -> &Phases {
+        self.sys.classes[self.procs[pid].class]
+            .locality
+            .as_ref()
+            .and_then(Locality::phases)
+            .expect("the clock needs the phase model")
+    }
+
+    /// Processor time to `pid`'s next fault, or to the end of its phase if
+    /// that comes first (the burst then ends there, and `clock_fault`
+    /// moves the process to its next phase).
+    pub(super) fn phase_fault_gap(&mut self, pid: usize) -> SimTime {
+        let mean = self
+            .phases_of(pid)
+            .mean_time_between_faults(self.set_resident(pid));
+        let p = &self.procs[pid];
+        let to_phase_end = p.table.phase_end.saturating_sub(p.cpu_user);
+        if !mean.is_finite() {
+            return to_phase_end;
+        }
+        let rng = &mut self.owners[p.owner].rngs.faults;
+        let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
+        SimTime::from_secs_f64((mean * e).min(LONGEST_SAMPLE)).min(to_phase_end)
+    }
+
+    /// The resident pages of `pid`'s current locality set.
+    fn set_resident(&self, pid: usize) -> u64 {
+        let t = &self.procs[pid].table;
+        t.slots.len() as u64 - t.missing()
+    }
+
+    /// `pid`'s burst ended at its next fault or at the end of its phase:
+    /// a new phase, and the process runs on; or a page of its set to bring
+    /// in, from the free list (a reclaim), as a cleared frame, or by a read.
+    pub(super) fn clock_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let p = &self.procs[pid];
+        if p.cpu_user >= p.table.phase_end {
+            self.new_phase(pid);
+            self.dispatch(cpu, pid, false, ctx);
+            return;
+        }
+        assert!(p.table.missing() > 0, "a fault is on a missing page");
+        let class = p.class;
+        if now >= self.stats.measured_from {
+            self.stats.lifetimes[class].bin(p.held.resident).1 += 1;
+        }
+        let rng = &mut self.owners[p.owner].rngs.faults;
+        let t = &self.procs[pid].table;
+        let at = t.valid + rng.random_range(0..t.missing() as u32);
+        let page = t.slots[at as usize];
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("the clock is a paging policy");
+        };
+        let zero_fill = self.sys.classes[class].zero_fill;
+        let entry = t.entries[page as usize];
+        let (source, from_file) = match entry {
+            Pte::Free(f) => {
+                self.reclaim(pid, page, f);
+                (Source::Reclaim, false)
+            }
+            Pte::Untouched if self.placement_rng.random::<f64>() < zero_fill => {
+                (Source::ZeroFill, true)
+            }
+            Pte::Untouched => (Source::Read(self.sys.memory.programs), true),
+            Pte::Out => (Source::Read(paging.device), false),
+            Pte::Resident(_) | Pte::Reading(_) => unreachable!("the page is missing"),
+        };
+        if from_file {
+            self.procs[pid].touched += 1;
+        }
+        self.procs[pid].table.faulting = page;
+        self.fault_path(cpu, pid, source, false, from_file, ctx);
+    }
+
+    /// `pid` takes back `page` from frame `f` on the free list.
+    fn reclaim(&mut self, pid: usize, page: u32, f: u32) {
+        self.stats.counters.reclaims += 1;
+        self.frames.unlink(f);
+        self.pool.frames -= 1;
+        let vt = self.procs[pid].cpu_user;
+        let frame = &mut self.frames.frames[f as usize];
+        frame.use_ = Use::Resident;
+        frame.referenced = true;
+        frame.decided = vt;
+        let p = &mut self.procs[pid];
+        p.held.reclaimable -= 1;
+        p.held.resident += 1;
+        p.table.entries[page as usize] = Pte::Resident(f);
+        p.table.mark_resident(page);
+    }
+
+    /// Takes a frame from the head of the free list for `pid`'s faulted
+    /// page, waking the daemon when free memory falls below `desfree`; false
+    /// if none is free.
+    pub(super) fn clock_take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
+        let desfree = self.clock().expect("under the clock").desfree;
+        let Some(f) = self.frames.pop_front() else {
+            self.scan(ctx);
+            return false;
+        };
+        self.pool.frames -= 1;
+        let frame = self.frames.frames[f as usize];
+        if frame.owner == NIL {
+            self.pool.anonymous -= 1;
+        } else {
+            // The page it still held is lost to its owner for good.
+            let owner = &mut self.procs[frame.owner as usize];
+            owner.held.reclaimable -= 1;
+            owner.table.entries[frame.page as usize] = Pte::Out;
+        }
+        let page = self.procs[pid].table.faulting;
+        self.frames.frames[f as usize] = Frame {
+            owner: pid as u32,
+            page,
+            use_: Use::Reading,
+            ..frame
+        };
+        self.procs[pid].table.entries[page as usize] = Pte::Reading(f);
+        if self.pool.frames < desfree {
+            self.scan(ctx);
+        }
+        true
+    }
+
+    /// The page read for `pid` is in its frame: resident, referenced.
+    pub(super) fn clock_place_page(&mut self, pid: usize) {
+        let page = self.procs[pid].table.faulting;
+        let Pte::Reading(f) = self.procs[pid].table.entries[page as usize] else {
+            unreachable!("a page is read into the frame taken for it");
+        };
+        let dirty = self.sys.classes[self.procs[pid].class].dirty;
+        let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
+        let p = &mut self.procs[pid];
+        let frame = &mut self.frames.frames[f as usize];
+        frame.use_ = Use::Resident;
+        frame.referenced = true;
+        frame.modified = modified;
+        frame.decided = p.cpu_user;
+        p.held.resident += 1;
+        p.table.entries[page as usize] = Pte::Resident(f);
+        p.table.mark_resident(page);
+    }
+
+    /// The daemon's once-a-second start (3BSD's `vmmeter`, called from the
+    /// clock): its budget of frames for the coming second, then a scan.
+    pub(super) fn pageout(&mut self, ctx: &mut Context<Event>) {
+        let clock = self.clock().expect("under the clock");
+        self.frames.budget = clock.scan_budget(self.pool.frames, self.sys.memory.user_frames());
+        self.scan(ctx);
+        let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
+    }
+
+    /// The hand goes round while free memory is below `lotsfree` and the
+    /// budget lasts: a referenced page has its bit cleared, an unreferenced
+    /// one is freed (written first if modified). Frames that are free,
+    /// being read into, or held by a process on a processor are passed
+    /// over: the daemon, a process itself, runs when they are not running.
+    fn scan(&mut self, ctx: &mut Context<Event>) {
+        let lotsfree = self.clock().expect("under the clock").lotsfree;
+        let count = self.frames.frames.len() as u32;
+        let mut freed = false;
+        while self.frames.budget > 0 && self.pool.frames < lotsfree {
+            self.frames.budget -= 1;
+            let f = self.frames.hand;
+            self.frames.hand = (f + 1) % count;
+            let frame = self.frames.frames[f as usize];
+            if frame.use_ != Use::Resident
+                || self.procs[frame.owner as usize].state == State::Running
+            {
+                continue;
+            }
+            self.decide_references(f);
+            let frame = &mut self.frames.frames[f as usize];
+            if std::mem::take(&mut frame.referenced) {
+                continue;
+            }
+            self.free_frame(f, ctx);
+            freed = true;
+        }
+        if freed {
+            self.serve_frame_waiters(ctx);
+        }
+    }
+
+    /// Decides whether the page in frame `f` was referenced since it was
+    /// last decided, from its owner's processor time since then with the
+    /// page in its locality set.
+    fn decide_references(&mut self, f: u32) {
+        let frame = self.frames.frames[f as usize];
+        let pid = frame.owner as usize;
+        let p = &self.procs[pid];
+        let now = p.cpu_user;
+        if p.table.in_set(frame.page) {
+            let phases = self.phases_of(pid);
+            let since = frame.decided.max(p.table.phase_start);
+            let exposed = now.saturating_sub(since).as_secs_f64();
+            if exposed > 0.0 {
+                let mean = phases.reference * phases.set as f64;
+                let e: f64 = rand_distr::Distribution::sample(
+                    &rand_distr::Exp1,
+                    &mut self.frames.references,
+                );
+                if mean * e < exposed {
+                    self.frames.frames[f as usize].referenced = true;
+                }
+            }
+        }
+        self.frames.frames[f as usize].decided = now;
+    }
+
+    /// Frees the page in frame `f`: to the tail of the free list, still
+    /// valid if the system reclaims, after a write if it is modified.
+    fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("the clock is a paging policy");
+        };
+        let (device, reclaim) = (paging.device, paging.reclaim);
+        let frame = &mut self.frames.frames[f as usize];
+        let (pid, page, modified) = (frame.owner as usize, frame.page, frame.modified);
+        frame.use_ = Use::Free;
+        frame.modified = false;
+        let p = &mut self.procs[pid];
+        p.held.resident -= 1;
+        p.table.mark_missing(page);
+        if reclaim {
+            p.held.reclaimable += 1;
+            p.table.entries[page as usize] = Pte::Free(f);
+        } else {
+            p.table.entries[page as usize] = Pte::Out;
+            self.frames.frames[f as usize].owner = NIL;
+            self.pool.anonymous += 1;
+        }
+        self.frames.push_back(f);
+        self.pool.frames += 1;
+        self.stats.counters.pages_stolen += 1;
+        if modified {
+            self.stats.counters.page_writes += 1;
+            let bytes = self.sys.memory.page as f64;
+            self.request(device, Purpose::PageWrite, bytes, ctx);
+        }
+    }
+
+    /// `pid` moves to its next phase at its current processor time: the
+    /// references of the old set are decided up to now, and a new set of
+    /// consecutive pages begins at a uniformly drawn page.
+    fn new_phase(&mut self, pid: usize) {
+        let resident: Vec<u32> = {
+            let t = &self.procs[pid].table;
+            t.slots[..t.valid as usize]
+                .iter()
+                .map(|&page| match t.entries[page as usize] {
+                    Pte::Resident(f) => f,
+                    other => {
+                        unreachable!("a resident page of the set is in a frame, not {other:?}")
+                    }
+                })
+                .collect()
+        };
+        for f in resident {
+            self.decide_references(f);
+        }
+        let phases = self.phases_of(pid);
+        let (set, phase) = (phases.set as u32, phases.phase.clone());
+        let p = &mut self.procs[pid];
+        let pages = p.pages as u32;
+        let rng = &mut self.owners[p.owner].rngs.faults;
+        let first = rng.random_range(0..pages);
+        let length = phase.sample(rng).min(LONGEST_SAMPLE);
+        let t = &mut p.table;
+        for &page in &t.slots {
+            t.slot_of[page as usize] = NIL;
+        }
+        t.slots.clear();
+        t.valid = 0;
+        for i in 0..set {
+            let page = (first + i) % pages;
+            t.slot_of[page as usize] = i;
+            t.slots.push(page);
+        }
+        for i in 0..set {
+            let page = t.slots[i as usize];
+            if matches!(t.entries[page as usize], Pte::Resident(_)) {
+                t.swap_slots(i, t.valid);
+                t.valid += 1;
+            }
+        }
+        t.phase_start = p.cpu_user;
+        // A phase lasts at least a tick, so that the clock moves on.
+        let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
+        t.phase_end = p.cpu_user + length;
+    }
+
+    /// Gives back the frames of an exited process: its resident pages go
+    /// to the head of the free list, owned by nobody, and its pages on the
+    /// free list can no longer be reclaimed.
+    pub(super) fn release_frames(&mut self, table: &PageTable) {
+        for pte in &table.entries {
+            match *pte {
+                Pte::Resident(f) => {
+                    let frame = &mut self.frames.frames[f as usize];
+                    frame.use_ = Use::Free;
+                    frame.owner = NIL;
+                    frame.modified = false;
+                    self.frames.push_front(f);
+                    self.pool.frames += 1;
+                    self.pool.anonymous += 1;
+                }
+                Pte::Free(f) => {
+                    self.frames.frames[f as usize].owner = NIL;
+                    self.pool.anonymous += 1;
+                }
+                Pte::Reading(_) => unreachable!("a process waiting for a page does not exit"),
+                Pte::Untouched | Pte::Out => {}
+            }
+        }
+    }
+
+    /// Adds `work` of processor time at `pid`'s resident set size to its
+    /// class's lifetime meter.
+    pub(super) fn meter_lifetime(&mut self, pid: usize, work: f64) {
+        let p = &self.procs[pid];
+        self.stats.lifetimes[p.class].bin(p.held.resident).0 += work;
+    }
+
+    /// Checks the frames against the page tables (debug builds).
+    #[cfg(debug_assertions)]
+    pub(super) fn check_frames(&self) {
+        assert_eq!(self.frames.free_count(), self.pool.frames, "the free list");
+        for (f, frame) in self.frames.frames.iter().enumerate() {
+            let f = f as u32;
+            if frame.owner == NIL {
+                assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
+                continue;
+            }
+            let p = &self.procs[frame.owner as usize];
+            let expected = match frame.use_ {
+                Use::Free => Pte::Free(f),
+                Use::Resident => Pte::Resident(f),
+                Use::Reading => Pte::Reading(f),
+            };
+            assert_eq!(p.table.entries[frame.page as usize], expected);
+        }
+        for (_, p) in self.procs.iter() {
+            let t = &p.table;
+            let resident = t
+                .entries
+                .iter()
+                .filter(|e| matches!(e, Pte::Resident(_)))
+                .count() as u64;
+            assert_eq!(resident, p.held.resident, "resident pages");
+            for (i, &page) in t.slots.iter().enumerate() {
+                assert_eq!(t.slot_of[page as usize], i as u32);
+                let is_resident = matches!(t.entries[page as usize], Pte::Resident(_));
+                assert_eq!(is_resident, (i as u32) < t.valid, "resident pages first");
+            }
+        }
+    }
+}
