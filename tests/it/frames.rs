@@ -3,7 +3,7 @@
 //! implies at each resident set size, and against the effect it exists to
 //! show: a thrashing knee that moves with memory.
 
-use crate::{assert_covers, seed};
+use crate::{assert_above, assert_covers, seed};
 use tpsim::models::System;
 use tpsim::models::system::{LifetimePoint, simulate};
 
@@ -82,4 +82,93 @@ fn a_single_phase_faults_at_the_rate_its_resident_set_implies() {
             .collect();
         assert_covers(what, &ratios, 1.0, 0.02);
     }
+}
+
+#[test]
+fn under_the_clock_thrashing_sets_in_past_a_knee_that_moves_with_memory() {
+    let path = crate::scenario_path("thrashing-clock");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let base = tpsim::models::load_system(&path.display().to_string(), &text).unwrap();
+    let at = |users: u32, kib: u64| {
+        let mut sys = base.clone();
+        sys.settings.end_time = tpsim::core::SimTime::from_secs(2_000);
+        sys.settings.warmup = tpsim::core::SimTime::from_secs(500);
+        sys.users.population = tpsim::models::system::Population::Fixed(users);
+        sys.memory.size = kib * 1024;
+        (0..6)
+            .map(|r| simulate(&sys, seed(sys.settings.seed), r).summary.classes[0].throughput)
+            .collect::<Vec<f64>>()
+    };
+    let paired = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>();
+    // With 160 KiB about five locality sets fit: at 6 users throughput is
+    // near its peak; at 12 the sets are squeezed and it collapses.
+    let (six, twelve) = (at(6, 160), at(12, 160));
+    assert_above(
+        "throughput at 6 users less at 12, 160 KiB, clock",
+        &paired(&six, &twelve),
+        0.3,
+    );
+    // Doubling memory moves the knee past 12 users.
+    assert_above(
+        "throughput at 12 users, 320 KiB less 160 KiB, clock",
+        &paired(&at(12, 320), &twelve),
+        0.4,
+    );
+}
+
+/// Memory to spare, one user, commands of exactly 5 s of processor time in
+/// phases of exactly 1 s, each on a set of 30 of the image's 100 pages,
+/// with a reference every microsecond: every page of every set is
+/// referenced within its phase (a page is missed with probability
+/// exp(-1 s / 30 us)), and nothing is ever taken away.
+const FIVE_PHASES: &str = r#"
+name = "five-phases"
+seed = 12
+[run]
+end_time = "4000s"
+[system]
+cpus = 1
+quantum = "100ms"
+context_switch = "0s"
+[memory]
+policy = "paging"
+replacement = "clock"
+size = "200KiB"
+page = "1KiB"
+device = "disk"
+[[device]]
+name = "disk"
+seek = { exp = { mean = "10ms" } }
+rate = "1MB/s"
+fault_cpu = "0s"
+[users]
+terminals = 1
+think = { exp = { mean = "1s" } }
+commands = [{ class = "job", weight = 1 }]
+[[class]]
+name = "job"
+cpu = { det = { value = "5s" } }
+size = "100KiB"
+locality = { phases = { set = 30, phase = { det = { value = "1s" } }, reference = "1us" } }
+"#;
+
+#[test]
+fn with_memory_to_spare_a_command_faults_once_on_each_page_its_phases_cover() {
+    let sys = inline_system(FIVE_PHASES);
+    let runs: Vec<f64> = (0..20)
+        .map(|r| {
+            let s = simulate(&sys, seed(sys.settings.seed), r).summary;
+            assert_eq!(
+                s.paging.as_ref().unwrap().pages_stolen,
+                0,
+                "nothing is taken"
+            );
+            s.classes[0].faults_per_command.unwrap()
+        })
+        .collect();
+    // Five sets of 30 consecutive pages (wrapping round the image), each
+    // starting at a page drawn uniformly: a page escapes all five with
+    // probability 0.7^5.
+    let exact = 100.0 * (1.0 - 0.7_f64.powi(5));
+    assert_covers("faults per command, five phases", &runs, exact, 0.01);
 }

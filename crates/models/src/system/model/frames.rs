@@ -628,3 +628,102 @@ impl SystemModel<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEN_PAGE_SETS: &str = r#"
+        name = "sets"
+        [run]
+        end_time = "10s"
+        [system]
+        quantum = "100ms"
+        context_switch = "0s"
+        [memory]
+        policy = "paging"
+        replacement = "clock"
+        size = "64KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        rate = "1MB/s"
+        fault_cpu = "0s"
+        [users]
+        terminals = 1
+        think = { exp = { mean = "1s" } }
+        commands = [{ class = "job", weight = 1 }]
+        [[class]]
+        name = "job"
+        cpu = { exp = { mean = "1s" } }
+        size = "40KiB"
+        locality = { phases = { set = 10, phase = { det = { value = "100s" } }, reference = "1ms" } }
+    "#;
+
+    /// The fraction of `n` looks that find the page in frame 0 referenced
+    /// when its owner ran `exposure` since the last look, which was at
+    /// `decided` of its processor time.
+    fn found_referenced(
+        model: &mut SystemModel,
+        pid: usize,
+        decided: SimTime,
+        exposure: SimTime,
+    ) -> f64 {
+        let n = 40_000;
+        let mut hits = 0;
+        for _ in 0..n {
+            let frame = &mut model.frames.frames[0];
+            frame.decided = decided;
+            frame.referenced = false;
+            model.procs[pid].cpu_user = decided + exposure;
+            model.decide_references(0);
+            hits += u32::from(std::mem::take(&mut model.frames.frames[0].referenced));
+        }
+        f64::from(hits) / f64::from(n)
+    }
+
+    #[test]
+    fn the_hand_finds_a_page_referenced_as_often_as_its_exposure_implies() {
+        let sys = crate::load_system("sets.toml", TEN_PAGE_SETS).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut model = SystemModel::new(&sys, &streams);
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        let in_set = model.procs[pid].table.slots[0];
+        let place = |model: &mut SystemModel, page: u32| {
+            let frame = &mut model.frames.frames[0];
+            (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
+        };
+        place(&mut model, in_set);
+        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+        // A page of a 10-page set, a reference every millisecond: each page
+        // is referenced at a rate of 1 per 10 ms of its owner's processor
+        // time.
+        for (exposure, p) in [(5, 1.0 - (-0.5f64).exp()), (20, 1.0 - (-2.0f64).exp())] {
+            let seen = found_referenced(&mut model, pid, SimTime::ZERO, ms(exposure));
+            let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
+            assert!(
+                (seen - p).abs() < 5.0 * sigma,
+                "{exposure} ms: {seen} against {p}"
+            );
+        }
+        // Only the time since the phase began counts for a page of the set.
+        model.procs[pid].table.phase_start = ms(15);
+        let seen = found_referenced(&mut model, pid, SimTime::ZERO, ms(20));
+        let p = 1.0 - (-0.5f64).exp();
+        let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
+        assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
+        // A page outside the set is never referenced.
+        let outside = (0..40)
+            .find(|&page| !model.procs[pid].table.in_set(page))
+            .unwrap();
+        place(&mut model, outside);
+        assert_eq!(
+            found_referenced(&mut model, pid, SimTime::ZERO, ms(50)),
+            0.0
+        );
+    }
+}
