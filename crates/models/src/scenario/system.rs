@@ -253,6 +253,9 @@ pub(crate) struct MemoryFile {
     /// Clock: a revolution of the hand at none free (default 20 s).
     #[serde(default)]
     pub fastscan: Option<Seconds>,
+    /// Clock: two hands this far apart (default: one hand).
+    #[serde(default)]
+    pub handspread: Option<Bytes>,
     /// Whether taken pages stay reclaimable in the free pool (default
     /// false).
     #[serde(default)]
@@ -1100,6 +1103,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("desfree", f.desfree.is_some()),
                 ("slowscan", f.slowscan.is_some()),
                 ("fastscan", f.fastscan.is_some()),
+                ("handspread", f.handspread.is_some()),
                 ("reclaim", f.reclaim.is_some()),
                 ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
             ] {
@@ -1251,6 +1255,7 @@ fn replacement(
         ("desfree", f.desfree.is_some()),
         ("slowscan", f.slowscan.is_some()),
         ("fastscan", f.fastscan.is_some()),
+        ("handspread", f.handspread.is_some()),
     ];
     match f.replacement.as_deref().unwrap_or("process-lru") {
         "process-lru" => {
@@ -1315,11 +1320,27 @@ fn replacement(
             };
             let slowscan = scan(v, f.slowscan, "memory.slowscan", 30.0);
             let fastscan = scan(v, f.fastscan, "memory.fastscan", 20.0);
+            let handspread = match f.handspread {
+                None => Some(None),
+                Some(b) => size(v, b, "memory.handspread", false)
+                    .map(|b| b / page)
+                    .and_then(|spread| {
+                        let ok = (1..user_frames).contains(&spread);
+                        if !ok {
+                            v.report(
+                                "memory.handspread",
+                                format!("must be at least a page and less than user memory ({user_frames} pages), got {spread} pages"),
+                            );
+                        }
+                        ok.then_some(Some(spread))
+                    }),
+            };
             Some(Replacement::Clock(ClockDaemon {
                 lotsfree: lotsfree?,
                 desfree: desfree?,
                 slowscan: slowscan?,
                 fastscan: fastscan?,
+                handspread: handspread?,
             }))
         }
         other => {
@@ -2085,6 +2106,7 @@ mod tests {
                 desfree: 48,
                 slowscan: 30.0,
                 fastscan: 20.0,
+                handspread: None,
             })
         );
         let phases = sys.classes[0].locality.as_ref().unwrap().phases().unwrap();
@@ -2150,6 +2172,10 @@ mod tests {
                 "memory.desfree",
             ),
             (clocked(PHASES, "fastscan = \"0s\""), "memory.fastscan"),
+            (
+                clocked(PHASES, "handspread = \"512KiB\""),
+                "memory.handspread",
+            ),
             (
                 clocked(PHASES, "bulk_store = \"drum\"\ndisk_fraction = 0.5")
                     + "[[device]]\nname = \"drum\"\nrate = \"1MB/s\"\nfault_cpu = \"1ms\"\n",

@@ -246,6 +246,11 @@ pub struct ClockDaemon {
     /// ... and this long when no memory is free (`fastscan`; 3BSD: 20 s),
     /// linearly in between \[s\].
     pub fastscan: f64,
+    /// Two hands this many frames apart (4.3BSD's `handspread`): the front
+    /// hand clears reference bits and the back hand frees the pages not
+    /// referenced since. `None`: one hand, which frees a page not
+    /// referenced since its previous pass (3BSD).
+    pub handspread: Option<u64>,
 }
 
 impl ClockDaemon {

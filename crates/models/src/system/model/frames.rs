@@ -427,31 +427,50 @@ impl SystemModel<'_> {
     /// one is freed (written first if modified). Frames that are free,
     /// being read into, or held by a process on a processor are passed
     /// over: the daemon, a process itself, runs when they are not running.
+    ///
+    /// With two hands, the front hand clears the bit of the page it looks
+    /// at, and the back hand, `handspread` frames behind, frees the page it
+    /// looks at if it was not referenced since the front hand passed.
     fn scan(&mut self, ctx: &mut Context<Event>) {
-        let lotsfree = self.clock().expect("under the clock").lotsfree;
+        let clock = *self.clock().expect("under the clock");
         let count = self.frames.frames.len() as u32;
         let mut freed = false;
-        while self.frames.budget > 0 && self.pool.frames < lotsfree {
+        while self.frames.budget > 0 && self.pool.frames < clock.lotsfree {
             self.frames.budget -= 1;
             let f = self.frames.hand;
             self.frames.hand = (f + 1) % count;
-            let frame = self.frames.frames[f as usize];
-            if frame.use_ != Use::Resident
-                || self.procs[frame.owner as usize].state == State::Running
+            let back = match clock.handspread {
+                None => f,
+                Some(spread) => {
+                    if self.decide_at_hand(f) {
+                        self.frames.frames[f as usize].referenced = false;
+                    }
+                    (f + count - spread as u32) % count
+                }
+            };
+            if self.decide_at_hand(back)
+                && !std::mem::take(&mut self.frames.frames[back as usize].referenced)
             {
-                continue;
+                self.free_frame(back, ctx);
+                freed = true;
             }
-            self.decide_references(f);
-            let frame = &mut self.frames.frames[f as usize];
-            if std::mem::take(&mut frame.referenced) {
-                continue;
-            }
-            self.free_frame(f, ctx);
-            freed = true;
         }
         if freed {
             self.serve_frame_waiters(ctx);
         }
+    }
+
+    /// Whether a hand may take the page in frame `f` - a resident page
+    /// whose owner is not on a processor - with its references decided up
+    /// to now if so.
+    fn decide_at_hand(&mut self, f: u32) -> bool {
+        let frame = self.frames.frames[f as usize];
+        let open =
+            frame.use_ == Use::Resident && self.procs[frame.owner as usize].state != State::Running;
+        if open {
+            self.decide_references(f);
+        }
+        open
     }
 
     /// Decides whether the page in frame `f` was referenced since it was
@@ -725,5 +744,63 @@ mod tests {
             found_referenced(&mut model, pid, SimTime::ZERO, ms(50)),
             0.0
         );
+    }
+
+    /// Makes `page` of `pid` resident in the next free frame, not
+    /// referenced.
+    fn give(model: &mut SystemModel, pid: usize, page: u32) -> u32 {
+        let f = model.frames.pop_front().unwrap();
+        model.pool.frames -= 1;
+        model.pool.anonymous -= 1;
+        let frame = &mut model.frames.frames[f as usize];
+        (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
+        let p = &mut model.procs[pid];
+        p.held.resident += 1;
+        p.table.entries[page as usize] = Pte::Resident(f);
+        p.table.mark_resident(page);
+        f
+    }
+
+    #[test]
+    fn the_back_hand_frees_only_pages_not_referenced_since_the_front_hand() {
+        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        handspread = \"10KiB\"\n        lotsfree = \"32KiB\"\n        [[device]]",
+        );
+        let sys = crate::load_system("hands.toml", &text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        // Frames 0 to 59 hold pages 0 to 59; 4 frames are free. The process
+        // is off the processor and has run no time since: nothing is
+        // referenced unless said so.
+        for page in 0..60 {
+            assert_eq!(give(model, pid, page), page);
+        }
+        for f in 0..20 {
+            model.frames.frames[f].referenced = true;
+        }
+        let resident = |model: &SystemModel, f: usize| model.frames.frames[f].use_ == Use::Resident;
+        // Ten steps: the front hand clears frames 0-9, the back hand, ten
+        // behind, frees 54-59 (60-63 are free already).
+        model.frames.budget = 10;
+        model.scan(ctx);
+        assert!((54..60).all(|f| !resident(model, f)));
+        assert!((0..54).all(|f| resident(model, f)));
+        assert!((0..10).all(|f| !model.frames.frames[f].referenced));
+        // Page 5 is referenced after the front hand passed; ten more
+        // steps: the back hand frees 0-9 but 5.
+        model.frames.frames[5].referenced = true;
+        model.frames.budget = 10;
+        model.scan(ctx);
+        for f in 0..20 {
+            assert_eq!(resident(model, f), f == 5 || f >= 10, "frame {f}");
+        }
+        assert_eq!(model.pool.frames, 4 + 6 + 9);
+        model.check_frames();
     }
 }
