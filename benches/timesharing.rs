@@ -1,5 +1,6 @@
-//! Time-sharing model speed: a thrashing paged system, the Berkeley
-//! paged and swapped systems and the M.I.T. Multics,
+//! Time-sharing model speed: a thrashing paged system (memory counted, and
+//! memory as frames under the clock), the Berkeley paged and swapped
+//! systems and the M.I.T. Multics,
 //! reported as events per second, model and statistics included; and the
 //! same two at 10 to 10,000 users, memory growing with the users, to show
 //! that the cost of an event does not grow with the number of processes.
@@ -11,7 +12,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tpsim::core::SimTime;
 use tpsim::models::System;
-use tpsim::models::system::Population;
+use tpsim::models::system::{Paging, Policy, Population, Replacement};
 
 fn shipped(name: &str, end_time: u64) -> System {
     let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
@@ -26,6 +27,7 @@ fn timesharing(c: &mut Criterion) {
     group.sample_size(10);
     for (name, end_time) in [
         ("thrashing", 5_000),
+        ("thrashing-clock", 5_000),
         ("berkeley-1979-paged", 20_000),
         ("berkeley-1979-swapped", 20_000),
         ("multics-mit-1975", 3_600),
@@ -43,7 +45,12 @@ fn timesharing(c: &mut Criterion) {
 
 /// `sys` with `users` users logged in all the time and user memory in
 /// proportion (as much per user as the shipped scenario gives each of its
-/// terminals), run for a fixed number of events.
+/// terminals), run for a fixed number of events. Under the clock,
+/// `lotsfree` and `desfree` take their 3BSD defaults for that memory and
+/// the hand's revolution times grow with it, so that it scans as many
+/// frames a second as in the shipped scenario: at fixed revolution times,
+/// the daemon's work per simulated second grows with memory by 3BSD's
+/// design, while the one processor and one disk cap the events a second.
 fn scaled(sys: &System, users: u32, events: u64) -> System {
     let mut sys = sys.clone();
     let shipped = match &sys.users.population {
@@ -53,6 +60,18 @@ fn scaled(sys: &System, users: u32, events: u64) -> System {
     let per_user = sys.memory.user_bytes() / u64::from(shipped);
     let user_bytes = (per_user * u64::from(users)).next_multiple_of(sys.memory.page);
     sys.memory.size = sys.memory.kernel + user_bytes;
+    let growth = user_bytes as f64 / (per_user * u64::from(shipped)) as f64;
+    let frames = sys.memory.user_frames();
+    if let Policy::Paging(Paging {
+        replacement: Replacement::Clock(clock),
+        ..
+    }) = &mut sys.memory.policy
+    {
+        clock.lotsfree = frames / 8;
+        clock.desfree = clock.lotsfree.min(64);
+        clock.slowscan *= growth;
+        clock.fastscan *= growth;
+    }
     sys.users.population = Population::Fixed(users);
     sys.settings.warmup = SimTime::ZERO;
     sys.settings.end_time = SimTime::from_secs(1_000_000_000);
@@ -63,7 +82,7 @@ fn scaled(sys: &System, users: u32, events: u64) -> System {
 fn timesharing_users(c: &mut Criterion) {
     let mut group = c.benchmark_group("timesharing-users");
     group.sample_size(10);
-    for name in ["thrashing", "berkeley-1979-swapped"] {
+    for name in ["thrashing", "thrashing-clock", "berkeley-1979-swapped"] {
         let shipped = shipped(name, 1);
         for users in [10, 100, 1_000, 10_000] {
             // Long enough for every user to be busy: the first think times
