@@ -85,24 +85,31 @@ fn a_single_phase_faults_at_the_rate_its_resident_set_implies() {
 }
 
 #[test]
-fn under_the_clock_thrashing_sets_in_past_a_knee_that_moves_with_memory() {
+fn the_clock_thrashes_past_a_knee_that_moves_with_memory_and_the_working_set_holds_on() {
     let path = crate::scenario_path("thrashing-clock");
     let text = std::fs::read_to_string(&path).unwrap();
-    let base = tpsim::models::load_system(&path.display().to_string(), &text).unwrap();
-    let at = |users: u32, kib: u64| {
+    let clock = tpsim::models::load_system(&path.display().to_string(), &text).unwrap();
+    let text = text.replace(
+        "replacement = \"clock\"",
+        "replacement = \"working-set\"\ntau = \"200ms\"",
+    );
+    let working_set = tpsim::models::load_system(&path.display().to_string(), &text).unwrap();
+    // Replications: enough to tell a collapse apart; twelve where two
+    // throughputs near the peak are compared.
+    let at = |base: &System, users: u32, kib: u64, replications: u64| {
         let mut sys = base.clone();
-        sys.settings.end_time = tpsim::core::SimTime::from_secs(2_000);
-        sys.settings.warmup = tpsim::core::SimTime::from_secs(500);
+        sys.settings.end_time = tpsim::core::SimTime::from_secs(1_500);
+        sys.settings.warmup = tpsim::core::SimTime::from_secs(300);
         sys.users.population = tpsim::models::system::Population::Fixed(users);
         sys.memory.size = kib * 1024;
-        (0..6)
+        (0..replications)
             .map(|r| simulate(&sys, seed(sys.settings.seed), r).summary.classes[0].throughput)
             .collect::<Vec<f64>>()
     };
     let paired = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>();
     // With 160 KiB about five locality sets fit: at 6 users throughput is
     // near its peak; at 12 the sets are squeezed and it collapses.
-    let (six, twelve) = (at(6, 160), at(12, 160));
+    let (six, twelve) = (at(&clock, 6, 160, 6), at(&clock, 12, 160, 12));
     assert_above(
         "throughput at 6 users less at 12, 160 KiB, clock",
         &paired(&six, &twelve),
@@ -111,8 +118,22 @@ fn under_the_clock_thrashing_sets_in_past_a_knee_that_moves_with_memory() {
     // Doubling memory moves the knee past 12 users.
     assert_above(
         "throughput at 12 users, 320 KiB less 160 KiB, clock",
-        &paired(&at(12, 320), &twelve),
+        &paired(&at(&clock, 12, 320, 6), &twelve),
         0.4,
+    );
+    // The working set's load control lets in only the commands whose
+    // working sets fit: at 12 users it keeps the throughput of 6, where
+    // the clock collapses.
+    let (ws_six, ws_twelve) = (at(&working_set, 6, 160, 12), at(&working_set, 12, 160, 12));
+    assert_above(
+        "throughput at 12 users, 160 KiB, working set less clock",
+        &paired(&ws_twelve, &twelve),
+        0.3,
+    );
+    assert_above(
+        "throughput at 12 users less at 6, 160 KiB, working set",
+        &paired(&ws_twelve, &ws_six),
+        -0.05,
     );
 }
 

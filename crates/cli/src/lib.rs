@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
-use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Paging, Policy, Replacement};
+use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
 use tpsim_probe::analysis::{Index, LevelRow};
 
@@ -654,10 +654,8 @@ fn output_files(summary: &Summary, scenario: &Scenario, outputs: &Outputs) -> Ve
                 tpsim_probe::report::probe_csv(outputs.observations),
             ));
         }
-        if let Policy::Paging(Paging {
-            replacement: Replacement::Clock(_),
-            ..
-        }) = &sys.memory.policy
+        if let Policy::Paging(p) = &sys.memory.policy
+            && p.replacement.daemon().is_some()
         {
             files.push((
                 "lifetime.csv",

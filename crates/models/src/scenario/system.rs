@@ -256,6 +256,9 @@ pub(crate) struct MemoryFile {
     /// Clock: two hands this far apart (default: one hand).
     #[serde(default)]
     pub handspread: Option<Bytes>,
+    /// Working set: its window of processor time.
+    #[serde(default)]
+    pub tau: Option<Seconds>,
     /// Whether taken pages stay reclaimable in the free pool (default
     /// false).
     #[serde(default)]
@@ -1104,6 +1107,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("slowscan", f.slowscan.is_some()),
                 ("fastscan", f.fastscan.is_some()),
                 ("handspread", f.handspread.is_some()),
+                ("tau", f.tau.is_some()),
                 ("reclaim", f.reclaim.is_some()),
                 ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
             ] {
@@ -1235,122 +1239,153 @@ enum Wanted {
 
 fn wanted_locality(f: &MemoryFile) -> Wanted {
     match (f.policy.as_str(), f.replacement.as_deref()) {
-        ("paging", Some("clock")) => Wanted::Phases,
+        ("paging", Some("clock" | "working-set")) => Wanted::Phases,
         ("paging", _) => Wanted::Lifetime,
         _ => Wanted::None,
     }
 }
 
-/// The replacement policy and, for the clock, its daemon's settings, with
-/// 3BSD's defaults (`h/vm.h`): `lotsfree` ⅛ of user memory, `desfree` 64
-/// pages, a revolution in 30 s at `lotsfree` and 20 s at none free.
+/// The replacement policy and its settings.
 fn replacement(
     v: &mut Validator,
     f: &MemoryFile,
     page: u64,
     user_frames: u64,
 ) -> Option<Replacement> {
-    let clock_only = [
-        ("lotsfree", f.lotsfree.is_some()),
-        ("desfree", f.desfree.is_some()),
-        ("slowscan", f.slowscan.is_some()),
-        ("fastscan", f.fastscan.is_some()),
-        ("handspread", f.handspread.is_some()),
-    ];
-    match f.replacement.as_deref().unwrap_or("process-lru") {
+    let name = f.replacement.as_deref().unwrap_or("process-lru");
+    if f.tau.is_some() && name != "working-set" {
+        v.report(
+            "memory.tau",
+            "applies only to memory.replacement = \"working-set\"",
+        );
+    }
+    match name {
         "process-lru" => {
-            for (field, present) in clock_only {
+            for (field, present) in [
+                ("lotsfree", f.lotsfree.is_some()),
+                ("desfree", f.desfree.is_some()),
+                ("slowscan", f.slowscan.is_some()),
+                ("fastscan", f.fastscan.is_some()),
+                ("handspread", f.handspread.is_some()),
+            ] {
                 if present {
                     v.report(
                         format!("memory.{field}"),
-                        "applies only to memory.replacement = \"clock\"",
+                        "applies only to memory as frames: memory.replacement = \"clock\" or \"working-set\"",
                     );
                 }
             }
             Some(Replacement::ProcessLru)
         }
-        "clock" => {
+        "clock" | "working-set" => {
             if f.bulk_store.is_some() {
                 v.report(
-                    "memory.bulk_store",
-                    "is not available with memory.replacement = \"clock\" yet: use \"process-lru\" for a bulk store",
-                );
+                "memory.bulk_store",
+                format!("is not available with memory.replacement = \"{name}\" yet: use \"process-lru\" for a bulk store"),
+            );
             }
             if f.free_target.is_some() {
                 v.report(
-                    "memory.free_target",
-                    "applies only to memory.replacement = \"process-lru\"; the clock keeps memory.lotsfree",
-                );
-            }
-            let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
-                None => Some(default),
-                Some(b) => size(v, b, key, false).map(|b| b / page),
-            };
-            let lotsfree = frames(v, f.lotsfree, "memory.lotsfree", (user_frames / 8).max(1));
-            let lotsfree = lotsfree.filter(|&l| {
-                let ok = (1..user_frames).contains(&l);
-                if !ok {
-                    v.report(
-                        "memory.lotsfree",
-                        format!("must be at least a page and less than user memory ({user_frames} pages), got {l} pages"),
-                    );
-                }
-                ok
-            });
-            let desfree = frames(
-                v,
-                f.desfree,
-                "memory.desfree",
-                64.min(lotsfree.unwrap_or(1)),
+                "memory.free_target",
+                "applies only to memory.replacement = \"process-lru\"; the pageout daemon keeps memory.lotsfree",
             );
-            let desfree = desfree.zip(lotsfree).and_then(|(d, l)| {
-                if d > l {
+            }
+            let daemon = daemon(v, f, page, user_frames);
+            if name == "clock" {
+                return Some(Replacement::Clock(daemon?));
+            }
+            let tau = match f.tau {
+                Some(tau) => v.time(tau, "memory.tau", false),
+                None => {
                     v.report(
-                        "memory.desfree",
-                        format!("must not be above memory.lotsfree ({l} pages), got {d} pages"),
+                        "memory.tau",
+                        "is required under memory.replacement = \"working-set\": the window of processor time, such as \"500ms\"",
                     );
                     None
-                } else {
-                    Some(d)
                 }
-            });
-            let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
-                v.time(s.unwrap_or(Seconds(default)), key, false)
-                    .map(|t| t.as_secs_f64())
             };
-            let slowscan = scan(v, f.slowscan, "memory.slowscan", 30.0);
-            let fastscan = scan(v, f.fastscan, "memory.fastscan", 20.0);
-            let handspread = match f.handspread {
-                None => Some(None),
-                Some(b) => size(v, b, "memory.handspread", false)
-                    .map(|b| b / page)
-                    .and_then(|spread| {
-                        let ok = (1..user_frames).contains(&spread);
-                        if !ok {
-                            v.report(
-                                "memory.handspread",
-                                format!("must be at least a page and less than user memory ({user_frames} pages), got {spread} pages"),
-                            );
-                        }
-                        ok.then_some(Some(spread))
-                    }),
-            };
-            Some(Replacement::Clock(ClockDaemon {
-                lotsfree: lotsfree?,
-                desfree: desfree?,
-                slowscan: slowscan?,
-                fastscan: fastscan?,
-                handspread: handspread?,
-            }))
+            Some(Replacement::WorkingSet {
+                daemon: daemon?,
+                tau: tau?,
+            })
         }
         other => {
             v.report(
                 "memory.replacement",
-                format!("unknown replacement \"{other}\": expected process-lru or clock"),
+                format!(
+                    "unknown replacement \"{other}\": expected process-lru, clock or working-set"
+                ),
             );
             None
         }
     }
+}
+
+/// The pageout daemon's settings, with 3BSD's defaults (`h/vm.h`):
+/// `lotsfree` ⅛ of user memory, `desfree` 64 pages but not above
+/// `lotsfree`, a revolution in 30 s at `lotsfree` and 20 s at none free,
+/// one hand.
+fn daemon(v: &mut Validator, f: &MemoryFile, page: u64, user_frames: u64) -> Option<ClockDaemon> {
+    let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
+        None => Some(default),
+        Some(b) => size(v, b, key, false).map(|b| b / page),
+    };
+    let lotsfree = frames(v, f.lotsfree, "memory.lotsfree", (user_frames / 8).max(1));
+    let lotsfree = lotsfree.filter(|&l| {
+        let ok = (1..user_frames).contains(&l);
+        if !ok {
+            v.report(
+                "memory.lotsfree",
+                format!("must be at least a page and less than user memory ({user_frames} pages), got {l} pages"),
+            );
+        }
+        ok
+    });
+    let desfree = frames(
+        v,
+        f.desfree,
+        "memory.desfree",
+        64.min(lotsfree.unwrap_or(1)),
+    );
+    let desfree = desfree.zip(lotsfree).and_then(|(d, l)| {
+        if d > l {
+            v.report(
+                "memory.desfree",
+                format!("must not be above memory.lotsfree ({l} pages), got {d} pages"),
+            );
+            None
+        } else {
+            Some(d)
+        }
+    });
+    let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
+        v.time(s.unwrap_or(Seconds(default)), key, false)
+            .map(|t| t.as_secs_f64())
+    };
+    let slowscan = scan(v, f.slowscan, "memory.slowscan", 30.0);
+    let fastscan = scan(v, f.fastscan, "memory.fastscan", 20.0);
+    let handspread = match f.handspread {
+        None => Some(None),
+        Some(b) => size(v, b, "memory.handspread", false)
+            .map(|b| b / page)
+            .and_then(|spread| {
+                let ok = (1..user_frames).contains(&spread);
+                if !ok {
+                    v.report(
+                        "memory.handspread",
+                        format!("must be at least a page and less than user memory ({user_frames} pages), got {spread} pages"),
+                    );
+                }
+                ok.then_some(Some(spread))
+            }),
+    };
+    Some(ClockDaemon {
+        lotsfree: lotsfree?,
+        desfree: desfree?,
+        slowscan: slowscan?,
+        fastscan: fastscan?,
+        handspread: handspread?,
+    })
 }
 
 fn class(
@@ -2133,6 +2168,20 @@ mod tests {
         assert_eq!(clock.scan_budget(48, 384), 52);
         assert_eq!(clock.scan_budget(0, 384), 77);
         assert_eq!(clock.scan_budget(96, 384), 0);
+        let sys = SystemFile::parse(
+            "t.toml",
+            &clocked(PHASES, "tau = \"250ms\"").replace("\"clock\"", "\"working-set\""),
+        )
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+        let Policy::Paging(paging) = &sys.memory.policy else {
+            panic!("paging")
+        };
+        let Replacement::WorkingSet { daemon, tau } = &paging.replacement else {
+            panic!("working set")
+        };
+        assert_eq!((daemon.lotsfree, *tau), (48, SimTime::from_secs_f64(0.25)));
     }
 
     #[test]
@@ -2175,6 +2224,15 @@ mod tests {
             (
                 clocked(PHASES, "handspread = \"512KiB\""),
                 "memory.handspread",
+            ),
+            (clocked(PHASES, "tau = \"1s\""), "memory.tau"),
+            (
+                clocked(PHASES, "").replace("\"clock\"", "\"working-set\""),
+                "memory.tau",
+            ),
+            (
+                clocked(PHASES, "tau = \"0s\"").replace("\"clock\"", "\"working-set\""),
+                "memory.tau",
             ),
             (
                 clocked(PHASES, "bulk_store = \"drum\"\ndisk_fraction = 0.5")

@@ -59,10 +59,8 @@ impl System {
                 ));
             }
         }
-        if let Policy::Paging(Paging {
-            replacement: Replacement::Clock(_),
-            ..
-        }) = self.memory.policy
+        if let Policy::Paging(p) = &self.memory.policy
+            && p.replacement.daemon().is_some()
         {
             for class in self.classes.iter().filter(|c| c.text > 0) {
                 notes.push(format!(
@@ -227,6 +225,26 @@ pub enum Replacement {
     /// global clock of the 3BSD pageout daemon; faults follow each class's
     /// phase model of references (`docs/time-sharing.md`).
     Clock(ClockDaemon),
+    /// Memory as frames, each process's resident set trimmed to its working
+    /// set WS(`tau`) whenever it leaves a processor, commands admitted only
+    /// while the working sets fit in memory; the clock daemon stays as the
+    /// backstop below `lotsfree`.
+    WorkingSet {
+        /// The daemon.
+        daemon: ClockDaemon,
+        /// The window of processor time of the working set.
+        tau: SimTime,
+    },
+}
+
+impl Replacement {
+    /// The pageout daemon, under the policies with memory as frames.
+    pub fn daemon(&self) -> Option<&ClockDaemon> {
+        match self {
+            Replacement::ProcessLru => None,
+            Replacement::Clock(daemon) | Replacement::WorkingSet { daemon, .. } => Some(daemon),
+        }
+    }
 }
 
 /// The pageout daemon of 3BSD, which runs a global clock over the frames

@@ -241,7 +241,8 @@ struct Owner {
     /// The working-set estimate its next process starts with \[pages\]
     /// (Multics: a user's process outlives its commands, and so does the
     /// estimate).
-    working_set: f64,
+    /// `None` before its first process gave up eligibility.
+    working_set: Option<f64>,
 }
 
 impl Owner {
@@ -249,7 +250,7 @@ impl Owner {
         Owner {
             kind,
             rngs: Rngs::new(streams, prefix),
-            working_set: 0.0,
+            working_set: None,
         }
     }
 }
@@ -512,7 +513,7 @@ impl<'a> SystemModel<'a> {
             bulk: BulkPages::default(),
             frames: Frames::new(
                 match &sys.memory.policy {
-                    Policy::Paging(p) if matches!(p.replacement, Replacement::Clock(_)) => {
+                    Policy::Paging(p) if p.replacement.daemon().is_some() => {
                         sys.memory.user_frames()
                     }
                     _ => 0,
@@ -550,7 +551,9 @@ impl<'a> SystemModel<'a> {
             Policy::Swapping { .. } => candidates::Managed::Swapping,
             Policy::Paging(p) => match p.replacement {
                 Replacement::ProcessLru => candidates::Managed::ProcessLru,
-                Replacement::Clock(_) => candidates::Managed::Frames,
+                Replacement::Clock(_) | Replacement::WorkingSet { .. } => {
+                    candidates::Managed::Frames
+                }
             },
         }
     }
@@ -715,7 +718,13 @@ impl<'a> SystemModel<'a> {
     fn wait_eligible(&mut self, pid: usize) {
         let p = &self.procs[pid];
         let estimate = match self.sys.memory.policy {
-            Policy::Paging(_) => self.owners[p.owner].working_set,
+            // Under the working-set policy a process with no history is
+            // taken to need its whole image; under Multics, nothing.
+            Policy::Paging(_) => match self.owners[p.owner].working_set {
+                Some(pages) => pages,
+                None if self.tau().is_some() => p.pages as f64,
+                None => 0.0,
+            },
             // Under swapping a process needs its whole image.
             Policy::Swapping { .. } => p.pages as f64,
         };
@@ -760,7 +769,7 @@ impl<'a> SystemModel<'a> {
         let p = &self.procs[pid];
         if self.paging() {
             let resident = p.held.resident + self.texts[p.class].held.resident;
-            self.owners[p.owner].working_set = resident as f64;
+            self.owners[p.owner].working_set = Some(resident as f64);
         }
         self.eligibility.release(p.estimate);
         true
@@ -946,6 +955,7 @@ impl<'a> SystemModel<'a> {
         } else {
             SimTime::ZERO
         };
+        self.trim_working_set(pid, ctx);
         let fault_gap = self.fault_gap(pid);
         let slice = self.time_slice(pid, now + switch);
         let unix = self.sys.cpu.scheduler == Scheduler::Unix;
@@ -1470,9 +1480,22 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
 }
 
 /// Who may be eligible: under Multics by the scheduler's settings and
+/// working sets against user memory; under the working-set policy by
 /// working sets against user memory; otherwise at most
 /// `max_multiprogramming` processes, whatever their sizes.
 fn eligibility_rule(sys: &System) -> Rule {
+    if let (Scheduler::RoundRobin | Scheduler::Unix, Policy::Paging(p)) =
+        (sys.cpu.scheduler, &sys.memory.policy)
+        && let Replacement::WorkingSet { .. } = p.replacement
+    {
+        // The working set's load control: a command is let in while the
+        // working sets of those in fit in user memory, one at least.
+        return Rule {
+            min: 1,
+            max: sys.cpu.max_multiprogramming,
+            memory: Some(sys.memory.user_frames() as f64),
+        };
+    }
     match (sys.cpu.scheduler, sys.cpu.max_multiprogramming) {
         (Scheduler::Multics(m), max) => Rule {
             min: m.min_eligible,

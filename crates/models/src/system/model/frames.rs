@@ -28,7 +28,7 @@
 //! here: a process holds its own copy of every page of its image.
 
 use super::*;
-use crate::system::ClockDaemon;
+use crate::system::{ClockDaemon, Paging};
 
 /// No frame, no process, no slot.
 const NIL: u32 = u32::MAX;
@@ -121,6 +121,9 @@ struct Frame {
     use_: Use,
     /// Referenced since the hand last cleared the bit, as far as decided.
     referenced: bool,
+    /// The owner's processor time at the last reference, as far as
+    /// decided.
+    last_ref: SimTime,
     modified: bool,
     /// References are decided up to this much processor time of the owner.
     decided: SimTime,
@@ -153,6 +156,7 @@ impl Frames {
                     page: 0,
                     use_: Use::Free,
                     referenced: false,
+                    last_ref: SimTime::ZERO,
                     modified: false,
                     decided: SimTime::ZERO,
                     prev: NIL,
@@ -251,11 +255,19 @@ impl SystemModel<'_> {
     /// The pageout daemon's settings, under replacement by the clock.
     pub(super) fn clock(&self) -> Option<&ClockDaemon> {
         match &self.sys.memory.policy {
-            Policy::Paging(p) => match &p.replacement {
-                Replacement::Clock(c) => Some(c),
-                Replacement::ProcessLru => None,
-            },
+            Policy::Paging(p) => p.replacement.daemon(),
             Policy::Swapping { .. } => None,
+        }
+    }
+
+    /// The working set's window, under the working-set policy.
+    pub(super) fn tau(&self) -> Option<SimTime> {
+        match &self.sys.memory.policy {
+            Policy::Paging(Paging {
+                replacement: Replacement::WorkingSet { tau, .. },
+                ..
+            }) => Some(*tau),
+            _ => None,
         }
     }
 
@@ -353,6 +365,7 @@ impl SystemModel<'_> {
         let frame = &mut self.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = true;
+        frame.last_ref = vt;
         frame.decided = vt;
         let p = &mut self.procs[pid];
         p.held.reclaimable -= 1;
@@ -406,6 +419,7 @@ impl SystemModel<'_> {
         let frame = &mut self.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = true;
+        frame.last_ref = p.cpu_user;
         frame.modified = modified;
         frame.decided = p.cpu_user;
         p.held.resident += 1;
@@ -475,7 +489,9 @@ impl SystemModel<'_> {
 
     /// Decides whether the page in frame `f` was referenced since it was
     /// last decided, from its owner's processor time since then with the
-    /// page in its locality set.
+    /// page in its locality set, and if so when last: the time back from
+    /// now to the last reference of a Poisson stream is exponential, and
+    /// there was one in the exposure if that time is shorter.
     fn decide_references(&mut self, f: u32) {
         let frame = self.frames.frames[f as usize];
         let pid = frame.owner as usize;
@@ -491,12 +507,49 @@ impl SystemModel<'_> {
                     &rand_distr::Exp1,
                     &mut self.frames.references,
                 );
-                if mean * e < exposed {
-                    self.frames.frames[f as usize].referenced = true;
+                let age = mean * e;
+                if age < exposed {
+                    let frame = &mut self.frames.frames[f as usize];
+                    frame.referenced = true;
+                    frame.last_ref = now.saturating_sub(SimTime::from_secs_f64(age));
                 }
             }
         }
         self.frames.frames[f as usize].decided = now;
+    }
+
+    /// Working set: frees the resident pages of `pid` not referenced within
+    /// the last `tau` of its processor time, deciding their references up
+    /// to now; run when it is dispatched, as its working set only changes
+    /// while it runs.
+    pub(super) fn trim_working_set(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let Some(tau) = self.tau() else {
+            return;
+        };
+        let now = self.procs[pid].cpu_user;
+        if now < tau {
+            return;
+        }
+        let resident: Vec<u32> = self.procs[pid]
+            .table
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                Pte::Resident(f) => Some(*f),
+                _ => None,
+            })
+            .collect();
+        let mut freed = false;
+        for f in resident {
+            self.decide_references(f);
+            if now - self.frames.frames[f as usize].last_ref > tau {
+                self.free_frame(f, ctx);
+                freed = true;
+            }
+        }
+        if freed {
+            self.serve_frame_waiters(ctx);
+        }
     }
 
     /// Frees the page in frame `f`: to the tail of the free list, still
@@ -801,6 +854,42 @@ mod tests {
             assert_eq!(resident(model, f), f == 5 || f >= 10, "frame {f}");
         }
         assert_eq!(model.pool.frames, 4 + 6 + 9);
+        model.check_frames();
+    }
+
+    #[test]
+    fn the_working_set_keeps_exactly_the_pages_referenced_within_tau() {
+        let text = TEN_PAGE_SETS.replace(
+            "replacement = \"clock\"",
+            "replacement = \"working-set\"\n        tau = \"5ms\"",
+        );
+        let sys = crate::load_system("ws.toml", &text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+        // Pages 0-39 resident, each last referenced at page-number
+        // milliseconds, all decided up to 40 ms: at 40 ms of processor
+        // time, those last referenced more than 5 ms ago leave.
+        for page in 0..40 {
+            let f = give(model, pid, page);
+            let frame = &mut model.frames.frames[f as usize];
+            (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
+        }
+        model.procs[pid].cpu_user = ms(40);
+        model.trim_working_set(pid, ctx);
+        for page in 0..40u32 {
+            let kept = matches!(
+                model.procs[pid].table.entries[page as usize],
+                Pte::Resident(_)
+            );
+            assert_eq!(kept, page >= 35, "page {page}");
+        }
+        assert_eq!(model.procs[pid].held.resident, 5);
         model.check_frames();
     }
 }
