@@ -259,6 +259,10 @@ pub(crate) struct MemoryFile {
     /// Working set: its window of processor time.
     #[serde(default)]
     pub tau: Option<Seconds>,
+    /// Page-fault frequency: the critical interval of processor time
+    /// between faults.
+    #[serde(default)]
+    pub fault_interval: Option<Seconds>,
     /// Whether taken pages stay reclaimable in the free pool (default
     /// false).
     #[serde(default)]
@@ -1108,6 +1112,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("fastscan", f.fastscan.is_some()),
                 ("handspread", f.handspread.is_some()),
                 ("tau", f.tau.is_some()),
+                ("fault_interval", f.fault_interval.is_some()),
                 ("reclaim", f.reclaim.is_some()),
                 ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
             ] {
@@ -1239,7 +1244,7 @@ enum Wanted {
 
 fn wanted_locality(f: &MemoryFile) -> Wanted {
     match (f.policy.as_str(), f.replacement.as_deref()) {
-        ("paging", Some("clock" | "working-set")) => Wanted::Phases,
+        ("paging", Some("clock" | "working-set" | "page-fault-frequency")) => Wanted::Phases,
         ("paging", _) => Wanted::Lifetime,
         _ => Wanted::None,
     }
@@ -1259,6 +1264,12 @@ fn replacement(
             "applies only to memory.replacement = \"working-set\"",
         );
     }
+    if f.fault_interval.is_some() && name != "page-fault-frequency" {
+        v.report(
+            "memory.fault_interval",
+            "applies only to memory.replacement = \"page-fault-frequency\"",
+        );
+    }
     match name {
         "process-lru" => {
             for (field, present) in [
@@ -1271,13 +1282,13 @@ fn replacement(
                 if present {
                     v.report(
                         format!("memory.{field}"),
-                        "applies only to memory as frames: memory.replacement = \"clock\" or \"working-set\"",
+                        "applies only to memory as frames: memory.replacement = \"clock\", \"working-set\" or \"page-fault-frequency\"",
                     );
                 }
             }
             Some(Replacement::ProcessLru)
         }
-        "clock" | "working-set" => {
+        "clock" | "working-set" | "page-fault-frequency" => {
             if f.bulk_store.is_some() {
                 v.report(
                 "memory.bulk_store",
@@ -1294,26 +1305,42 @@ fn replacement(
             if name == "clock" {
                 return Some(Replacement::Clock(daemon?));
             }
-            let tau = match f.tau {
-                Some(tau) => v.time(tau, "memory.tau", false),
+            let (value, key, what) = if name == "working-set" {
+                (f.tau, "memory.tau", "the window of processor time")
+            } else {
+                (
+                    f.fault_interval,
+                    "memory.fault_interval",
+                    "the critical interval of processor time between faults",
+                )
+            };
+            let window = match value {
+                Some(value) => v.time(value, key, false),
                 None => {
                     v.report(
-                        "memory.tau",
-                        "is required under memory.replacement = \"working-set\": the window of processor time, such as \"500ms\"",
+                        key,
+                        format!("is required under memory.replacement = \"{name}\": {what}, such as \"500ms\""),
                     );
                     None
                 }
             };
-            Some(Replacement::WorkingSet {
-                daemon: daemon?,
-                tau: tau?,
+            Some(if name == "working-set" {
+                Replacement::WorkingSet {
+                    daemon: daemon?,
+                    tau: window?,
+                }
+            } else {
+                Replacement::PageFaultFrequency {
+                    daemon: daemon?,
+                    interval: window?,
+                }
             })
         }
         other => {
             v.report(
                 "memory.replacement",
                 format!(
-                    "unknown replacement \"{other}\": expected process-lru, clock or working-set"
+                    "unknown replacement \"{other}\": expected process-lru, clock, working-set or page-fault-frequency"
                 ),
             );
             None
@@ -2233,6 +2260,14 @@ mod tests {
             (
                 clocked(PHASES, "tau = \"0s\"").replace("\"clock\"", "\"working-set\""),
                 "memory.tau",
+            ),
+            (
+                clocked(PHASES, "").replace("\"clock\"", "\"page-fault-frequency\""),
+                "memory.fault_interval",
+            ),
+            (
+                clocked(PHASES, "fault_interval = \"1s\""),
+                "memory.fault_interval",
             ),
             (
                 clocked(PHASES, "bulk_store = \"drum\"\ndisk_fraction = 0.5")

@@ -235,14 +235,37 @@ pub enum Replacement {
         /// The window of processor time of the working set.
         tau: SimTime,
     },
+    /// Memory as frames, each process's resident set governed by its
+    /// page-fault frequency (Chu and Opderbeck): at a fault that comes more
+    /// than `interval` of processor time after the process's previous one,
+    /// the pages it did not reference in between are freed; commands are
+    /// admitted only while the resident sets fit in memory; the clock
+    /// daemon stays as the backstop below `lotsfree`.
+    PageFaultFrequency {
+        /// The daemon.
+        daemon: ClockDaemon,
+        /// The critical interval of processor time between faults.
+        interval: SimTime,
+    },
 }
 
 impl Replacement {
+    /// Whether commands are admitted only while the processes' resident
+    /// sets fit in memory (the local policies' load control).
+    pub fn load_control(&self) -> bool {
+        matches!(
+            self,
+            Replacement::WorkingSet { .. } | Replacement::PageFaultFrequency { .. }
+        )
+    }
+
     /// The pageout daemon, under the policies with memory as frames.
     pub fn daemon(&self) -> Option<&ClockDaemon> {
         match self {
             Replacement::ProcessLru => None,
-            Replacement::Clock(daemon) | Replacement::WorkingSet { daemon, .. } => Some(daemon),
+            Replacement::Clock(daemon)
+            | Replacement::WorkingSet { daemon, .. }
+            | Replacement::PageFaultFrequency { daemon, .. } => Some(daemon),
         }
     }
 }

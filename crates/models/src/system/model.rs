@@ -551,9 +551,9 @@ impl<'a> SystemModel<'a> {
             Policy::Swapping { .. } => candidates::Managed::Swapping,
             Policy::Paging(p) => match p.replacement {
                 Replacement::ProcessLru => candidates::Managed::ProcessLru,
-                Replacement::Clock(_) | Replacement::WorkingSet { .. } => {
-                    candidates::Managed::Frames
-                }
+                Replacement::Clock(_)
+                | Replacement::WorkingSet { .. }
+                | Replacement::PageFaultFrequency { .. } => candidates::Managed::Frames,
             },
         }
     }
@@ -717,12 +717,12 @@ impl<'a> SystemModel<'a> {
     /// estimate.
     fn wait_eligible(&mut self, pid: usize) {
         let p = &self.procs[pid];
-        let estimate = match self.sys.memory.policy {
-            // Under the working-set policy a process with no history is
-            // taken to need its whole image; under Multics, nothing.
-            Policy::Paging(_) => match self.owners[p.owner].working_set {
+        let estimate = match &self.sys.memory.policy {
+            // Under the local policies a process with no history is taken
+            // to need its whole image; under Multics, nothing.
+            Policy::Paging(paging) => match self.owners[p.owner].working_set {
                 Some(pages) => pages,
-                None if self.tau().is_some() => p.pages as f64,
+                None if paging.replacement.load_control() => p.pages as f64,
                 None => 0.0,
             },
             // Under swapping a process needs its whole image.
@@ -1480,16 +1480,18 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
 }
 
 /// Who may be eligible: under Multics by the scheduler's settings and
-/// working sets against user memory; under the working-set policy by
-/// working sets against user memory; otherwise at most
+/// working sets against user memory; under the working-set and page-fault
+/// frequency policies by resident sets against user memory; otherwise at
+/// most
 /// `max_multiprogramming` processes, whatever their sizes.
 fn eligibility_rule(sys: &System) -> Rule {
     if let (Scheduler::RoundRobin | Scheduler::Unix, Policy::Paging(p)) =
         (sys.cpu.scheduler, &sys.memory.policy)
-        && let Replacement::WorkingSet { .. } = p.replacement
+        && p.replacement.load_control()
     {
-        // The working set's load control: a command is let in while the
-        // working sets of those in fit in user memory, one at least.
+        // The local policies' load control: a command is let in while the
+        // working sets (resident sets) of those in fit in user memory, one
+        // at least.
         return Rule {
             min: 1,
             max: sys.cpu.max_multiprogramming,

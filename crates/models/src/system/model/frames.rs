@@ -63,6 +63,9 @@ pub(super) struct PageTable {
     phase_end: SimTime,
     /// The page of the pending fault.
     faulting: u32,
+    /// Its owner's processor time at its last fault (page-fault
+    /// frequency).
+    last_fault: SimTime,
 }
 
 impl PageTable {
@@ -261,12 +264,24 @@ impl SystemModel<'_> {
     }
 
     /// The working set's window, under the working-set policy.
-    pub(super) fn tau(&self) -> Option<SimTime> {
+    fn tau(&self) -> Option<SimTime> {
         match &self.sys.memory.policy {
             Policy::Paging(Paging {
                 replacement: Replacement::WorkingSet { tau, .. },
                 ..
             }) => Some(*tau),
+            _ => None,
+        }
+    }
+
+    /// The critical interval between faults, under the page-fault
+    /// frequency policy.
+    fn pff_interval(&self) -> Option<SimTime> {
+        match &self.sys.memory.policy {
+            Policy::Paging(Paging {
+                replacement: Replacement::PageFaultFrequency { interval, .. },
+                ..
+            }) => Some(*interval),
             _ => None,
         }
     }
@@ -332,11 +347,14 @@ impl SystemModel<'_> {
         let t = &self.procs[pid].table;
         let at = t.valid + rng.random_range(0..t.missing() as u32);
         let page = t.slots[at as usize];
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
+        let entry = t.entries[page as usize];
+        // The page is missing, so what page-fault frequency frees is not it.
+        self.fault_frequency(pid, ctx);
+        let sys = self.sys;
+        let Policy::Paging(paging) = &sys.memory.policy else {
             unreachable!("the clock is a paging policy");
         };
-        let zero_fill = self.sys.classes[class].zero_fill;
-        let entry = t.entries[page as usize];
+        let zero_fill = sys.classes[class].zero_fill;
         let (source, from_file) = match entry {
             Pte::Free(f) => {
                 self.reclaim(pid, page, f);
@@ -354,6 +372,21 @@ impl SystemModel<'_> {
         }
         self.procs[pid].table.faulting = page;
         self.fault_path(cpu, pid, source, false, from_file, ctx);
+    }
+
+    /// Page-fault frequency: at a fault more than the critical interval of
+    /// processor time after the previous one, the resident pages not
+    /// referenced since that fault are freed (a page brought in by it
+    /// counts as referenced then).
+    fn fault_frequency(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let Some(interval) = self.pff_interval() else {
+            return;
+        };
+        let now = self.procs[pid].cpu_user;
+        let previous = std::mem::replace(&mut self.procs[pid].table.last_fault, now);
+        if now - previous > interval {
+            self.free_unreferenced_since(pid, previous, ctx);
+        }
     }
 
     /// `pid` takes back `page` from frame `f` on the free list.
@@ -527,9 +560,14 @@ impl SystemModel<'_> {
             return;
         };
         let now = self.procs[pid].cpu_user;
-        if now < tau {
-            return;
+        if now >= tau {
+            self.free_unreferenced_since(pid, now - tau, ctx);
         }
+    }
+
+    /// Frees the resident pages of `pid` last referenced before `since` of
+    /// its processor time, deciding their references up to now.
+    fn free_unreferenced_since(&mut self, pid: usize, since: SimTime, ctx: &mut Context<Event>) {
         let resident: Vec<u32> = self.procs[pid]
             .table
             .entries
@@ -542,7 +580,7 @@ impl SystemModel<'_> {
         let mut freed = false;
         for f in resident {
             self.decide_references(f);
-            if now - self.frames.frames[f as usize].last_ref > tau {
+            if self.frames.frames[f as usize].last_ref < since {
                 self.free_frame(f, ctx);
                 freed = true;
             }
@@ -890,6 +928,54 @@ mod tests {
             assert_eq!(kept, page >= 35, "page {page}");
         }
         assert_eq!(model.procs[pid].held.resident, 5);
+        model.check_frames();
+    }
+
+    #[test]
+    fn a_late_fault_frees_what_was_not_referenced_since_the_one_before() {
+        let text = TEN_PAGE_SETS.replace(
+            "replacement = \"clock\"",
+            "replacement = \"page-fault-frequency\"\n        fault_interval = \"10ms\"",
+        );
+        let sys = crate::load_system("pff.toml", &text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+        // Pages 0-39 last referenced at page-number milliseconds, decided
+        // up to 40 ms; the previous fault was at 30 ms.
+        for page in 0..40 {
+            let f = give(model, pid, page);
+            let frame = &mut model.frames.frames[f as usize];
+            (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
+        }
+        model.procs[pid].table.last_fault = ms(30);
+        // A fault 10 ms later is not late: nothing goes.
+        model.procs[pid].cpu_user = ms(40);
+        model.fault_frequency(pid, ctx);
+        assert_eq!(model.procs[pid].held.resident, 40);
+        assert_eq!(model.procs[pid].table.last_fault, ms(40));
+        // One 11 ms after that is: the pages not referenced since 40 ms go,
+        // here all but those brought in or referenced at 40 ms or later.
+        for f in 35..40usize {
+            model.frames.frames[f].last_ref = ms(40);
+        }
+        model.procs[pid].cpu_user = ms(51);
+        for f in 0..40usize {
+            model.frames.frames[f].decided = ms(51);
+        }
+        model.fault_frequency(pid, ctx);
+        for page in 0..40u32 {
+            let kept = matches!(
+                model.procs[pid].table.entries[page as usize],
+                Pte::Resident(_)
+            );
+            assert_eq!(kept, page >= 35, "page {page}");
+        }
         model.check_frames();
     }
 }
