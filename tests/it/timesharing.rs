@@ -281,6 +281,7 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
         free_target: 0,
         reclaim: false,
         soft_fault_cpu: SimTime::ZERO,
+        kluster: 1,
     });
     for class in &mut sys.classes {
         class

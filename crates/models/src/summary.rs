@@ -229,6 +229,10 @@ pub struct PagingSummary {
     pub page_writes: u64,
     /// Pages taken from one process to give to another.
     pub pages_stolen: u64,
+    /// Pages read in with a faulted page, in the same transfer (with
+    /// `memory.kluster` above 1 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub klustered_pages: Option<u64>,
 }
 
 /// Whole-image swaps, counted after the warm-up.

@@ -163,6 +163,9 @@ fn system_table(summary: &Summary) -> String {
         row("fraction of page reads from disk", fixed(p.disk_fraction));
         row("page writes", p.page_writes.to_string());
         row("pages stolen", p.pages_stolen.to_string());
+        if let Some(k) = p.klustered_pages {
+            row("pages klustered with a faulted page", k.to_string());
+        }
     }
     if let Some(s) = &summary.swapping {
         row("swap-ins", s.swap_ins.to_string());

@@ -270,6 +270,10 @@ pub(crate) struct MemoryFile {
     /// Processor time of a fault without I/O (default 0).
     #[serde(default)]
     pub soft_fault_cpu: Option<Seconds>,
+    /// Memory as frames: pages per cluster read from the swap area
+    /// (default 1: no klustering).
+    #[serde(default)]
+    pub kluster: Option<u64>,
 }
 
 /// `[[device]]`.
@@ -1115,6 +1119,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("fault_interval", f.fault_interval.is_some()),
                 ("reclaim", f.reclaim.is_some()),
                 ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
+                ("kluster", f.kluster.is_some()),
             ] {
                 if present {
                     v.report(
@@ -1223,6 +1228,24 @@ fn paging(
         "memory.soft_fault_cpu",
         true,
     );
+    let kluster = match (f.kluster, &replacement) {
+        (None, _) => Some(1),
+        (Some(k), Some(Replacement::ProcessLru)) => {
+            v.report(
+                "memory.kluster",
+                "applies only to memory as frames (memory.replacement other than \"process-lru\")",
+            );
+            Some(k)
+        }
+        (Some(k), _) if (1..=64).contains(&k) => Some(k),
+        (Some(k), _) => {
+            v.report(
+                "memory.kluster",
+                format!("must be a whole number of pages from 1 to 64, got {k}"),
+            );
+            None
+        }
+    };
     Some(Policy::Paging(Paging {
         device: device?,
         bulk_store: bulk_store?,
@@ -1230,6 +1253,7 @@ fn paging(
         free_target: free_target?,
         reclaim: f.reclaim.unwrap_or(false),
         soft_fault_cpu: soft_fault_cpu?,
+        kluster: kluster?,
     }))
 }
 
@@ -2268,6 +2292,14 @@ mod tests {
             (
                 clocked(PHASES, "fault_interval = \"1s\""),
                 "memory.fault_interval",
+            ),
+            (clocked(PHASES, "kluster = 0"), "memory.kluster"),
+            (
+                GOOD.replace(
+                    "device = \"disk\"\n        [[device]]",
+                    "device = \"disk\"\n        kluster = 4\n        [[device]]",
+                ),
+                "memory.kluster",
             ),
             (
                 clocked(PHASES, "bulk_store = \"drum\"\ndisk_fraction = 0.5")

@@ -212,6 +212,11 @@ pub struct Paging {
     /// Processor time of a fault that needs no I/O: a reclaim or a
     /// zero-filled page.
     pub soft_fault_cpu: SimTime,
+    /// Memory as frames: a read from the swap area brings in, in the same
+    /// transfer, the other pages of the faulted page's aligned cluster of
+    /// this many pages that are also in the swap area, while frames are
+    /// free (3BSD's klustering); 1 for none.
+    pub kluster: u64,
 }
 
 /// How pages are chosen for replacement.

@@ -418,6 +418,8 @@ struct Counters {
     disk_reads: u64,
     page_writes: u64,
     pages_stolen: u64,
+    /// Pages read in with a faulted page (klustering).
+    klustered: u64,
     swap_ins: u64,
     swap_outs: u64,
     swapped_bytes: f64,
@@ -1319,9 +1321,11 @@ impl SystemModel<'_> {
         let procs = || self.procs.iter().map(|(_, p)| p);
         if self.paging() {
             // A process waiting for a page read holds the frame it goes into.
+            // Klustering reads more pages with it.
             let in_transit = procs()
                 .filter(|p| p.state == State::Fault && !p.waiting_frame)
-                .count() as u64;
+                .map(|p| 1 + p.table.klustered_count())
+                .sum::<u64>();
             let resident: u64 = procs()
                 .map(|p| p.held.resident)
                 .chain(self.texts.iter().map(|t| t.held.resident))

@@ -63,6 +63,8 @@ pub(super) struct PageTable {
     phase_end: SimTime,
     /// The page of the pending fault.
     faulting: u32,
+    /// Pages read in with it, each with its frame (klustering).
+    klustered: Vec<(u32, u32)>,
     /// Its owner's processor time at its last fault (page-fault
     /// frequency).
     last_fault: SimTime,
@@ -72,6 +74,12 @@ impl PageTable {
     /// The set's pages not resident.
     fn missing(&self) -> u64 {
         (self.slots.len() as u32 - self.valid).into()
+    }
+
+    /// The pages being read in with the faulted one (debug checks).
+    #[cfg(debug_assertions)]
+    pub(super) fn klustered_count(&self) -> u64 {
+        self.klustered.len() as u64
     }
 
     /// Whether `page` is in the current locality set.
@@ -416,16 +424,8 @@ impl SystemModel<'_> {
             self.scan(ctx);
             return false;
         };
-        self.pool.frames -= 1;
+        self.take_free_frame(f);
         let frame = self.frames.frames[f as usize];
-        if frame.owner == NIL {
-            self.pool.anonymous -= 1;
-        } else {
-            // The page it still held is lost to its owner for good.
-            let owner = &mut self.procs[frame.owner as usize];
-            owner.held.reclaimable -= 1;
-            owner.table.entries[frame.page as usize] = Pte::Out;
-        }
         let page = self.procs[pid].table.faulting;
         self.frames.frames[f as usize] = Frame {
             owner: pid as u32,
@@ -440,24 +440,84 @@ impl SystemModel<'_> {
         true
     }
 
-    /// The page read for `pid` is in its frame: resident, referenced.
+    /// The page read for `pid` is in its frame: resident, referenced; and
+    /// the pages klustered with it, resident but not referenced (for the
+    /// working set, brought in now).
     pub(super) fn clock_place_page(&mut self, pid: usize) {
         let page = self.procs[pid].table.faulting;
         let Pte::Reading(f) = self.procs[pid].table.entries[page as usize] else {
             unreachable!("a page is read into the frame taken for it");
         };
+        self.fill_frame(pid, page, f, true);
+        for (page, f) in std::mem::take(&mut self.procs[pid].table.klustered) {
+            self.fill_frame(pid, page, f, false);
+        }
+    }
+
+    /// Makes `page` of `pid` resident in frame `f`, modified with its
+    /// class's probability.
+    fn fill_frame(&mut self, pid: usize, page: u32, f: u32, referenced: bool) {
         let dirty = self.sys.classes[self.procs[pid].class].dirty;
         let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
         let p = &mut self.procs[pid];
         let frame = &mut self.frames.frames[f as usize];
         frame.use_ = Use::Resident;
-        frame.referenced = true;
+        frame.referenced = referenced;
         frame.last_ref = p.cpu_user;
         frame.modified = modified;
         frame.decided = p.cpu_user;
         p.held.resident += 1;
         p.table.entries[page as usize] = Pte::Resident(f);
         p.table.mark_resident(page);
+    }
+
+    /// Klustering: takes free frames for the other pages of the faulted
+    /// page's aligned cluster that are in the swap area too, when the page
+    /// is read from there, and says how many; they come in with it.
+    pub(super) fn kluster(&mut self, pid: usize) -> u64 {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            return 0;
+        };
+        let p = &self.procs[pid];
+        if paging.kluster <= 1 || p.fault_from_file {
+            return 0;
+        }
+        let k = paging.kluster as u32;
+        let page = p.table.faulting;
+        let first = page - page % k;
+        let last = (first + k).min(p.pages as u32);
+        let mut extra = 0;
+        for other in first..last {
+            if other == page || self.procs[pid].table.entries[other as usize] != Pte::Out {
+                continue;
+            }
+            let Some(f) = self.frames.pop_front() else {
+                break;
+            };
+            self.take_free_frame(f);
+            let frame = &mut self.frames.frames[f as usize];
+            (frame.owner, frame.page, frame.use_) = (pid as u32, other, Use::Reading);
+            let t = &mut self.procs[pid].table;
+            t.entries[other as usize] = Pte::Reading(f);
+            t.klustered.push((other, f));
+            extra += 1;
+        }
+        self.stats.counters.klustered += extra;
+        extra
+    }
+
+    /// Accounts for frame `f`, just taken off the free list: a page it still
+    /// held is lost to its owner for good.
+    fn take_free_frame(&mut self, f: u32) {
+        self.pool.frames -= 1;
+        let frame = self.frames.frames[f as usize];
+        if frame.owner == NIL {
+            self.pool.anonymous -= 1;
+        } else {
+            let owner = &mut self.procs[frame.owner as usize];
+            owner.held.reclaimable -= 1;
+            owner.table.entries[frame.page as usize] = Pte::Out;
+        }
     }
 
     /// The daemon's once-a-second start (3BSD's `vmmeter`, called from the
@@ -977,5 +1037,58 @@ mod tests {
             assert_eq!(kept, page >= 35, "page {page}");
         }
         model.check_frames();
+    }
+
+    #[test]
+    fn a_read_from_the_swap_area_brings_in_its_cluster() {
+        let text = TEN_PAGE_SETS.replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        kluster = 4\n        [[device]]",
+        );
+        let sys = crate::load_system("kluster.toml", &text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        // Pages 4, 5 and 7 are in the swap area, 6 was never touched; page
+        // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
+        for page in [4, 5, 7] {
+            model.procs[pid].table.entries[page] = Pte::Out;
+        }
+        model.procs[pid].table.faulting = 5;
+        model.procs[pid].fault_from_file = false;
+        assert_eq!(model.kluster(pid), 2);
+        assert!(model.clock_take_frame(pid, ctx));
+        model.clock_place_page(pid);
+        let entries = &model.procs[pid].table.entries;
+        for (page, resident) in [
+            (3, false),
+            (4, true),
+            (5, true),
+            (6, false),
+            (7, true),
+            (8, false),
+        ] {
+            assert_eq!(
+                matches!(entries[page], Pte::Resident(_)),
+                resident,
+                "page {page}"
+            );
+        }
+        let referenced = |page: usize| match model.procs[pid].table.entries[page] {
+            Pte::Resident(f) => model.frames.frames[f as usize].referenced,
+            _ => unreachable!(),
+        };
+        assert!(referenced(5) && !referenced(4) && !referenced(7));
+        assert_eq!(model.procs[pid].held.resident, 3);
+        assert_eq!(model.stats.counters.klustered, 2);
+        // A page of the program's file is read alone.
+        model.procs[pid].table.entries[9] = Pte::Out;
+        model.procs[pid].table.faulting = 8;
+        model.procs[pid].fault_from_file = true;
+        assert_eq!(model.kluster(pid), 0);
     }
 }

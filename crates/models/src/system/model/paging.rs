@@ -351,7 +351,8 @@ impl SystemModel<'_> {
         }
         match self.procs[pid].fault_source {
             Source::Read(device) => {
-                let bytes = self.sys.memory.page as f64;
+                let pages = 1 + self.kluster(pid);
+                let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(device, Purpose::PageRead { pid }, bytes, ctx);
             }
             Source::ZeroFill => self.page_read(pid, ctx),

@@ -240,6 +240,10 @@ impl SystemModel<'_> {
             },
             page_writes: counters.page_writes,
             pages_stolen: counters.pages_stolen,
+            klustered_pages: match &self.sys.memory.policy {
+                Policy::Paging(p) if p.kluster > 1 => Some(counters.klustered),
+                _ => None,
+            },
         });
         let moved = counters.swap_ins + counters.swap_outs;
         let swapping = (!self.paging()).then(|| SwappingSummary {
