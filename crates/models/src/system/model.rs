@@ -307,7 +307,8 @@ struct Process {
     /// Faults taken in the current command.
     faults: u64,
     fault_started: SimTime,
-    /// Private pages touched so far: the others have never been in memory.
+    /// Private pages touched so far: the others have never been in memory
+    /// (memory counted; with memory as frames the page table tells).
     touched: u64,
     /// Where the pending faulted page comes from.
     fault_source: Source,

@@ -375,9 +375,6 @@ impl SystemModel<'_> {
             Pte::Out => (Source::Read(paging.device), false),
             Pte::Resident(_) | Pte::Reading(_) => unreachable!("the page is missing"),
         };
-        if from_file {
-            self.procs[pid].touched += 1;
-        }
         self.procs[pid].table.faulting = page;
         self.fault_path(cpu, pid, source, false, from_file, ctx);
     }
@@ -1090,5 +1087,67 @@ mod tests {
         model.procs[pid].table.faulting = 8;
         model.procs[pid].fault_from_file = true;
         assert_eq!(model.kluster(pid), 0);
+    }
+
+    #[test]
+    fn one_hand_frees_until_lotsfree_and_counts_what_it_took() {
+        let text = TEN_PAGE_SETS
+            .replace("size = \"40KiB\"", "size = \"100KiB\"")
+            .replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"disk\"\n        lotsfree = \"16KiB\"\n        [[device]]",
+            );
+        let sys = crate::load_system("hand.toml", &text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        // 60 pages resident, none referenced, 4 frames free: the hand frees
+        // pages until 16 are free, and no more, whatever its budget.
+        for page in 0..60 {
+            give(model, pid, page);
+        }
+        model.frames.budget = 1_000;
+        model.scan(ctx);
+        assert_eq!(model.pool.frames, 16);
+        assert_eq!(model.stats.counters.pages_stolen, 12);
+        assert_eq!(model.procs[pid].held.resident, 48);
+        model.check_frames();
+    }
+
+    #[test]
+    fn a_page_read_in_is_modified_with_its_class_s_probability() {
+        for (dirty, low, high) in [(0.0, 0, 0), (1.0, 60, 60), (0.5, 15, 45)] {
+            let text = TEN_PAGE_SETS
+                .replace("size = \"40KiB\"", "size = \"100KiB\"")
+                .replace(
+                    "size = \"100KiB\"\n",
+                    &format!("size = \"100KiB\"\n        dirty = {dirty}\n"),
+                );
+            let sys = crate::load_system("dirty.toml", &text).unwrap();
+            let streams = Streams::new(7, 0);
+            let mut model = SystemModel::new(&sys, &streams);
+            let owner = model
+                .owners
+                .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+            let pid = model.spawn(0, owner, SimTime::ZERO);
+            let mut modified = 0;
+            for page in 0..60 {
+                let f = model.frames.pop_front().unwrap();
+                model.take_free_frame(f);
+                let frame = &mut model.frames.frames[f as usize];
+                (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Reading);
+                model.procs[pid].table.entries[page as usize] = Pte::Reading(f);
+                model.fill_frame(pid, page, f, true);
+                modified += u32::from(model.frames.frames[f as usize].modified);
+            }
+            assert!(
+                (low..=high).contains(&modified),
+                "dirty {dirty}: {modified} of 60"
+            );
+        }
     }
 }
