@@ -6,7 +6,7 @@ use super::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::system::{
     Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
     Lifetime, Locality, Memory, Mix, Multics, Order, Paging, Phases, Placement, Policy, Population,
-    Probe, ProcessCount, Replacement, Scheduler, SeekCurve, Sessions, System, Users,
+    Probe, ProcessCount, ReferenceBits, Replacement, Scheduler, SeekCurve, Sessions, System, Users,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -256,6 +256,10 @@ pub(crate) struct MemoryFile {
     /// Clock: two hands this far apart (default: one hand).
     #[serde(default)]
     pub handspread: Option<Bytes>,
+    /// Memory as frames: `hardware` (default) or `simulated` reference
+    /// bits.
+    #[serde(default)]
+    pub reference_bits: Option<String>,
     /// Working set: its window of processor time.
     #[serde(default)]
     pub tau: Option<Seconds>,
@@ -1117,6 +1121,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("handspread", f.handspread.is_some()),
                 ("tau", f.tau.is_some()),
                 ("fault_interval", f.fault_interval.is_some()),
+                ("reference_bits", f.reference_bits.is_some()),
                 ("reclaim", f.reclaim.is_some()),
                 ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
                 ("kluster", f.kluster.is_some()),
@@ -1302,6 +1307,7 @@ fn replacement(
                 ("slowscan", f.slowscan.is_some()),
                 ("fastscan", f.fastscan.is_some()),
                 ("handspread", f.handspread.is_some()),
+                ("reference_bits", f.reference_bits.is_some()),
             ] {
                 if present {
                     v.report(
@@ -1326,6 +1332,14 @@ fn replacement(
             );
             }
             let daemon = daemon(v, f, page, user_frames);
+            if name != "clock"
+                && daemon.is_some_and(|d| d.reference_bits == ReferenceBits::Simulated)
+            {
+                v.report(
+                    "memory.reference_bits",
+                    format!("\"simulated\" works with memory.replacement = \"clock\" only: {name} needs the time of each page's last reference"),
+                );
+            }
             if name == "clock" {
                 return Some(Replacement::Clock(daemon?));
             }
@@ -1430,12 +1444,24 @@ fn daemon(v: &mut Validator, f: &MemoryFile, page: u64, user_frames: u64) -> Opt
                 ok.then_some(Some(spread))
             }),
     };
+    let reference_bits = match f.reference_bits.as_deref() {
+        None | Some("hardware") => Some(ReferenceBits::Hardware),
+        Some("simulated") => Some(ReferenceBits::Simulated),
+        Some(other) => {
+            v.report(
+                "memory.reference_bits",
+                format!("unknown reference bits \"{other}\": expected hardware or simulated"),
+            );
+            None
+        }
+    };
     Some(ClockDaemon {
         lotsfree: lotsfree?,
         desfree: desfree?,
         slowscan: slowscan?,
         fastscan: fastscan?,
         handspread: handspread?,
+        reference_bits: reference_bits?,
     })
 }
 
@@ -2193,6 +2219,7 @@ mod tests {
                 slowscan: 30.0,
                 fastscan: 20.0,
                 handspread: None,
+                reference_bits: ReferenceBits::Hardware,
             })
         );
         let phases = sys.classes[0].locality.as_ref().unwrap().phases().unwrap();
@@ -2294,6 +2321,15 @@ mod tests {
                 "memory.fault_interval",
             ),
             (clocked(PHASES, "kluster = 0"), "memory.kluster"),
+            (
+                clocked(PHASES, "reference_bits = \"vax\""),
+                "memory.reference_bits",
+            ),
+            (
+                clocked(PHASES, "reference_bits = \"simulated\"\ntau = \"1s\"")
+                    .replace("\"clock\"", "\"working-set\""),
+                "memory.reference_bits",
+            ),
             (
                 GOOD.replace(
                     "device = \"disk\"\n        [[device]]",

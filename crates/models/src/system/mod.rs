@@ -297,6 +297,21 @@ pub struct ClockDaemon {
     /// referenced since. `None`: one hand, which frees a page not
     /// referenced since its previous pass (3BSD).
     pub handspread: Option<u64>,
+    /// Whether the hardware keeps reference bits, or the kernel simulates
+    /// them by invalidating pages (3BSD on the VAX).
+    pub reference_bits: ReferenceBits,
+}
+
+/// Where the clock's reference bits come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReferenceBits {
+    /// The hardware sets a page's bit at each reference, at no cost.
+    Hardware,
+    /// The VAX has no reference bit: the hand invalidates a page, and the
+    /// next reference to it traps and revalidates it, a fault without I/O
+    /// (a reclaim); a page still invalid when the hand comes back was not
+    /// referenced (3BSD, [BJ]).
+    Simulated,
 }
 
 impl ClockDaemon {

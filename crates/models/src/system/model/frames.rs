@@ -28,7 +28,7 @@
 //! here: a process holds its own copy of every page of its image.
 
 use super::*;
-use crate::system::{ClockDaemon, Paging};
+use crate::system::{ClockDaemon, Paging, ReferenceBits};
 
 /// No frame, no process, no slot.
 const NIL: u32 = u32::MAX;
@@ -132,6 +132,9 @@ struct Frame {
     use_: Use,
     /// Referenced since the hand last cleared the bit, as far as decided.
     referenced: bool,
+    /// Usable without a fault: resident and, under simulated reference
+    /// bits, not invalidated by the hand since.
+    valid: bool,
     /// The owner's processor time at the last reference, as far as
     /// decided.
     last_ref: SimTime,
@@ -167,6 +170,7 @@ impl Frames {
                     page: 0,
                     use_: Use::Free,
                     referenced: false,
+                    valid: false,
                     last_ref: SimTime::ZERO,
                     modified: false,
                     decided: SimTime::ZERO,
@@ -373,7 +377,12 @@ impl SystemModel<'_> {
             }
             Pte::Untouched => (Source::Read(self.sys.memory.programs), true),
             Pte::Out => (Source::Read(paging.device), false),
-            Pte::Resident(_) | Pte::Reading(_) => unreachable!("the page is missing"),
+            Pte::Resident(f) => {
+                // Only an invalidated page is resident and missing.
+                self.revalidate(pid, page, f);
+                (Source::Reclaim, false)
+            }
+            Pte::Reading(_) => unreachable!("a process waiting for a page does not run"),
         };
         self.procs[pid].table.faulting = page;
         self.fault_path(cpu, pid, source, false, from_file, ctx);
@@ -394,6 +403,16 @@ impl SystemModel<'_> {
         }
     }
 
+    /// Simulated reference bits: `pid` touched `page`, which the hand had
+    /// invalidated in frame `f`; the trap makes it valid again, without I/O.
+    fn revalidate(&mut self, pid: usize, page: u32, f: u32) {
+        self.stats.counters.reclaims += 1;
+        let frame = &mut self.frames.frames[f as usize];
+        assert!(!frame.valid, "only an invalidated page traps");
+        frame.valid = true;
+        self.procs[pid].table.mark_resident(page);
+    }
+
     /// `pid` takes back `page` from frame `f` on the free list.
     fn reclaim(&mut self, pid: usize, page: u32, f: u32) {
         self.stats.counters.reclaims += 1;
@@ -403,6 +422,7 @@ impl SystemModel<'_> {
         let frame = &mut self.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = true;
+        frame.valid = true;
         frame.last_ref = vt;
         frame.decided = vt;
         let p = &mut self.procs[pid];
@@ -460,6 +480,7 @@ impl SystemModel<'_> {
         let frame = &mut self.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = referenced;
+        frame.valid = true;
         frame.last_ref = p.cpu_user;
         frame.modified = modified;
         frame.decided = p.cpu_user;
@@ -543,19 +564,24 @@ impl SystemModel<'_> {
             self.frames.budget -= 1;
             let f = self.frames.hand;
             self.frames.hand = (f + 1) % count;
-            let back = match clock.handspread {
-                None => f,
+            let simulated = clock.reference_bits == ReferenceBits::Simulated;
+            let free = match clock.handspread {
+                // One hand clears the bit of a referenced page and frees
+                // an unreferenced one.
+                None => (self.open_at_hand(f) && !self.clear_reference(f, simulated)).then_some(f),
+                // The front hand clears; the back hand frees what was not
+                // referenced since, and leaves the bit of what was.
                 Some(spread) => {
-                    if self.decide_at_hand(f) {
-                        self.frames.frames[f as usize].referenced = false;
+                    if self.open_at_hand(f) {
+                        self.clear_reference(f, simulated);
                     }
-                    (f + count - spread as u32) % count
+                    let back = (f + count - spread as u32) % count;
+                    (self.open_at_hand(back) && !self.referenced_since_cleared(back, simulated))
+                        .then_some(back)
                 }
             };
-            if self.decide_at_hand(back)
-                && !std::mem::take(&mut self.frames.frames[back as usize].referenced)
-            {
-                self.free_frame(back, ctx);
+            if let Some(f) = free {
+                self.free_frame(f, ctx);
                 freed = true;
             }
         }
@@ -564,17 +590,37 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Whether a hand may take the page in frame `f` - a resident page
-    /// whose owner is not on a processor - with its references decided up
-    /// to now if so.
-    fn decide_at_hand(&mut self, f: u32) -> bool {
-        let frame = self.frames.frames[f as usize];
-        let open =
-            frame.use_ == Use::Resident && self.procs[frame.owner as usize].state != State::Running;
-        if open {
-            self.decide_references(f);
+    /// Whether a hand may take the page in frame `f`: a resident page
+    /// whose owner is not on a processor.
+    fn open_at_hand(&self, f: u32) -> bool {
+        let frame = &self.frames.frames[f as usize];
+        frame.use_ == Use::Resident && self.procs[frame.owner as usize].state != State::Running
+    }
+
+    /// Whether the page in frame `f` was referenced since its bit was last
+    /// cleared (hardware bits: decided up to now; simulated: whether it is
+    /// valid again).
+    fn referenced_since_cleared(&mut self, f: u32, simulated: bool) -> bool {
+        if simulated {
+            return self.frames.frames[f as usize].valid;
         }
-        open
+        self.decide_references(f);
+        self.frames.frames[f as usize].referenced
+    }
+
+    /// Clears the reference bit of the page in frame `f` (simulated bits:
+    /// invalidates the page, so that its next reference traps), saying
+    /// whether it was set.
+    fn clear_reference(&mut self, f: u32, simulated: bool) -> bool {
+        let was = self.referenced_since_cleared(f, simulated);
+        let frame = &mut self.frames.frames[f as usize];
+        frame.referenced = false;
+        if simulated && was {
+            frame.valid = false;
+            let (pid, page) = (frame.owner as usize, frame.page);
+            self.procs[pid].table.mark_missing(page);
+        }
+        was
     }
 
     /// Decides whether the page in frame `f` was referenced since it was
@@ -655,12 +701,20 @@ impl SystemModel<'_> {
         };
         let (device, reclaim) = (paging.device, paging.reclaim);
         let frame = &mut self.frames.frames[f as usize];
-        let (pid, page, modified) = (frame.owner as usize, frame.page, frame.modified);
+        let (pid, page, modified, valid) = (
+            frame.owner as usize,
+            frame.page,
+            frame.modified,
+            frame.valid,
+        );
         frame.use_ = Use::Free;
         frame.modified = false;
+        frame.valid = false;
         let p = &mut self.procs[pid];
         p.held.resident -= 1;
-        p.table.mark_missing(page);
+        if valid {
+            p.table.mark_missing(page);
+        }
         if reclaim {
             p.held.reclaimable += 1;
             p.table.entries[page as usize] = Pte::Free(f);
@@ -718,7 +772,9 @@ impl SystemModel<'_> {
         }
         for i in 0..set {
             let page = t.slots[i as usize];
-            if matches!(t.entries[page as usize], Pte::Resident(_)) {
+            if let Pte::Resident(f) = t.entries[page as usize]
+                && self.frames.frames[f as usize].valid
+            {
                 t.swap_slots(i, t.valid);
                 t.valid += 1;
             }
@@ -740,6 +796,7 @@ impl SystemModel<'_> {
                     frame.use_ = Use::Free;
                     frame.owner = NIL;
                     frame.modified = false;
+                    frame.valid = false;
                     self.frames.push_front(f);
                     self.pool.frames += 1;
                     self.pool.anonymous += 1;
@@ -789,8 +846,9 @@ impl SystemModel<'_> {
             assert_eq!(resident, p.held.resident, "resident pages");
             for (i, &page) in t.slots.iter().enumerate() {
                 assert_eq!(t.slot_of[page as usize], i as u32);
-                let is_resident = matches!(t.entries[page as usize], Pte::Resident(_));
-                assert_eq!(is_resident, (i as u32) < t.valid, "resident pages first");
+                let valid = matches!(t.entries[page as usize],
+                    Pte::Resident(f) if self.frames.frames[f as usize].valid);
+                assert_eq!(valid, (i as u32) < t.valid, "valid pages first");
             }
         }
     }
@@ -902,6 +960,7 @@ mod tests {
         model.pool.anonymous -= 1;
         let frame = &mut model.frames.frames[f as usize];
         (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
+        frame.valid = true;
         let p = &mut model.procs[pid];
         p.held.resident += 1;
         p.table.entries[page as usize] = Pte::Resident(f);
@@ -1149,5 +1208,49 @@ mod tests {
                 "dirty {dirty}: {modified} of 60"
             );
         }
+    }
+
+    #[test]
+    fn simulated_bits_invalidate_on_one_pass_and_free_on_the_next() {
+        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        lotsfree = \"32KiB\"\n        reference_bits = \"simulated\"\n        [[device]]",
+        );
+        let sys = crate::load_system("vax.toml", &text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        for page in 0..60 {
+            give(model, pid, page);
+        }
+        // The first pass invalidates every page and frees none: each will
+        // trap at its next reference, so the whole set counts as missing.
+        model.frames.budget = 60;
+        model.scan(ctx);
+        assert_eq!((model.pool.frames, model.procs[pid].held.resident), (4, 60));
+        assert_eq!(model.set_resident(pid), 0);
+        assert!((0..60).all(|f| !model.frames.frames[f].valid));
+        // The page in frame 3 is touched: the trap makes it valid again.
+        let page = model.frames.frames[3].page;
+        model.revalidate(pid, page, 3);
+        assert_eq!(model.stats.counters.reclaims, 1);
+        assert_eq!(
+            model.set_resident(pid),
+            u64::from(model.procs[pid].table.in_set(page))
+        );
+        // The next pass frees the pages still invalid, until 32 frames
+        // are free, and invalidates frame 3 again.
+        model.frames.budget = 64;
+        model.scan(ctx);
+        assert_eq!(model.pool.frames, 32);
+        let resident = |f: usize| model.frames.frames[f].use_ == Use::Resident;
+        assert!(resident(3) && !model.frames.frames[3].valid);
+        assert!((0..29).filter(|&f| f != 3).all(|f| !resident(f)));
+        assert!((29..60).all(resident));
+        model.check_frames();
     }
 }
