@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the statistical tests of the suite (tests/it: validation, batch and
+# Runs the statistical tests of the suite (tests/it: validation, batch, frames and
 # timesharing) under other seeds: each of seed offsets 1..N (default 20)
 # moves every statistical test's master seed. A correct model passes all of
 # them but with the suite's false-alarm probability (SUITE_FALSE_ALARM in
@@ -22,7 +22,7 @@ failed=0
 for offset in $(seq 1 "$offsets"); do
     : > "$log"
     if output=$(TPSIM_TEST_SEED_OFFSET="$offset" TPSIM_CHECK_LOG="$log" \
-        cargo test --release --quiet --test it -- validation:: timesharing:: batch:: 2>&1); then
+        cargo test --release --quiet --test it -- validation:: timesharing:: batch:: frames:: 2>&1); then
         result=pass
     else
         result=FAIL
