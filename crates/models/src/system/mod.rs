@@ -310,7 +310,7 @@ pub enum ReferenceBits {
     /// The VAX has no reference bit: the hand invalidates a page, and the
     /// next reference to it traps and revalidates it, a fault without I/O
     /// (a reclaim); a page still invalid when the hand comes back was not
-    /// referenced (3BSD, [BJ]).
+    /// referenced (3BSD, \[BJ\]).
     Simulated,
 }
 
