@@ -422,6 +422,43 @@ fn a_time_sharing_run_reports_processor_memory_and_load() {
     assert_eq!(quiet.status, 0, "stderr: {}", quiet.stderr);
     assert!(!quiet_dir.join("probe.csv").exists());
     assert!(!quiet.stdout.contains("probe:"));
+    // Memory counted: no lifetime meter.
+    assert!(!out_dir.join("lifetime.csv").exists());
+}
+
+#[test]
+fn memory_as_frames_writes_its_measured_lifetime_and_its_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(crate::scenario_path("thrashing-clock"))
+        .unwrap()
+        .replace("end_time = \"20000s\"", "end_time = \"600s\"")
+        .replace("warmup = \"2000s\"", "warmup = \"100s\"");
+    let scenario = dir.path().join("clock.toml");
+    std::fs::write(&scenario, text).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&[
+        "run",
+        &scenario.display().to_string(),
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let lifetime = std::fs::read_to_string(out_dir.join("lifetime.csv")).unwrap();
+    let mut lines = lifetime.lines();
+    assert_eq!(
+        lines.next(),
+        Some("class,resident_pages,cpu_s,faults,mean_time_between_faults_s")
+    );
+    let sizes: Vec<u64> = lines
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        sizes.windows(2).all(|w| w[0] < w[1]) && sizes.len() > 10,
+        "{sizes:?}"
+    );
+    let svg = std::fs::read_to_string(out_dir.join("lifetime.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("resident set [pages]"));
+    assert!(out_dir.join("lifetime.png").exists());
 }
 
 #[test]

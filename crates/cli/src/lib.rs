@@ -501,8 +501,8 @@ fn run_scenario(
             observations: &observations,
             lifetime: &lifetime,
         };
-        out.publish(&output_files(&summary, &scenario, &outputs))
-            .map_err(Failure::Run)?;
+        let files = output_files(&summary, &scenario, &outputs).map_err(Failure::Run)?;
+        out.publish(&files).map_err(Failure::Run)?;
     }
     let text = if args.json {
         json(&summary)
@@ -639,34 +639,44 @@ struct Outputs<'a> {
 
 /// Every output file of a run, name and contents: a time-sharing system
 /// adds its load samples, its probe's observations if it has a probe, and
-/// its measured lifetime function under replacement by the clock.
-fn output_files(summary: &Summary, scenario: &Scenario, outputs: &Outputs) -> Vec<OutputFile> {
-    let mut files = vec![
+/// its measured lifetime function (CSV and chart) with memory as frames.
+fn output_files(
+    summary: &Summary,
+    scenario: &Scenario,
+    outputs: &Outputs,
+) -> anyhow::Result<Vec<OutputFile>> {
+    let mut texts = vec![
         ("summary.json", json(summary)),
         ("stations.csv", tpsim_probe::report::stations_csv(summary)),
         ("classes.csv", tpsim_probe::report::classes_csv(summary)),
     ];
+    let mut frames = false;
     if let Scenario::System(sys) = scenario {
-        files.push(("load.csv", tpsim_probe::report::load_csv(outputs.load)));
+        texts.push(("load.csv", tpsim_probe::report::load_csv(outputs.load)));
         if sys.probe.is_some() {
-            files.push((
+            texts.push((
                 "probe.csv",
                 tpsim_probe::report::probe_csv(outputs.observations),
             ));
         }
-        if let Policy::Paging(p) = &sys.memory.policy
-            && p.replacement.daemon().is_some()
-        {
-            files.push((
+        frames =
+            matches!(&sys.memory.policy, Policy::Paging(p) if p.replacement.daemon().is_some());
+        if frames {
+            texts.push((
                 "lifetime.csv",
                 tpsim_probe::report::lifetime_csv(outputs.lifetime),
             ));
         }
     }
-    files
+    let mut files: Vec<OutputFile> = texts
         .into_iter()
         .map(|(name, text)| (name.to_string(), text.into_bytes()))
-        .collect()
+        .collect();
+    if frames {
+        let chart = tpsim_probe::plot::lifetime_chart(outputs.lifetime);
+        files.extend(chart_files("lifetime", &chart)?);
+    }
+    Ok(files)
 }
 
 /// A time-sharing scenario with a probe, for `tpsim compare`.

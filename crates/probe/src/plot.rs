@@ -2,7 +2,8 @@
 //! four curves for one installation (median, mean, 75th and 90th
 //! percentiles of elapsed time against the load, its Figures 1 and 2), and
 //! the 75th percentile of two installations on one chart with each
-//! interval as a band (its Figures 3 to 10).
+//! interval as a band (its Figures 3 to 10); and a run's measured
+//! lifetime function.
 //!
 //! Text is set in DejaVu Sans, compiled in, so a chart looks the same on
 //! every machine whatever fonts it has.
@@ -12,6 +13,7 @@ use crate::compare::ComparisonRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
+use tpsim_models::system::LifetimePoint;
 
 /// One curve: points, and optionally a band around them.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,6 +115,37 @@ pub fn p75_chart(
         ),
         x_label: axis_label(index).to_string(),
         y_label: "elapsed time, 75th percentile [s]".to_string(),
+        series,
+    }
+}
+
+/// The fewest faults at a resident set size for the lifetime chart to
+/// show it: fewer give too rough a mean.
+const LIFETIME_MIN_FAULTS: u64 = 20;
+
+/// The measured lifetime function of each class (`lifetime.csv`): the mean
+/// processor time between faults against the resident set size, at the
+/// sizes with at least 20 faults.
+pub fn lifetime_chart(points: &[LifetimePoint]) -> Chart {
+    let mut series: Vec<Series> = Vec::new();
+    for p in points.iter().filter(|p| p.faults >= LIFETIME_MIN_FAULTS) {
+        let point = (
+            p.resident_pages as f64,
+            1e3 * p.cpu_seconds / p.faults as f64,
+        );
+        match series.iter_mut().find(|s| s.name == p.class) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series {
+                name: p.class.clone(),
+                points: vec![point],
+                band: Vec::new(),
+            }),
+        }
+    }
+    Chart {
+        title: "Measured lifetime: processor time between faults".to_string(),
+        x_label: "resident set [pages]".to_string(),
+        y_label: "mean processor time between faults [ms]".to_string(),
         series,
     }
 }
@@ -255,6 +288,28 @@ mod tests {
                 needed: Some(0),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_lifetime_chart_shows_each_class_where_it_faulted_enough() {
+        let point = |class: &str, resident, cpu_seconds, faults| LifetimePoint {
+            class: class.into(),
+            resident_pages: resident,
+            cpu_seconds,
+            faults,
+        };
+        let chart = lifetime_chart(&[
+            point("cc", 3, 0.1, 50),
+            point("cc", 4, 0.2, 19),
+            point("ed", 2, 0.04, 20),
+            point("cc", 5, 0.5, 25),
+        ]);
+        assert_eq!(chart.series.len(), 2);
+        assert_eq!(chart.series[0].name, "cc");
+        assert_eq!(chart.series[0].points, [(3.0, 2.0), (5.0, 20.0)]);
+        assert_eq!(chart.series[1].points, [(2.0, 2.0)]);
+        assert!(svg(&chart).unwrap().contains("resident set [pages]"));
+        assert!(svg(&lifetime_chart(&[])).is_ok());
     }
 
     #[test]
