@@ -1169,10 +1169,15 @@ mod tests {
         for page in 0..60 {
             give(model, pid, page);
         }
+        // The pages in frames 0-9 are modified: each is written as it goes.
+        for f in 0..10 {
+            model.frames.frames[f].modified = true;
+        }
         model.frames.budget = 1_000;
         model.scan(ctx);
         assert_eq!(model.pool.frames, 16);
         assert_eq!(model.stats.counters.pages_stolen, 12);
+        assert_eq!(model.stats.counters.page_writes, 10);
         assert_eq!(model.procs[pid].held.resident, 48);
         model.check_frames();
     }
