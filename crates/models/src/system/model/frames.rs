@@ -886,6 +886,20 @@ mod tests {
         locality = { phases = { set = 10, phase = { det = { value = "100s" } }, reference = "1ms" } }
     "#;
 
+    /// Runs `test` on a model of `text` with one process, spawned and off a
+    /// processor, and the context of its simulation.
+    fn with_process(text: &str, test: impl FnOnce(&mut SystemModel, &mut Context<Event>, usize)) {
+        let sys = crate::load_system("test.toml", text).unwrap();
+        let streams = Streams::new(7, 0);
+        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        let (model, ctx) = sim.parts_mut();
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
+        let pid = model.spawn(0, owner, SimTime::ZERO);
+        test(model, ctx, pid);
+    }
+
     /// The fraction of `n` looks that find the page in frame 0 referenced
     /// when its owner ran `exposure` since the last look, which was at
     /// `decided` of its processor time.
@@ -910,46 +924,38 @@ mod tests {
 
     #[test]
     fn the_hand_finds_a_page_referenced_as_often_as_its_exposure_implies() {
-        let sys = crate::load_system("sets.toml", TEN_PAGE_SETS).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut model = SystemModel::new(&sys, &streams);
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        let in_set = model.procs[pid].table.slots[0];
-        let place = |model: &mut SystemModel, page: u32| {
-            let frame = &mut model.frames.frames[0];
-            (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
-        };
-        place(&mut model, in_set);
-        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
-        // A page of a 10-page set, a reference every millisecond: each page
-        // is referenced at a rate of 1 per 10 ms of its owner's processor
-        // time.
-        for (exposure, p) in [(5, 1.0 - (-0.5f64).exp()), (20, 1.0 - (-2.0f64).exp())] {
-            let seen = found_referenced(&mut model, pid, SimTime::ZERO, ms(exposure));
+        with_process(TEN_PAGE_SETS, |model, _, pid| {
+            let in_set = model.procs[pid].table.slots[0];
+            let place = |model: &mut SystemModel, page: u32| {
+                let frame = &mut model.frames.frames[0];
+                (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
+            };
+            place(model, in_set);
+            let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+            // A page of a 10-page set, a reference every millisecond: each page
+            // is referenced at a rate of 1 per 10 ms of its owner's processor
+            // time.
+            for (exposure, p) in [(5, 1.0 - (-0.5f64).exp()), (20, 1.0 - (-2.0f64).exp())] {
+                let seen = found_referenced(model, pid, SimTime::ZERO, ms(exposure));
+                let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
+                assert!(
+                    (seen - p).abs() < 5.0 * sigma,
+                    "{exposure} ms: {seen} against {p}"
+                );
+            }
+            // Only the time since the phase began counts for a page of the set.
+            model.procs[pid].table.phase_start = ms(15);
+            let seen = found_referenced(model, pid, SimTime::ZERO, ms(20));
+            let p = 1.0 - (-0.5f64).exp();
             let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
-            assert!(
-                (seen - p).abs() < 5.0 * sigma,
-                "{exposure} ms: {seen} against {p}"
-            );
-        }
-        // Only the time since the phase began counts for a page of the set.
-        model.procs[pid].table.phase_start = ms(15);
-        let seen = found_referenced(&mut model, pid, SimTime::ZERO, ms(20));
-        let p = 1.0 - (-0.5f64).exp();
-        let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
-        assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
-        // A page outside the set is never referenced.
-        let outside = (0..40)
-            .find(|&page| !model.procs[pid].table.in_set(page))
-            .unwrap();
-        place(&mut model, outside);
-        assert_eq!(
-            found_referenced(&mut model, pid, SimTime::ZERO, ms(50)),
-            0.0
-        );
+            assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
+            // A page outside the set is never referenced.
+            let outside = (0..40)
+                .find(|&page| !model.procs[pid].table.in_set(page))
+                .unwrap();
+            place(model, outside);
+            assert_eq!(found_referenced(model, pid, SimTime::ZERO, ms(50)), 0.0);
+        });
     }
 
     /// Makes `page` of `pid` resident in the next free frame, not
@@ -974,41 +980,36 @@ mod tests {
             "device = \"disk\"\n        [[device]]",
             "device = \"disk\"\n        handspread = \"10KiB\"\n        lotsfree = \"32KiB\"\n        [[device]]",
         );
-        let sys = crate::load_system("hands.toml", &text).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
-        let (model, ctx) = sim.parts_mut();
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        // Frames 0 to 59 hold pages 0 to 59; 4 frames are free. The process
-        // is off the processor and has run no time since: nothing is
-        // referenced unless said so.
-        for page in 0..60 {
-            assert_eq!(give(model, pid, page), page);
-        }
-        for f in 0..20 {
-            model.frames.frames[f].referenced = true;
-        }
-        let resident = |model: &SystemModel, f: usize| model.frames.frames[f].use_ == Use::Resident;
-        // Ten steps: the front hand clears frames 0-9, the back hand, ten
-        // behind, frees 54-59 (60-63 are free already).
-        model.frames.budget = 10;
-        model.scan(ctx);
-        assert!((54..60).all(|f| !resident(model, f)));
-        assert!((0..54).all(|f| resident(model, f)));
-        assert!((0..10).all(|f| !model.frames.frames[f].referenced));
-        // Page 5 is referenced after the front hand passed; ten more
-        // steps: the back hand frees 0-9 but 5.
-        model.frames.frames[5].referenced = true;
-        model.frames.budget = 10;
-        model.scan(ctx);
-        for f in 0..20 {
-            assert_eq!(resident(model, f), f == 5 || f >= 10, "frame {f}");
-        }
-        assert_eq!(model.pool.frames, 4 + 6 + 9);
-        model.check_frames();
+        with_process(&text, |model, ctx, pid| {
+            // Frames 0 to 59 hold pages 0 to 59; 4 frames are free. The process
+            // is off the processor and has run no time since: nothing is
+            // referenced unless said so.
+            for page in 0..60 {
+                assert_eq!(give(model, pid, page), page);
+            }
+            for f in 0..20 {
+                model.frames.frames[f].referenced = true;
+            }
+            let resident =
+                |model: &SystemModel, f: usize| model.frames.frames[f].use_ == Use::Resident;
+            // Ten steps: the front hand clears frames 0-9, the back hand, ten
+            // behind, frees 54-59 (60-63 are free already).
+            model.frames.budget = 10;
+            model.scan(ctx);
+            assert!((54..60).all(|f| !resident(model, f)));
+            assert!((0..54).all(|f| resident(model, f)));
+            assert!((0..10).all(|f| !model.frames.frames[f].referenced));
+            // Page 5 is referenced after the front hand passed; ten more
+            // steps: the back hand frees 0-9 but 5.
+            model.frames.frames[5].referenced = true;
+            model.frames.budget = 10;
+            model.scan(ctx);
+            for f in 0..20 {
+                assert_eq!(resident(model, f), f == 5 || f >= 10, "frame {f}");
+            }
+            assert_eq!(model.pool.frames, 4 + 6 + 9);
+            model.check_frames();
+        });
     }
 
     #[test]
@@ -1017,34 +1018,28 @@ mod tests {
             "replacement = \"clock\"",
             "replacement = \"working-set\"\n        tau = \"5ms\"",
         );
-        let sys = crate::load_system("ws.toml", &text).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
-        let (model, ctx) = sim.parts_mut();
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
-        // Pages 0-39 resident, each last referenced at page-number
-        // milliseconds, all decided up to 40 ms: at 40 ms of processor
-        // time, those last referenced more than 5 ms ago leave.
-        for page in 0..40 {
-            let f = give(model, pid, page);
-            let frame = &mut model.frames.frames[f as usize];
-            (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
-        }
-        model.procs[pid].cpu_user = ms(40);
-        model.trim_working_set(pid, ctx);
-        for page in 0..40u32 {
-            let kept = matches!(
-                model.procs[pid].table.entries[page as usize],
-                Pte::Resident(_)
-            );
-            assert_eq!(kept, page >= 35, "page {page}");
-        }
-        assert_eq!(model.procs[pid].held.resident, 5);
-        model.check_frames();
+        with_process(&text, |model, ctx, pid| {
+            let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+            // Pages 0-39 resident, each last referenced at page-number
+            // milliseconds, all decided up to 40 ms: at 40 ms of processor
+            // time, those last referenced more than 5 ms ago leave.
+            for page in 0..40 {
+                let f = give(model, pid, page);
+                let frame = &mut model.frames.frames[f as usize];
+                (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
+            }
+            model.procs[pid].cpu_user = ms(40);
+            model.trim_working_set(pid, ctx);
+            for page in 0..40u32 {
+                let kept = matches!(
+                    model.procs[pid].table.entries[page as usize],
+                    Pte::Resident(_)
+                );
+                assert_eq!(kept, page >= 35, "page {page}");
+            }
+            assert_eq!(model.procs[pid].held.resident, 5);
+            model.check_frames();
+        });
     }
 
     #[test]
@@ -1053,46 +1048,40 @@ mod tests {
             "replacement = \"clock\"",
             "replacement = \"page-fault-frequency\"\n        fault_interval = \"10ms\"",
         );
-        let sys = crate::load_system("pff.toml", &text).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
-        let (model, ctx) = sim.parts_mut();
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
-        // Pages 0-39 last referenced at page-number milliseconds, decided
-        // up to 40 ms; the previous fault was at 30 ms.
-        for page in 0..40 {
-            let f = give(model, pid, page);
-            let frame = &mut model.frames.frames[f as usize];
-            (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
-        }
-        model.procs[pid].table.last_fault = ms(30);
-        // A fault 10 ms later is not late: nothing goes.
-        model.procs[pid].cpu_user = ms(40);
-        model.fault_frequency(pid, ctx);
-        assert_eq!(model.procs[pid].held.resident, 40);
-        assert_eq!(model.procs[pid].table.last_fault, ms(40));
-        // One 11 ms after that is: the pages not referenced since 40 ms go,
-        // here all but those brought in or referenced at 40 ms or later.
-        for f in 35..40usize {
-            model.frames.frames[f].last_ref = ms(40);
-        }
-        model.procs[pid].cpu_user = ms(51);
-        for f in 0..40usize {
-            model.frames.frames[f].decided = ms(51);
-        }
-        model.fault_frequency(pid, ctx);
-        for page in 0..40u32 {
-            let kept = matches!(
-                model.procs[pid].table.entries[page as usize],
-                Pte::Resident(_)
-            );
-            assert_eq!(kept, page >= 35, "page {page}");
-        }
-        model.check_frames();
+        with_process(&text, |model, ctx, pid| {
+            let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+            // Pages 0-39 last referenced at page-number milliseconds, decided
+            // up to 40 ms; the previous fault was at 30 ms.
+            for page in 0..40 {
+                let f = give(model, pid, page);
+                let frame = &mut model.frames.frames[f as usize];
+                (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
+            }
+            model.procs[pid].table.last_fault = ms(30);
+            // A fault 10 ms later is not late: nothing goes.
+            model.procs[pid].cpu_user = ms(40);
+            model.fault_frequency(pid, ctx);
+            assert_eq!(model.procs[pid].held.resident, 40);
+            assert_eq!(model.procs[pid].table.last_fault, ms(40));
+            // One 11 ms after that is: the pages not referenced since 40 ms go,
+            // here all but those brought in or referenced at 40 ms or later.
+            for f in 35..40usize {
+                model.frames.frames[f].last_ref = ms(40);
+            }
+            model.procs[pid].cpu_user = ms(51);
+            for f in 0..40usize {
+                model.frames.frames[f].decided = ms(51);
+            }
+            model.fault_frequency(pid, ctx);
+            for page in 0..40u32 {
+                let kept = matches!(
+                    model.procs[pid].table.entries[page as usize],
+                    Pte::Resident(_)
+                );
+                assert_eq!(kept, page >= 35, "page {page}");
+            }
+            model.check_frames();
+        });
     }
 
     #[test]
@@ -1101,51 +1090,45 @@ mod tests {
             "device = \"disk\"\n        [[device]]",
             "device = \"disk\"\n        kluster = 4\n        [[device]]",
         );
-        let sys = crate::load_system("kluster.toml", &text).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
-        let (model, ctx) = sim.parts_mut();
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        // Pages 4, 5 and 7 are in the swap area, 6 was never touched; page
-        // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
-        for page in [4, 5, 7] {
-            model.procs[pid].table.entries[page] = Pte::Out;
-        }
-        model.procs[pid].table.faulting = 5;
-        model.procs[pid].fault_from_file = false;
-        assert_eq!(model.kluster(pid), 2);
-        assert!(model.clock_take_frame(pid, ctx));
-        model.clock_place_page(pid);
-        let entries = &model.procs[pid].table.entries;
-        for (page, resident) in [
-            (3, false),
-            (4, true),
-            (5, true),
-            (6, false),
-            (7, true),
-            (8, false),
-        ] {
-            assert_eq!(
-                matches!(entries[page], Pte::Resident(_)),
-                resident,
-                "page {page}"
-            );
-        }
-        let referenced = |page: usize| match model.procs[pid].table.entries[page] {
-            Pte::Resident(f) => model.frames.frames[f as usize].referenced,
-            _ => unreachable!(),
-        };
-        assert!(referenced(5) && !referenced(4) && !referenced(7));
-        assert_eq!(model.procs[pid].held.resident, 3);
-        assert_eq!(model.stats.counters.klustered, 2);
-        // A page of the program's file is read alone.
-        model.procs[pid].table.entries[9] = Pte::Out;
-        model.procs[pid].table.faulting = 8;
-        model.procs[pid].fault_from_file = true;
-        assert_eq!(model.kluster(pid), 0);
+        with_process(&text, |model, ctx, pid| {
+            // Pages 4, 5 and 7 are in the swap area, 6 was never touched; page
+            // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
+            for page in [4, 5, 7] {
+                model.procs[pid].table.entries[page] = Pte::Out;
+            }
+            model.procs[pid].table.faulting = 5;
+            model.procs[pid].fault_from_file = false;
+            assert_eq!(model.kluster(pid), 2);
+            assert!(model.clock_take_frame(pid, ctx));
+            model.clock_place_page(pid);
+            let entries = &model.procs[pid].table.entries;
+            for (page, resident) in [
+                (3, false),
+                (4, true),
+                (5, true),
+                (6, false),
+                (7, true),
+                (8, false),
+            ] {
+                assert_eq!(
+                    matches!(entries[page], Pte::Resident(_)),
+                    resident,
+                    "page {page}"
+                );
+            }
+            let referenced = |page: usize| match model.procs[pid].table.entries[page] {
+                Pte::Resident(f) => model.frames.frames[f as usize].referenced,
+                _ => unreachable!(),
+            };
+            assert!(referenced(5) && !referenced(4) && !referenced(7));
+            assert_eq!(model.procs[pid].held.resident, 3);
+            assert_eq!(model.stats.counters.klustered, 2);
+            // A page of the program's file is read alone.
+            model.procs[pid].table.entries[9] = Pte::Out;
+            model.procs[pid].table.faulting = 8;
+            model.procs[pid].fault_from_file = true;
+            assert_eq!(model.kluster(pid), 0);
+        });
     }
 
     #[test]
@@ -1156,30 +1139,24 @@ mod tests {
                 "device = \"disk\"\n        [[device]]",
                 "device = \"disk\"\n        lotsfree = \"16KiB\"\n        [[device]]",
             );
-        let sys = crate::load_system("hand.toml", &text).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
-        let (model, ctx) = sim.parts_mut();
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        // 60 pages resident, none referenced, 4 frames free: the hand frees
-        // pages until 16 are free, and no more, whatever its budget.
-        for page in 0..60 {
-            give(model, pid, page);
-        }
-        // The pages in frames 0-9 are modified: each is written as it goes.
-        for f in 0..10 {
-            model.frames.frames[f].modified = true;
-        }
-        model.frames.budget = 1_000;
-        model.scan(ctx);
-        assert_eq!(model.pool.frames, 16);
-        assert_eq!(model.stats.counters.pages_stolen, 12);
-        assert_eq!(model.stats.counters.page_writes, 10);
-        assert_eq!(model.procs[pid].held.resident, 48);
-        model.check_frames();
+        with_process(&text, |model, ctx, pid| {
+            // 60 pages resident, none referenced, 4 frames free: the hand frees
+            // pages until 16 are free, and no more, whatever its budget.
+            for page in 0..60 {
+                give(model, pid, page);
+            }
+            // The pages in frames 0-9 are modified: each is written as it goes.
+            for f in 0..10 {
+                model.frames.frames[f].modified = true;
+            }
+            model.frames.budget = 1_000;
+            model.scan(ctx);
+            assert_eq!(model.pool.frames, 16);
+            assert_eq!(model.stats.counters.pages_stolen, 12);
+            assert_eq!(model.stats.counters.page_writes, 10);
+            assert_eq!(model.procs[pid].held.resident, 48);
+            model.check_frames();
+        });
     }
 
     #[test]
@@ -1191,27 +1168,22 @@ mod tests {
                     "size = \"100KiB\"\n",
                     &format!("size = \"100KiB\"\n        dirty = {dirty}\n"),
                 );
-            let sys = crate::load_system("dirty.toml", &text).unwrap();
-            let streams = Streams::new(7, 0);
-            let mut model = SystemModel::new(&sys, &streams);
-            let owner = model
-                .owners
-                .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-            let pid = model.spawn(0, owner, SimTime::ZERO);
-            let mut modified = 0;
-            for page in 0..60 {
-                let f = model.frames.pop_front().unwrap();
-                model.take_free_frame(f);
-                let frame = &mut model.frames.frames[f as usize];
-                (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Reading);
-                model.procs[pid].table.entries[page as usize] = Pte::Reading(f);
-                model.fill_frame(pid, page, f, true);
-                modified += u32::from(model.frames.frames[f as usize].modified);
-            }
-            assert!(
-                (low..=high).contains(&modified),
-                "dirty {dirty}: {modified} of 60"
-            );
+            with_process(&text, |model, _, pid| {
+                let mut modified = 0;
+                for page in 0..60 {
+                    let f = model.frames.pop_front().unwrap();
+                    model.take_free_frame(f);
+                    let frame = &mut model.frames.frames[f as usize];
+                    (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Reading);
+                    model.procs[pid].table.entries[page as usize] = Pte::Reading(f);
+                    model.fill_frame(pid, page, f, true);
+                    modified += u32::from(model.frames.frames[f as usize].modified);
+                }
+                assert!(
+                    (low..=high).contains(&modified),
+                    "dirty {dirty}: {modified} of 60"
+                );
+            });
         }
     }
 
@@ -1221,41 +1193,35 @@ mod tests {
             "device = \"disk\"\n        [[device]]",
             "device = \"disk\"\n        lotsfree = \"32KiB\"\n        reference_bits = \"simulated\"\n        [[device]]",
         );
-        let sys = crate::load_system("vax.toml", &text).unwrap();
-        let streams = Streams::new(7, 0);
-        let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
-        let (model, ctx) = sim.parts_mut();
-        let owner = model
-            .owners
-            .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
-        for page in 0..60 {
-            give(model, pid, page);
-        }
-        // The first pass invalidates every page and frees none: each will
-        // trap at its next reference, so the whole set counts as missing.
-        model.frames.budget = 60;
-        model.scan(ctx);
-        assert_eq!((model.pool.frames, model.procs[pid].held.resident), (4, 60));
-        assert_eq!(model.set_resident(pid), 0);
-        assert!((0..60).all(|f| !model.frames.frames[f].valid));
-        // The page in frame 3 is touched: the trap makes it valid again.
-        let page = model.frames.frames[3].page;
-        model.revalidate(pid, page, 3);
-        assert_eq!(model.stats.counters.reclaims, 1);
-        assert_eq!(
-            model.set_resident(pid),
-            u64::from(model.procs[pid].table.in_set(page))
-        );
-        // The next pass frees the pages still invalid, until 32 frames
-        // are free, and invalidates frame 3 again.
-        model.frames.budget = 64;
-        model.scan(ctx);
-        assert_eq!(model.pool.frames, 32);
-        let resident = |f: usize| model.frames.frames[f].use_ == Use::Resident;
-        assert!(resident(3) && !model.frames.frames[3].valid);
-        assert!((0..29).filter(|&f| f != 3).all(|f| !resident(f)));
-        assert!((29..60).all(resident));
-        model.check_frames();
+        with_process(&text, |model, ctx, pid| {
+            for page in 0..60 {
+                give(model, pid, page);
+            }
+            // The first pass invalidates every page and frees none: each will
+            // trap at its next reference, so the whole set counts as missing.
+            model.frames.budget = 60;
+            model.scan(ctx);
+            assert_eq!((model.pool.frames, model.procs[pid].held.resident), (4, 60));
+            assert_eq!(model.set_resident(pid), 0);
+            assert!((0..60).all(|f| !model.frames.frames[f].valid));
+            // The page in frame 3 is touched: the trap makes it valid again.
+            let page = model.frames.frames[3].page;
+            model.revalidate(pid, page, 3);
+            assert_eq!(model.stats.counters.reclaims, 1);
+            assert_eq!(
+                model.set_resident(pid),
+                u64::from(model.procs[pid].table.in_set(page))
+            );
+            // The next pass frees the pages still invalid, until 32 frames
+            // are free, and invalidates frame 3 again.
+            model.frames.budget = 64;
+            model.scan(ctx);
+            assert_eq!(model.pool.frames, 32);
+            let resident = |f: usize| model.frames.frames[f].use_ == Use::Resident;
+            assert!(resident(3) && !model.frames.frames[3].valid);
+            assert!((0..29).filter(|&f| f != 3).all(|f| !resident(f)));
+            assert!((29..60).all(resident));
+            model.check_frames();
+        });
     }
 }
