@@ -242,7 +242,9 @@ pub struct SwappingSummary {
     pub swap_ins: u64,
     /// Images written out.
     pub swap_outs: u64,
-    /// Mean size of an image moved \[bytes\].
+    /// Mean size of an image moved \[bytes\]; under the swapper behind
+    /// the clock, of a transfer: user area and page tables, with the
+    /// modified pages going out.
     pub mean_image_bytes: f64,
 }
 

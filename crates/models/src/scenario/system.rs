@@ -5,8 +5,9 @@
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::system::{
     Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
-    Lifetime, Locality, Memory, Mix, Multics, Order, Paging, Phases, Placement, Policy, Population,
-    Probe, ProcessCount, ReferenceBits, Replacement, Scheduler, SeekCurve, Sessions, System, Users,
+    Lifetime, Locality, Memory, Mix, Multics, Order, Paging, PagingSwapper, Phases, Placement,
+    Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement, Scheduler, SeekCurve,
+    Sessions, System, Users,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -247,6 +248,22 @@ pub(crate) struct MemoryFile {
     /// at once (default 64 pages, at most `lotsfree`).
     #[serde(default)]
     pub desfree: Option<Bytes>,
+    /// Clock: the swapper swaps a process out when the average free memory
+    /// falls below this (default 32 pages, at most `desfree`).
+    #[serde(default)]
+    pub minfree: Option<Bytes>,
+    /// Clock: whether the 3BSD swapper is the load control behind it
+    /// (default true).
+    #[serde(default)]
+    pub swapper: Option<bool>,
+    /// Clock's swapper: page transfers a second above which paging cannot
+    /// keep up (default 40).
+    #[serde(default)]
+    pub maxpgio: Option<f64>,
+    /// Clock's swapper: a process asleep longer than this is swapped out
+    /// when memory is short (default 20 s).
+    #[serde(default)]
+    pub maxslp: Option<Seconds>,
     /// Clock: a revolution of the hand at `lotsfree` free (default 30 s).
     #[serde(default)]
     pub slowscan: Option<Seconds>,
@@ -1308,6 +1325,10 @@ fn replacement(
                 ("fastscan", f.fastscan.is_some()),
                 ("handspread", f.handspread.is_some()),
                 ("reference_bits", f.reference_bits.is_some()),
+                ("minfree", f.minfree.is_some()),
+                ("swapper", f.swapper.is_some()),
+                ("maxpgio", f.maxpgio.is_some()),
+                ("maxslp", f.maxslp.is_some()),
             ] {
                 if present {
                     v.report(
@@ -1331,7 +1352,7 @@ fn replacement(
                 "applies only to memory.replacement = \"process-lru\"; the pageout daemon keeps memory.lotsfree",
             );
             }
-            let daemon = daemon(v, f, page, user_frames);
+            let daemon = daemon(v, f, name, page, user_frames);
             if name != "clock"
                 && daemon.is_some_and(|d| d.reference_bits == ReferenceBits::Simulated)
             {
@@ -1390,7 +1411,13 @@ fn replacement(
 /// `lotsfree` ⅛ of user memory, `desfree` 64 pages but not above
 /// `lotsfree`, a revolution in 30 s at `lotsfree` and 20 s at none free,
 /// one hand.
-fn daemon(v: &mut Validator, f: &MemoryFile, page: u64, user_frames: u64) -> Option<ClockDaemon> {
+fn daemon(
+    v: &mut Validator,
+    f: &MemoryFile,
+    name: &str,
+    page: u64,
+    user_frames: u64,
+) -> Option<ClockDaemon> {
     let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
         None => Some(default),
         Some(b) => size(v, b, key, false).map(|b| b / page),
@@ -1423,6 +1450,19 @@ fn daemon(v: &mut Validator, f: &MemoryFile, page: u64, user_frames: u64) -> Opt
             Some(d)
         }
     });
+    let minfree = frames(v, f.minfree, "memory.minfree", 32.min(desfree.unwrap_or(0)));
+    let minfree = minfree.zip(desfree).and_then(|(m, d)| {
+        if m > d {
+            v.report(
+                "memory.minfree",
+                format!("must not be above memory.desfree ({d} pages), got {m} pages"),
+            );
+            None
+        } else {
+            Some(m)
+        }
+    });
+    let swapper = paging_swapper(v, f, name);
     let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
         v.time(s.unwrap_or(Seconds(default)), key, false)
             .map(|t| t.as_secs_f64())
@@ -1462,7 +1502,51 @@ fn daemon(v: &mut Validator, f: &MemoryFile, page: u64, user_frames: u64) -> Opt
         fastscan: fastscan?,
         handspread: handspread?,
         reference_bits: reference_bits?,
+        minfree: minfree?,
+        swapper: swapper?,
     })
+}
+
+/// The 3BSD swapper behind the clock, with 3BSD's defaults (`h/vm.h`):
+/// on, `maxpgio` 40 transfers a second, `maxslp` 20 s. `Some(None)`: no
+/// swapper (switched off, or a policy with its own load control).
+fn paging_swapper(v: &mut Validator, f: &MemoryFile, name: &str) -> Option<Option<PagingSwapper>> {
+    let on = f.swapper.unwrap_or(name == "clock");
+    if on && name != "clock" {
+        v.report(
+            "memory.swapper",
+            format!(
+                "works with memory.replacement = \"clock\" only: {name} has its own load control"
+            ),
+        );
+        return None;
+    }
+    if !on {
+        for (field, present) in [
+            ("maxpgio", f.maxpgio.is_some()),
+            ("maxslp", f.maxslp.is_some()),
+        ] {
+            if present {
+                v.report(
+                    format!("memory.{field}"),
+                    "applies only to the swapper behind the clock: memory.replacement = \"clock\" without memory.swapper = false",
+                );
+            }
+        }
+        return Some(None);
+    }
+    let maxpgio = f.maxpgio.unwrap_or(40.0);
+    if !(maxpgio.is_finite() && maxpgio > 0.0) {
+        v.report(
+            "memory.maxpgio",
+            format!("must be a positive number of page transfers a second, got {maxpgio}"),
+        );
+    }
+    let maxslp = v.time(f.maxslp.unwrap_or(Seconds(20.0)), "memory.maxslp", false);
+    (maxpgio.is_finite() && maxpgio > 0.0)
+        .then_some(())
+        .and(maxslp)
+        .map(|maxslp| Some(PagingSwapper { maxpgio, maxslp }))
 }
 
 fn class(
@@ -2220,6 +2304,11 @@ mod tests {
                 fastscan: 20.0,
                 handspread: None,
                 reference_bits: ReferenceBits::Hardware,
+                minfree: 32,
+                swapper: Some(PagingSwapper {
+                    maxpgio: 40.0,
+                    maxslp: SimTime::from_secs(20),
+                }),
             })
         );
         let phases = sys.classes[0].locality.as_ref().unwrap().phases().unwrap();
@@ -2243,9 +2332,12 @@ mod tests {
         assert_eq!((clock.lotsfree, clock.desfree), (96, 32));
         // 48 of 96 free: halfway between 10 s and 5 s a revolution, so
         // 384 frames / 7.5 s.
-        assert_eq!(clock.scan_budget(48, 384), 52);
-        assert_eq!(clock.scan_budget(0, 384), 77);
-        assert_eq!(clock.scan_budget(96, 384), 0);
+        assert_eq!(clock.scan_budget(48, 0, 384), 52);
+        assert_eq!(clock.scan_budget(0, 0, 384), 77);
+        assert_eq!(clock.scan_budget(96, 0, 384), 0);
+        // Frames promised to processes just swapped in count as taken.
+        assert_eq!(clock.scan_budget(48, 48, 384), 77);
+        assert_eq!(clock.scan_budget(96, 96, 384), 0);
         let sys = SystemFile::parse(
             "t.toml",
             &clocked(PHASES, "tau = \"250ms\"").replace("\"clock\"", "\"working-set\""),
@@ -2260,6 +2352,35 @@ mod tests {
             panic!("working set")
         };
         assert_eq!((daemon.lotsfree, *tau), (48, SimTime::from_secs_f64(0.25)));
+        // The working set has its own load control: no swapper.
+        assert_eq!(daemon.swapper, None);
+        let sys = SystemFile::parse(
+            "t.toml",
+            &clocked(PHASES, "minfree = \"8KiB\"\nmaxpgio = 20\nmaxslp = \"30s\""),
+        )
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+        let Policy::Paging(paging) = &sys.memory.policy else {
+            panic!("paging")
+        };
+        let clock = paging.replacement.daemon().unwrap();
+        assert_eq!(clock.minfree, 8);
+        assert_eq!(
+            clock.swapper,
+            Some(PagingSwapper {
+                maxpgio: 20.0,
+                maxslp: SimTime::from_secs(30)
+            })
+        );
+        let sys = SystemFile::parse("t.toml", &clocked(PHASES, "swapper = false"))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let Policy::Paging(paging) = &sys.memory.policy else {
+            panic!("paging")
+        };
+        assert_eq!(paging.replacement.daemon().unwrap().swapper, None);
     }
 
     #[test]
@@ -2321,6 +2442,28 @@ mod tests {
                 "memory.fault_interval",
             ),
             (clocked(PHASES, "kluster = 0"), "memory.kluster"),
+            (
+                clocked(PHASES, "desfree = \"16KiB\"\nminfree = \"32KiB\""),
+                "memory.minfree",
+            ),
+            (
+                clocked(PHASES, "swapper = true\ntau = \"1s\"")
+                    .replace("\"clock\"", "\"working-set\""),
+                "memory.swapper",
+            ),
+            (
+                GOOD.replace(
+                    "device = \"disk\"\n        [[device]]",
+                    "device = \"disk\"\n        minfree = \"8KiB\"\n        [[device]]",
+                ),
+                "memory.minfree",
+            ),
+            (clocked(PHASES, "maxpgio = 0"), "memory.maxpgio"),
+            (clocked(PHASES, "maxslp = \"-1s\""), "memory.maxslp"),
+            (
+                clocked(PHASES, "swapper = false\nmaxslp = \"10s\""),
+                "memory.maxslp",
+            ),
             (
                 clocked(PHASES, "reference_bits = \"vax\""),
                 "memory.reference_bits",

@@ -300,6 +300,27 @@ pub struct ClockDaemon {
     /// Whether the hardware keeps reference bits, or the kernel simulates
     /// them by invalidating pages (3BSD on the VAX).
     pub reference_bits: ReferenceBits,
+    /// The swapper swaps a process out when the average free memory stays
+    /// below `desfree` and falls below this (`minfree`; 3BSD: 32 pages).
+    pub minfree: u64,
+    /// The 3BSD swapper as the load control behind the clock; `None`: none
+    /// (the working-set and page-fault-frequency policies have their own).
+    pub swapper: Option<PagingSwapper>,
+}
+
+/// The 3BSD swapper under paging (`sched` in 3BSD `vmsched.c`): once a
+/// second, and whenever a swapped-out process becomes runnable, it swaps a
+/// process out when paging cannot keep up, or brings one back in when
+/// memory allows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PagingSwapper {
+    /// Paging is too heavy above this many page transfers a second (reads
+    /// and writes, averaged over 5 s) while free memory is below `desfree`
+    /// (`maxpgio`; 3BSD: 40).
+    pub maxpgio: f64,
+    /// A process asleep longer than this is swapped out when free memory is
+    /// below `desfree` (`maxslp`; 3BSD: 20 s).
+    pub maxslp: SimTime,
 }
 
 /// Where the clock's reference bits come from.
@@ -318,13 +339,15 @@ impl ClockDaemon {
     /// The frames the daemon may look at in the coming second with `free`
     /// of `frames` user frames free: none at `lotsfree` or above, else a
     /// revolution per `slowscan` seconds at `lotsfree` moving linearly to
-    /// one per `fastscan` at none free (3BSD `vmmeter`, `desscan`).
-    pub fn scan_budget(&self, free: u64, frames: u64) -> u64 {
+    /// one per `fastscan` at none free (3BSD `vmmeter`, `desscan`). Free
+    /// memory promised to processes just swapped in (`deficit`) counts as
+    /// taken for the rate.
+    pub fn scan_budget(&self, free: u64, deficit: u64, frames: u64) -> u64 {
         if free >= self.lotsfree {
             return 0;
         }
         let lots = self.lotsfree as f64;
-        let free = free as f64;
+        let free = free.saturating_sub(deficit) as f64;
         let seconds_per_revolution = (self.slowscan * free + self.fastscan * (lots - free)) / lots;
         (frames as f64 / seconds_per_revolution).ceil() as u64
     }

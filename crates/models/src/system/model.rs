@@ -42,6 +42,7 @@ mod candidates;
 mod devices;
 mod eligibility;
 mod frames;
+mod paged_swapper;
 mod paging;
 mod probe;
 mod report;
@@ -276,6 +277,9 @@ struct Process {
     pages: u64,
     /// When the image last moved in or out (swapping).
     last_swap: SimTime,
+    /// The swapper behind the clock: its resident pages when it was last
+    /// swapped out (3BSD `p_swrss`).
+    swapped_rss: u64,
     /// When it last left a processor (global replacement takes pages from
     /// the process that ran least recently).
     last_run: SimTime,
@@ -523,7 +527,7 @@ impl<'a> SystemModel<'a> {
                 },
                 streams.stream("paging/references"),
             ),
-            swap: Swapper::new(sys.memory.user_bytes()),
+            swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
             texts: sys
                 .classes
                 .iter()
@@ -554,9 +558,12 @@ impl<'a> SystemModel<'a> {
             Policy::Swapping { .. } => candidates::Managed::Swapping,
             Policy::Paging(p) => match p.replacement {
                 Replacement::ProcessLru => candidates::Managed::ProcessLru,
-                Replacement::Clock(_)
-                | Replacement::WorkingSet { .. }
-                | Replacement::PageFaultFrequency { .. } => candidates::Managed::Frames,
+                Replacement::Clock(daemon) => candidates::Managed::Frames {
+                    swapper: daemon.swapper.is_some(),
+                },
+                Replacement::WorkingSet { .. } | Replacement::PageFaultFrequency { .. } => {
+                    candidates::Managed::Frames { swapper: false }
+                }
             },
         }
     }
@@ -636,6 +643,7 @@ impl<'a> SystemModel<'a> {
             table: PageTable::default(),
             pages: self.sys.memory.pages_of(size),
             last_swap: now,
+            swapped_rss: 0,
             last_run: now,
             cpu_arrival: now,
             place: Place::None,
@@ -1175,7 +1183,10 @@ impl SystemModel<'_> {
                 self.swap.busy = false;
                 self.stats.counters.swap_outs += 1;
                 self.stats.counters.swapped_bytes += done.bytes;
-                self.unload(self.procs[pid].class);
+                if !self.paging() {
+                    // Under paging its pages were freed as it went out.
+                    self.unload(self.procs[pid].class);
+                }
                 self.procs[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::Out);
                 if self.retiring(pid) {
@@ -1226,8 +1237,17 @@ impl SystemModel<'_> {
     /// multiprogramming set and waiting for memory up to date.
     fn recount(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Process)) {
         let before = indicators(&self.procs[pid]);
+        let was_in = self.procs[pid].residence == Residence::In;
         change(&mut self.procs[pid]);
         let after = indicators(&self.procs[pid]);
+        let is_in = self.procs[pid].residence == Residence::In;
+        if was_in != is_in {
+            self.swap.loaded = if is_in {
+                self.swap.loaded + 1
+            } else {
+                self.swap.loaded - 1
+            };
+        }
         if before.0 != after.0 {
             let delta = f64::from(u8::from(after.0)) - f64::from(u8::from(before.0));
             self.stats.mpl.add(now, delta);
@@ -1382,7 +1402,7 @@ impl SystemModel<'_> {
             (self.stats.mpl.value(), self.stats.waiting.value()),
             (f64::from(mpl), f64::from(waiting))
         );
-        let mut filed = [0; 4];
+        let mut filed = [0; 5];
         for (_, p) in self.procs.iter() {
             let image = self.sys.classes[p.class].size;
             assert_eq!(

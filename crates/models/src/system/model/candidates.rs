@@ -21,9 +21,12 @@ pub(super) struct Keys {
     /// Swapping: asleep in memory, or waiting there for eligibility, by its
     /// image's size.
     sleeping: Option<u64>,
-    /// Swapping: in memory and runnable, running or in I/O, by when it came
-    /// in.
+    /// Swapping: in memory and runnable, running or in I/O (and asleep,
+    /// under the swapper behind the clock), by when it came in.
     resident: Option<SimTime>,
+    /// The swapper behind the clock: asleep in memory, by when it fell
+    /// asleep.
+    asleep: Option<SimTime>,
 }
 
 /// How memory is managed, which decides the sets a process is filed in.
@@ -34,8 +37,11 @@ pub(super) enum Managed {
     /// processes off a processor with pages in memory.
     ProcessLru,
     /// Paging with memory as frames: the clock chooses frames, not
+    /// processes; the swapper behind it, if there is one, chooses
     /// processes.
-    Frames,
+    Frames {
+        swapper: bool,
+    },
 }
 
 impl Keys {
@@ -49,7 +55,23 @@ impl Keys {
                     ..Keys::default()
                 };
             }
-            Managed::Frames => return Keys::default(),
+            Managed::Frames { swapper: false } => return Keys::default(),
+            Managed::Frames { swapper: true } => {
+                let resident = p.residence == Residence::In && !p.waiting_frame;
+                return Keys {
+                    swap_in: (p.residence == Residence::Out && p.state == State::Runnable)
+                        .then_some(p.last_swap),
+                    // A process waiting for a page is not swapped out.
+                    resident: (resident
+                        && matches!(
+                            p.state,
+                            State::Runnable | State::Io | State::Running | State::Sleeping
+                        ))
+                    .then_some(p.last_swap),
+                    asleep: (resident && p.state == State::Sleeping).then_some(p.last_run),
+                    ..Keys::default()
+                };
+            }
             Managed::Swapping => {}
         }
         let resident = p.residence == Residence::In;
@@ -64,6 +86,7 @@ impl Keys {
                 && !p.exec_pending
                 && matches!(p.state, State::Runnable | State::Io | State::Running))
             .then_some(p.last_swap),
+            asleep: None,
         }
     }
 }
@@ -79,6 +102,7 @@ pub(super) struct Candidates {
     /// Resident processes whose age has reached the cap: ages no longer
     /// differ, so they are ordered by slot.
     capped: BTreeSet<usize>,
+    asleep: BTreeSet<(SimTime, usize)>,
 }
 
 impl Candidates {
@@ -99,6 +123,9 @@ impl Candidates {
             swap(&mut self.sleeping, old.sleeping, new.sleeping, |b| {
                 (Reverse(b), pid)
             });
+        }
+        if old.asleep != new.asleep {
+            swap(&mut self.asleep, old.asleep, new.asleep, |t| (t, pid));
         }
         if old.resident != new.resident {
             if let Some(t) = old.resident
@@ -132,6 +159,11 @@ impl Candidates {
         self.sleeping.first().map(|&(_, pid)| pid)
     }
 
+    /// The process asleep in memory that fell asleep first, with when.
+    pub(super) fn longest_asleep(&self) -> Option<(SimTime, usize)> {
+        self.asleep.first().copied()
+    }
+
     /// The resident busy process that has been in longest at `now`, ages
     /// capped at `AGE_CAP` (the lowest slot among the capped).
     pub(super) fn longest_in(&mut self, now: SimTime) -> Option<usize> {
@@ -151,14 +183,15 @@ impl Candidates {
     }
 
     /// How many processes each set holds: replaceable, swap-in, sleeping,
-    /// resident.
+    /// resident, asleep.
     #[cfg(any(debug_assertions, test))]
-    pub(super) fn sizes(&self) -> [usize; 4] {
+    pub(super) fn sizes(&self) -> [usize; 5] {
         [
             self.replaceable.len(),
             self.swap_in.len(),
             self.sleeping.len(),
             self.aging.len() + self.capped.len(),
+            self.asleep.len(),
         ]
     }
 }
@@ -166,12 +199,13 @@ impl Candidates {
 impl Keys {
     /// Which sets the keys file a process in, as `Candidates::sizes` counts.
     #[cfg(debug_assertions)]
-    pub(super) fn filed(&self) -> [usize; 4] {
+    pub(super) fn filed(&self) -> [usize; 5] {
         [
             usize::from(self.replaceable.is_some()),
             usize::from(self.swap_in.is_some()),
             usize::from(self.sleeping.is_some()),
             usize::from(self.resident.is_some()),
+            usize::from(self.asleep.is_some()),
         ]
     }
 }
@@ -224,7 +258,7 @@ mod tests {
         assert_eq!(c.longest_in(SimTime::from_secs(200)), Some(2));
         c.refile(2, resident(0), Keys::default());
         assert_eq!(c.longest_in(SimTime::from_secs(200)), Some(3));
-        assert_eq!(c.sizes(), [0, 0, 0, 2]);
+        assert_eq!(c.sizes(), [0, 0, 0, 2, 0]);
     }
 
     #[test]

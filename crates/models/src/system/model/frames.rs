@@ -541,10 +541,20 @@ impl SystemModel<'_> {
     /// The daemon's once-a-second start (3BSD's `vmmeter`, called from the
     /// clock): its budget of frames for the coming second, then a scan.
     pub(super) fn pageout(&mut self, ctx: &mut Context<Event>) {
-        let clock = self.clock().expect("under the clock");
-        self.frames.budget = clock.scan_budget(self.pool.frames, self.sys.memory.user_frames());
+        let clock = *self.clock().expect("under the clock");
+        if let Some(settings) = clock.swapper {
+            self.vmmeter(settings);
+        }
+        self.frames.budget = clock.scan_budget(
+            self.pool.frames,
+            self.swap.deficit,
+            self.sys.memory.user_frames(),
+        );
         self.scan(ctx);
         let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
+        // The swapper looks at least once a second (3BSD wakes it with
+        // `runin` from the clock).
+        self.swapper(ctx);
     }
 
     /// The hand goes round while free memory is below `lotsfree` and the
@@ -671,15 +681,7 @@ impl SystemModel<'_> {
     /// Frees the resident pages of `pid` last referenced before `since` of
     /// its processor time, deciding their references up to now.
     fn free_unreferenced_since(&mut self, pid: usize, since: SimTime, ctx: &mut Context<Event>) {
-        let resident: Vec<u32> = self.procs[pid]
-            .table
-            .entries
-            .iter()
-            .filter_map(|e| match e {
-                Pte::Resident(f) => Some(*f),
-                _ => None,
-            })
-            .collect();
+        let resident: Vec<u32> = resident_frames(&self.procs[pid].table).collect();
         let mut freed = false;
         for f in resident {
             self.decide_references(f);
@@ -696,10 +698,57 @@ impl SystemModel<'_> {
     /// Frees the page in frame `f`: to the tail of the free list, still
     /// valid if the system reclaims, after a write if it is modified.
     fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
+        self.stats.counters.pages_stolen += 1;
+        if self.unmap_frame(f) {
+            self.stats.counters.page_writes += 1;
+            self.swap.transfers += 1;
+            let device = self.paging_device();
+            let bytes = self.sys.memory.page as f64;
+            self.request(device, Purpose::PageWrite, bytes, ctx);
+        }
+    }
+
+    /// The swapper behind the clock takes `pid` out: its resident pages go
+    /// to the tail of the free list, reclaimable if the system reclaims,
+    /// and the bytes to write are its modified pages with its user area
+    /// and page tables (3BSD `swapout`, `vsswap`).
+    pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
+        let p = &mut self.procs[pid];
+        p.swapped_rss = p.held.resident;
+        let resident: Vec<u32> = resident_frames(&p.table).collect();
+        let modified = resident
+            .into_iter()
+            .filter(|&f| self.unmap_frame(f))
+            .count() as u64;
+        self.serve_frame_waiters(ctx);
+        modified * self.sys.memory.page + self.user_area_bytes(pid)
+    }
+
+    /// What swapping `pid` in or out moves besides its pages: its user
+    /// area of 6 pages of 512 bytes and its page tables, a 512-byte page
+    /// of 4-byte entries per 128 pages of 512 bytes (3BSD `h/param.h`
+    /// `UPAGES`, `h/vm.h` `NBPG`, `NPTEPG`).
+    pub(super) fn user_area_bytes(&self, pid: usize) -> u64 {
+        let image = self.sys.classes[self.procs[pid].class].size;
+        6 * 512 + image.div_ceil(128 * 512) * 512
+    }
+
+    /// The paging device.
+    fn paging_device(&self) -> usize {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("the clock is a paging policy");
         };
-        let (device, reclaim) = (paging.device, paging.reclaim);
+        paging.device
+    }
+
+    /// Takes the page out of frame `f` onto the tail of the free list,
+    /// still valid there if the system reclaims; says whether it was
+    /// modified (and so must be written).
+    fn unmap_frame(&mut self, f: u32) -> bool {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("the clock is a paging policy");
+        };
+        let reclaim = paging.reclaim;
         let frame = &mut self.frames.frames[f as usize];
         let (pid, page, modified, valid) = (
             frame.owner as usize,
@@ -725,12 +774,7 @@ impl SystemModel<'_> {
         }
         self.frames.push_back(f);
         self.pool.frames += 1;
-        self.stats.counters.pages_stolen += 1;
-        if modified {
-            self.stats.counters.page_writes += 1;
-            let bytes = self.sys.memory.page as f64;
-            self.request(device, Purpose::PageWrite, bytes, ctx);
-        }
+        modified
     }
 
     /// `pid` moves to its next phase at its current processor time: the
@@ -854,11 +898,19 @@ impl SystemModel<'_> {
     }
 }
 
+/// The frames of the resident pages of `table`.
+fn resident_frames(table: &PageTable) -> impl Iterator<Item = u32> + '_ {
+    table.entries.iter().filter_map(|e| match e {
+        Pte::Resident(f) => Some(*f),
+        _ => None,
+    })
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    const TEN_PAGE_SETS: &str = r#"
+    pub(in crate::system::model) const TEN_PAGE_SETS: &str = r#"
         name = "sets"
         [run]
         end_time = "10s"
@@ -889,14 +941,24 @@ mod tests {
     /// Runs `test` on a model of `text` with one process, spawned and off a
     /// processor, and the context of its simulation.
     fn with_process(text: &str, test: impl FnOnce(&mut SystemModel, &mut Context<Event>, usize)) {
+        with_process_at(text, SimTime::ZERO, test);
+    }
+
+    /// Runs `test` as `with_process` does, the clock at `at`.
+    pub(in crate::system::model) fn with_process_at(
+        text: &str,
+        at: SimTime,
+        test: impl FnOnce(&mut SystemModel, &mut Context<Event>, usize),
+    ) {
         let sys = crate::load_system("test.toml", text).unwrap();
         let streams = Streams::new(7, 0);
         let mut sim = tpsim_core::Simulation::new(SystemModel::new(&sys, &streams));
+        sim.run_until(at, None);
         let (model, ctx) = sim.parts_mut();
         let owner = model
             .owners
             .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, SimTime::ZERO);
+        let pid = model.spawn(0, owner, at);
         test(model, ctx, pid);
     }
 
@@ -960,7 +1022,7 @@ mod tests {
 
     /// Makes `page` of `pid` resident in the next free frame, not
     /// referenced.
-    fn give(model: &mut SystemModel, pid: usize, page: u32) -> u32 {
+    pub(in crate::system::model) fn give(model: &mut SystemModel, pid: usize, page: u32) -> u32 {
         let f = model.frames.pop_front().unwrap();
         model.pool.frames -= 1;
         model.pool.anonymous -= 1;

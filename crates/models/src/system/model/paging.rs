@@ -352,6 +352,7 @@ impl SystemModel<'_> {
         match self.procs[pid].fault_source {
             Source::Read(device) => {
                 let pages = 1 + self.kluster(pid);
+                self.swap.transfers += pages;
                 let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(device, Purpose::PageRead { pid }, bytes, ctx);
             }

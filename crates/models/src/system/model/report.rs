@@ -246,7 +246,8 @@ impl SystemModel<'_> {
             },
         });
         let moved = counters.swap_ins + counters.swap_outs;
-        let swapping = (!self.paging()).then(|| SwappingSummary {
+        let swapper = !self.paging() || self.clock().is_some_and(|c| c.swapper.is_some());
+        let swapping = swapper.then(|| SwappingSummary {
             swap_ins: counters.swap_ins,
             swap_outs: counters.swap_outs,
             mean_image_bytes: if moved > 0 {

@@ -16,30 +16,52 @@ pub(super) struct Swapper {
     pub(super) busy: bool,
     /// The swapper will look again (`SWAPPER_RETRY`) when it could not act.
     pub(super) retry: bool,
+    /// Processes in memory (3BSD `multprog`).
+    pub(super) loaded: u32,
+    /// Under the clock: free frames, averaged over 5 s (3BSD `avefree`).
+    pub(super) avefree: f64,
+    /// Under the clock: page transfers this second, and their rate
+    /// averaged over 5 s (3BSD `v_pgin + v_pgout`).
+    pub(super) transfers: u64,
+    pub(super) transfer_rate: f64,
+    /// Under the clock: frames promised to processes just swapped in,
+    /// decaying (3BSD `deficit`).
+    pub(super) deficit: u64,
 }
 
 impl Swapper {
-    /// The swapper of `bytes` of free user memory.
-    pub(super) fn new(bytes: u64) -> Swapper {
+    /// The swapper of `bytes` of free user memory in `frames` frames.
+    pub(super) fn new(bytes: u64, frames: u64) -> Swapper {
         Swapper {
             free_bytes: bytes,
             busy: false,
             retry: false,
+            loaded: 0,
+            avefree: frames as f64,
+            transfers: 0,
+            transfer_rate: 0.0,
+            deficit: 0,
         }
     }
 }
 
 impl SystemModel<'_> {
-    /// The V7 swapper: bring in the runnable process that has been out
-    /// longest, making room by pushing out sleepers first, then (with the
-    /// age rules) the process that has been in longest.
+    /// The swapper looks: the V7 swapper under swapping, the 3BSD one
+    /// behind the clock, none under other paging policies.
     pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
-        while self.swap_once(ctx) {}
+        if !self.paging() {
+            while self.swap_once(ctx) {}
+        } else if let Some(settings) = self.clock().and_then(|c| c.swapper) {
+            self.paged_swapper(settings, ctx);
+        }
     }
 
-    /// One step of the swapper; true if it should look again at once.
+    /// One step of the V7 swapper: bring in the runnable process that has
+    /// been out longest, making room by pushing out sleepers first, then
+    /// (with the age rules) the process that has been in longest; true if
+    /// it should look again at once.
     fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
-        if self.swap.busy || self.paging() {
+        if self.swap.busy {
             return false;
         }
         let now = ctx.now();
@@ -62,10 +84,7 @@ impl SystemModel<'_> {
         }
         if self.swap.free_bytes >= image {
             self.load(pid);
-            self.swap.busy = true;
-            self.recount(pid, now, |p| p.residence = Residence::MovingIn);
-            let device = self.swap_device();
-            self.request(device, Purpose::SwapIn { pid }, image as f64, ctx);
+            self.swap_in(pid, image, ctx);
             return false;
         }
         // A sleeper goes out at once; a busy process only by the age rules.
@@ -126,11 +145,21 @@ impl SystemModel<'_> {
         }
     }
 
+    /// The device processes are swapped to: the swap device, or the paging
+    /// device.
     fn swap_device(&self) -> usize {
-        match self.sys.memory.policy {
-            Policy::Swapping { device } => device,
-            Policy::Paging(_) => unreachable!("no swapping under paging"),
+        match &self.sys.memory.policy {
+            Policy::Swapping { device } => *device,
+            Policy::Paging(paging) => paging.device,
         }
+    }
+
+    /// Starts reading `bytes` of `pid` back in.
+    pub(super) fn swap_in(&mut self, pid: usize, bytes: u64, ctx: &mut Context<Event>) {
+        self.swap.busy = true;
+        self.recount(pid, ctx.now(), |p| p.residence = Residence::MovingIn);
+        let device = self.swap_device();
+        self.request(device, Purpose::SwapIn { pid }, bytes as f64, ctx);
     }
 
     /// The runnable, swapped-out, eligible process that has been out
@@ -139,7 +168,10 @@ impl SystemModel<'_> {
         self.candidates.longest_out()
     }
 
-    fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
+    /// Takes `pid` out of memory: its private part is written (swapping),
+    /// or its pages are freed and the modified ones written with its user
+    /// area and page tables (the swapper behind the clock).
+    pub(super) fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         if self.procs[pid].state == State::Running {
             // The swapper runs at high priority: the victim is taken off
@@ -156,10 +188,14 @@ impl SystemModel<'_> {
         }
         self.swap.busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);
-        let class = self.procs[pid].class;
-        let private = self.sys.classes[class].size - self.texts[class].bytes;
+        let bytes = if self.paging() {
+            self.push_out_pages(pid, ctx)
+        } else {
+            let class = self.procs[pid].class;
+            self.sys.classes[class].size - self.texts[class].bytes
+        };
         let device = self.swap_device();
-        self.request(device, Purpose::SwapOut { pid }, private as f64, ctx);
+        self.request(device, Purpose::SwapOut { pid }, bytes as f64, ctx);
         self.dispatch_idle(ctx);
     }
 }

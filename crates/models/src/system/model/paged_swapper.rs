@@ -1,0 +1,274 @@
+//! The 3BSD swapper behind the clock: the load control of a global policy.
+//! When paging cannot keep up it swaps whole processes out, freeing their
+//! pages, and it brings them back when memory allows (3BSD `vmsched.c`
+//! `sched` and `vmmeter`, `vmswap.c`, `vmdrum.c` `vsswap`).
+//!
+//! Once a second the clock averages free memory and the rate of page
+//! transfers over 5 s (3BSD's `ave`: `x = (4x + now) / 5`), lets the memory
+//! promised to processes just swapped in (`deficit`) decay by a tenth or by
+//! `maxpgio / 2` frames, whichever is more, and the swapper looks. It also
+//! looks when a swapped-out process becomes runnable and when a swap ends;
+//! it does one swap at a time. In 3BSD's order:
+//!
+//! 1. Paging cannot keep up (*desperate*): more than one process in memory,
+//!    average free memory below `desfree`, and either more than `maxpgio`
+//!    page transfers a second or average free memory below `minfree`. Go to
+//!    4 and swap a process out, whatever wants in.
+//! 2. While free memory is below `desfree`, a process asleep in memory for
+//!    longer than `maxslp` is swapped out.
+//! 3. The runnable process that has been out longest comes in if free
+//!    memory exceeds what is promised to others (at most `lotsfree`) plus
+//!    half its resident set when it went out (at most `2 maxpgio`), or if
+//!    that resident set was under `2 maxpgio` frames and free memory is
+//!    above `desfree`. Otherwise go to 4.
+//! 4. Swap out the process asleep longest, if asleep beyond `maxslp`; else
+//!    the process in memory longest, if it has been in at least 5 s and,
+//!    unless desperate, the process wanting in has been out at least 5 s.
+//!    Otherwise wait for the next look.
+//!
+//! Swapping out frees the process's resident pages to the free list, where
+//! they stay reclaimable, and writes its modified pages with its user area
+//! and page tables in one transfer; swapping in reads the user area and
+//! page tables back, and the pages return by faults (3BSD's `swapin` sets
+//! the resident set size to 0).
+//!
+//! Where tpsim is simpler than 3BSD: 3BSD ranks who comes in by time out
+//! less a size penalty and `nice`, and who goes out by time in with a size
+//! bonus; tpsim takes the longest out and the longest in (times capped at
+//! 127 s as 3BSD's byte counters are). 3BSD's paging rate is the faults of
+//! the processes in memory; tpsim's counts the page reads and writes.
+
+use super::*;
+use crate::system::PagingSwapper;
+
+/// 3BSD swaps a process out for one wanting in only once each has been
+/// where it is this long (`outpri >= 5 && inpri >= 5`, in seconds).
+const HARD_SWAP_AGE: SimTime = SimTime::from_secs(5);
+
+impl SystemModel<'_> {
+    /// The clock's once-a-second meters for the swapper (3BSD `vmmeter`).
+    pub(super) fn vmmeter(&mut self, settings: PagingSwapper) {
+        let s = &mut self.swap;
+        let decay = (s.deficit / 10).max((settings.maxpgio / 2.0) as u64);
+        s.deficit -= s.deficit.min(decay);
+        s.avefree = (4.0 * s.avefree + self.pool.frames as f64) / 5.0;
+        s.transfer_rate = (4.0 * s.transfer_rate + s.transfers as f64) / 5.0;
+        s.transfers = 0;
+    }
+
+    /// One look of the swapper behind the clock (module docs).
+    pub(super) fn paged_swapper(&mut self, settings: PagingSwapper, ctx: &mut Context<Event>) {
+        if self.swap.busy {
+            return;
+        }
+        let clock = *self.clock().expect("the swapper is behind the clock");
+        let now = ctx.now();
+        let free = self.pool.frames;
+        let s = &self.swap;
+        let desperate = s.loaded > 1
+            && s.avefree < clock.desfree as f64
+            && (s.transfer_rate > settings.maxpgio || s.avefree < clock.minfree as f64);
+        let long_asleep = self
+            .candidates
+            .longest_asleep()
+            .filter(|&(since, _)| now - since > settings.maxslp)
+            .map(|(_, pid)| pid);
+        let mut wanting = None;
+        if !desperate {
+            if free < clock.desfree
+                && let Some(pid) = long_asleep
+            {
+                self.swap_out(pid, ctx);
+                return;
+            }
+            let Some(pid) = self.candidates.longest_out() else {
+                return;
+            };
+            let rss = self.procs[pid].swapped_rss;
+            let burst = (2.0 * settings.maxpgio) as u64;
+            let promised = self.swap.deficit.min(clock.lotsfree);
+            if free > promised + (rss / 2).min(burst) || (rss < burst && free > clock.desfree) {
+                self.swap.deficit += rss;
+                let bytes = self.user_area_bytes(pid);
+                self.swap_in(pid, bytes, ctx);
+                return;
+            }
+            wanting = Some(pid);
+        }
+        let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
+        let waited = desperate || wanting.is_some_and(|pid| age(&self.procs[pid]) >= HARD_SWAP_AGE);
+        // A process in the kernel's fault path is left for the next look.
+        let victim = long_asleep.or_else(|| {
+            self.candidates.longest_in(now).filter(|&pid| {
+                waited && age(&self.procs[pid]) >= HARD_SWAP_AGE && !self.handling_fault(pid)
+            })
+        });
+        if let Some(pid) = victim {
+            self.swap_out(pid, ctx);
+        }
+    }
+}
+
+impl SystemModel<'_> {
+    /// Whether `pid` is on a processor in its fault path.
+    fn handling_fault(&self, pid: usize) -> bool {
+        self.cpus
+            .running
+            .iter()
+            .flatten()
+            .any(|b| b.pid == pid && matches!(b.kind, BurstKind::Fault))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::frames::tests::{TEN_PAGE_SETS, give, with_process_at};
+    use super::*;
+
+    /// 64 frames, 100-page processes, pages reclaimable; `lotsfree` and
+    /// `desfree` 8 pages, `minfree` 4, the swapper's defaults otherwise.
+    fn clocked() -> String {
+        TEN_PAGE_SETS
+            .replace("size = \"40KiB\"", "size = \"100KiB\"")
+            .replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"disk\"\n        reclaim = true\n        minfree = \"4KiB\"\n        [[device]]",
+            )
+    }
+
+    fn settings(model: &SystemModel) -> PagingSwapper {
+        model.clock().unwrap().swapper.expect("on by default")
+    }
+
+    fn secs(s: u64) -> SimTime {
+        SimTime::from_secs(s)
+    }
+
+    /// A second process, spawned at the clock's time, off a processor.
+    fn another(model: &mut SystemModel, ctx: &Context<Event>) -> usize {
+        let owner = model
+            .owners
+            .insert(Owner::new(OwnerKind::Detached, &model.streams, "other"));
+        model.spawn(0, owner, ctx.now())
+    }
+
+    #[test]
+    fn a_process_asleep_beyond_maxslp_goes_out_only_while_memory_is_short() {
+        for (asleep_since, pages, out) in [(0, 60, true), (15, 60, false), (0, 50, false)] {
+            with_process_at(&clocked(), secs(30), |model, ctx, pid| {
+                for page in 0..pages {
+                    give(model, pid, page);
+                }
+                model.procs[pid].last_run = secs(asleep_since);
+                model.reindex(pid);
+                model.paged_swapper(settings(model), ctx);
+                let what = format!("asleep since {asleep_since} s, {pages} pages resident");
+                assert_eq!(
+                    model.procs[pid].residence == Residence::MovingOut,
+                    out,
+                    "{what}"
+                );
+                if out {
+                    // Its pages are free and reclaimable; none was modified,
+                    // so only its user area and page tables are written.
+                    assert_eq!(model.pool.frames, 64, "{what}");
+                    let p = &model.procs[pid];
+                    assert_eq!((p.held.resident, p.held.reclaimable), (0, 60));
+                    assert_eq!(p.swapped_rss, 60);
+                    assert_eq!(model.user_area_bytes(pid), 6 * 512 + 2 * 512);
+                    model.check_frames();
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn when_paging_cannot_keep_up_the_process_in_longest_goes_out() {
+        // (transfers a second, average free, seconds the first has been
+        // in, swapped out?)
+        for (rate, avefree, in_for, out) in [
+            (41.0, 7.0, 10, true),
+            (39.0, 7.0, 10, false),
+            (0.0, 3.9, 10, true), // below minfree
+            (0.0, 4.0, 10, false),
+            (41.0, 8.0, 10, false),
+            (41.0, 7.0, 4, false),
+        ] {
+            with_process_at(&clocked(), secs(30), |model, ctx, first| {
+                let second = another(model, ctx);
+                model.procs[first].last_swap = secs(30 - in_for);
+                model.reindex(first);
+                for page in 0..30 {
+                    give(model, first, page);
+                    give(model, second, page);
+                }
+                (model.swap.transfer_rate, model.swap.avefree) = (rate, avefree);
+                model.paged_swapper(settings(model), ctx);
+                let what = format!("{rate}/s, {avefree} free on average, in {in_for} s");
+                assert_eq!(
+                    model.procs[first].residence == Residence::MovingOut,
+                    out,
+                    "{what}"
+                );
+                assert_eq!(model.procs[second].residence, Residence::In, "{what}");
+            });
+        }
+    }
+
+    #[test]
+    fn a_process_comes_back_in_when_memory_covers_part_of_what_it_held() {
+        // `lotsfree` and `desfree` 8, `2 maxpgio` 80: (frames free, resident
+        // pages when it went out, frames promised to others, comes in?).
+        for (free, rss, deficit, comes_in) in [
+            (40, 60, 0, true),    // 40 > 0 + 30
+            (30, 60, 0, true),    // not 30 > 30, but 60 < 80 and 30 > 8
+            (30, 100, 0, false),  // not 30 > 50, and 100 pages is many
+            (55, 100, 0, true),   // 55 > 0 + 50
+            (55, 100, 8, false),  // not 55 > 8 + 50
+            (59, 100, 100, true), // 59 > 8 + 50: promises count up to lotsfree
+        ] {
+            with_process_at(&clocked(), secs(30), |model, ctx, pid| {
+                let other = another(model, ctx);
+                for page in 0..64 - free {
+                    give(model, other, page);
+                }
+                model.recount(pid, ctx.now(), |p| {
+                    p.residence = Residence::Out;
+                    p.state = State::Runnable;
+                    p.swapped_rss = rss;
+                });
+                model.swap.deficit = deficit;
+                model.paged_swapper(settings(model), ctx);
+                let what = format!("{free} free, {rss} pages held, {deficit} promised");
+                assert_eq!(
+                    model.procs[pid].residence == Residence::MovingIn,
+                    comes_in,
+                    "{what}"
+                );
+                let deficit_after = if comes_in { deficit + rss } else { deficit };
+                assert_eq!(model.swap.deficit, deficit_after, "{what}");
+                // Out for less than 5 s, it pushes nobody out.
+                assert_eq!(model.procs[other].residence, Residence::In, "{what}");
+            });
+        }
+    }
+
+    #[test]
+    fn the_meters_average_over_five_seconds_and_the_deficit_decays() {
+        with_process_at(&clocked(), secs(30), |model, _, _| {
+            let maxpgio = settings(model);
+            model.swap.avefree = 0.0;
+            model.swap.transfers = 50;
+            model.swap.deficit = 100;
+            model.vmmeter(maxpgio);
+            assert_eq!(model.swap.avefree, 64.0 / 5.0);
+            assert_eq!(model.swap.transfer_rate, 10.0);
+            assert_eq!(model.swap.transfers, 0);
+            // A tenth, or maxpgio / 2 = 20 frames, whichever is more.
+            assert_eq!(model.swap.deficit, 80);
+            model.swap.deficit = 300;
+            model.vmmeter(maxpgio);
+            assert_eq!(model.swap.deficit, 270);
+        });
+    }
+}
