@@ -1392,3 +1392,124 @@ fn merged_shards_give_the_whole_sweep_byte_for_byte() {
         assert!(files_in(&refused_dir).is_empty());
     }
 }
+
+#[test]
+fn fault_times_solves_the_reports_readings_and_flags_the_ill_conditioned_pair() {
+    let readings = crate::scenario_path("multics-rfc103-fault-times")
+        .with_extension("csv")
+        .display()
+        .to_string();
+    let out = tpsim(&["fault-times", &readings]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    for expected in [
+        "| USL#1 + USL#2 |       - |",
+        "| USL#1 + MIT#1 |   7.050 |   1.673 |",
+        "| MIT#1 + MIT#2 |   9.086 |   1.545 |      27.5 | ill-conditioned",
+        "Least squares over all: td = 6.408 ms, tb = 1.805 ms",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "expected {expected:?} in:\n{}",
+            out.stdout
+        );
+    }
+    let json = tpsim(&["fault-times", &readings, "--json"]);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(value["pairs"].as_array().unwrap().len(), 6);
+    assert_eq!(value["pairs"][5]["ill_conditioned"], true);
+    // Typed in: the same pair, alone.
+    let typed = tpsim(&[
+        "fault-times",
+        "--reading",
+        "MIT#1:1.99ms:0.059",
+        "--reading",
+        "MIT#2:2.45ms:0.12",
+    ]);
+    assert_eq!(typed.status, 0, "stderr: {}", typed.stderr);
+    assert!(typed.stdout.contains("| MIT#1 + MIT#2 |   9.086 |"));
+}
+
+#[test]
+fn fault_times_reads_a_runs_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = shortened(dir.path(), "multics-mit-1975", "1h");
+    let out_dir = dir.path().join("mit");
+    let run = tpsim(&["run", &scenario, "--out", &out_dir.display().to_string()]);
+    assert_eq!(run.status, 0, "stderr: {}", run.stderr);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    let (tav, f) = (
+        summary["paging"]["tav"].as_f64().unwrap(),
+        summary["paging"]["disk_fraction"].as_f64().unwrap(),
+    );
+    // Tav is processor time per fault, between the bulk store's 1.8 ms and
+    // the disk's 7.1 ms (less where soft faults at 0.5 ms pull it down),
+    // far below the elapsed time of a fault.
+    assert!(tav > 0.0005 && tav < 0.0071, "{tav}");
+    assert!(summary["paging"]["mean_fault_elapsed"].as_f64().unwrap() > tav);
+    let out = tpsim(&[
+        "fault-times",
+        &out_dir.display().to_string(),
+        "--reading",
+        "USL#1:7.05ms:1.0",
+        "--json",
+    ]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["readings"][0]["name"], "multics-mit-1975 #0");
+    assert_eq!(value["readings"][0]["tav"].as_f64().unwrap(), tav);
+    assert_eq!(value["readings"][0]["f"].as_f64().unwrap(), f);
+}
+
+#[test]
+fn fault_times_refuses_bad_readings_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("readings.csv");
+    std::fs::write(&table, "reading,tav,f\nx,2ms,1\ny,3ms,1\n").unwrap();
+    let table = table.display().to_string();
+    let mm1_dir = dir.path().join("mm1");
+    let mm1 = short_mm1(dir.path());
+    assert_eq!(
+        tpsim(&["run", &mm1, "--out", &mm1_dir.display().to_string()]).status,
+        0
+    );
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "reading,tav,f\nx,fast,1\n").unwrap();
+    let bad = bad.display().to_string();
+    for (args, expected) in [
+        (vec![table.as_str()], "every reading has f = 1"),
+        (
+            vec!["--reading", "x:2ms:1.5", "--reading", "y:1ms:0"],
+            "reading x: f",
+        ),
+        (
+            vec!["--reading", "x:-2ms:1", "--reading", "y:1ms:0"],
+            "reading x: tav",
+        ),
+        (
+            vec!["--reading", "x:2ms"],
+            "--reading x:2ms: not three fields",
+        ),
+        (vec!["--reading", "x:2ms:1"], "1 reading(s)"),
+        (vec![bad.as_str()], "line 2, column `tav`"),
+        (
+            vec!["no-such-file.csv"],
+            "cannot read table of readings no-such-file.csv",
+        ),
+    ] {
+        let mut argv = vec!["fault-times"];
+        argv.extend(args.iter().copied());
+        let out = tpsim(&argv);
+        assert_eq!(out.status, 2, "{argv:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(expected),
+            "{argv:?}: expected {expected:?} in {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = tpsim(&["fault-times", &mm1_dir.display().to_string(), &table]);
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("no paging.tav"), "{}", out.stderr);
+}

@@ -7,6 +7,7 @@
 //! wall clock.
 
 mod batch;
+mod multics;
 mod output;
 
 use anyhow::Context as _;
@@ -76,6 +77,11 @@ enum Command {
     /// Run two installations with their terminal probes on the same random
     /// numbers and compare their 75th percentiles per load level.
     Compare(CompareArgs),
+    /// Split the processor time per page fault into its disk and
+    /// bulk-store parts, f*td + (1-f)*tb = Tav, from readings of Tav and f
+    /// (the 1975 Multics report's algebra): every pair solved, flagged when
+    /// ill-conditioned, and a least-squares fit over all with residuals.
+    FaultTimes(multics::FaultTimesArgs),
     /// Check a scenario for errors without running it.
     Check {
         /// The scenario file (TOML).
@@ -303,6 +309,7 @@ where
         Command::Merge(args) => batch::merge(&args, stdout, stderr),
         Command::Analyze(args) => analyze(&args, stdout),
         Command::Compare(args) => compare(&args, stdout, stderr),
+        Command::FaultTimes(args) => multics::fault_times(&args, stdout),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,
@@ -561,21 +568,29 @@ fn run_scenario(
     }
 }
 
-/// The largest observation table `tpsim analyze` reads.
+/// The largest table (observations, readings, a summary) a command reads.
 pub const MAX_TABLE_BYTES: u64 = 1 << 30;
+
+/// The text of the table at `path`, `what` naming it in errors: an input
+/// failure if it cannot be read.
+fn read_table(path: &Path, what: &str) -> Result<String, Failure> {
+    let name = path.display();
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("cannot read {what} {name}"))
+        .map_err(Failure::Input)?;
+    let mut text = String::new();
+    file.take(MAX_TABLE_BYTES)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {what} {name} as UTF-8 text"))
+        .map_err(Failure::Input)?;
+    Ok(text)
+}
 
 fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let options = args.levels.options(args.precision)?;
     let name = args.table.display();
-    let file = std::fs::File::open(&args.table)
-        .with_context(|| format!("cannot read observation table {name}"))
-        .map_err(Failure::Input)?;
-    let mut text = String::new();
-    file.take(MAX_TABLE_BYTES)
-        .read_to_string(&mut text)
-        .with_context(|| format!("cannot read observation table {name} as UTF-8 text"))
-        .map_err(Failure::Input)?;
+    let text = read_table(&args.table, "observation table")?;
     let samples = tpsim_probe::analysis::read_observations(&text)
         .map_err(|e| input(format!("{name}: {e}")))?;
     // Checked before the work, so that nothing is written for a bad one.

@@ -211,9 +211,13 @@ pub struct PagingSummary {
     pub faults: u64,
     /// Faults per second.
     pub faults_per_second: f64,
-    /// Mean time from a fault to the process being ready again, CPU path
-    /// and device wait included \[s\].
-    pub mean_fault_time: f64,
+    /// Processor time in the kernel's fault path per fault: the 1975
+    /// Multics report's `Tav` ("AVE page fault time") \[s\].
+    pub tav: f64,
+    /// Elapsed time from a fault to the process being ready again, the
+    /// processor path and the device's queue and transfer included: not
+    /// `tav` \[s\].
+    pub mean_fault_elapsed: f64,
     /// Faults on pages still in the free pool, revalidated without I/O.
     pub reclaims: u64,
     /// Faults on pages never touched, given a cleared frame without I/O.

@@ -8,7 +8,9 @@
 //! probe's observations are analysed per load level by [`analysis`] (the
 //! 1981 study's percentiles, clustering and window), two installations
 //! compared by [`compare`], batches of replications and sweeps tabled by
-//! [`batch`], and curves drawn by [`plot`] as SVG and PNG. It
+//! [`batch`], and curves drawn by [`plot`] as SVG and PNG; [`algebra`]
+//! holds the 1975 Multics report's page-fault time algebra and processor
+//! calibration. It
 //! does no I/O itself: callers decide where the text goes.
 //!
 //! # Example
@@ -29,6 +31,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod algebra;
 pub mod analysis;
 pub mod batch;
 pub mod compare;

@@ -1,5 +1,6 @@
 //! Tables and CSV files from a run's summary.
 
+use crate::algebra::Decomposition;
 use crate::analysis::{Grouping, LevelRow, Options};
 use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
@@ -152,15 +153,19 @@ fn system_table(summary: &Summary) -> String {
     if let Some(p) = &summary.paging {
         row("page faults", p.faults.to_string());
         row("page faults [1/s]", fixed(p.faults_per_second));
+        row("Tav, processor time per fault [s]", format!("{:.6}", p.tav));
         row(
-            "mean fault time, fault to ready again [s]",
-            fixed(p.mean_fault_time),
+            "elapsed time per fault, fault to ready again [s]",
+            fixed(p.mean_fault_elapsed),
         );
         row("reclaims (no I/O)", p.reclaims.to_string());
         row("zero-filled pages (no I/O)", p.zero_fills.to_string());
         row("page reads from bulk store", p.bulk_store_reads.to_string());
         row("page reads from disk", p.disk_reads.to_string());
-        row("fraction of page reads from disk", fixed(p.disk_fraction));
+        row(
+            "f, fraction of page reads from disk",
+            fixed(p.disk_fraction),
+        );
         row("page writes", p.page_writes.to_string());
         row("pages stolen", p.pages_stolen.to_string());
         if let Some(k) = p.klustered_pages {
@@ -194,6 +199,63 @@ fn system_table(summary: &Summary) -> String {
         ]);
     }
     format!("\nSystem\n{table}\n\nCommands\n{per_class}\n")
+}
+
+/// The page-fault time decomposition: the readings, every pair's solution
+/// with its condition, and the least-squares fit with its residuals; times
+/// in milliseconds.
+pub fn fault_times_table(d: &Decomposition) -> String {
+    let ms = |x: f64| format!("{:.3}", x * 1000.0);
+    let mut pairs = new_table(&["pair", "td [ms]", "tb [ms]", "condition", "note"]);
+    if let Some(note) = pairs.column_mut(4) {
+        note.set_cell_alignment(CellAlignment::Left);
+    }
+    for p in &d.pairs {
+        let note = match (p.condition, p.ill_conditioned) {
+            (None, _) => "no solution: both at the same f".to_string(),
+            (Some(_), true) => format!(
+                "ill-conditioned: 0.01 ms of error in a Tav moves td by up to {:.2} ms",
+                p.td_per_tav_error.unwrap_or(0.0) * 0.01
+            ),
+            (Some(_), false) => String::new(),
+        };
+        pairs.add_row(vec![
+            cell(&format!("{} + {}", p.first, p.second)),
+            p.td.map_or_else(|| "-".to_string(), ms),
+            p.tb.map_or_else(|| "-".to_string(), ms),
+            p.condition
+                .map_or_else(|| "-".to_string(), |c| format!("{c:.1}")),
+            note,
+        ]);
+    }
+    let fit = &d.least_squares;
+    let mut readings = new_table(&[
+        "reading",
+        "Tav [ms]",
+        "f",
+        "fitted Tav [ms]",
+        "residual [ms]",
+    ]);
+    for (r, residual) in d.readings.iter().zip(&fit.residuals) {
+        readings.add_row(vec![
+            cell(&r.name),
+            ms(r.tav),
+            fixed(r.f),
+            ms(r.tav - residual),
+            ms(*residual),
+        ]);
+    }
+    format!(
+        "Page-fault time from {} readings: f*td + (1-f)*tb = Tav\n\nEvery pair\n{pairs}\n\n\
+         Least squares over all: td = {} ms, tb = {} ms (rms residual {} ms)\n{readings}\n\n\
+         A pair is ill-conditioned when its condition number exceeds {}: an error in the readings\n\
+         grows more than that many times in td and tb.\n",
+        d.readings.len(),
+        ms(fit.td),
+        ms(fit.tb),
+        ms(fit.rms_residual),
+        crate::algebra::ILL_CONDITIONED
+    )
 }
 
 /// Exact MVA of a closed network for populations 1 to N: throughput,

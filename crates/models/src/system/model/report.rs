@@ -230,7 +230,12 @@ impl SystemModel<'_> {
             faults_per_second: per_second(counters.faults, span),
             reclaims: counters.reclaims,
             zero_fills: counters.zero_fills,
-            mean_fault_time: self.stats.fault_time.mean(),
+            tav: if counters.faults > 0 {
+                counters.cpu_fault / counters.faults as f64
+            } else {
+                0.0
+            },
+            mean_fault_elapsed: self.stats.fault_time.mean(),
             bulk_store_reads: counters.bulk_reads,
             disk_reads: counters.disk_reads,
             disk_fraction: if reads > 0 {

@@ -1,0 +1,429 @@
+//! The algebra of the 1975 Multics report (RFC-103, section II): the page
+//! fault times of two paging devices recovered from readings of the mean
+//! processor time per fault, `Tav`, and the fraction of page reads from
+//! disk, `f`. Each reading is one equation
+//!
+//! ```text
+//! f · td + (1 − f) · tb = Tav
+//! ```
+//!
+//! in the disk's and the bulk store's times per fault, `td` and `tb`. Two
+//! readings at different `f` solve it; the report solved it for every pair
+//! of its four readings, and this module does that, flags the pairs whose
+//! solution magnifies the readings' errors, and fits all readings at once
+//! by least squares with their residuals. The report's MIT#1 + MIT#2 pair
+//! is the warning case: their `f` (0.059 and 0.12) are so close that a
+//! change of 0.1 ms in one `Tav` moves `td` by about 1.5 ms.
+
+use crate::analysis::TableError;
+use serde::Serialize;
+use std::fmt;
+
+/// A pair whose condition number exceeds this is flagged: an error in the
+/// readings is magnified more than tenfold in `td` or `tb`.
+pub const ILL_CONDITIONED: f64 = 10.0;
+
+/// The columns of a table of readings.
+pub const READING_COLUMNS: [&str; 3] = ["reading", "tav", "f"];
+
+/// One reading: an installation's meters over a metering period.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reading {
+    /// What it was read from.
+    pub name: String,
+    /// Mean processor time per page fault \[s\].
+    pub tav: f64,
+    /// Fraction of page reads from disk.
+    pub f: f64,
+}
+
+/// Why readings cannot be decomposed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadingError {
+    /// `f` is not a fraction.
+    FractionOutOfRange {
+        /// The reading.
+        name: String,
+        /// Its `f`.
+        f: f64,
+    },
+    /// `Tav` is not a positive time.
+    BadTime {
+        /// The reading.
+        name: String,
+        /// Its `Tav` \[s\].
+        tav: f64,
+    },
+    /// Fewer than two readings.
+    TooFew(usize),
+    /// Every reading has the same `f`: the equations do not separate `td`
+    /// from `tb`.
+    OneFraction(f64),
+}
+
+impl fmt::Display for ReadingError {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadingError::FractionOutOfRange { name, f } => write!(
+                out,
+                "reading {name}: f, the fraction of page reads from disk, must be in [0, 1], got {f}"
+            ),
+            ReadingError::BadTime { name, tav } => write!(
+                out,
+                "reading {name}: tav, the processor time per page fault, must be a positive time, got {tav} s"
+            ),
+            ReadingError::TooFew(n) => write!(
+                out,
+                "{n} reading(s): the decomposition needs at least two, at different values of f"
+            ),
+            ReadingError::OneFraction(f) => write!(
+                out,
+                "every reading has f = {f}: f*td + (1-f)*tb = Tav cannot separate td from tb; readings at two different values of f are needed"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadingError {}
+
+/// The solution from one pair of readings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairSolution {
+    /// The first reading.
+    pub first: String,
+    /// The second reading.
+    pub second: String,
+    /// Disk processor time per fault \[s\]; `None` when the two readings
+    /// have the same `f`.
+    pub td: Option<f64>,
+    /// Bulk-store processor time per fault \[s\]; `None` likewise.
+    pub tb: Option<f64>,
+    /// The 2-norm condition number of the pair's equations: how much a
+    /// relative error in the readings may grow in the solution.
+    pub condition: Option<f64>,
+    /// The most `td` moves per second of error in either reading's `Tav`.
+    pub td_per_tav_error: Option<f64>,
+    /// Whether `condition` exceeds [`ILL_CONDITIONED`].
+    pub ill_conditioned: bool,
+}
+
+/// The least-squares fit over all readings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fit {
+    /// Disk processor time per fault \[s\].
+    pub td: f64,
+    /// Bulk-store processor time per fault \[s\].
+    pub tb: f64,
+    /// Per reading, `Tav` less the fitted `f · td + (1 − f) · tb` \[s\].
+    pub residuals: Vec<f64>,
+    /// The root mean square of the residuals \[s\].
+    pub rms_residual: f64,
+}
+
+/// Every pair's solution and the fit over all.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decomposition {
+    /// The readings, as given.
+    pub readings: Vec<Reading>,
+    /// Every pair, in the readings' order.
+    pub pairs: Vec<PairSolution>,
+    /// The fit over all.
+    pub least_squares: Fit,
+}
+
+/// Checks `readings` and decomposes them.
+///
+/// # Errors
+/// An `f` outside [0, 1], a `Tav` that is not a positive time, fewer than
+/// two readings, or all at one `f`.
+pub fn decompose(readings: &[Reading]) -> Result<Decomposition, ReadingError> {
+    for r in readings {
+        if !(0.0..=1.0).contains(&r.f) {
+            return Err(ReadingError::FractionOutOfRange {
+                name: r.name.clone(),
+                f: r.f,
+            });
+        }
+        if !(r.tav.is_finite() && r.tav > 0.0) {
+            return Err(ReadingError::BadTime {
+                name: r.name.clone(),
+                tav: r.tav,
+            });
+        }
+    }
+    if readings.len() < 2 {
+        return Err(ReadingError::TooFew(readings.len()));
+    }
+    if readings.iter().all(|r| r.f == readings[0].f) {
+        return Err(ReadingError::OneFraction(readings[0].f));
+    }
+    let mut pairs = Vec::new();
+    for (i, a) in readings.iter().enumerate() {
+        for b in &readings[i + 1..] {
+            pairs.push(solve_pair(a, b));
+        }
+    }
+    Ok(Decomposition {
+        readings: readings.to_vec(),
+        pairs,
+        least_squares: least_squares(readings),
+    })
+}
+
+/// Solves the two equations of `a` and `b` by Cramer's rule.
+fn solve_pair(a: &Reading, b: &Reading) -> PairSolution {
+    let det = a.f - b.f;
+    let solved = det != 0.0;
+    let td = solved.then(|| (a.tav * (1.0 - b.f) - b.tav * (1.0 - a.f)) / det);
+    let tb = solved.then(|| (a.f * b.tav - b.f * a.tav) / det);
+    let condition = solved.then(|| condition([[a.f, 1.0 - a.f], [b.f, 1.0 - b.f]]));
+    PairSolution {
+        first: a.name.clone(),
+        second: b.name.clone(),
+        td,
+        tb,
+        condition,
+        td_per_tav_error: solved.then(|| ((1.0 - a.f).abs() + (1.0 - b.f).abs()) / det.abs()),
+        ill_conditioned: condition.is_some_and(|c| c > ILL_CONDITIONED),
+    }
+}
+
+/// The 2-norm condition number of a non-singular 2 × 2 matrix: the ratio
+/// of its singular values, from the eigenvalues of `MᵀM`.
+fn condition(m: [[f64; 2]; 2]) -> f64 {
+    let [[a, b], [c, d]] = m;
+    let frobenius = a * a + b * b + c * c + d * d;
+    let det = a * d - b * c;
+    let spread = (frobenius * frobenius - 4.0 * det * det).max(0.0).sqrt();
+    ((frobenius + spread) / (frobenius - spread)).sqrt()
+}
+
+/// The least-squares `td` and `tb` over all readings, by the normal
+/// equations (at least two distinct `f`, so they are not singular).
+fn least_squares(readings: &[Reading]) -> Fit {
+    let (mut dd, mut db, mut bb, mut dt, mut bt) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for r in readings {
+        let (x, y) = (r.f, 1.0 - r.f);
+        dd += x * x;
+        db += x * y;
+        bb += y * y;
+        dt += x * r.tav;
+        bt += y * r.tav;
+    }
+    let det = dd * bb - db * db;
+    let td = (dt * bb - bt * db) / det;
+    let tb = (dd * bt - db * dt) / det;
+    let residuals: Vec<f64> = readings
+        .iter()
+        .map(|r| r.tav - (r.f * td + (1.0 - r.f) * tb))
+        .collect();
+    let rms_residual =
+        (residuals.iter().map(|e| e * e).sum::<f64>() / residuals.len() as f64).sqrt();
+    Fit {
+        td,
+        tb,
+        residuals,
+        rms_residual,
+    }
+}
+
+/// Reads a table of readings: CSV with the columns `reading`, `tav` (a
+/// duration such as `7.05ms`, or seconds) and `f`.
+///
+/// # Errors
+/// A missing column, a field that is not what its column calls for, or
+/// text that is not CSV.
+pub fn read_readings(text: &str) -> Result<Vec<Reading>, TableError> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| TableError::Malformed(e.to_string()))?
+        .clone();
+    let position = |column: &'static str| {
+        header
+            .iter()
+            .position(|h| h == column)
+            .ok_or_else(|| TableError::MissingColumn {
+                column,
+                found: header.iter().map(str::to_string).collect(),
+            })
+    };
+    let [name, tav, f] = [
+        position(READING_COLUMNS[0])?,
+        position(READING_COLUMNS[1])?,
+        position(READING_COLUMNS[2])?,
+    ];
+    let mut readings = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;
+        let line = i as u64 + 2;
+        let field = |at: usize| record.get(at).unwrap_or("").trim();
+        let tav = tpsim_models::units::parse_duration(field(tav)).map_err(|message| {
+            TableError::BadValue {
+                line,
+                column: "tav",
+                message,
+            }
+        })?;
+        let f = field(f).parse::<f64>().map_err(|_| TableError::BadValue {
+            line,
+            column: "f",
+            message: format!("\"{}\" is not a number", field(f)),
+        })?;
+        readings.push(Reading {
+            name: field(name).to_string(),
+            tav: tav.0,
+            f,
+        });
+    }
+    Ok(readings)
+}
+
+/// A processor's speed on an instruction mix as a time-weighted mean of
+/// its speeds with every operand in the cache and with the cache off
+/// \[MIPS\]: at hit ratio `h` an instruction takes `h / cached + (1 − h) /
+/// uncached` microseconds (the report's section I: USL 0.92 and 0.584 MIPS
+/// give 0.80 at 75%, M.I.T. 0.92 and 0.73 give 0.86).
+pub fn effective_mips(cached: f64, uncached: f64, hit_ratio: f64) -> f64 {
+    1.0 / (hit_ratio / cached + (1.0 - hit_ratio) / uncached)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(name: &str, tav_ms: f64, f: f64) -> Reading {
+        Reading {
+            name: name.to_string(),
+            tav: tav_ms / 1000.0,
+            f,
+        }
+    }
+
+    /// The report's four readings (section II).
+    fn report() -> Vec<Reading> {
+        vec![
+            reading("USL#1", 7.05, 1.0),
+            reading("USL#2", 5.76, 1.0),
+            reading("MIT#1", 1.99, 0.059),
+            reading("MIT#2", 2.45, 0.12),
+        ]
+    }
+
+    fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn the_reports_pairs_come_out_as_it_printed_them_but_one() {
+        let d = decompose(&report()).unwrap();
+        let ms = |x: Option<f64>| x.unwrap() * 1000.0;
+        // The report's table: columns 1+3, 1+4, 2+3, 2+4 (td, tb in ms,
+        // printed to 0.1 ms).
+        for (pair, td, tb) in [(1, 7.1, 1.7), (2, 7.1, 1.8), (3, 5.8, 1.8), (4, 5.8, 2.0)] {
+            let p = &d.pairs[pair];
+            assert!(close(ms(p.td), td, 0.051), "{p:?}");
+            assert!(close(ms(p.tb), tb, 0.051), "{p:?}");
+            assert!(!p.ill_conditioned, "{p:?}");
+        }
+        // USL#1 + USL#2: both at f = 1, no solution.
+        assert_eq!((d.pairs[0].td, d.pairs[0].condition), (None, None));
+        // MIT#1 + MIT#2: exact algebra gives 9.09 ms where the report
+        // printed 6.3, and the pair is flagged.
+        let mit = &d.pairs[5];
+        assert!(close(ms(mit.td), 9.086, 0.001), "{mit:?}");
+        assert!(close(ms(mit.tb), 1.545, 0.001), "{mit:?}");
+        assert!(mit.ill_conditioned && mit.condition.unwrap() > 20.0);
+        assert!(close(mit.td_per_tav_error.unwrap(), 1.821 / 0.061, 1e-9));
+    }
+
+    #[test]
+    fn least_squares_recovers_exact_times_and_weighs_inconsistent_readings() {
+        // Readings made from td = 8 ms, tb = 2 ms fit with no residual.
+        let exact: Vec<Reading> = [0.0, 0.3, 1.0]
+            .iter()
+            .map(|&f| reading("r", f * 8.0 + (1.0 - f) * 2.0, f))
+            .collect();
+        let fit = decompose(&exact).unwrap().least_squares;
+        assert!(close(fit.td, 0.008, 1e-12) && close(fit.tb, 0.002, 1e-12));
+        assert!(fit.rms_residual < 1e-12);
+        // Two readings at f = 1 that disagree, one at f = 0: td is their
+        // mean, tb the third exactly, residuals ±0.5 ms and 0.
+        let fit = decompose(&[
+            reading("a", 7.0, 1.0),
+            reading("b", 6.0, 1.0),
+            reading("c", 2.0, 0.0),
+        ])
+        .unwrap()
+        .least_squares;
+        assert!(close(fit.td, 0.0065, 1e-12) && close(fit.tb, 0.002, 1e-12));
+        for (got, want) in fit.residuals.iter().zip([0.0005, -0.0005, 0.0]) {
+            assert!(close(*got, want, 1e-12), "{:?}", fit.residuals);
+        }
+    }
+
+    #[test]
+    fn the_condition_number_is_that_of_the_matrix() {
+        // Orthogonal rows: condition 1; rows (1, 0) and (1, e): about 2 / e.
+        assert!(close(condition([[1.0, 0.0], [0.0, 1.0]]), 1.0, 1e-12));
+        assert!(close(condition([[1.0, 0.0], [1.0, 1e-3]]), 2000.0, 1.0));
+        assert!(close(condition([[2.0, 0.0], [0.0, 0.5]]), 4.0, 1e-12));
+    }
+
+    #[test]
+    fn bad_readings_are_refused_by_name() {
+        let cases = [
+            (
+                vec![reading("x", 2.0, 1.5), reading("y", 2.0, 0.0)],
+                "reading x: f",
+            ),
+            (
+                vec![reading("x", 2.0, 1.0), reading("y", -1.0, 0.0)],
+                "reading y: tav",
+            ),
+            (vec![reading("x", 2.0, 1.0)], "1 reading(s)"),
+            (
+                vec![reading("x", 2.0, 1.0), reading("y", 3.0, 1.0)],
+                "every reading has f = 1",
+            ),
+        ];
+        for (readings, message) in cases {
+            let e = decompose(&readings).unwrap_err().to_string();
+            assert!(e.starts_with(message), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_table_of_readings_is_read_with_units() {
+        let text = "reading,tav,f\nUSL#1,7.05ms,1.0\nMIT#1,0.00199,0.059\n";
+        let readings = read_readings(text).unwrap();
+        assert_eq!(readings[0].name, "USL#1");
+        assert!(close(readings[0].tav, 0.00705, 1e-15));
+        assert!(close(readings[1].tav, 0.00199, 1e-15));
+        let e = read_readings("reading,tav,f\nx,fast,1\n").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                TableError::BadValue {
+                    line: 2,
+                    column: "tav",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = read_readings("reading,f\nx,1\n").unwrap_err();
+        assert!(
+            matches!(e, TableError::MissingColumn { column: "tav", .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn the_reports_processor_speeds_at_a_75_percent_hit_ratio() {
+        assert!(close(effective_mips(0.92, 0.584, 0.75), 0.80, 0.005));
+        assert!(close(effective_mips(0.92, 0.73, 0.75), 0.86, 0.005));
+        assert_eq!(effective_mips(0.92, 0.584, 1.0), 0.92);
+        assert_eq!(effective_mips(0.92, 0.584, 0.0), 0.584);
+    }
+}
