@@ -1430,7 +1430,7 @@ fn fault_times_solves_the_reports_readings_and_flags_the_ill_conditioned_pair() 
 }
 
 #[test]
-fn fault_times_reads_a_runs_summary() {
+fn the_reports_algebra_reads_a_runs_summary() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = shortened(dir.path(), "multics-mit-1975", "1h");
     let out_dir = dir.path().join("mit");
@@ -1460,6 +1460,58 @@ fn fault_times_reads_a_runs_summary() {
     assert_eq!(value["readings"][0]["name"], "multics-mit-1975 #0");
     assert_eq!(value["readings"][0]["tav"].as_f64().unwrap(), tav);
     assert_eq!(value["readings"][0]["f"].as_f64().unwrap(), f);
+    // Delivered capacity: the run's speed (the scenario's calibration),
+    // user work and processors, beside the report's two installations.
+    let cpu = &summary["cpu"];
+    let mips = cpu["mips"].as_f64().unwrap();
+    assert!((mips - 1.0 / (0.75 / 0.92 + 0.25 / 0.73)).abs() < 1e-12);
+    let delivered = mips * cpu["user"].as_f64().unwrap() * 2.0;
+    assert_eq!(cpu["delivered_mips"].as_f64().unwrap(), delivered);
+    let table = crate::scenario_path("multics-rfc103-capacity")
+        .with_extension("csv")
+        .display()
+        .to_string();
+    let out = tpsim(&["capacity", &table, &out_dir.display().to_string(), "--json"]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let rows = value["installations"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!((rows[1]["delivered_mips"].as_f64().unwrap() - 0.86 * 0.53 * 2.0).abs() < 1e-12);
+    assert_eq!(rows[2]["delivered_mips"].as_f64().unwrap(), delivered);
+    let out = tpsim(&["capacity", &table]);
+    assert!(out.stdout.contains("| M.I.T.       |       0.8600 | 0.5300 |          2 |           0.9116 |             1.6279 |"), "{}", out.stdout);
+}
+
+#[test]
+fn capacity_refuses_bad_installations_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("installations.csv");
+    std::fs::write(&table, "installation,mips,useful,processors\nx,0.8,1.2,1\n").unwrap();
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "installation,mips,useful,processors\n").unwrap();
+    let mm1_dir = dir.path().join("mm1");
+    let mm1 = short_mm1(dir.path());
+    assert_eq!(
+        tpsim(&["run", &mm1, "--out", &mm1_dir.display().to_string()]).status,
+        0
+    );
+    for (arg, expected) in [
+        (
+            table.display().to_string(),
+            "installation x: useful must be a fraction in [0, 1]",
+        ),
+        (empty.display().to_string(), "no installations"),
+        (mm1_dir.display().to_string(), "no cpu.mips"),
+    ] {
+        let out = tpsim(&["capacity", &arg]);
+        assert_eq!(out.status, 2, "{arg}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(expected),
+            "{arg}: expected {expected:?} in {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty());
+    }
 }
 
 #[test]

@@ -82,6 +82,10 @@ enum Command {
     /// (the 1975 Multics report's algebra): every pair solved, flagged when
     /// ill-conditioned, and a least-squares fit over all with residuals.
     FaultTimes(multics::FaultTimesArgs),
+    /// Compare installations' delivered capacity, speed x fraction of
+    /// processor time in useful work x processors (the 1975 Multics
+    /// report's measure), from a table or from runs' summaries.
+    Capacity(multics::CapacityArgs),
     /// Check a scenario for errors without running it.
     Check {
         /// The scenario file (TOML).
@@ -310,6 +314,7 @@ where
         Command::Analyze(args) => analyze(&args, stdout),
         Command::Compare(args) => compare(&args, stdout, stderr),
         Command::FaultTimes(args) => multics::fault_times(&args, stdout),
+        Command::Capacity(args) => multics::capacity(&args, stdout),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,

@@ -1,12 +1,13 @@
 //! Commands for the algebra of the 1975 Multics report (RFC-103):
 //! `tpsim fault-times` splits the processor time per page fault into its
 //! disk and bulk-store parts from readings typed in, from a table, or from
-//! runs' summaries.
+//! runs' summaries; `tpsim capacity` compares installations' delivered
+//! capacity, from a table or from runs' summaries.
 
 use crate::{Failure, Finished, emit, read_table};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tpsim_probe::algebra::{Reading, decompose, read_readings};
+use tpsim_probe::algebra::{Installation, Reading, decompose, read_installations, read_readings};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct FaultTimesArgs {
@@ -45,32 +46,112 @@ pub(crate) fn fault_times(
     )
 }
 
+#[derive(Debug, clap::Args)]
+pub(crate) struct CapacityArgs {
+    /// Where installations come from: a CSV table with the columns
+    /// installation, mips, useful and processors; or a run's summary.json
+    /// (or the directory `tpsim run --out` wrote it into) of a scenario
+    /// that gives system.mips, whose user work is the useful fraction.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Print the installations and their capacities as JSON instead of a
+    /// table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn capacity(args: &CapacityArgs, stdout: &mut dyn Write) -> Result<Finished, Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let mut installations = Vec::new();
+    for path in &args.inputs {
+        installations.extend(installations_from(path)?);
+    }
+    for i in &installations {
+        i.check().map_err(input)?;
+    }
+    if installations.is_empty() {
+        return Err(input(
+            "no installations: the tables hold no rows".to_string(),
+        ));
+    }
+    emit(
+        stdout,
+        args.json,
+        || {
+            let rows: Vec<serde_json::Value> = installations
+                .iter()
+                .map(|i| serde_json::json!({ "installation": i, "delivered_mips": i.delivered() }))
+                .collect();
+            serde_json::json!({ "installations": rows })
+        },
+        || tpsim_probe::report::capacity_table(&installations),
+    )
+}
+
+/// The installations in the file or run directory at `path`.
+fn installations_from(path: &Path) -> Result<Vec<Installation>, Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let Some((name, summary)) = run_summary(path)? else {
+        let text = read_table(path, "table of installations")?;
+        return read_installations(&text).map_err(|e| input(format!("{}: {e}", path.display())));
+    };
+    let cpu = &summary["cpu"];
+    let (Some(mips), Some(useful), Some(processors)) = (
+        cpu["mips"].as_f64(),
+        cpu["user"].as_f64(),
+        cpu["cpus"].as_u64(),
+    ) else {
+        return Err(input(format!(
+            "{name}: no cpu.mips: only a time-sharing run of a scenario that gives system.mips has a speed"
+        )));
+    };
+    Ok(vec![Installation {
+        name: run_name(&summary),
+        mips,
+        useful,
+        processors: u32::try_from(processors).unwrap_or(u32::MAX),
+    }])
+}
+
+/// The summary at `path` if it names a run's summary.json or the directory
+/// holding one, with its name for messages; `None` for another file.
+fn run_summary(path: &Path) -> Result<Option<(String, serde_json::Value)>, Failure> {
+    let summary = if path.is_dir() {
+        path.join("summary.json")
+    } else if path.extension().is_some_and(|e| e == "json") {
+        path.to_path_buf()
+    } else {
+        return Ok(None);
+    };
+    let name = summary.display().to_string();
+    let text = read_table(&summary, "run summary")?;
+    let value = serde_json::from_str(&text)
+        .map_err(|e| Failure::Input(anyhow::anyhow!("{name}: not a run's summary.json: {e}")))?;
+    Ok(Some((name, value)))
+}
+
+/// A run's name in tables: its scenario and replication.
+fn run_name(summary: &serde_json::Value) -> String {
+    let scenario = summary["scenario"].as_str().unwrap_or("run");
+    let replication = summary["replication"].as_u64().unwrap_or(0);
+    format!("{scenario} #{replication}")
+}
+
 /// The readings in the file or run directory at `path`.
 fn readings_from(path: &Path) -> Result<Vec<Reading>, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-    let summary = if path.is_dir() {
-        Some(path.join("summary.json"))
-    } else {
-        (path.extension().is_some_and(|e| e == "json")).then(|| path.to_path_buf())
-    };
-    let Some(summary) = summary else {
+    let Some((name, summary)) = run_summary(path)? else {
         let text = read_table(path, "table of readings")?;
         return read_readings(&text).map_err(|e| input(format!("{}: {e}", path.display())));
     };
-    let name = summary.display();
-    let text = read_table(&summary, "run summary")?;
-    let summary: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| input(format!("{name}: not a run's summary.json: {e}")))?;
     let number = |key: &str| summary["paging"][key].as_f64();
     let (Some(tav), Some(f)) = (number("tav"), number("disk_fraction")) else {
         return Err(input(format!(
             "{name}: no paging.tav and paging.disk_fraction: only a time-sharing run under paging gives a reading"
         )));
     };
-    let scenario = summary["scenario"].as_str().unwrap_or("run");
-    let replication = summary["replication"].as_u64().unwrap_or(0);
     Ok(vec![Reading {
-        name: format!("{scenario} #{replication}"),
+        name: run_name(&summary),
         tav,
         f,
     }])

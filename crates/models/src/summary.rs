@@ -202,6 +202,14 @@ pub struct CpuSplit {
     pub context_switch: f64,
     /// Nothing to run.
     pub idle: f64,
+    /// Each processor's speed, if the scenario gives it \[MIPS\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mips: Option<f64>,
+    /// Delivered capacity, the 1975 Multics report's measure: the speed
+    /// times the fraction of processor time in users' own work times the
+    /// processors \[MIPS\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered_mips: Option<f64>,
 }
 
 /// Page faults, counted after the warm-up.

@@ -13,7 +13,11 @@
 //! solution magnifies the readings' errors, and fits all readings at once
 //! by least squares with their residuals. The report's MIT#1 + MIT#2 pair
 //! is the warning case: their `f` (0.059 and 0.12) are so close that a
-//! change of 0.1 ms in one `Tav` moves `td` by about 1.5 ms.
+//! change of 0.1 ms in one `Tav` moves `td` by about 3 ms.
+//!
+//! The report's delivered capacity (section V) is here too: a processor's
+//! speed times the fraction of processor time in useful work times the
+//! processors, compared between installations.
 
 use crate::analysis::TableError;
 use serde::Serialize;
@@ -279,13 +283,105 @@ pub fn read_readings(text: &str) -> Result<Vec<Reading>, TableError> {
     Ok(readings)
 }
 
-/// A processor's speed on an instruction mix as a time-weighted mean of
-/// its speeds with every operand in the cache and with the cache off
-/// \[MIPS\]: at hit ratio `h` an instruction takes `h / cached + (1 − h) /
-/// uncached` microseconds (the report's section I: USL 0.92 and 0.584 MIPS
-/// give 0.80 at 75%, M.I.T. 0.92 and 0.73 give 0.86).
-pub fn effective_mips(cached: f64, uncached: f64, hit_ratio: f64) -> f64 {
-    1.0 / (hit_ratio / cached + (1.0 - hit_ratio) / uncached)
+/// The columns of a table of installations.
+pub const INSTALLATION_COLUMNS: [&str; 4] = ["installation", "mips", "useful", "processors"];
+
+/// An installation's processors and how much of their time does useful
+/// work.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Installation {
+    /// Its name.
+    pub name: String,
+    /// Each processor's speed \[MIPS\].
+    pub mips: f64,
+    /// The fraction of processor time in useful work.
+    pub useful: f64,
+    /// The number of processors.
+    pub processors: u32,
+}
+
+impl Installation {
+    /// Delivered capacity: speed × useful fraction × processors \[MIPS\].
+    pub fn delivered(&self) -> f64 {
+        self.mips * self.useful * f64::from(self.processors)
+    }
+
+    /// Checks the installation's figures, naming it in the message.
+    ///
+    /// # Errors
+    /// A speed that is not positive, a useful fraction outside [0, 1], no
+    /// processors.
+    pub fn check(&self) -> Result<(), String> {
+        let name = &self.name;
+        if !(self.mips.is_finite() && self.mips > 0.0) {
+            return Err(format!(
+                "installation {name}: mips must be a speed > 0, got {}",
+                self.mips
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.useful) {
+            return Err(format!(
+                "installation {name}: useful must be a fraction in [0, 1], got {}",
+                self.useful
+            ));
+        }
+        if self.processors == 0 {
+            return Err(format!(
+                "installation {name}: processors must be at least 1"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a table of installations: CSV with the columns `installation`,
+/// `mips`, `useful` and `processors`.
+///
+/// # Errors
+/// A missing column, a field that is not a number, or text that is not
+/// CSV.
+pub fn read_installations(text: &str) -> Result<Vec<Installation>, TableError> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| TableError::Malformed(e.to_string()))?
+        .clone();
+    let mut at = [0; 4];
+    for (slot, column) in at.iter_mut().zip(INSTALLATION_COLUMNS) {
+        *slot =
+            header
+                .iter()
+                .position(|h| h == column)
+                .ok_or_else(|| TableError::MissingColumn {
+                    column,
+                    found: header.iter().map(str::to_string).collect(),
+                })?;
+    }
+    let mut installations = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;
+        let line = i as u64 + 2;
+        let field = |k: usize| record.get(at[k]).unwrap_or("").trim();
+        let number = |k: usize| {
+            field(k).parse::<f64>().map_err(|_| TableError::BadValue {
+                line,
+                column: INSTALLATION_COLUMNS[k],
+                message: format!("\"{}\" is not a number", field(k)),
+            })
+        };
+        let processors = field(3).parse::<u32>().map_err(|_| TableError::BadValue {
+            line,
+            column: "processors",
+            message: format!("\"{}\" is not a whole number", field(3)),
+        })?;
+        installations.push(Installation {
+            name: field(0).to_string(),
+            mips: number(1)?,
+            useful: number(2)?,
+            processors,
+        });
+    }
+    Ok(installations)
 }
 
 #[cfg(test)]
@@ -420,10 +516,30 @@ mod tests {
     }
 
     #[test]
-    fn the_reports_processor_speeds_at_a_75_percent_hit_ratio() {
-        assert!(close(effective_mips(0.92, 0.584, 0.75), 0.80, 0.005));
-        assert!(close(effective_mips(0.92, 0.73, 0.75), 0.86, 0.005));
-        assert_eq!(effective_mips(0.92, 0.584, 1.0), 0.92);
-        assert_eq!(effective_mips(0.92, 0.584, 0.0), 0.584);
+    fn the_reports_delivered_capacities_and_their_ratio() {
+        let text = "installation,mips,useful,processors\nUSL,0.80,0.70,1\nM.I.T.,0.86,0.53,2\n";
+        let installations = read_installations(text).unwrap();
+        let [usl, mit] = [&installations[0], &installations[1]];
+        assert!(close(usl.delivered(), 0.56, 1e-12));
+        assert!(close(mit.delivered(), 0.9116, 1e-12));
+        assert!(close(mit.delivered() / usl.delivered(), 1.63, 0.005));
+        let bad = Installation {
+            useful: 1.2,
+            ..usl.clone()
+        };
+        assert!(
+            bad.check()
+                .unwrap_err()
+                .starts_with("installation USL: useful")
+        );
+        let e = read_installations("installation,mips,useful,processors\nx,1,0.5,two\n");
+        assert!(matches!(
+            e,
+            Err(TableError::BadValue {
+                line: 2,
+                column: "processors",
+                ..
+            })
+        ));
     }
 }

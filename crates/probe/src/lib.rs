@@ -9,8 +9,7 @@
 //! 1981 study's percentiles, clustering and window), two installations
 //! compared by [`compare`], batches of replications and sweeps tabled by
 //! [`batch`], and curves drawn by [`plot`] as SVG and PNG; [`algebra`]
-//! holds the 1975 Multics report's page-fault time algebra and processor
-//! calibration. It
+//! holds the 1975 Multics report's page-fault time algebra. It
 //! does no I/O itself: callers decide where the text goes.
 //!
 //! # Example

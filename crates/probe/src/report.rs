@@ -1,6 +1,6 @@
 //! Tables and CSV files from a run's summary.
 
-use crate::algebra::Decomposition;
+use crate::algebra::{Decomposition, Installation};
 use crate::analysis::{Grouping, LevelRow, Options};
 use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
@@ -137,6 +137,13 @@ fn system_table(summary: &Summary) -> String {
         row("cpu: fault handling", fixed(cpu.fault_handling));
         row("cpu: context switching", fixed(cpu.context_switch));
         row("cpu: idle", fixed(cpu.idle));
+        if let (Some(mips), Some(delivered)) = (cpu.mips, cpu.delivered_mips) {
+            row("processor speed [MIPS]", fixed(mips));
+            row(
+                "delivered capacity: speed x user work x processors [MIPS]",
+                fixed(delivered),
+            );
+        }
     }
     if let Some(m) = &summary.memory {
         row("user memory [bytes]", m.user_bytes.to_string());
@@ -255,6 +262,32 @@ pub fn fault_times_table(d: &Decomposition) -> String {
         ms(fit.tb),
         ms(fit.rms_residual),
         crate::algebra::ILL_CONDITIONED
+    )
+}
+
+/// Delivered capacity per installation and its ratio to the first's.
+pub fn capacity_table(installations: &[Installation]) -> String {
+    let mut table = new_table(&[
+        "installation",
+        "speed [MIPS]",
+        "useful",
+        "processors",
+        "delivered [MIPS]",
+        "ratio to the first",
+    ]);
+    let first = installations.first().map_or(1.0, Installation::delivered);
+    for i in installations {
+        table.add_row(vec![
+            cell(&i.name),
+            fixed(i.mips),
+            fixed(i.useful),
+            i.processors.to_string(),
+            fixed(i.delivered()),
+            fixed(i.delivered() / first),
+        ]);
+    }
+    format!(
+        "Delivered capacity: speed x fraction of processor time in useful work x processors\n\n{table}\n"
     )
 }
 

@@ -7,7 +7,7 @@ use crate::system::{
     Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
     Lifetime, Locality, Memory, Mix, Multics, Order, Paging, PagingSwapper, Phases, Placement,
     Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement, Scheduler, SeekCurve,
-    Sessions, System, Users,
+    Sessions, System, Users, effective_mips,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -172,9 +172,10 @@ pub(crate) struct CpuFile {
     /// Number of processors (default 1).
     #[serde(default)]
     pub cpus: Option<u32>,
-    /// Millions of instructions per second, for demands in instructions.
+    /// Millions of instructions per second, for demands in instructions:
+    /// a number, or a calibration.
     #[serde(default)]
-    pub mips: Option<f64>,
+    pub mips: Option<MipsFile>,
     /// The round-robin quantum; under the UNIX scheduler, the interval
     /// between rescheduling checks.
     pub quantum: Seconds,
@@ -295,6 +296,34 @@ pub(crate) struct MemoryFile {
     /// (default 1: no klustering).
     #[serde(default)]
     pub kluster: Option<u64>,
+}
+
+/// `system.mips`: a speed, or the speeds of an instruction mix with and
+/// without the cache and a hit ratio.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum MipsFile {
+    Speed(f64),
+    Calibrated(CalibrationFile),
+}
+
+/// `system.mips = { cached, uncached, hit_ratio }`. Missing and unknown
+/// keys are reported by the validation, by name, rather than as a table
+/// that matches neither form.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct CalibrationFile {
+    /// The mix's speed with every operand in the cache \[MIPS\].
+    #[serde(default)]
+    pub cached: Option<f64>,
+    /// Its speed with the cache off \[MIPS\].
+    #[serde(default)]
+    pub uncached: Option<f64>,
+    /// The fraction of references the cache serves.
+    #[serde(default)]
+    pub hit_ratio: Option<f64>,
+    /// Any other key.
+    #[serde(flatten)]
+    pub unknown: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 /// `[[device]]`.
@@ -609,12 +638,8 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     // is reported under memory.page.
     let page = memory.as_ref().map(|m| m.page);
     let uses_instructions = f.classes.iter().any(|c| c.instructions.is_some());
-    let mips = match f.system.mips {
-        Some(m) if m.is_finite() && m > 0.0 => Some(m),
-        Some(m) => {
-            v.report("system.mips", format!("must be a number > 0, got {m}"));
-            None
-        }
+    let mips = match &f.system.mips {
+        Some(m) => processor_speed(v, m),
         None if uses_instructions => {
             v.report(
                 "system.mips",
@@ -642,17 +667,27 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         }) => SimTime::from_secs_f64(s.start_hour * 3600.0),
         _ => SimTime::ZERO,
     };
-    let probe = f
-        .probe
-        .as_ref()
-        .map(|p| probe(v, p, &f.classes, f.system.mips.and(mips), day_start));
+    let probe = f.probe.as_ref().map(|p| {
+        probe(
+            v,
+            p,
+            &f.classes,
+            f.system.mips.as_ref().and(mips),
+            day_start,
+        )
+    });
     if !v.problems.is_empty() {
         return None;
     }
     let system = System {
         settings: settings?,
         load_interval: load_interval?,
-        cpu: cpu?,
+        cpu: Cpu {
+            // Instructions-free scenarios run at a nominal 1 MIPS that is
+            // not a speed of theirs.
+            mips: f.system.mips.as_ref().and(mips),
+            ..cpu?
+        },
         memory: memory?,
         devices: devices.into_iter().collect::<Option<_>>()?,
         users: users?,
@@ -844,6 +879,62 @@ fn cycles_take_time(v: &mut Validator, sys: &System) {
     }
 }
 
+/// The speed `system.mips` gives, checked: a number > 0, or a calibration
+/// with positive speeds and a hit ratio in [0, 1].
+fn processor_speed(v: &mut Validator, m: &MipsFile) -> Option<f64> {
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    match *m {
+        MipsFile::Speed(m) if positive(m) => Some(m),
+        MipsFile::Speed(m) => {
+            v.report("system.mips", format!("must be a number > 0, got {m}"));
+            None
+        }
+        MipsFile::Calibrated(ref c) => {
+            for key in c.unknown.keys() {
+                v.report(
+                    format!("system.mips.{key}"),
+                    "unknown key: expected cached, uncached and hit_ratio",
+                );
+            }
+            let mut given = |key: &str, x: Option<f64>| {
+                if x.is_none() {
+                    v.report(
+                        format!("system.mips.{key}"),
+                        "is required in a calibration { cached, uncached, hit_ratio }",
+                    );
+                }
+                x
+            };
+            let (Some(cached), Some(uncached), Some(hit_ratio)) = (
+                given("cached", c.cached),
+                given("uncached", c.uncached),
+                given("hit_ratio", c.hit_ratio),
+            ) else {
+                return None;
+            };
+            for (key, x) in [("cached", cached), ("uncached", uncached)] {
+                if !positive(x) {
+                    v.report(
+                        format!("system.mips.{key}"),
+                        format!("must be a speed > 0 in MIPS, got {x}"),
+                    );
+                }
+            }
+            if !(0.0..=1.0).contains(&hit_ratio) {
+                v.report(
+                    "system.mips.hit_ratio",
+                    format!("must be a fraction in [0, 1], got {hit_ratio}"),
+                );
+            }
+            (c.unknown.is_empty()
+                && positive(cached)
+                && positive(uncached)
+                && (0.0..=1.0).contains(&hit_ratio))
+            .then(|| effective_mips(cached, uncached, hit_ratio))
+        }
+    }
+}
+
 fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
     let count = f.cpus.unwrap_or(1);
     if count == 0 {
@@ -883,6 +974,7 @@ fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
         quantum: quantum?,
         context_switch: context_switch?,
         max_multiprogramming,
+        mips: None,
     })
 }
 
@@ -2542,6 +2634,51 @@ mod tests {
             "instructions = { exp = { mean = 0.2 } }",
         );
         assert_eq!(keys(&text), ["system.mips"]);
+    }
+
+    #[test]
+    fn a_processor_speed_may_be_a_calibration_with_a_hit_ratio() {
+        let with = |mips: &str| {
+            GOOD.replace(
+                "quantum = \"100ms\"",
+                &format!("quantum = \"100ms\"\nmips = {mips}"),
+            )
+        };
+        let sys = SystemFile::parse(
+            "t.toml",
+            &with("{ cached = 0.92, uncached = 0.584, hit_ratio = 0.75 }"),
+        )
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+        // The report's USL: 0.80 MIPS at a 75% hit ratio.
+        let mips = sys.cpu.mips.unwrap();
+        assert!((mips - 1.0 / (0.75 / 0.92 + 0.25 / 0.584)).abs() < 1e-12);
+        assert!((mips - 0.80).abs() < 0.005);
+        let sys = SystemFile::parse("t.toml", &with("0.5"))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(sys.cpu.mips, Some(0.5));
+        // Without it, no speed is claimed.
+        let sys = SystemFile::parse("t.toml", GOOD)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(sys.cpu.mips, None);
+        for (mips, expected) in [
+            (
+                "{ cached = 0.92, uncached = 0, hit_ratio = 1.5 }",
+                vec!["system.mips.uncached", "system.mips.hit_ratio"],
+            ),
+            (
+                "{ cached = 0.92, uncached = 0.5, hit = 0.5 }",
+                vec!["system.mips.hit", "system.mips.hit_ratio"],
+            ),
+            ("-1", vec!["system.mips"]),
+        ] {
+            assert_eq!(keys(&with(mips)), expected, "{mips}");
+        }
     }
 
     #[test]

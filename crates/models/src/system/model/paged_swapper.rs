@@ -154,7 +154,15 @@ mod tests {
 
     #[test]
     fn a_process_asleep_beyond_maxslp_goes_out_only_while_memory_is_short() {
-        for (asleep_since, pages, out) in [(0, 60, true), (15, 60, false), (0, 50, false)] {
+        // (asleep since, pages resident of 64, swapped out?): maxslp is
+        // 20 s, desfree 8 pages.
+        for (asleep_since, pages, out) in [
+            (0, 60, true),
+            (15, 60, false),
+            (10, 60, false), // asleep exactly maxslp
+            (0, 56, false),  // exactly desfree free
+            (0, 50, false),
+        ] {
             with_process_at(&clocked(), secs(30), |model, ctx, pid| {
                 for page in 0..pages {
                     give(model, pid, page);
@@ -188,6 +196,7 @@ mod tests {
         // in, swapped out?)
         for (rate, avefree, in_for, out) in [
             (41.0, 7.0, 10, true),
+            (40.0, 7.0, 10, false), // exactly maxpgio
             (39.0, 7.0, 10, false),
             (0.0, 3.9, 10, true), // below minfree
             (0.0, 4.0, 10, false),
@@ -213,6 +222,20 @@ mod tests {
                 assert_eq!(model.procs[second].residence, Residence::In, "{what}");
             });
         }
+    }
+
+    #[test]
+    fn the_only_process_in_memory_is_not_swapped_out_for_paging() {
+        with_process_at(&clocked(), secs(30), |model, ctx, pid| {
+            model.procs[pid].last_swap = secs(20);
+            model.reindex(pid);
+            for page in 0..60 {
+                give(model, pid, page);
+            }
+            (model.swap.transfer_rate, model.swap.avefree) = (41.0, 1.0);
+            model.paged_swapper(settings(model), ctx);
+            assert_eq!(model.procs[pid].residence, Residence::In);
+        });
     }
 
     #[test]

@@ -286,6 +286,8 @@ impl SystemModel<'_> {
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.
                 idle: 1.0 - self.cpus.meter.busy.mean(now) / cpus,
+                mips: sys.cpu.mips,
+                delivered_mips: sys.cpu.mips.map(|mips| mips * user * cpus),
             }),
             paging,
             swapping,
