@@ -30,6 +30,10 @@ fn every_shipped_scenario_loads_and_runs() {
                 let cpu = s.cpu.as_ref().unwrap();
                 let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.idle;
                 assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");
+                // Idle split by whether a process waits for a page, each
+                // part from its own meter.
+                let idle = cpu.multiprogramming_idle + cpu.other_idle;
+                assert!((idle - cpu.idle).abs() < 1e-9, "{file}: {cpu:?}");
                 s.classes.iter().map(|c| c.completions).sum::<u64>()
             }
         };

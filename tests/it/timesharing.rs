@@ -810,6 +810,59 @@ fn a_deterministic_system_runs_to_the_nanosecond() {
     assert_eq!(cpu.fault_handling, 0.0);
 }
 
+/// One user, memory to spare, pages read from a disk with a fixed service
+/// time and no fault path: the processor is idle exactly while the one
+/// process waits for a page, or while its user thinks.
+const ONE_WAITER: &str = r#"
+    name = "one-waiter"
+    seed = 3
+    [run]
+    end_time = "200s"
+    [system]
+    quantum = "100ms"
+    context_switch = "0s"
+    [memory]
+    policy = "paging"
+    replacement = "clock"
+    swapper = false
+    size = "64KiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    fault_cpu = "0s"
+    [users]
+    terminals = 1
+    think = { det = { value = "2s" } }
+    commands = [{ class = "job", weight = 1 }]
+    [[class]]
+    name = "job"
+    cpu = { det = { value = "0.5s" } }
+    size = "20KiB"
+    locality = { phases = { set = 10, phase = { exp = { mean = "100ms" } }, reference = "1ms" } }
+"#;
+
+#[test]
+fn multiprogramming_idle_is_the_processor_idle_while_a_page_is_read() {
+    let s = run(&inline_system(ONE_WAITER), 0);
+    let paging = s.paging.as_ref().unwrap();
+    let cpu = s.cpu.as_ref().unwrap();
+    let read = 0.010 + 1024.0 / 1e6;
+    let waited = cpu.multiprogramming_idle * s.sim_time;
+    // Every read but one cut by the end of the run lies wholly inside it.
+    let reads = paging.disk_reads as f64;
+    assert!(reads > 100.0, "{paging:?}");
+    assert!(
+        waited <= reads * read + 1e-9 && waited >= (reads - 1.0) * read - 1e-9,
+        "{waited} s idle on pages, {reads} reads of {read} s"
+    );
+    // The rest of the idle time is the user thinking.
+    assert!((cpu.multiprogramming_idle + cpu.other_idle - cpu.idle).abs() < 1e-12);
+    assert!(cpu.other_idle * s.sim_time > 100.0, "{cpu:?}");
+}
+
 /// One user with a shell, memory for the shell or the command but not
 /// both; everything deterministic.
 const SHELLED: &str = r#"

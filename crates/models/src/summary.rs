@@ -202,6 +202,12 @@ pub struct CpuSplit {
     pub context_switch: f64,
     /// Nothing to run.
     pub idle: f64,
+    /// Idle while a process waits for a page: the 1975 Multics report's
+    /// multiprogramming idle. Metered on its own, as is `other_idle`; with
+    /// it, it makes up `idle`.
+    pub multiprogramming_idle: f64,
+    /// Idle while no process waits for a page.
+    pub other_idle: f64,
     /// Each processor's speed, if the scenario gives it \[MIPS\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mips: Option<f64>,

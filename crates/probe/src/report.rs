@@ -137,6 +137,14 @@ fn system_table(summary: &Summary) -> String {
         row("cpu: fault handling", fixed(cpu.fault_handling));
         row("cpu: context switching", fixed(cpu.context_switch));
         row("cpu: idle", fixed(cpu.idle));
+        row(
+            "cpu: idle, a process waiting for a page (MP idle)",
+            fixed(cpu.multiprogramming_idle),
+        );
+        row(
+            "cpu: idle, no process waiting for a page",
+            fixed(cpu.other_idle),
+        );
         if let (Some(mips), Some(delivered)) = (cpu.mips, cpu.delivered_mips) {
             row("processor speed [MIPS]", fixed(mips));
             row(

@@ -996,6 +996,7 @@ impl<'a> SystemModel<'a> {
         };
         if self.cpus.running[cpu].is_none() {
             self.cpus.meter.busy.add(now, 1.0);
+            self.meter_idle(now);
             self.cpus.idle.remove(&cpu);
         }
         self.cpus.running[cpu] = Some(burst);
@@ -1091,6 +1092,7 @@ impl<'a> SystemModel<'a> {
             self.procs[pid].usage.stop(now);
         }
         self.cpus.meter.busy.add(now, -1.0);
+        self.meter_idle(now);
         self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
         self.texts[self.procs[pid].class].last_used = now;
@@ -1238,9 +1240,20 @@ impl SystemModel<'_> {
     fn recount(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Process)) {
         let before = indicators(&self.procs[pid]);
         let was_in = self.procs[pid].residence == Residence::In;
+        let was_faulting = self.procs[pid].state == State::Fault;
         change(&mut self.procs[pid]);
         let after = indicators(&self.procs[pid]);
         let is_in = self.procs[pid].residence == Residence::In;
+        let is_faulting = self.procs[pid].state == State::Fault;
+        if was_faulting != is_faulting {
+            let waiters = &mut self.stats.page_waiters;
+            *waiters = if is_faulting {
+                *waiters + 1
+            } else {
+                *waiters - 1
+            };
+            self.meter_idle(now);
+        }
         if was_in != is_in {
             self.swap.loaded = if is_in {
                 self.swap.loaded + 1

@@ -27,6 +27,12 @@ pub(super) struct Statistics {
     pub(super) mpl: TimeWeighted,
     /// Processes waiting for memory or eligibility.
     pub(super) waiting: TimeWeighted,
+    /// Processes waiting for a page, now.
+    pub(super) page_waiters: u32,
+    /// Idle processors while a process waits for a page (the 1975 Multics
+    /// report's multiprogramming idle), and while none does.
+    pub(super) idle_on_pages: TimeWeighted,
+    pub(super) idle_other: TimeWeighted,
     /// The fraction of user memory held.
     pub(super) occupancy: TimeWeighted,
     /// The load indices, every `load_interval`.
@@ -56,6 +62,9 @@ impl Statistics {
             processes: zero(),
             mpl: zero(),
             waiting: zero(),
+            page_waiters: 0,
+            idle_on_pages: zero(),
+            idle_other: TimeWeighted::new(SimTime::ZERO, f64::from(sys.cpu.count)),
             occupancy: zero(),
             load: Vec::new(),
             observations: Vec::new(),
@@ -66,6 +75,19 @@ impl Statistics {
 }
 
 impl SystemModel<'_> {
+    /// Files the idle processors under multiprogramming idle if a process
+    /// waits for a page, else under other idle; called whenever either
+    /// changes.
+    pub(super) fn meter_idle(&mut self, now: SimTime) {
+        let idle = f64::from(self.sys.cpu.count) - self.cpus.meter.busy.value();
+        let on_pages = self.stats.page_waiters > 0;
+        let stats = &mut self.stats;
+        stats
+            .idle_on_pages
+            .set(now, if on_pages { idle } else { 0.0 });
+        stats.idle_other.set(now, if on_pages { 0.0 } else { idle });
+    }
+
     pub(super) fn occupancy(&self) -> f64 {
         if self.paging() {
             let frames = self.sys.memory.user_frames();
@@ -144,6 +166,8 @@ impl SystemModel<'_> {
             &mut self.stats.mpl,
             &mut self.stats.waiting,
             &mut self.stats.occupancy,
+            &mut self.stats.idle_on_pages,
+            &mut self.stats.idle_other,
         ] {
             m.reset(now);
         }
@@ -286,6 +310,8 @@ impl SystemModel<'_> {
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.
                 idle: 1.0 - self.cpus.meter.busy.mean(now) / cpus,
+                multiprogramming_idle: self.stats.idle_on_pages.mean(now) / cpus,
+                other_idle: self.stats.idle_other.mean(now) / cpus,
                 mips: sys.cpu.mips,
                 delivered_mips: sys.cpu.mips.map(|mips| mips * user * cpus),
             }),
