@@ -339,7 +339,7 @@ fn processor_time_adds_up_and_faults_are_counted_consistently() {
     sys.settings.end_time = SimTime::from_secs(5_000);
     let s = run(&sys, 0);
     let cpu = s.cpu.as_ref().unwrap();
-    let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.idle;
+    let total = cpu.user + cpu.fault_handling + cpu.context_switch + cpu.interrupts + cpu.idle;
     // Idle time has its own meter (the processors' busy count), so the sum
     // checks that every busy moment went to exactly one kind of work.
     assert!((total - 1.0).abs() < 1e-9, "{cpu:?}");
@@ -808,6 +808,31 @@ fn a_deterministic_system_runs_to_the_nanosecond() {
     assert!((cpu.context_switch - 0.004 / 40.0).abs() < 1e-12, "{cpu:?}");
     assert!((cpu.idle - (40.0 - 3.504) / 40.0).abs() < 1e-12, "{cpu:?}");
     assert_eq!(cpu.fault_handling, 0.0);
+}
+
+#[test]
+fn device_interrupts_run_before_the_next_burst_to_the_nanosecond() {
+    // CLOCKWORK with 2 ms of processor time per disk completion: the
+    // daemon's exec interrupt runs before its burst; the swap-out's waits
+    // for the next dispatch, the first command's, which runs it with its
+    // exec's (4 ms more); each later command runs its exec's (2 ms more).
+    let text = CLOCKWORK.replace(
+        "rate = \"1MB/s\"",
+        "rate = \"1MB/s\"\n    interrupt_cpu = \"2ms\"",
+    );
+    let s = run(&inline_system(&text), 0);
+    let job = command(&s, "job");
+    let transfer = 0.010 + 61_440.0 / 1e6;
+    let first = 2.0 * transfer + 0.004 + 0.001 + 1.0;
+    let later = transfer + 0.002 + 1.001;
+    assert_eq!(job.completions, 3);
+    let exact = (first + 2.0 * later) / 3.0;
+    assert!((job.mean_response.unwrap() - exact).abs() < 1e-9, "{job:?}");
+    let cpu = s.cpu.as_ref().unwrap();
+    assert!((cpu.interrupts - 0.010 / 40.0).abs() < 1e-12, "{cpu:?}");
+    assert!((cpu.user - 3.5 / 40.0).abs() < 1e-12, "{cpu:?}");
+    assert!((cpu.context_switch - 0.004 / 40.0).abs() < 1e-12, "{cpu:?}");
+    assert!((cpu.idle - (40.0 - 3.514) / 40.0).abs() < 1e-12, "{cpu:?}");
 }
 
 /// One user, memory to spare, pages read from a disk with a fixed service

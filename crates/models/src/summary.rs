@@ -200,6 +200,9 @@ pub struct CpuSplit {
     pub fault_handling: f64,
     /// Switching from one process to another.
     pub context_switch: f64,
+    /// Handling the interrupts that end device requests (each device's
+    /// `interrupt_cpu`), run before the next burst dispatched.
+    pub interrupts: f64,
     /// Nothing to run.
     pub idle: f64,
     /// Idle while a process waits for a page: the 1975 Multics report's

@@ -136,6 +136,7 @@ fn system_table(summary: &Summary) -> String {
         row("cpu: user work", fixed(cpu.user));
         row("cpu: fault handling", fixed(cpu.fault_handling));
         row("cpu: context switching", fixed(cpu.context_switch));
+        row("cpu: device interrupts", fixed(cpu.interrupts));
         row("cpu: idle", fixed(cpu.idle));
         row(
             "cpu: idle, a process waiting for a page (MP idle)",

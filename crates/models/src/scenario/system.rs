@@ -343,6 +343,10 @@ pub(crate) struct DeviceFile {
     /// Processor time per page fault served by this device (default 0).
     #[serde(default)]
     pub fault_cpu: Option<Seconds>,
+    /// Processor time of the interrupt at the end of each request (default
+    /// 0).
+    #[serde(default)]
+    pub interrupt_cpu: Option<Seconds>,
     /// The disk's arm (default: none, seeks drawn from `seek`).
     #[serde(default)]
     pub arm: Option<ArmFile>,
@@ -1045,6 +1049,11 @@ fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
         &format!("{key}.fault_cpu"),
         true,
     );
+    let interrupt_cpu = v.time(
+        f.interrupt_cpu.unwrap_or(Seconds(0.0)),
+        &format!("{key}.interrupt_cpu"),
+        true,
+    );
     let arm = arm(v, f, &key);
     let ok = rpm.is_finite() && rpm >= 0.0 && rate.is_finite() && rate > 0.0;
     Some(Device {
@@ -1054,6 +1063,7 @@ fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
         revolution: if rpm > 0.0 { 60.0 / rpm } else { 0.0 },
         rate: ok.then_some(rate)?,
         fault_cpu: fault_cpu?,
+        interrupt_cpu: interrupt_cpu?,
     })
 }
 

@@ -406,6 +406,8 @@ pub struct Device {
     /// Processor time the kernel spends on each page fault served by this
     /// device.
     pub fault_cpu: SimTime,
+    /// Processor time of the interrupt that ends each of its requests.
+    pub interrupt_cpu: SimTime,
 }
 
 impl Device {

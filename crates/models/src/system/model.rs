@@ -354,6 +354,9 @@ struct Burst {
     pid: usize,
     kind: BurstKind,
     start: SimTime,
+    /// The interrupts left pending run first, up to here ...
+    interrupt_end: SimTime,
+    /// ... then the context switch, up to here, then the work.
     switch_end: SimTime,
     end: SimTime,
 }
@@ -415,6 +418,8 @@ impl ClassStats {
 struct Counters {
     cpu_user: f64,
     cpu_fault: f64,
+    /// Processor time in device interrupts \[s\].
+    cpu_interrupts: f64,
     cpu_switch: f64,
     faults: u64,
     reclaims: u64,
@@ -449,6 +454,9 @@ struct Processors {
     burst_keys: Vec<Option<EventKey>>,
     /// Busy processors and processes present, for the station table.
     meter: StationMeter,
+    /// Processor time of the device interrupts not yet handled: the next
+    /// burst dispatched runs them first.
+    pending_interrupts: SimTime,
 }
 
 impl Processors {
@@ -458,6 +466,7 @@ impl Processors {
             idle: (0..count).collect(),
             burst_keys: vec![None; count],
             meter: StationMeter::new(),
+            pending_interrupts: SimTime::ZERO,
         }
     }
 }
@@ -910,7 +919,10 @@ impl<'a> SystemModel<'a> {
             .take()
             .expect("a busy processor has a burst end");
         assert!(ctx.cancel(key), "the burst end is pending");
+        // Interrupts the burst had not run yet go back to wait.
+        self.cpus.pending_interrupts += burst.interrupt_end.saturating_sub(now);
         let cut = Burst {
+            interrupt_end: burst.interrupt_end.min(now),
             switch_end: burst.switch_end.min(now),
             end: now,
             ..burst
@@ -967,8 +979,10 @@ impl<'a> SystemModel<'a> {
             SimTime::ZERO
         };
         self.trim_working_set(pid, ctx);
+        let interrupts = std::mem::take(&mut self.cpus.pending_interrupts);
+        let switch_end = now + interrupts + switch;
         let fault_gap = self.fault_gap(pid);
-        let slice = self.time_slice(pid, now + switch);
+        let slice = self.time_slice(pid, switch_end);
         let unix = self.sys.cpu.scheduler == Scheduler::Unix;
         let p = &mut self.procs[pid];
         p.woken = None;
@@ -991,8 +1005,9 @@ impl<'a> SystemModel<'a> {
             pid,
             kind: BurstKind::User(outcome),
             start: now,
-            switch_end: now + switch,
-            end: now + switch + run,
+            interrupt_end: now + interrupts,
+            switch_end,
+            end: switch_end + run,
         };
         if self.cpus.running[cpu].is_none() {
             self.cpus.meter.busy.add(now, 1.0);
@@ -1009,7 +1024,10 @@ impl<'a> SystemModel<'a> {
     fn account(&mut self, burst: &Burst, upto: SimTime) {
         let p = &mut self.procs[burst.pid];
         let work = upto.max(burst.switch_end) - burst.switch_end;
-        p.cpu_system += upto.min(burst.switch_end) - burst.start;
+        // The interrupts are the devices', not the process's.
+        p.cpu_system += upto
+            .min(burst.switch_end)
+            .saturating_sub(burst.interrupt_end);
         match burst.kind {
             BurstKind::User(_) => p.cpu_user += work,
             BurstKind::Fault => p.cpu_system += work,
@@ -1154,6 +1172,7 @@ impl SystemModel<'_> {
     fn device_done(&mut self, device: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let (done, next) = self.devices[device].finish(&self.sys.devices[device], now);
+        self.cpus.pending_interrupts += self.sys.devices[device].interrupt_cpu;
         if let Some(service) = next {
             let _ = ctx.schedule_in(service, Event::DeviceDone { device });
         }
@@ -1291,7 +1310,9 @@ fn add_burst(counters: &mut Counters, burst: &Burst, probe: bool, from: SimTime,
         let (a, b) = (a.max(from), b.min(upto));
         if b > a { (b - a).as_secs_f64() } else { 0.0 }
     };
-    let switch = clip(burst.start, burst.switch_end);
+    let interrupts = clip(burst.start, burst.interrupt_end);
+    counters.cpu_interrupts += interrupts;
+    let switch = clip(burst.interrupt_end, burst.switch_end);
     counters.cpu_switch += switch;
     let work = clip(burst.switch_end, burst.end);
     match burst.kind {

@@ -305,6 +305,7 @@ impl SystemModel<'_> {
             pid,
             kind: BurstKind::Fault,
             start: now,
+            interrupt_end: now,
             switch_end: now,
             end: now + cost,
         };

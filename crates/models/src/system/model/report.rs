@@ -306,6 +306,7 @@ impl SystemModel<'_> {
                 user,
                 fault_handling,
                 context_switch,
+                interrupts: counters.cpu_interrupts / capacity,
                 // From the processors' own busy meter, not as what the other
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.
