@@ -188,6 +188,7 @@ mod tests {
             revolution: 0.0,
             rate: 1e6,
             fault_cpu: SimTime::ZERO,
+            interrupt_cpu: SimTime::ZERO,
         }
     }
 

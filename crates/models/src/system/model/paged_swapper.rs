@@ -249,6 +249,9 @@ mod tests {
             (55, 100, 0, true),   // 55 > 0 + 50
             (55, 100, 8, false),  // not 55 > 8 + 50
             (59, 100, 100, true), // 59 > 8 + 50: promises count up to lotsfree
+            (50, 100, 0, false),  // not 50 > 50
+            (30, 80, 0, false),   // not 30 > 40, and 80 pages is not under 80
+            (8, 10, 8, false),    // not 8 > 8 + 5, and not more than desfree free
         ] {
             with_process_at(&clocked(), secs(30), |model, ctx, pid| {
                 let other = another(model, ctx);
@@ -274,6 +277,55 @@ mod tests {
                 assert_eq!(model.procs[other].residence, Residence::In, "{what}");
             });
         }
+    }
+
+    #[test]
+    fn one_out_for_5_s_that_cannot_come_in_pushes_out_the_one_in_longest() {
+        // (seconds the one wanting in has been out, swapped out?)
+        for (out_for, pushed) in [(5, true), (4, false)] {
+            with_process_at(&clocked(), secs(30), |model, ctx, wanting| {
+                let other = another(model, ctx);
+                model.procs[other].last_swap = secs(20);
+                model.reindex(other);
+                for page in 0..60 {
+                    give(model, other, page);
+                }
+                model.recount(wanting, ctx.now(), |p| {
+                    p.residence = Residence::Out;
+                    p.state = State::Runnable;
+                    p.swapped_rss = 100;
+                    p.last_swap = secs(30 - out_for);
+                });
+                model.paged_swapper(settings(model), ctx);
+                let what = format!("out for {out_for} s");
+                assert_eq!(
+                    model.procs[other].residence == Residence::MovingOut,
+                    pushed,
+                    "{what}"
+                );
+                assert_eq!(model.procs[wanting].residence, Residence::Out, "{what}");
+            });
+        }
+    }
+
+    #[test]
+    fn a_process_in_its_fault_path_is_seen_there() {
+        with_process_at(&clocked(), secs(30), |model, ctx, pid| {
+            let other = another(model, ctx);
+            let burst = |pid, kind| Burst {
+                pid,
+                kind,
+                start: secs(30),
+                interrupt_end: secs(30),
+                switch_end: secs(30),
+                end: secs(31),
+            };
+            model.cpus.running[0] = Some(burst(pid, BurstKind::Fault));
+            assert!(model.handling_fault(pid));
+            assert!(!model.handling_fault(other));
+            model.cpus.running[0] = Some(burst(pid, BurstKind::User(Outcome::Done)));
+            assert!(!model.handling_fault(pid));
+        });
     }
 
     #[test]
