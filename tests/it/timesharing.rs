@@ -835,6 +835,37 @@ fn device_interrupts_run_before_the_next_burst_to_the_nanosecond() {
     assert!((cpu.idle - (40.0 - 3.514) / 40.0).abs() < 1e-12, "{cpu:?}");
 }
 
+#[test]
+fn segment_faults_come_per_command_as_given_and_cost_what_they_say() {
+    // CLOCKWORK's commands with 4 segment faults per command on average
+    // (a Poisson stream over their 1 s of work), 5 ms of processor time
+    // each: every command's response grows by 5 ms a segment fault, and
+    // the processor's share in them is that time over the run.
+    let text = CLOCKWORK.replace(
+        "cpu = { det = { value = \"1s\" } }\n    size = \"60KiB\"\n    [[class]]",
+        "cpu = { det = { value = \"1s\" } }\n    size = \"60KiB\"\n    segment_faults = { per_command = 4, cpu = \"5ms\" }\n    [[class]]",
+    );
+    let sys = inline_system(&text);
+    let transfer = 0.010 + 61_440.0 / 1e6;
+    let base = (2.0 * transfer + 0.001 + 1.0) + 2.0 * (transfer + 1.001);
+    let per_command: Vec<f64> = (0..200)
+        .map(|r| {
+            let s = run(&sys, r);
+            let job = command(&s, "job");
+            assert_eq!(job.completions, 3);
+            let count = s.cpu.as_ref().unwrap().segment_faults * 40.0 / 0.005;
+            assert!((count - count.round()).abs() < 1e-6, "{count}");
+            let extra = job.mean_response.unwrap() * 3.0 - base;
+            assert!(
+                (extra - 0.005 * count.round()).abs() < 1e-9,
+                "{extra} for {count}"
+            );
+            count.round() / 3.0
+        })
+        .collect();
+    assert_covers("segment faults per command", &per_command, 4.0, 0.1);
+}
+
 /// One user, memory to spare, pages read from a disk with a fixed service
 /// time and no fault path: the processor is idle exactly while the one
 /// process waits for a page, or while its user thinks.

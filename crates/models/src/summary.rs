@@ -203,6 +203,8 @@ pub struct CpuSplit {
     /// Handling the interrupts that end device requests (each device's
     /// `interrupt_cpu`), run before the next burst dispatched.
     pub interrupts: f64,
+    /// Handling segment faults (each class's `segment_faults`).
+    pub segment_faults: f64,
     /// Nothing to run.
     pub idle: f64,
     /// Idle while a process waits for a page: the 1975 Multics report's

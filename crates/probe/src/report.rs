@@ -137,6 +137,7 @@ fn system_table(summary: &Summary) -> String {
         row("cpu: fault handling", fixed(cpu.fault_handling));
         row("cpu: context switching", fixed(cpu.context_switch));
         row("cpu: device interrupts", fixed(cpu.interrupts));
+        row("cpu: segment faults", fixed(cpu.segment_faults));
         row("cpu: idle", fixed(cpu.idle));
         row(
             "cpu: idle, a process waiting for a page (MP idle)",

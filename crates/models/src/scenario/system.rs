@@ -7,7 +7,7 @@ use crate::system::{
     Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
     Lifetime, Locality, Memory, Mix, Multics, Order, Paging, PagingSwapper, Phases, Placement,
     Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement, Scheduler, SeekCurve,
-    Sessions, System, Users, effective_mips,
+    SegmentFaults, Sessions, System, Users, effective_mips,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -500,6 +500,20 @@ pub(crate) struct CommandClassFile {
     /// UNIX scheduler.
     #[serde(default)]
     pub nice: Option<i64>,
+    /// Segment faults per command and the processor time of each (default:
+    /// none).
+    #[serde(default)]
+    pub segment_faults: Option<SegmentFaultsFile>,
+}
+
+/// `class.segment_faults = { per_command, cpu }`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SegmentFaultsFile {
+    /// The mean number per command.
+    pub per_command: f64,
+    /// Processor time of each.
+    pub cpu: Seconds,
 }
 
 /// `[[background]]`.
@@ -1780,6 +1794,21 @@ fn class(
     }
     let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
     let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
+    let segment_faults = match &f.segment_faults {
+        None => Some(None),
+        Some(sf) => {
+            let per_command = sf.per_command;
+            if !(per_command.is_finite() && per_command >= 0.0) {
+                v.report(
+                    format!("{key}.segment_faults.per_command"),
+                    format!("must be a number >= 0, got {per_command}"),
+                );
+            }
+            v.time(sf.cpu, &format!("{key}.segment_faults.cpu"), true)
+                .filter(|_| per_command.is_finite() && per_command >= 0.0)
+                .map(|cpu| Some(SegmentFaults { per_command, cpu }))
+        }
+    };
     let (demand, demand_scale) = demand?;
     let nice = f.nice.unwrap_or(0);
     if !(NICE_RANGE).contains(&nice) {
@@ -1803,6 +1832,7 @@ fn class(
         locality,
         dirty: dirty?,
         zero_fill: zero_fill?,
+        segment_faults: segment_faults?,
     })
 }
 
@@ -2644,6 +2674,34 @@ mod tests {
             "instructions = { exp = { mean = 0.2 } }",
         );
         assert_eq!(keys(&text), ["system.mips"]);
+    }
+
+    #[test]
+    fn segment_faults_are_checked_by_key() {
+        let with = |sf: &str| {
+            GOOD.replace(
+                "cpu = { exp = { mean = \"200ms\" } }",
+                &format!("cpu = {{ exp = {{ mean = \"200ms\" }} }}\nsegment_faults = {sf}"),
+            )
+        };
+        let sys = SystemFile::parse("t.toml", &with("{ per_command = 2.5, cpu = \"3ms\" }"))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(
+            sys.classes[0].segment_faults,
+            Some(SegmentFaults {
+                per_command: 2.5,
+                cpu: SimTime::from_nanos(3_000_000)
+            })
+        );
+        assert_eq!(
+            keys(&with("{ per_command = -1, cpu = \"-1ms\" }")),
+            [
+                "class[edit].segment_faults.per_command",
+                "class[edit].segment_faults.cpu"
+            ]
+        );
     }
 
     #[test]

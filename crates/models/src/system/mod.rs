@@ -539,6 +539,9 @@ pub struct CommandClass {
     /// The fraction of the private pages that start empty (stack, bss): on
     /// first touch they get a cleared frame, without a read.
     pub zero_fill: f64,
+    /// Segment faults (Multics): kernel work without I/O that interrupts a
+    /// command's processing.
+    pub segment_faults: Option<SegmentFaults>,
 }
 
 impl CommandClass {
@@ -551,6 +554,18 @@ impl CommandClass {
     pub fn mean_io(&self) -> f64 {
         self.io.iter().map(|io| io.count).sum()
     }
+}
+
+/// A class's segment faults: a Poisson stream in its processor time, each
+/// a stretch of kernel processor time (Multics activating a segment whose
+/// page table is not in the active segment table; the 1975 report meters
+/// their share of processor time).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentFaults {
+    /// The mean number per command.
+    pub per_command: f64,
+    /// Processor time of each.
+    pub cpu: SimTime,
 }
 
 /// I/O requests of a class to one device.

@@ -21,8 +21,8 @@
 //! and device timings have streams of their own.
 
 use super::{
-    Locality, Mix, Phases, Placement, Policy, Population, ProcessCount, Region, Replacement,
-    Scheduler, System,
+    CommandClass, Locality, Mix, Phases, Placement, Policy, Population, ProcessCount, Region,
+    Replacement, Scheduler, System,
 };
 use crate::measure::{Responses, StationMeter, per_second};
 use crate::run::{Run, Runnable, drive};
@@ -269,6 +269,8 @@ struct Process {
     remaining: SimTime,
     /// Processor time left before the next I/O request.
     io_due: SimTime,
+    /// Processor time to its next segment fault (`SimTime::MAX`: none).
+    segment_due: SimTime,
     /// Private pages, resident and on the bulk store (paging).
     held: Pages,
     /// Its page table and phase (replacement by the clock).
@@ -339,6 +341,7 @@ enum Outcome {
     Done,
     Io,
     Fault,
+    SegmentFault,
     Quantum,
 }
 
@@ -347,6 +350,8 @@ enum BurstKind {
     User(Outcome),
     /// The kernel's path for a fault served by this device.
     Fault,
+    /// The kernel's handling of a segment fault.
+    SegmentFault,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -420,6 +425,8 @@ struct Counters {
     cpu_fault: f64,
     /// Processor time in device interrupts \[s\].
     cpu_interrupts: f64,
+    /// Processor time handling segment faults \[s\].
+    cpu_segment_faults: f64,
     cpu_switch: f64,
     faults: u64,
     reclaims: u64,
@@ -648,6 +655,7 @@ impl<'a> SystemModel<'a> {
             started: now,
             remaining: SimTime::ZERO,
             io_due: SimTime::MAX,
+            segment_due: SimTime::MAX,
             held: Pages::default(),
             table: PageTable::default(),
             pages: self.sys.memory.pages_of(size),
@@ -705,6 +713,7 @@ impl<'a> SystemModel<'a> {
         // A new command, or work after a sleep, starts at the top level.
         p.level = 0;
         p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
+        p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
     }
 
     /// Gives `pid`'s new command the processor demand `demand` in place of
@@ -716,6 +725,7 @@ impl<'a> SystemModel<'a> {
         let rng = &mut self.owners[p.owner].rngs.work;
         p.remaining = demand;
         p.io_due = next_io(spec.mean_io(), demand.as_secs_f64(), rng);
+        p.segment_due = next_segment_fault(spec, demand.as_secs_f64(), rng);
     }
 
     /// Puts `pid` through eligibility control: it runs at once if it is
@@ -915,6 +925,10 @@ impl<'a> SystemModel<'a> {
     fn preempt(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let burst = self.cpus.running[cpu].expect("a busy processor");
+        assert!(
+            matches!(burst.kind, BurstKind::User(_)),
+            "only a process's own work is preempted"
+        );
         let key = self.cpus.burst_keys[cpu]
             .take()
             .expect("a busy processor has a burst end");
@@ -949,6 +963,9 @@ impl<'a> SystemModel<'a> {
         p.remaining = p.remaining - ran;
         if p.io_due != SimTime::MAX {
             p.io_due = p.io_due - ran;
+        }
+        if p.segment_due != SimTime::MAX {
+            p.segment_due = p.segment_due - ran;
         }
         p.allowance = p.allowance.saturating_sub(ran);
     }
@@ -994,13 +1011,14 @@ impl<'a> SystemModel<'a> {
             (p.remaining, Outcome::Done),
             (p.io_due, Outcome::Io),
             (fault_gap, Outcome::Fault),
+            (p.segment_due, Outcome::SegmentFault),
             (slice, Outcome::Quantum),
         ];
         // The first to come wins; on a tie, the earlier in the list.
         let (run, outcome) = candidates
             .into_iter()
             .reduce(|best, c| if c.0 < best.0 { c } else { best })
-            .expect("four candidates");
+            .expect("five candidates");
         let burst = Burst {
             pid,
             kind: BurstKind::User(outcome),
@@ -1030,7 +1048,7 @@ impl<'a> SystemModel<'a> {
             .saturating_sub(burst.interrupt_end);
         match burst.kind {
             BurstKind::User(_) => p.cpu_user += work,
-            BurstKind::Fault => p.cpu_system += work,
+            BurstKind::Fault | BurstKind::SegmentFault => p.cpu_system += work,
         }
         if let BurstKind::User(_) = burst.kind
             && self.clock().is_some()
@@ -1059,6 +1077,11 @@ impl<'a> SystemModel<'a> {
                 self.fault_path_done(cpu, pid, ctx);
                 return;
             }
+            BurstKind::SegmentFault => {
+                // The segment is active: the process runs on.
+                self.dispatch(cpu, pid, false, ctx);
+                return;
+            }
             BurstKind::User(outcome) => outcome,
         };
         self.charge(pid, burst.end - burst.switch_end);
@@ -1074,6 +1097,7 @@ impl<'a> SystemModel<'a> {
                 self.dispatch_idle(ctx);
             }
             Outcome::Fault => self.fault(cpu, pid, ctx),
+            Outcome::SegmentFault => self.segment_fault(cpu, pid, ctx),
             Outcome::Quantum if matches!(self.sys.cpu.scheduler, Scheduler::Multics(_)) => {
                 self.leave_cpu(cpu, pid, now);
                 self.lose_eligibility(pid, ctx);
@@ -1114,6 +1138,29 @@ impl<'a> SystemModel<'a> {
         self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
         self.texts[self.procs[pid].class].last_used = now;
+    }
+
+    /// `pid` on `cpu` took a segment fault: the kernel's handling runs on
+    /// the processor, then the process runs on.
+    fn segment_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let p = &mut self.procs[pid];
+        let spec = &self.sys.classes[p.class];
+        let sf = spec
+            .segment_faults
+            .expect("a segment fault in a class that has them");
+        let rng = &mut self.owners[p.owner].rngs.work;
+        p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
+        let burst = Burst {
+            pid,
+            kind: BurstKind::SegmentFault,
+            start: now,
+            interrupt_end: now,
+            switch_end: now,
+            end: now + sf.cpu,
+        };
+        self.cpus.running[cpu] = Some(burst);
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -1318,6 +1365,7 @@ fn add_burst(counters: &mut Counters, burst: &Burst, probe: bool, from: SimTime,
     match burst.kind {
         BurstKind::User(_) => counters.cpu_user += work,
         BurstKind::Fault => counters.cpu_fault += work,
+        BurstKind::SegmentFault => counters.cpu_segment_faults += work,
     }
     if probe {
         counters.probe_cpu += switch + work;
@@ -1530,6 +1578,13 @@ impl Runnable for SystemModel<'_> {
 /// Processor time to the next I/O request: exponential with mean
 /// `demand / count`, so that a command of mean demand makes `count` requests
 /// on average; never, without I/O.
+/// Processor time to the next segment fault of a command of `spec` whose
+/// demand is `demand` seconds; no draw for a class without them.
+fn next_segment_fault(spec: &CommandClass, demand: f64, rng: &mut Stream) -> SimTime {
+    spec.segment_faults
+        .map_or(SimTime::MAX, |sf| next_io(sf.per_command, demand, rng))
+}
+
 fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
     if count <= 0.0 || demand <= 0.0 {
         return SimTime::MAX;

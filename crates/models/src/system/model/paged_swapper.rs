@@ -97,26 +97,15 @@ impl SystemModel<'_> {
         }
         let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
         let waited = desperate || wanting.is_some_and(|pid| age(&self.procs[pid]) >= HARD_SWAP_AGE);
-        // A process in the kernel's fault path is left for the next look.
+        // A process in a kernel path is left for the next look.
         let victim = long_asleep.or_else(|| {
             self.candidates.longest_in(now).filter(|&pid| {
-                waited && age(&self.procs[pid]) >= HARD_SWAP_AGE && !self.handling_fault(pid)
+                waited && age(&self.procs[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
             })
         });
         if let Some(pid) = victim {
             self.swap_out(pid, ctx);
         }
-    }
-}
-
-impl SystemModel<'_> {
-    /// Whether `pid` is on a processor in its fault path.
-    fn handling_fault(&self, pid: usize) -> bool {
-        self.cpus
-            .running
-            .iter()
-            .flatten()
-            .any(|b| b.pid == pid && matches!(b.kind, BurstKind::Fault))
     }
 }
 
@@ -309,7 +298,7 @@ mod tests {
     }
 
     #[test]
-    fn a_process_in_its_fault_path_is_seen_there() {
+    fn a_process_in_a_kernel_path_is_seen_there() {
         with_process_at(&clocked(), secs(30), |model, ctx, pid| {
             let other = another(model, ctx);
             let burst = |pid, kind| Burst {
@@ -320,11 +309,13 @@ mod tests {
                 switch_end: secs(30),
                 end: secs(31),
             };
-            model.cpus.running[0] = Some(burst(pid, BurstKind::Fault));
-            assert!(model.handling_fault(pid));
-            assert!(!model.handling_fault(other));
+            for kind in [BurstKind::Fault, BurstKind::SegmentFault] {
+                model.cpus.running[0] = Some(burst(pid, kind));
+                assert!(model.in_kernel_path(pid));
+                assert!(!model.in_kernel_path(other));
+            }
             model.cpus.running[0] = Some(burst(pid, BurstKind::User(Outcome::Done)));
-            assert!(!model.handling_fault(pid));
+            assert!(!model.in_kernel_path(pid));
         });
     }
 

@@ -307,6 +307,7 @@ impl SystemModel<'_> {
                 fault_handling,
                 context_switch,
                 interrupts: counters.cpu_interrupts / capacity,
+                segment_faults: counters.cpu_segment_faults / capacity,
                 // From the processors' own busy meter, not as what the other
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.

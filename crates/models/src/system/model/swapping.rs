@@ -94,7 +94,7 @@ impl SystemModel<'_> {
             }
             self.candidates
                 .longest_in(now)
-                .filter(|&q| age(&self.procs[q]) >= SWAP_IN_STAY)
+                .filter(|&q| age(&self.procs[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
         });
         match victim {
             Some(victim) => self.swap_out(victim, ctx),
@@ -143,6 +143,16 @@ impl SystemModel<'_> {
         if text.in_memory == 0 {
             self.swap.free_bytes += text.bytes;
         }
+    }
+
+    /// Whether `pid` is on a processor in a kernel path (a page or segment
+    /// fault), where the swapper does not take it.
+    pub(super) fn in_kernel_path(&self, pid: usize) -> bool {
+        self.cpus
+            .running
+            .iter()
+            .flatten()
+            .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
     }
 
     /// The device processes are swapped to: the swap device, or the paging
