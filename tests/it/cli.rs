@@ -1478,8 +1478,91 @@ fn the_reports_algebra_reads_a_runs_summary() {
     assert_eq!(rows.len(), 3);
     assert!((rows[1]["delivered_mips"].as_f64().unwrap() - 0.86 * 0.53 * 2.0).abs() < 1e-12);
     assert_eq!(rows[2]["delivered_mips"].as_f64().unwrap(), delivered);
+    // The run's breakdown shared out between its disk and bulk store.
+    let out = tpsim(&[
+        "attribute",
+        &out_dir.display().to_string(),
+        "--td",
+        "7.1ms",
+        "--tb",
+        "1.8ms",
+        "--json",
+    ]);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["f"].as_f64().unwrap(), f);
+    let a = &value["attribution"];
+    let split = a["disk_page_faults"].as_f64().unwrap() + a["bulk_page_faults"].as_f64().unwrap();
+    assert!((split - cpu["fault_handling"].as_f64().unwrap()).abs() < 1e-12);
     let out = tpsim(&["capacity", &table]);
     assert!(out.stdout.contains("| M.I.T.       |       0.8600 | 0.5300 |          2 |           0.9116 |             1.6279 |"), "{}", out.stdout);
+}
+
+#[test]
+fn attribute_prints_the_reports_tables_and_refuses_bad_breakdowns() {
+    let report = "page_faults=0.28,getwork=0.03,interrupts=0.06,segment_faults=0.03,mp_idle=0.02,other_idle=0.13,useful=0.45";
+    let times = ["--td", "7.1ms", "--tb", "1.8ms"];
+    let mut args = vec!["attribute", "--breakdown", report, "--f", "0.12"];
+    args.extend(times);
+    let out = tpsim(&args);
+    assert_eq!(out.status, 0, "stderr: {}", out.stderr);
+    for expected in [
+        "| disk: f x td/Tav           |  9.8% |",
+        "| bulk store paging |         21.2% |            24.4% |",
+        "| useful                        |            68.4% |",
+        "Useful work would rise by 32.2% of itself.",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "expected {expected:?} in:\n{}",
+            out.stdout
+        );
+    }
+    for (extra, expected) in [
+        (
+            vec!["--breakdown", "useful=0.5", "--f", "0.1"],
+            "the breakdown adds up to 0.5000",
+        ),
+        (
+            vec!["--breakdown", "work=1", "--f", "0.1"],
+            "unknown part \"work\"",
+        ),
+        (
+            vec!["--breakdown", report, "--f", "1.5"],
+            "f must be a fraction",
+        ),
+        (vec!["--breakdown", report], "--f is required"),
+        (vec![], "give a run"),
+    ] {
+        let mut argv = vec!["attribute"];
+        argv.extend(extra.iter().copied());
+        argv.extend(times);
+        let out = tpsim(&argv);
+        assert_eq!(out.status, 2, "{argv:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(expected),
+            "{argv:?}: expected {expected:?} in {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = tpsim(&[
+        "attribute",
+        "--breakdown",
+        report,
+        "--f",
+        "0.12",
+        "--td",
+        "fast",
+        "--tb",
+        "1ms",
+    ]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains("--td: invalid duration"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -86,6 +86,12 @@ enum Command {
     /// processor time in useful work x processors (the 1975 Multics
     /// report's measure), from a table or from runs' summaries.
     Capacity(multics::CapacityArgs),
+    /// Share a processor-time breakdown out between the disk and the bulk
+    /// store as the 1975 Multics report does (its equations 2 to 4): page
+    /// faults split by f*td and (1-f)*tb, getwork, interrupts and MP idle
+    /// to the disk, segment faults to the bulk store, and the useful work
+    /// projected with the bulk store replaced by memory.
+    Attribute(multics::AttributeArgs),
     /// Check a scenario for errors without running it.
     Check {
         /// The scenario file (TOML).
@@ -315,6 +321,7 @@ where
         Command::Compare(args) => compare(&args, stdout, stderr),
         Command::FaultTimes(args) => multics::fault_times(&args, stdout),
         Command::Capacity(args) => multics::capacity(&args, stdout),
+        Command::Attribute(args) => multics::attribute_time(&args, stdout),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,

@@ -2,12 +2,15 @@
 //! `tpsim fault-times` splits the processor time per page fault into its
 //! disk and bulk-store parts from readings typed in, from a table, or from
 //! runs' summaries; `tpsim capacity` compares installations' delivered
-//! capacity, from a table or from runs' summaries.
+//! capacity, from a table or from runs' summaries; `tpsim attribute`
+//! shares a processor-time breakdown out between the two paging devices.
 
 use crate::{Failure, Finished, emit, read_table};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tpsim_probe::algebra::{Installation, Reading, decompose, read_installations, read_readings};
+use tpsim_probe::algebra::{
+    Breakdown, Installation, Reading, attribute, decompose, read_installations, read_readings,
+};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct FaultTimesArgs {
@@ -86,6 +89,149 @@ pub(crate) fn capacity(args: &CapacityArgs, stdout: &mut dyn Write) -> Result<Fi
         },
         || tpsim_probe::report::capacity_table(&installations),
     )
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct AttributeArgs {
+    /// A run's summary.json, or the directory `tpsim run --out` wrote it
+    /// into: its processor-time split is the breakdown and its
+    /// paging.disk_fraction is f.
+    run: Option<PathBuf>,
+    /// The breakdown typed in, each part a fraction of processor time:
+    /// page_faults=0.28,getwork=0.03,interrupts=0.06,segment_faults=0.03,
+    /// mp_idle=0.02,other_idle=0.13,useful=0.45 (parts not named are 0).
+    #[arg(long, value_name = "PART=FRACTION,...", conflicts_with = "run")]
+    breakdown: Option<String>,
+    /// The fraction of page reads from disk (default: the run's).
+    #[arg(long)]
+    f: Option<f64>,
+    /// Processor time per disk page fault, such as 7.1ms (`tpsim
+    /// fault-times` estimates it).
+    #[arg(long)]
+    td: String,
+    /// Processor time per bulk-store page fault, such as 1.8ms.
+    #[arg(long)]
+    tb: String,
+    /// Print the attribution as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn attribute_time(
+    args: &AttributeArgs,
+    stdout: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let time = |flag: &str, text: &str| {
+        tpsim_models::units::parse_duration(text)
+            .map(|t| t.0)
+            .map_err(|e| input(format!("--{flag}: {e}")))
+    };
+    let (td, tb) = (time("td", &args.td)?, time("tb", &args.tb)?);
+    let (breakdown, run_f) = match (&args.run, &args.breakdown) {
+        (Some(path), _) => {
+            let Some((name, summary)) = run_summary(path)? else {
+                return Err(input(format!(
+                    "{}: not a run's summary.json or the directory holding one",
+                    path.display()
+                )));
+            };
+            let cpu = &summary["cpu"];
+            let part = |key: &str| cpu[key].as_f64();
+            let parts = [
+                part("fault_handling"),
+                part("context_switch"),
+                part("interrupts"),
+                part("segment_faults"),
+                part("multiprogramming_idle"),
+                part("other_idle"),
+                part("user"),
+            ];
+            let [
+                Some(pf),
+                Some(gw),
+                Some(int),
+                Some(seg),
+                Some(mp),
+                Some(idle),
+                Some(user),
+            ] = parts
+            else {
+                return Err(input(format!(
+                    "{name}: no processor-time split: only a time-sharing run has one"
+                )));
+            };
+            let breakdown = Breakdown {
+                page_faults: pf,
+                getwork: gw,
+                interrupts: int,
+                segment_faults: seg,
+                mp_idle: mp,
+                other_idle: idle,
+                useful: user,
+            };
+            (breakdown, summary["paging"]["disk_fraction"].as_f64())
+        }
+        (None, Some(text)) => (typed_breakdown(text).map_err(input)?, None),
+        (None, None) => {
+            return Err(input(
+                "give a run (its summary.json or directory) or --breakdown".to_string(),
+            ));
+        }
+    };
+    let Some(f) = args.f.or(run_f) else {
+        return Err(input(
+            "--f is required without a paged run to take it from".to_string(),
+        ));
+    };
+    let attribution = attribute(&breakdown, f, td, tb).map_err(input)?;
+    emit(
+        stdout,
+        args.json,
+        || serde_json::json!({ "breakdown": breakdown, "f": f, "td": td, "tb": tb, "attribution": attribution }),
+        || tpsim_probe::report::attribution_table(&breakdown, f, td, tb, &attribution),
+    )
+}
+
+/// A breakdown typed as PART=FRACTION,...
+fn typed_breakdown(text: &str) -> Result<Breakdown, String> {
+    let mut parts = [0.0; 7];
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--breakdown {item}: expected PART=FRACTION"))?;
+        let at = Breakdown::NAMES
+            .iter()
+            .position(|n| *n == name.trim())
+            .ok_or_else(|| {
+                format!(
+                    "--breakdown: unknown part \"{name}\": expected {}",
+                    Breakdown::NAMES.join(", ")
+                )
+            })?;
+        parts[at] = value
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("--breakdown {name}: \"{value}\" is not a number"))?;
+    }
+    let [
+        page_faults,
+        getwork,
+        interrupts,
+        segment_faults,
+        mp_idle,
+        other_idle,
+        useful,
+    ] = parts;
+    Ok(Breakdown {
+        page_faults,
+        getwork,
+        interrupts,
+        segment_faults,
+        mp_idle,
+        other_idle,
+        useful,
+    })
 }
 
 /// The installations in the file or run directory at `path`.

@@ -1,6 +1,6 @@
 //! Tables and CSV files from a run's summary.
 
-use crate::algebra::{Decomposition, Installation};
+use crate::algebra::{Attribution, Breakdown, Decomposition, Installation};
 use crate::analysis::{Grouping, LevelRow, Options};
 use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
@@ -298,6 +298,76 @@ pub fn capacity_table(installations: &[Installation]) -> String {
     }
     format!(
         "Delivered capacity: speed x fraction of processor time in useful work x processors\n\n{table}\n"
+    )
+}
+
+/// The report's tables (2) to (4) for a breakdown and its attribution.
+pub fn attribution_table(b: &Breakdown, f: f64, td: f64, tb: f64, a: &Attribution) -> String {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let mut given = new_table(&["part of processor time", "share"]);
+    let names = [
+        "page-fault handling",
+        "getwork",
+        "interrupts",
+        "segment faults",
+        "MP idle",
+        "other idle",
+        "useful",
+    ];
+    let parts = [
+        b.page_faults,
+        b.getwork,
+        b.interrupts,
+        b.segment_faults,
+        b.mp_idle,
+        b.other_idle,
+        b.useful,
+    ];
+    for (name, x) in names.iter().zip(parts) {
+        given.add_row(vec![name.to_string(), pct(x)]);
+    }
+    let mut faults = new_table(&["page-fault handling", "share"]);
+    faults.add_row(vec![
+        "disk: f x td/Tav".to_string(),
+        pct(a.disk_page_faults),
+    ]);
+    faults.add_row(vec![
+        "bulk store: (1-f) x tb/Tav".to_string(),
+        pct(a.bulk_page_faults),
+    ]);
+    let mut shares = new_table(&["", "of total time", "of time not idle"]);
+    shares.add_row(vec![
+        "bulk store paging".to_string(),
+        pct(a.bulk_paging),
+        pct(a.bulk_paging_of_busy),
+    ]);
+    shares.add_row(vec![
+        "disk paging".to_string(),
+        pct(a.disk_paging),
+        pct(a.disk_paging_of_busy),
+    ]);
+    shares.add_row(vec!["idle".to_string(), pct(a.idle), String::new()]);
+    shares.add_row(vec![
+        "useful".to_string(),
+        pct(a.useful),
+        pct(a.useful_of_busy),
+    ]);
+    let mut projected = new_table(&["bulk store replaced by memory", "of time not idle"]);
+    projected.add_row(vec![
+        "disk paging".to_string(),
+        pct(a.projected_disk_paging_of_busy),
+    ]);
+    projected.add_row(vec!["useful".to_string(), pct(a.projected_useful_of_busy)]);
+    format!(
+        "Attribution at f = {f:.4}, td = {:.3} ms, tb = {:.3} ms (Tav = f*td + (1-f)*tb = {:.3} ms)\n\n\
+         The breakdown (1)\n{given}\n\nPage-fault time by device (2)\n{faults}\n\n\
+         Getwork, interrupts and MP idle to disk paging, segment faults to the bulk store (3)\n{shares}\n\n\
+         The bulk store's share spread over useful work and disk paging in proportion (4)\n{projected}\n\n\
+         Useful work would rise by {} of itself.\n",
+        td * 1000.0,
+        tb * 1000.0,
+        (f * td + (1.0 - f) * tb) * 1000.0,
+        pct(a.projected_gain),
     )
 }
 
