@@ -1443,6 +1443,12 @@ fn the_reports_algebra_reads_a_runs_summary() {
         summary["paging"]["tav"].as_f64().unwrap(),
         summary["paging"]["disk_fraction"].as_f64().unwrap(),
     );
+    let set_sizes = std::fs::read_to_string(out_dir.join("set_sizes.csv")).unwrap();
+    assert_eq!(
+        set_sizes.lines().next(),
+        Some("class,pages,resident_samples,working_set_samples")
+    );
+    assert!(set_sizes.lines().count() > 1);
     // Tav is processor time per fault, between the bulk store's 1.8 ms and
     // the disk's 7.1 ms (less where soft faults at 0.5 ms pull it down),
     // far below the elapsed time of a fault.

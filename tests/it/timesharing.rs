@@ -28,6 +28,39 @@ fn run(sys: &System, replication: u64) -> Summary {
     simulate(sys, seed(sys.settings.seed), replication).summary
 }
 
+#[test]
+fn set_sizes_sample_every_process_in_the_multiprogramming_set() {
+    // Two meters of the same thing by two paths: the multiprogramming
+    // level each load sample records, and the processes the set-size
+    // sampler files by class, summed.
+    for name in ["multics-usl-1975", "berkeley-1979-paged", "thrashing-clock"] {
+        let path = scenario_path(name);
+        let mut sys = tpsim::models::load_system(
+            &path.display().to_string(),
+            &std::fs::read_to_string(&path).unwrap(),
+        )
+        .unwrap();
+        sys.settings.end_time = tpsim::core::SimTime::from_secs(3 * 3600);
+        let run = simulate(&sys, seed(sys.settings.seed), 0);
+        let warmup = sys.settings.warmup.as_secs_f64();
+        let in_memory: u64 = run
+            .load
+            .iter()
+            .filter(|l| l.time > warmup)
+            .map(|l| u64::from(l.multiprogramming))
+            .sum();
+        let resident: u64 = run.set_sizes.iter().map(|p| p.resident_samples).sum();
+        assert!(in_memory > 0, "{name}");
+        assert_eq!(resident, in_memory, "{name}");
+        // Working-set estimates exist under the Multics scheduler only.
+        let estimates: u64 = run.set_sizes.iter().map(|p| p.working_set_samples).sum();
+        assert_eq!(estimates > 0, name.starts_with("multics"), "{name}");
+        if name.starts_with("multics") {
+            assert_eq!(estimates, in_memory, "{name}");
+        }
+    }
+}
+
 fn replicate(sys: &System, replications: u64) -> Vec<Summary> {
     (0..replications).map(|r| run(sys, r)).collect()
 }

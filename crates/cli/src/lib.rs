@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
-use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy};
+use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy, SetSizePoint};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
 use tpsim_probe::analysis::{Index, LevelRow};
 
@@ -492,6 +492,7 @@ fn run_scenario(
         load,
         observations,
         lifetime,
+        set_sizes,
         ..
     } = {
         // Drawn on standard error only when it is a terminal.
@@ -519,6 +520,7 @@ fn run_scenario(
             load: &load,
             observations: &observations,
             lifetime: &lifetime,
+            set_sizes: &set_sizes,
         };
         let files = output_files(&summary, &scenario, &outputs).map_err(Failure::Run)?;
         out.publish(&files).map_err(Failure::Run)?;
@@ -662,11 +664,13 @@ struct Outputs<'a> {
     load: &'a [LoadSample],
     observations: &'a [Observation],
     lifetime: &'a [LifetimePoint],
+    set_sizes: &'a [SetSizePoint],
 }
 
 /// Every output file of a run, name and contents: a time-sharing system
-/// adds its load samples, its probe's observations if it has a probe, and
-/// its measured lifetime function (CSV and chart) with memory as frames.
+/// adds its load samples, its probe's observations if it has a probe,
+/// under paging its set-size distributions, and its measured lifetime
+/// function (CSV and chart) with memory as frames.
 fn output_files(
     summary: &Summary,
     scenario: &Scenario,
@@ -684,6 +688,12 @@ fn output_files(
             texts.push((
                 "probe.csv",
                 tpsim_probe::report::probe_csv(outputs.observations),
+            ));
+        }
+        if matches!(&sys.memory.policy, Policy::Paging(_)) {
+            texts.push((
+                "set_sizes.csv",
+                tpsim_probe::report::set_sizes_csv(outputs.set_sizes),
             ));
         }
         frames =

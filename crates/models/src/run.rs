@@ -7,7 +7,7 @@
 //! and how the run ended.
 
 use crate::summary::{StoppedBy, Summary};
-use crate::system::{LifetimePoint, LoadSample, Observation};
+use crate::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
 use tpsim_core::{Context, Model, SimTime, Simulation, StopReason, Streams};
 
 /// What every scenario says about its runs: its name, its master seed and
@@ -41,6 +41,10 @@ pub struct Run {
     /// (time-sharing systems with replacement by the clock; empty
     /// otherwise).
     pub lifetime: Vec<LifetimePoint>,
+    /// How often the processes of each class held each number of pages,
+    /// resident and as a working-set estimate, over the load samples
+    /// (time-sharing systems under paging; empty otherwise).
+    pub set_sizes: Vec<SetSizePoint>,
     /// The responses completed by each of the run's progress reports, a
     /// thousand over the run, for choosing a warm-up from the data.
     pub trace: Vec<Progress>,

@@ -470,6 +470,7 @@ impl Runnable for NetworkModel<'_> {
             load: Vec::new(),
             observations: Vec::new(),
             lifetime: Vec::new(),
+            set_sizes: Vec::new(),
             trace: Vec::new(),
         }
     }

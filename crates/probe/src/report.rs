@@ -6,7 +6,7 @@ use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
-use tpsim_models::system::{LifetimePoint, LoadSample, Observation};
+use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
 
 fn fixed(x: f64) -> String {
     format!("{x:.4}")
@@ -452,6 +452,13 @@ pub fn lifetime_csv(points: &[LifetimePoint]) -> String {
     to_csv(points)
 }
 
+/// The set-size distributions: per class and number of pages, how many
+/// load samples found a process in the multiprogramming set holding that
+/// many pages resident, and with that working-set estimate (Multics).
+pub fn set_sizes_csv(points: &[SetSizePoint]) -> String {
+    to_csv(points)
+}
+
 /// The analysis per load level: a table per benchmark, with the rules it
 /// was made by.
 pub fn analysis_table(rows: &[LevelRow], options: &Options) -> String {
@@ -584,7 +591,7 @@ pub(crate) fn num(x: f64) -> String {
 /// The CSV shape of each kind of row: column names and fields in order.
 mod rows {
     use tpsim_models::summary::{ClassSummary, StationSummary};
-    use tpsim_models::system::{LifetimePoint, LoadSample, Observation};
+    use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
 
     pub trait Row {
         const HEADER: &'static [&'static str];
@@ -613,6 +620,19 @@ mod rows {
                 num(self.cpu_seconds),
                 self.faults.to_string(),
                 maybe((self.faults > 0).then(|| self.cpu_seconds / self.faults as f64)),
+            ]
+        }
+    }
+
+    impl Row for SetSizePoint {
+        const HEADER: &'static [&'static str] =
+            &["class", "pages", "resident_samples", "working_set_samples"];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                self.class.clone(),
+                self.pages.to_string(),
+                self.resident_samples.to_string(),
+                self.working_set_samples.to_string(),
             ]
         }
     }

@@ -17,7 +17,9 @@ pub mod disk;
 mod model;
 
 pub use disk::{Area, Arm, Order, Region, SeekCurve};
-pub use model::{LifetimePoint, LoadSample, Observation, simulate, simulate_with_progress};
+pub use model::{
+    LifetimePoint, LoadSample, Observation, SetSizePoint, simulate, simulate_with_progress,
+};
 
 use crate::run::RunSettings;
 use tpsim_core::{Dist, SimTime};

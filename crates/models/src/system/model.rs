@@ -154,6 +154,22 @@ pub struct LifetimePoint {
     pub faults: u64,
 }
 
+/// How often, over the load samples after the warm-up, a process of a
+/// class in the multiprogramming set held a number of pages: its resident
+/// set (paging), and under the Multics scheduler the working-set estimate
+/// it was made eligible with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SetSizePoint {
+    /// The class.
+    pub class: String,
+    /// The number of pages.
+    pub pages: u64,
+    /// Samples of a process holding that many pages resident.
+    pub resident_samples: u64,
+    /// Samples of a process with that working-set estimate (Multics).
+    pub working_set_samples: u64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     /// Waiting for eligibility.
@@ -1562,6 +1578,7 @@ impl Runnable for SystemModel<'_> {
             load: std::mem::take(&mut self.stats.load),
             observations: std::mem::take(&mut self.stats.observations),
             lifetime: self.lifetime_points(),
+            set_sizes: self.set_size_points(),
             trace: Vec::new(),
         }
     }

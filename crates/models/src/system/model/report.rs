@@ -46,6 +46,9 @@ pub(super) struct Statistics {
     /// Per class, processor time and faults by resident set size
     /// (replacement by the clock).
     pub(super) lifetimes: Vec<LifetimeMeter>,
+    /// Per class, samples by number of pages: resident, and working-set
+    /// estimate.
+    pub(super) set_sizes: Vec<Vec<(u64, u64)>>,
 }
 
 impl Statistics {
@@ -70,6 +73,7 @@ impl Statistics {
             observations: Vec::new(),
             probe_memory: (0.0, 0),
             lifetimes: vec![LifetimeMeter::default(); sys.classes.len()],
+            set_sizes: vec![Vec::new(); sys.classes.len()],
         }
     }
 }
@@ -117,8 +121,60 @@ impl SystemModel<'_> {
         points
     }
 
+    /// The set-size distributions of the classes: every page count at
+    /// which a process was sampled.
+    pub(super) fn set_size_points(&self) -> Vec<SetSizePoint> {
+        let mut points = Vec::new();
+        for (class, bins) in self.sys.classes.iter().zip(&self.stats.set_sizes) {
+            for (pages, &(resident, working_set)) in bins.iter().enumerate() {
+                if resident > 0 || working_set > 0 {
+                    points.push(SetSizePoint {
+                        class: class.name.clone(),
+                        pages: pages as u64,
+                        resident_samples: resident,
+                        working_set_samples: working_set,
+                    });
+                }
+            }
+        }
+        points
+    }
+
+    /// Files the resident set (and under Multics the working-set estimate)
+    /// of every process in the multiprogramming set under its class: a
+    /// look at every process, once per load sample.
+    fn sample_set_sizes(&mut self) {
+        let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
+        for (_, p) in self.procs.iter() {
+            if !indicators(p).0 {
+                continue;
+            }
+            let bins = &mut self.stats.set_sizes[p.class];
+            let mut bump = |pages: u64, which: usize| {
+                let at = pages as usize;
+                if bins.len() <= at {
+                    bins.resize(at + 1, (0, 0));
+                }
+                if which == 0 {
+                    bins[at].0 += 1;
+                } else {
+                    bins[at].1 += 1;
+                }
+            };
+            bump(p.held.resident, 0);
+            if multics {
+                bump(p.estimate.round() as u64, 1);
+            }
+        }
+    }
+
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
         let runnable = self.runnable();
+        // After the warm-up (a sample at its very end may come before the
+        // reset, which would drop it).
+        if self.paging() && ctx.now() > self.sys.settings.warmup {
+            self.sample_set_sizes();
+        }
         if self.probe.is_some() && ctx.now() >= self.sys.settings.warmup {
             let user = self.sys.memory.user_bytes() as f64;
             let held = self.probe_memory() as f64 / user;
@@ -159,6 +215,9 @@ impl SystemModel<'_> {
         self.stats.probe_memory = (0.0, 0);
         for l in &mut self.stats.lifetimes {
             *l = LifetimeMeter::default();
+        }
+        for s in &mut self.stats.set_sizes {
+            s.clear();
         }
         for m in [
             &mut self.stats.users,
