@@ -28,6 +28,61 @@ fn run(sys: &System, replication: u64) -> Summary {
     simulate(sys, seed(sys.settings.seed), replication).summary
 }
 
+/// A process that touches all its 20 pages at once, every second, with
+/// memory to spare, beside one user's small commands.
+const SWEEPER: &str = r#"
+    name = "sweeper"
+    seed = 5
+    [run]
+    end_time = "100s"
+    [system]
+    quantum = "100ms"
+    [memory]
+    policy = "paging"
+    size = "64KiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    fault_cpu = "1ms"
+    [users]
+    terminals = 1
+    think = { exp = { mean = "2s" } }
+    commands = [{ class = "job", weight = 1 }]
+    [[class]]
+    name = "job"
+    cpu = { exp = { mean = "50ms" } }
+    size = "8KiB"
+    locality = "sweep"
+    [[class]]
+    name = "sweep"
+    cpu = { det = { value = "10ms" } }
+    size = "20KiB"
+    locality = "sweep"
+    [[background]]
+    name = "probe"
+    class = "sweep"
+    sleep = { det = { value = "1s" } }
+"#;
+
+#[test]
+fn a_sweeping_process_faults_on_every_missing_page_at_once() {
+    let s = run(&inline_system(SWEEPER), 0);
+    // Nothing is ever taken: the probe faults its 20 pages in its first
+    // pass and never again; each command faults its 8 pages.
+    assert_eq!(s.paging.as_ref().unwrap().pages_stolen, 0);
+    let probe = s.classes.iter().find(|c| c.name == "probe").unwrap();
+    let passes = probe.completions as f64;
+    assert!(passes > 50.0, "{probe:?}");
+    assert!(
+        (probe.faults_per_command.unwrap() * passes - 20.0).abs() < 1e-9,
+        "{probe:?}"
+    );
+    assert_eq!(command(&s, "job").faults_per_command, Some(8.0));
+}
+
 #[test]
 fn set_sizes_sample_every_process_in_the_multiprogramming_set() {
     // Two meters of the same thing by two paths: the multiprogramming

@@ -456,6 +456,8 @@ pub(crate) enum LocalityFile {
         /// Exponent.
         k: f64,
     },
+    /// Every page touched at once (`locality = "sweep"`).
+    Sweep,
     /// The phase model: uniform references on a locality set per phase.
     Phases {
         /// Pages in a locality set.
@@ -1757,6 +1759,7 @@ fn class(
                 })
             })
         }
+        Some(LocalityFile::Sweep) => Some(Locality::Lifetime(Lifetime::Sweep)),
         Some(LocalityFile::Phases {
             set,
             phase,

@@ -660,6 +660,9 @@ pub enum Lifetime {
         /// The exponent.
         k: f64,
     },
+    /// A program that touches every page of its image at once, as the
+    /// Multics working-set probe does: L = 0 until all are resident.
+    Sweep,
 }
 
 impl Lifetime {
@@ -673,6 +676,7 @@ impl Lifetime {
         match *self {
             Lifetime::Cfl { b, c } => 2.0 * b / (1.0 + (c / m).powi(2)),
             Lifetime::Bk { a, k } => a * m.powf(k),
+            Lifetime::Sweep => 0.0,
         }
     }
 }
