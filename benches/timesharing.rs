@@ -3,8 +3,10 @@
 //! systems and the M.I.T. Multics,
 //! reported as events per second, model and statistics included; and the
 //! same two at 10 to 10,000 users, memory growing with the users, to show
-//! that the cost of an event does not grow with the number of processes.
-//! The first group measures its baseline, the bare M/M/1 loop, beside them.
+//! that the cost of an event does not grow with the number of processes;
+//! and the clock at 256 KiB to 64 MiB of memory at the same load, to show
+//! that it does not grow with memory either. The first and last groups
+//! measure their baseline, the bare M/M/1 loop, beside them.
 
 mod bare;
 
@@ -98,5 +100,50 @@ fn timesharing_users(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, timesharing, timesharing_users);
+/// `thrashing-clock.toml` with its 16 users and user memory of `bytes`:
+/// `lotsfree` and `desfree` at their 3BSD defaults for that memory and
+/// the revolution times scaled with it, so that the hand may scan as many
+/// frames a second as in the shipped scenario; `events` events.
+fn with_memory(sys: &System, bytes: u64, events: u64) -> System {
+    let mut sys = sys.clone();
+    let shipped = sys.memory.user_bytes();
+    sys.memory.size = sys.memory.kernel + bytes;
+    let growth = bytes as f64 / shipped as f64;
+    let frames = sys.memory.user_frames();
+    if let Policy::Paging(Paging {
+        replacement: Replacement::Clock(clock),
+        ..
+    }) = &mut sys.memory.policy
+    {
+        clock.lotsfree = frames / 8;
+        clock.desfree = clock.lotsfree.min(64);
+        clock.minfree = clock.desfree.min(32);
+        clock.slowscan *= growth;
+        clock.fastscan *= growth;
+    }
+    sys.settings.warmup = SimTime::ZERO;
+    sys.settings.end_time = SimTime::from_secs(1_000_000_000);
+    sys.settings.max_events = Some(events);
+    sys
+}
+
+/// The cost of an event against memory size, 256 KiB to 64 MiB, at the
+/// same 16 users: from deep thrashing to memory to spare.
+fn timesharing_memory(c: &mut Criterion) {
+    let mut group = c.benchmark_group("timesharing-memory");
+    group.sample_size(10);
+    let shipped = shipped("thrashing-clock", 1);
+    let events = 300_000;
+    group.throughput(Throughput::Elements(events));
+    for kib in [256, 1_024, 4_096, 16_384, 65_536] {
+        let sys = with_memory(&shipped, kib * 1024, events);
+        group.bench_function(format!("thrashing-clock/{kib}KiB"), |b| {
+            b.iter(|| black_box(tpsim::models::system::simulate(black_box(&sys), 1, 0)))
+        });
+    }
+    bare::bench(&mut group);
+    group.finish();
+}
+
+criterion_group!(benches, timesharing, timesharing_users, timesharing_memory);
 criterion_main!(benches);
