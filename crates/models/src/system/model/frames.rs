@@ -681,9 +681,11 @@ impl SystemModel<'_> {
     /// Frees the resident pages of `pid` last referenced before `since` of
     /// its processor time, deciding their references up to now.
     fn free_unreferenced_since(&mut self, pid: usize, since: SimTime, ctx: &mut Context<Event>) {
-        let resident: Vec<u32> = resident_frames(&self.procs[pid].table).collect();
         let mut freed = false;
-        for f in resident {
+        for page in 0..self.procs[pid].table.entries.len() {
+            let Pte::Resident(f) = self.procs[pid].table.entries[page] else {
+                continue;
+            };
             self.decide_references(f);
             if self.frames.frames[f as usize].last_ref < since {
                 self.free_frame(f, ctx);
@@ -715,11 +717,12 @@ impl SystemModel<'_> {
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
         let p = &mut self.procs[pid];
         p.swapped_rss = p.held.resident;
-        let resident: Vec<u32> = resident_frames(&p.table).collect();
-        let modified = resident
-            .into_iter()
-            .filter(|&f| self.unmap_frame(f))
-            .count() as u64;
+        let mut modified = 0;
+        for page in 0..p.table.entries.len() {
+            if let Pte::Resident(f) = self.procs[pid].table.entries[page] {
+                modified += u64::from(self.unmap_frame(f));
+            }
+        }
         self.serve_frame_waiters(ctx);
         modified * self.sys.memory.page + self.user_area_bytes(pid)
     }
@@ -896,14 +899,6 @@ impl SystemModel<'_> {
             }
         }
     }
-}
-
-/// The frames of the resident pages of `table`.
-fn resident_frames(table: &PageTable) -> impl Iterator<Item = u32> + '_ {
-    table.entries.iter().filter_map(|e| match e {
-        Pte::Resident(f) => Some(*f),
-        _ => None,
-    })
 }
 
 #[cfg(test)]
