@@ -473,6 +473,15 @@ fn a_delay_station_holds_lambda_times_s_jobs() {
             "{ lognormal = { mean = \"5s\", scv = 2 } }",
         );
     let runs = replicate(&inline(&text), 20, 75_000.0);
+    // Every job at a delay station is in service: its busy meter and its
+    // count of jobs present are the same number, by two meters.
+    for run in &runs {
+        let station = &run.stations[0];
+        assert!(
+            (station.utilization - station.mean_queue_length).abs() < 1e-9,
+            "{station:?}"
+        );
+    }
     assert_covers(
         "M/G/inf mean number",
         &station_field(&runs, 0, |s| s.mean_queue_length),
