@@ -16,7 +16,9 @@
 //!   replications' precision (the peak's range); past the peak, the
 //!   throughput falls to half the peak at the x found by linear
 //!   interpolation between the first point at or below half and the one
-//!   before it.
+//!   before it; the share of the peak kept at the sweep's last point
+//!   measures how gracefully the system takes overload (1: all of it, as
+//!   a system limited by its bottleneck alone; near 0: it thrashes).
 
 use crate::plot::{Chart, Series};
 use crate::report::{new_table, num};
@@ -216,6 +218,9 @@ pub struct Knee {
     pub peak_range: Option<(f64, f64)>,
     /// Past the peak, where the mean falls to half the peak.
     pub half: Option<f64>,
+    /// The sweep's last measured point and the share of the peak's mean
+    /// its mean keeps.
+    pub kept: Option<(f64, f64)>,
 }
 
 /// The knees of throughput curves, by the rules in the module's docs.
@@ -261,6 +266,7 @@ fn knee(curve: &Curve) -> Knee {
             peak: None,
             peak_range: None,
             half: None,
+            kept: None,
         };
     };
     let low = |e: &Estimate| e.mean - e.half_width.unwrap_or(0.0);
@@ -283,6 +289,10 @@ fn knee(curve: &Curve) -> Knee {
         peak: Some((peak_x, peak.mean)),
         peak_range: Some((reaching[0], reaching[reaching.len() - 1])),
         half,
+        kept: measured
+            .last()
+            .filter(|_| peak.mean > 0.0)
+            .map(|&(x, e)| (x, e.mean / peak.mean)),
     }
 }
 
@@ -295,6 +305,7 @@ pub fn knee_table(axis: &Axis, knees: &[Knee]) -> String {
         "peak throughput",
         "as high within intervals",
         "falls to half at",
+        "share of the peak kept at the end",
     ]);
     for k in knees {
         table.add_row(vec![
@@ -313,6 +324,9 @@ pub fn knee_table(axis: &Axis, knees: &[Knee]) -> String {
                 .map_or("-".into(), |(a, b)| format!("{}..{}", short(a), short(b))),
             k.half
                 .map_or("not in the sweep".into(), |x| short(x).to_string()),
+            k.kept.map_or("-".into(), |(x, share)| {
+                format!("{:.0}% at {}", share * 100.0, short(x))
+            }),
         ]);
     }
     format!(
@@ -339,7 +353,7 @@ fn short(x: f64) -> String {
 pub fn knees_csv(axis: &Axis, knees: &[Knee]) -> String {
     let field = |x: Option<f64>| x.map_or_else(String::new, num);
     let mut text = String::from(
-        "curve,axis,saturation,furthest_below_at,furthest_below_by,peak_at,peak_throughput,peak_range_low,peak_range_high,half_at\n",
+        "curve,axis,saturation,furthest_below_at,furthest_below_by,peak_at,peak_throughput,peak_range_low,peak_range_high,half_at,kept_at,kept_share\n",
     );
     for k in knees {
         let row = [
@@ -353,6 +367,8 @@ pub fn knees_csv(axis: &Axis, knees: &[Knee]) -> String {
             field(k.peak_range.map(|r| r.0)),
             field(k.peak_range.map(|r| r.1)),
             field(k.half),
+            field(k.kept.map(|k| k.0)),
+            field(k.kept.map(|k| k.1)),
         ];
         text.push_str(&row.join(","));
         text.push('\n');
@@ -605,8 +621,13 @@ mod tests {
         let with_gap = super::knees(&curves(&axis, &gap, THROUGHPUT, 0.95));
         assert_eq!(with_gap[0].peak, small.peak);
         assert_eq!(with_gap[0].furthest_below.unwrap().0, 40.0);
+        // At the last point, 50: 0.3 of the peak's 1.8 kept.
+        let (at, share) = small.kept.unwrap();
+        assert_eq!(at, 50.0);
+        assert!((share - 0.3 / 1.8).abs() < 1e-12);
         let large = &knees[1];
         assert_eq!(large.half, None);
+        assert_eq!(large.kept, Some((50.0, 1.0)));
         // 1.9 at 20, 30, 40 and 50: the first is the peak, all as high.
         assert_eq!(large.peak, Some((20.0, 1.9)));
         assert_eq!(large.peak_range, Some((20.0, 50.0)));
@@ -618,6 +639,8 @@ mod tests {
             "1.8 at 20",
             "10..20",
             " 27.5 |",
+            "17% at 50",
+            "100% at 50",
         ] {
             assert!(table.contains(cell), "{cell:?} in {table}");
         }
