@@ -197,6 +197,24 @@ fn the_thrashing_knee_moves_with_memory() {
 }
 
 #[test]
+fn a_networks_progress_trace_counts_its_responses() {
+    // The trace MSER-5 reads: by the end, every completion and the sum of
+    // their responses, as the summary has them (no warm-up).
+    let mut net = crate::scenario("mm1");
+    net.settings.end_time = tpsim::core::SimTime::from_secs(20_000);
+    net.settings.warmup = tpsim::core::SimTime::ZERO;
+    let run = tpsim::models::simulate(&net, 3, 0);
+    let last = run.trace.last().unwrap();
+    let class = &run.summary.classes[0];
+    assert_eq!(last.completions, class.completions);
+    let mean = last.response_sum / last.completions as f64;
+    assert!(
+        (mean - class.mean_response.unwrap()).abs() < 1e-9,
+        "{last:?}"
+    );
+}
+
+#[test]
 fn a_warm_up_chosen_by_mser5_leaves_the_mean_unbiased() {
     // M/M/1 at rho 0.8 (mean response 5 s) from an empty start, runs of
     // 20,000 s: MSER-5 over 10 pilot runs finds a steady state and chooses a
