@@ -763,7 +763,9 @@ fn benchmark(
         (None, None) => Some(None),
         (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
         (None, Some(i)) if i.is_finite() && i >= 0.0 => match mips {
-            Some(mips) => Some(Some(SimTime::from_secs_f64(i / mips))),
+            Some(mips) => v
+                .time(Seconds(i / mips), &format!("{key}.instructions"), true)
+                .map(Some),
             None => {
                 v.report(
                     format!("{key}.instructions"),
@@ -2175,6 +2177,13 @@ mod tests {
         ] {
             assert_eq!(keys(&with_probe(probe)), [key], "{probe}");
         }
+        // A demand in instructions too long for the clock is refused by key,
+        // not left to overflow.
+        let endless = with_probe(&format!(
+            "benchmarks = [{{ class = \"edit\", instructions = 1e300 }}]\n{good}"
+        ))
+        .replace("quantum = \"100ms\"", "quantum = \"100ms\"\nmips = 0.001");
+        assert_eq!(keys(&endless), ["probe.benchmarks[edit].instructions"]);
         // Under swapping a benchmark must fit in memory.
         let swapped = with_probe(&format!("benchmarks = [\"edit\"]\n{good}"))
             .replace("policy = \"paging\"", "policy = \"swapping\"")
