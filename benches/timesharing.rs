@@ -62,7 +62,19 @@ fn scaled(sys: &System, users: u32, events: u64) -> System {
     let per_user = sys.memory.user_bytes() / u64::from(shipped);
     let user_bytes = (per_user * u64::from(users)).next_multiple_of(sys.memory.page);
     sys.memory.size = sys.memory.kernel + user_bytes;
-    let growth = user_bytes as f64 / (per_user * u64::from(shipped)) as f64;
+    rescale_clock(
+        &mut sys,
+        user_bytes as f64 / (per_user * u64::from(shipped)) as f64,
+    );
+    sys.users.population = Population::Fixed(users);
+    for_events(&mut sys, events);
+    sys
+}
+
+/// Under the clock, `lotsfree`, `desfree` and `minfree` at their 3BSD
+/// defaults for `sys`'s memory and the revolution times scaled by
+/// `growth`, the memory's ratio to the shipped scenario's.
+fn rescale_clock(sys: &mut System, growth: f64) {
     let frames = sys.memory.user_frames();
     if let Policy::Paging(Paging {
         replacement: Replacement::Clock(clock),
@@ -71,14 +83,17 @@ fn scaled(sys: &System, users: u32, events: u64) -> System {
     {
         clock.lotsfree = frames / 8;
         clock.desfree = clock.lotsfree.min(64);
+        clock.minfree = clock.desfree.min(32);
         clock.slowscan *= growth;
         clock.fastscan *= growth;
     }
-    sys.users.population = Population::Fixed(users);
+}
+
+/// `sys` run from time 0 for `events` events.
+fn for_events(sys: &mut System, events: u64) {
     sys.settings.warmup = SimTime::ZERO;
     sys.settings.end_time = SimTime::from_secs(1_000_000_000);
     sys.settings.max_events = Some(events);
-    sys
 }
 
 fn timesharing_users(c: &mut Criterion) {
@@ -108,22 +123,8 @@ fn with_memory(sys: &System, bytes: u64, events: u64) -> System {
     let mut sys = sys.clone();
     let shipped = sys.memory.user_bytes();
     sys.memory.size = sys.memory.kernel + bytes;
-    let growth = bytes as f64 / shipped as f64;
-    let frames = sys.memory.user_frames();
-    if let Policy::Paging(Paging {
-        replacement: Replacement::Clock(clock),
-        ..
-    }) = &mut sys.memory.policy
-    {
-        clock.lotsfree = frames / 8;
-        clock.desfree = clock.lotsfree.min(64);
-        clock.minfree = clock.desfree.min(32);
-        clock.slowscan *= growth;
-        clock.fastscan *= growth;
-    }
-    sys.settings.warmup = SimTime::ZERO;
-    sys.settings.end_time = SimTime::from_secs(1_000_000_000);
-    sys.settings.max_events = Some(events);
+    rescale_clock(&mut sys, bytes as f64 / shipped as f64);
+    for_events(&mut sys, events);
     sys
 }
 

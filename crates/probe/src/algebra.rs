@@ -19,7 +19,7 @@
 //! speed times the fraction of processor time in useful work times the
 //! processors, compared between installations.
 
-use crate::analysis::TableError;
+use crate::analysis::{TableError, csv_columns};
 use serde::Serialize;
 use std::fmt;
 
@@ -238,25 +238,7 @@ fn least_squares(readings: &[Reading]) -> Fit {
 /// A missing column, a field that is not what its column calls for, or
 /// text that is not CSV.
 pub fn read_readings(text: &str) -> Result<Vec<Reading>, TableError> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let header = reader
-        .headers()
-        .map_err(|e| TableError::Malformed(e.to_string()))?
-        .clone();
-    let position = |column: &'static str| {
-        header
-            .iter()
-            .position(|h| h == column)
-            .ok_or_else(|| TableError::MissingColumn {
-                column,
-                found: header.iter().map(str::to_string).collect(),
-            })
-    };
-    let [name, tav, f] = [
-        position(READING_COLUMNS[0])?,
-        position(READING_COLUMNS[1])?,
-        position(READING_COLUMNS[2])?,
-    ];
+    let (mut reader, [name, tav, f]) = csv_columns(text, READING_COLUMNS)?;
     let mut readings = Vec::new();
     for (i, record) in reader.records().enumerate() {
         let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;
@@ -341,22 +323,7 @@ impl Installation {
 /// A missing column, a field that is not a number, or text that is not
 /// CSV.
 pub fn read_installations(text: &str) -> Result<Vec<Installation>, TableError> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let header = reader
-        .headers()
-        .map_err(|e| TableError::Malformed(e.to_string()))?
-        .clone();
-    let mut at = [0; 4];
-    for (slot, column) in at.iter_mut().zip(INSTALLATION_COLUMNS) {
-        *slot =
-            header
-                .iter()
-                .position(|h| h == column)
-                .ok_or_else(|| TableError::MissingColumn {
-                    column,
-                    found: header.iter().map(str::to_string).collect(),
-                })?;
-    }
+    let (mut reader, at) = csv_columns(text, INSTALLATION_COLUMNS)?;
     let mut installations = Vec::new();
     for (i, record) in reader.records().enumerate() {
         let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;

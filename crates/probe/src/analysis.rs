@@ -359,6 +359,34 @@ impl fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
+/// A CSV reader over `text` and the place in each record of every one of
+/// `columns`, found by the header in any order.
+///
+/// # Errors
+/// Text that is not CSV, or a column missing from the header.
+pub(crate) fn csv_columns<'t, const N: usize>(
+    text: &'t str,
+    columns: [&'static str; N],
+) -> Result<(csv::Reader<&'t [u8]>, [usize; N]), TableError> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| TableError::Malformed(e.to_string()))?
+        .clone();
+    let mut at = [0; N];
+    for (slot, column) in at.iter_mut().zip(columns) {
+        *slot =
+            header
+                .iter()
+                .position(|h| h == column)
+                .ok_or_else(|| TableError::MissingColumn {
+                    column,
+                    found: header.iter().map(str::to_string).collect(),
+                })?;
+    }
+    Ok((reader, at))
+}
+
 /// The columns the analysis reads from an observation table (`probe.csv`
 /// has them, and more).
 pub const COLUMNS: [&str; 5] = ["benchmark", "phase", "users", "processes", "elapsed_s"];
@@ -366,27 +394,7 @@ pub const COLUMNS: [&str; 5] = ["benchmark", "phase", "users", "processes", "ela
 /// Reads an observation table: CSV with a header naming at least
 /// [`COLUMNS`], in any order. `phase` is `measured` or `warmup`.
 pub fn read_observations(text: &str) -> Result<Vec<Sample>, TableError> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let header = reader
-        .headers()
-        .map_err(|e| TableError::Malformed(e.to_string()))?
-        .clone();
-    let position = |column: &'static str| {
-        header
-            .iter()
-            .position(|h| h == column)
-            .ok_or_else(|| TableError::MissingColumn {
-                column,
-                found: header.iter().map(str::to_string).collect(),
-            })
-    };
-    let [benchmark, phase, users, processes, elapsed] = [
-        position(COLUMNS[0])?,
-        position(COLUMNS[1])?,
-        position(COLUMNS[2])?,
-        position(COLUMNS[3])?,
-        position(COLUMNS[4])?,
-    ];
+    let (mut reader, [benchmark, phase, users, processes, elapsed]) = csv_columns(text, COLUMNS)?;
     let mut samples = Vec::new();
     for (i, record) in reader.records().enumerate() {
         let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;
