@@ -1467,11 +1467,14 @@ fn the_reports_algebra_reads_a_runs_summary() {
     assert_eq!(value["readings"][0]["tav"].as_f64().unwrap(), tav);
     assert_eq!(value["readings"][0]["f"].as_f64().unwrap(), f);
     // Delivered capacity: the run's speed (the scenario's calibration),
-    // user work and processors, beside the report's two installations.
+    // user work as a share of the time not idle for light load, and
+    // processors, beside the report's two installations.
     let cpu = &summary["cpu"];
     let mips = cpu["mips"].as_f64().unwrap();
     assert!((mips - 1.0 / (0.75 / 0.92 + 0.25 / 0.73)).abs() < 1e-12);
-    let delivered = mips * cpu["user"].as_f64().unwrap() * 2.0;
+    let useful = cpu["user"].as_f64().unwrap() / (1.0 - cpu["other_idle"].as_f64().unwrap());
+    assert_eq!(cpu["useful_of_non_idle"].as_f64().unwrap(), useful);
+    let delivered = mips * useful * 2.0;
     assert_eq!(cpu["delivered_mips"].as_f64().unwrap(), delivered);
     let table = crate::scenario_path("multics-rfc103-capacity")
         .with_extension("csv")

@@ -28,11 +28,15 @@ fn every_shipped_scenario_loads_and_runs() {
                 (sys.settings.end_time, sys.settings.warmup) = (short, SimTime::ZERO);
                 let s = tpsim::models::system::simulate(&sys, sys.settings.seed, 0).summary;
                 let cpu = s.cpu.as_ref().unwrap();
-                let total =
-                    cpu.user + cpu.fault_handling + cpu.context_switch + cpu.interrupts + cpu.idle;
+                let total = cpu.user
+                    + cpu.fault_handling
+                    + cpu.context_switch
+                    + cpu.interrupts
+                    + cpu.segment_faults
+                    + cpu.idle;
                 assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");
-                // Idle split by whether a process waits for a page, each
-                // part from its own meter.
+                // Idle split by whether a process is held back by
+                // eligibility or memory, each part from its own meter.
                 let idle = cpu.multiprogramming_idle + cpu.other_idle;
                 assert!((idle - cpu.idle).abs() < 1e-9, "{file}: {cpu:?}");
                 s.classes.iter().map(|c| c.completions).sum::<u64>()

@@ -54,7 +54,9 @@ pub(crate) struct CapacityArgs {
     /// Where installations come from: a CSV table with the columns
     /// installation, mips, useful and processors; or a run's summary.json
     /// (or the directory `tpsim run --out` wrote it into) of a scenario
-    /// that gives system.mips, whose user work is the useful fraction.
+    /// that gives system.mips, whose user work as a fraction of the time
+    /// not idle for light load (cpu.useful_of_non_idle) is the useful
+    /// fraction.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Print the installations and their capacities as JSON instead of a
@@ -244,7 +246,7 @@ fn installations_from(path: &Path) -> Result<Vec<Installation>, Failure> {
     let cpu = &summary["cpu"];
     let (Some(mips), Some(useful), Some(processors)) = (
         cpu["mips"].as_f64(),
-        cpu["user"].as_f64(),
+        cpu["useful_of_non_idle"].as_f64(),
         cpu["cpus"].as_u64(),
     ) else {
         return Err(input(format!(

@@ -397,7 +397,7 @@ impl ClosedModel {
             let mut requests = 0.0;
             // Each command's I/O, and under swapping exec's read of its
             // image from the programs' device (text included).
-            let exec = swapping && d == sys.memory.programs;
+            let exec = swapping && sys.memory.programs == Some(d);
             for (class, w) in mix() {
                 let reads = class.io.iter().filter(|io| io.device == d);
                 let reads = reads

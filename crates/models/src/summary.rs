@@ -207,18 +207,25 @@ pub struct CpuSplit {
     pub segment_faults: f64,
     /// Nothing to run.
     pub idle: f64,
-    /// Idle while a process waits for a page: the 1975 Multics report's
-    /// multiprogramming idle. Metered on its own, as is `other_idle`; with
-    /// it, it makes up `idle`.
+    /// Idle while some process waits for eligibility or memory: Multics's
+    /// multiprogramming idle, the processor time a limit on eligibility or
+    /// memory wastes. Metered on its own, as is `other_idle`; with it, it
+    /// makes up `idle`.
     pub multiprogramming_idle: f64,
-    /// Idle while no process waits for a page.
+    /// Idle while no process is held back: idle for light load (Multics's
+    /// NMP and zero idle).
     pub other_idle: f64,
+    /// Users' own work as a fraction of the processor time not idle for
+    /// light load (all but `other_idle`; multiprogramming idle counts as
+    /// overhead): Multics's "percent of nonidle time" of virtual processor
+    /// time, the useful fraction of the 1975 report's delivered capacity.
+    /// 0 if the processors were idle for light load throughout.
+    pub useful_of_non_idle: f64,
     /// Each processor's speed, if the scenario gives it \[MIPS\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mips: Option<f64>,
     /// Delivered capacity, the 1975 Multics report's measure: the speed
-    /// times the fraction of processor time in users' own work times the
-    /// processors \[MIPS\].
+    /// times `useful_of_non_idle` times the processors \[MIPS\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivered_mips: Option<f64>,
 }

@@ -140,17 +140,21 @@ fn system_table(summary: &Summary) -> String {
         row("cpu: segment faults", fixed(cpu.segment_faults));
         row("cpu: idle", fixed(cpu.idle));
         row(
-            "cpu: idle, a process waiting for a page (MP idle)",
+            "cpu: idle, a process held back by eligibility or memory (MP idle)",
             fixed(cpu.multiprogramming_idle),
         );
         row(
-            "cpu: idle, no process waiting for a page",
+            "cpu: idle, light load: no process held back",
             fixed(cpu.other_idle),
+        );
+        row(
+            "user work, of the time not idle for light load",
+            fixed(cpu.useful_of_non_idle),
         );
         if let (Some(mips), Some(delivered)) = (cpu.mips, cpu.delivered_mips) {
             row("processor speed [MIPS]", fixed(mips));
             row(
-                "delivered capacity: speed x user work x processors [MIPS]",
+                "delivered capacity: speed x user work of time not idle x processors [MIPS]",
                 fixed(delivered),
             );
         }

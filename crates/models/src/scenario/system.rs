@@ -219,8 +219,9 @@ pub(crate) struct MemoryFile {
     pub kernel: Option<Bytes>,
     /// The page size.
     pub page: Bytes,
-    /// The swap device (swapping) or paging device (paging).
-    pub device: String,
+    /// The swap device (swapping) or paging device (paging); under paging
+    /// also a list of drives to spread pages over.
+    pub device: DeviceNames,
     /// The device holding the programs' files, which exec reads (default:
     /// `device`).
     #[serde(default)]
@@ -296,6 +297,14 @@ pub(crate) struct MemoryFile {
     /// (default 1: no klustering).
     #[serde(default)]
     pub kluster: Option<u64>,
+}
+
+/// `memory.device`: one device's name, or several.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum DeviceNames {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// `system.mips`: a speed, or the speeds of an instruction mix with and
@@ -1211,7 +1220,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
     let total = size(v, f.size, "memory.size", false);
     let kernel = size(v, f.kernel.unwrap_or(Bytes(0.0)), "memory.kernel", true);
     let page = size(v, f.page, "memory.page", false);
-    let device = device_index(v, devices, &f.device, "memory.device");
+    let drives = drives(v, f, devices);
     let (Some(total), Some(kernel), Some(page)) = (total, kernel, page) else {
         return None;
     };
@@ -1270,9 +1279,18 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                     );
                 }
             }
-            Some(Policy::Swapping { device: device? })
+            match drives.as_deref()? {
+                [device] => Some(Policy::Swapping { device: *device }),
+                _ => {
+                    v.report(
+                        "memory.device",
+                        "one swap device: a list of drives applies only to policy \"paging\"",
+                    );
+                    None
+                }
+            }
         }
-        "paging" => paging(v, f, devices, device, page, user_frames),
+        "paging" => paging(v, f, devices, drives.clone(), page, user_frames),
         other => {
             v.report(
                 "memory.policy",
@@ -1281,9 +1299,10 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
             None
         }
     };
-    let programs = match &f.programs {
-        Some(name) => device_index(v, devices, name, "memory.programs"),
-        None => device,
+    let programs = match (&f.programs, drives.as_deref()) {
+        (Some(name), _) => device_index(v, devices, name, "memory.programs").map(Some),
+        (None, Some([one])) => Some(Some(*one)),
+        (None, drives) => drives.map(|_| None),
     };
     Some(Memory {
         size: total,
@@ -1294,11 +1313,36 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
     })
 }
 
+/// The devices `memory.device` names: one, or several distinct drives.
+fn drives(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<Vec<usize>> {
+    let names = match &f.device {
+        DeviceNames::One(name) => std::slice::from_ref(name),
+        DeviceNames::Many(names) if names.is_empty() => {
+            v.report("memory.device", "an empty list: name at least one device");
+            return None;
+        }
+        DeviceNames::Many(names) => names.as_slice(),
+    };
+    let mut drives = Vec::with_capacity(names.len());
+    for name in names {
+        let drive = device_index(v, devices, name, "memory.device")?;
+        if drives.contains(&drive) {
+            v.report(
+                "memory.device",
+                format!("\"{name}\" is listed twice: each drive once"),
+            );
+            return None;
+        }
+        drives.push(drive);
+    }
+    Some(drives)
+}
+
 fn paging(
     v: &mut Validator,
     f: &MemoryFile,
     devices: &[DeviceFile],
-    device: Option<usize>,
+    drives: Option<Vec<usize>>,
     page: u64,
     user_frames: u64,
 ) -> Option<Policy> {
@@ -1316,7 +1360,7 @@ fn paging(
         }
         Some(name) => {
             let bulk = device_index(v, devices, name, "memory.bulk_store");
-            if bulk.is_some() && bulk == device {
+            if bulk.is_some_and(|b| drives.as_ref().is_some_and(|d| d.contains(&b))) {
                 v.report(
                     "memory.bulk_store",
                     "must be a different device from memory.device",
@@ -1389,7 +1433,7 @@ fn paging(
         }
     };
     Some(Policy::Paging(Paging {
-        device: device?,
+        drives: drives?,
         bulk_store: bulk_store?,
         replacement: replacement?,
         free_target: free_target?,
@@ -2409,6 +2453,46 @@ mod tests {
             "device = \"disk\"\n        disk_fraction = 0.5\n        [[device]]",
         );
         assert_eq!(keys(&text), ["memory.disk_fraction"]);
+    }
+
+    #[test]
+    fn paging_spreads_over_a_list_of_drives_and_refuses_a_bad_list() {
+        let two_drives = |device: &str| {
+            GOOD.replace(
+                "device = \"disk\"\n        [[device]]",
+                &format!(
+                    "device = {device}\n        [[device]]\n        name = \"disk2\"\n        rate = \"1MB/s\"\n        [[device]]"
+                ),
+            )
+        };
+        let sys = SystemFile::parse("t.toml", &two_drives(r#"["disk", "disk2"]"#))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let Policy::Paging(p) = &sys.memory.policy else {
+            panic!("paging expected")
+        };
+        assert_eq!(p.drives, [1, 0]);
+        // With no programs' device named, a program's pages lie on the
+        // drives too; one drive named in a list is one drive.
+        assert_eq!(sys.memory.programs, None);
+        let one = SystemFile::parse("t.toml", &two_drives(r#"["disk"]"#))
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        assert_eq!(one.memory.programs, Some(1));
+        for bad in [r#"[]"#, r#"["disk", "disk"]"#, r#"["disk", "drum"]"#] {
+            assert_eq!(keys(&two_drives(bad)), ["memory.device"], "{bad}");
+        }
+        let swapped = two_drives(r#"["disk", "disk2"]"#)
+            .replace("policy = \"paging\"", "policy = \"swapping\"")
+            .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "");
+        assert_eq!(keys(&swapped), ["memory.device"]);
+        let bulk = two_drives(r#"["disk", "disk2"]"#).replace(
+            "[[device]]\n        name = \"disk2\"",
+            "bulk_store = \"disk2\"\n        disk_fraction = 0.5\n        [[device]]\n        name = \"disk2\"",
+        );
+        assert_eq!(keys(&bulk), ["memory.bulk_store"]);
     }
 
     /// GOOD under the clock, the phase model in `phases` and `memory`

@@ -172,8 +172,10 @@ pub struct Memory {
     pub page: u64,
     /// The device holding the programs' files (an index into `devices`):
     /// exec reads a new command's image from it under swapping, and under
-    /// paging the pages of a program's file come from it.
-    pub programs: usize,
+    /// paging the pages of a program's file come from it. `None` under
+    /// paging over several drives with no device named: the programs are
+    /// spread over the paging drives like the pages.
+    pub programs: Option<usize>,
     /// How memory is shared out.
     pub policy: Policy,
 }
@@ -210,8 +212,10 @@ pub enum Policy {
 /// Demand paging.
 #[derive(Clone, Debug)]
 pub struct Paging {
-    /// The device pages are read from when not on the bulk store.
-    pub device: usize,
+    /// The drives pages are read from when not on the bulk store: one, or
+    /// several that pages are spread over uniformly, each transfer going to
+    /// one of them drawn at random.
+    pub drives: Vec<usize>,
     /// A fast store in front of the paging device.
     pub bulk_store: Option<BulkStore>,
     /// How pages are chosen for replacement.
@@ -231,6 +235,18 @@ pub struct Paging {
     /// this many pages that are also in the swap area, while frames are
     /// free (3BSD's klustering); 1 for none.
     pub kluster: u64,
+}
+
+impl Paging {
+    /// The drive a page transfer goes to: the only one, or one drawn
+    /// uniformly from `rng` (nothing is drawn with one drive, so a
+    /// scenario's streams do not depend on the list being one long).
+    pub(crate) fn drive(&self, rng: &mut impl rand::RngExt) -> usize {
+        match self.drives.as_slice() {
+            [one] => *one,
+            many => many[rng.random_range(0..many.len())],
+        }
+    }
 }
 
 /// How pages are chosen for replacement.

@@ -508,6 +508,8 @@ pub struct SystemModel<'a> {
     user_processes: u32,
     placement_rng: Stream,
     dirty_rng: Stream,
+    /// Which of several paging drives a transfer goes to.
+    drive_rng: Stream,
     // Processors.
     ready: ReadyQueue,
     cpus: Processors,
@@ -544,6 +546,7 @@ impl<'a> SystemModel<'a> {
             user_processes: 0,
             placement_rng: streams.stream("paging/placement"),
             dirty_rng: streams.stream("paging/dirty"),
+            drive_rng: streams.stream("paging/drives"),
             ready: ReadyQueue::new(sys.cpu.scheduler),
             cpus: Processors::new(sys.cpu.count as usize),
             candidates: Candidates::default(),
@@ -1322,20 +1325,9 @@ impl SystemModel<'_> {
     fn recount(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Process)) {
         let before = indicators(&self.procs[pid]);
         let was_in = self.procs[pid].residence == Residence::In;
-        let was_faulting = self.procs[pid].state == State::Fault;
         change(&mut self.procs[pid]);
         let after = indicators(&self.procs[pid]);
         let is_in = self.procs[pid].residence == Residence::In;
-        let is_faulting = self.procs[pid].state == State::Fault;
-        if was_faulting != is_faulting {
-            let waiters = &mut self.stats.page_waiters;
-            *waiters = if is_faulting {
-                *waiters + 1
-            } else {
-                *waiters - 1
-            };
-            self.meter_idle(now);
-        }
         if was_in != is_in {
             self.swap.loaded = if is_in {
                 self.swap.loaded + 1
@@ -1350,6 +1342,7 @@ impl SystemModel<'_> {
         if before.1 != after.1 {
             let delta = f64::from(u8::from(after.1)) - f64::from(u8::from(before.1));
             self.stats.waiting.add(now, delta);
+            self.meter_idle(now);
         }
         self.reindex(pid);
     }

@@ -375,8 +375,8 @@ impl SystemModel<'_> {
             Pte::Untouched if self.placement_rng.random::<f64>() < zero_fill => {
                 (Source::ZeroFill, true)
             }
-            Pte::Untouched => (Source::Read(self.sys.memory.programs), true),
-            Pte::Out => (Source::Read(paging.device), false),
+            Pte::Untouched => (Source::Read(self.program_device()), true),
+            Pte::Out => (Source::Read(paging.drive(&mut self.drive_rng)), false),
             Pte::Resident(f) => {
                 // Only an invalidated page is resident and missing.
                 self.revalidate(pid, page, f);
@@ -736,12 +736,12 @@ impl SystemModel<'_> {
         6 * 512 + image.div_ceil(128 * 512) * 512
     }
 
-    /// The paging device.
-    fn paging_device(&self) -> usize {
+    /// The paging drive a transfer goes to.
+    fn paging_device(&mut self) -> usize {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("the clock is a paging policy");
         };
-        paging.device
+        paging.drive(&mut self.drive_rng)
     }
 
     /// Takes the page out of frame `f` onto the tail of the free list,

@@ -227,8 +227,8 @@ impl SystemModel<'_> {
             match bulk {
                 Some(b) if on_bulk => Source::Read(b.device),
                 // Pages of the program's file come from where it lies.
-                _ if in_text || first_touch => Source::Read(self.sys.memory.programs),
-                _ => Source::Read(paging.device),
+                _ if in_text || first_touch => Source::Read(self.program_device()),
+                _ => Source::Read(paging.drive(&mut self.drive_rng)),
             }
         };
         if first_touch {
@@ -557,10 +557,10 @@ impl SystemModel<'_> {
                         .filter(|_| self.dirty_rng.random::<f64>() < d)
                         .count() as u64,
                 };
-                let device = paging
-                    .bulk_store
-                    .as_ref()
-                    .map_or(paging.device, |b| b.device);
+                let device = match &paging.bulk_store {
+                    Some(b) => b.device,
+                    None => paging.drive(&mut self.drive_rng),
+                };
                 (writes, device)
             }
         };
@@ -599,7 +599,8 @@ impl SystemModel<'_> {
             self.held_mut(holder).expect("a live holder").on_bulk -= 1;
             self.bulk.used -= 1;
             self.stats.counters.page_writes += 1;
-            self.request(paging.device, Purpose::PageWrite, page, ctx);
+            let drive = paging.drive(&mut self.drive_rng);
+            self.request(drive, Purpose::PageWrite, page, ctx);
         }
         if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
             self.compact(Queue::Bulk);

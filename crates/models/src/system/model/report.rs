@@ -27,11 +27,10 @@ pub(super) struct Statistics {
     pub(super) mpl: TimeWeighted,
     /// Processes waiting for memory or eligibility.
     pub(super) waiting: TimeWeighted,
-    /// Processes waiting for a page, now.
-    pub(super) page_waiters: u32,
-    /// Idle processors while a process waits for a page (the 1975 Multics
-    /// report's multiprogramming idle), and while none does.
-    pub(super) idle_on_pages: TimeWeighted,
+    /// Idle processors while a process is held back by a limit on
+    /// eligibility or memory (Multics's multiprogramming idle), and while
+    /// none is (light load: Multics's NMP and zero idle).
+    pub(super) idle_held_back: TimeWeighted,
     pub(super) idle_other: TimeWeighted,
     /// The fraction of user memory held.
     pub(super) occupancy: TimeWeighted,
@@ -65,8 +64,7 @@ impl Statistics {
             processes: zero(),
             mpl: zero(),
             waiting: zero(),
-            page_waiters: 0,
-            idle_on_pages: zero(),
+            idle_held_back: zero(),
             idle_other: TimeWeighted::new(SimTime::ZERO, f64::from(sys.cpu.count)),
             occupancy: zero(),
             load: Vec::new(),
@@ -80,16 +78,21 @@ impl Statistics {
 
 impl SystemModel<'_> {
     /// Files the idle processors under multiprogramming idle if a process
-    /// waits for a page, else under other idle; called whenever either
-    /// changes.
+    /// waits for eligibility or memory, else under other idle; called
+    /// whenever either changes. Multics's `total_time_meters` draws the
+    /// line there: idle while processes contend for eligibility and not
+    /// all are eligible is MP idle, the cost of a limit; idle with every
+    /// contender admitted is light load \[MX\].
     pub(super) fn meter_idle(&mut self, now: SimTime) {
         let idle = f64::from(self.sys.cpu.count) - self.cpus.meter.busy.value();
-        let on_pages = self.stats.page_waiters > 0;
+        let held_back = self.stats.waiting.value() > 0.0;
         let stats = &mut self.stats;
         stats
-            .idle_on_pages
-            .set(now, if on_pages { idle } else { 0.0 });
-        stats.idle_other.set(now, if on_pages { 0.0 } else { idle });
+            .idle_held_back
+            .set(now, if held_back { idle } else { 0.0 });
+        stats
+            .idle_other
+            .set(now, if held_back { 0.0 } else { idle });
     }
 
     pub(super) fn occupancy(&self) -> f64 {
@@ -225,7 +228,7 @@ impl SystemModel<'_> {
             &mut self.stats.mpl,
             &mut self.stats.waiting,
             &mut self.stats.occupancy,
-            &mut self.stats.idle_on_pages,
+            &mut self.stats.idle_held_back,
             &mut self.stats.idle_other,
         ] {
             m.reset(now);
@@ -333,6 +336,12 @@ impl SystemModel<'_> {
                 _ => None,
             },
         });
+        let other_idle = self.stats.idle_other.mean(now) / cpus;
+        let useful_of_non_idle = if other_idle < 1.0 {
+            user / (1.0 - other_idle)
+        } else {
+            0.0
+        };
         let moved = counters.swap_ins + counters.swap_outs;
         let swapper = !self.paging() || self.clock().is_some_and(|c| c.swapper.is_some());
         let swapping = swapper.then(|| SwappingSummary {
@@ -371,10 +380,11 @@ impl SystemModel<'_> {
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.
                 idle: 1.0 - self.cpus.meter.busy.mean(now) / cpus,
-                multiprogramming_idle: self.stats.idle_on_pages.mean(now) / cpus,
-                other_idle: self.stats.idle_other.mean(now) / cpus,
+                multiprogramming_idle: self.stats.idle_held_back.mean(now) / cpus,
+                other_idle,
+                useful_of_non_idle,
                 mips: sys.cpu.mips,
-                delivered_mips: sys.cpu.mips.map(|mips| mips * user * cpus),
+                delivered_mips: sys.cpu.mips.map(|mips| mips * useful_of_non_idle * cpus),
             }),
             paging,
             swapping,

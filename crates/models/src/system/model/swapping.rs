@@ -130,7 +130,7 @@ impl SystemModel<'_> {
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), |p| p.state = State::Io);
         let bytes = self.procs[pid].exec_bytes as f64;
-        let programs = self.sys.memory.programs;
+        let programs = self.program_device();
         self.request(programs, Purpose::Exec { pid }, bytes, ctx);
     }
 
@@ -155,12 +155,21 @@ impl SystemModel<'_> {
             .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
     }
 
-    /// The device processes are swapped to: the swap device, or the paging
-    /// device.
-    fn swap_device(&self) -> usize {
+    /// The device a program's file is read from: the programs' device, or
+    /// one of the paging drives the programs are spread over.
+    pub(super) fn program_device(&mut self) -> usize {
+        match self.sys.memory.programs {
+            Some(device) => device,
+            None => self.swap_device(),
+        }
+    }
+
+    /// The device processes are swapped to: the swap device, or a paging
+    /// drive.
+    fn swap_device(&mut self) -> usize {
         match &self.sys.memory.policy {
             Policy::Swapping { device } => *device,
-            Policy::Paging(paging) => paging.device,
+            Policy::Paging(paging) => paging.drive(&mut self.drive_rng),
         }
     }
 
