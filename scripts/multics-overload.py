@@ -19,7 +19,7 @@ import tempfile
 from tpsimrun import ROOT, build, interval, run
 
 SHIPPED = 'scheduler = "multics"'
-SETTINGS = "multics = { levels = 6, min_eligible = 2, working_set_factor = 1 }"
+SETTINGS = "multics = { levels = 6, min_eligible = 2, working_set_factor = 0 }"
 
 
 def variants():
@@ -30,9 +30,9 @@ def variants():
     return [
         ("round robin", lambda t: t.replace(SHIPPED, 'scheduler = "round-robin"').replace(SETTINGS, "")),
         ("multics", lambda t: t),
-        ("multics, no working-set test", settings("multics = { levels = 6, min_eligible = 2, working_set_factor = 0 }")),
-        ("multics, one level", settings("multics = { levels = 1, min_eligible = 2, working_set_factor = 1 }")),
-        ("multics, one level, no working-set test", settings("multics = { levels = 1, min_eligible = 2, working_set_factor = 0 }")),
+        ("multics, with the working-set test", settings("multics = { levels = 6, min_eligible = 2, working_set_factor = 1 }")),
+        ("multics, one level", settings("multics = { levels = 1, min_eligible = 2, working_set_factor = 0 }")),
+        ("multics, one level, with the working-set test", settings("multics = { levels = 1, min_eligible = 2, working_set_factor = 1 }")),
     ]
 
 
