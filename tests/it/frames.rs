@@ -234,3 +234,55 @@ fn with_memory_to_spare_a_command_faults_once_on_each_page_its_phases_cover() {
     let exact = 100.0 * (1.0 - 0.7_f64.powi(5));
     assert_covers("faults per command, five phases", &runs, exact, 0.01);
 }
+
+/// `ONE_PHASE` with a bulk store of `pages` pages in front of its disk, as
+/// Multics had: every page leaving memory is written to it, its oldest go
+/// on to the disk.
+fn one_phase_with_bulk_store(pages: u64) -> System {
+    let text = ONE_PHASE.replace(
+        "reclaim = true",
+        &format!("swapper = false\nbulk_store = \"drum\"\nbulk_store_size = \"{pages}KiB\""),
+    ) + "[[device]]\nname = \"drum\"\nrate = \"4MB/s\"\nfault_cpu = \"0s\"\n";
+    inline_system(&text)
+}
+
+#[test]
+fn a_bulk_store_takes_every_page_that_leaves_memory_and_serves_it_back() {
+    // Room for both users' 100-page images: every page taken from memory
+    // is written to the bulk store and read back from it, so the disk
+    // serves only a command's first touch of each page.
+    let roomy = one_phase_with_bulk_store(256);
+    // Room for 16: most pages are pushed on to the disk before they are
+    // wanted again.
+    let cramped = one_phase_with_bulk_store(16);
+    let (mut from_disk_roomy, mut from_disk_cramped) = (vec![], vec![]);
+    for r in 0..3 {
+        let s = simulate(&roomy, seed(roomy.settings.seed), r).summary;
+        let p = s.paging.as_ref().unwrap();
+        assert_eq!(
+            p.page_writes, p.pages_stolen,
+            "one write per page, no overflow"
+        );
+        assert_eq!(
+            p.faults,
+            p.bulk_store_reads + p.disk_reads,
+            "every fault a read"
+        );
+        let commands = s.classes[0].completions;
+        assert!(
+            p.disk_reads <= 100 * (commands + 2),
+            "{} reads from disk for {commands} commands: more than first touches",
+            p.disk_reads
+        );
+        from_disk_roomy.push(p.disk_fraction);
+        let s = simulate(&cramped, seed(cramped.settings.seed), r).summary;
+        let p = s.paging.as_ref().unwrap();
+        assert!(p.page_writes >= p.pages_stolen, "a write per page at least");
+        from_disk_cramped.push(p.disk_fraction);
+    }
+    assert_above(
+        "fraction of reads from disk, 16-page bulk store less 256-page",
+        &paired(&from_disk_cramped, &from_disk_roomy),
+        0.5,
+    );
+}

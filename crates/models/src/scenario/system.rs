@@ -1505,10 +1505,24 @@ fn replacement(
         }
         "clock" | "working-set" | "page-fault-frequency" => {
             if f.bulk_store.is_some() {
-                v.report(
-                "memory.bulk_store",
-                format!("is not available with memory.replacement = \"{name}\" yet: use \"process-lru\" for a bulk store"),
-            );
+                if f.disk_fraction.is_some() {
+                    v.report(
+                        "memory.disk_fraction",
+                        format!("applies only to memory.replacement = \"process-lru\": under \"{name}\" pages go to the bulk store as they leave memory, so give it a size with memory.bulk_store_size"),
+                    );
+                }
+                if f.reclaim == Some(true) {
+                    v.report(
+                        "memory.reclaim",
+                        "cannot be true with a bulk store under memory as frames: a page leaving memory goes to the bulk store",
+                    );
+                }
+                if f.swapper == Some(true) || (f.swapper.is_none() && name == "clock") {
+                    v.report(
+                        "memory.swapper",
+                        "must be false with a bulk store: the 3BSD swapper writes to the swap area, and the clock in front of a bulk store (Multics) runs alone",
+                    );
+                }
             }
             if f.free_target.is_some() {
                 v.report(
@@ -2512,6 +2526,26 @@ mod tests {
 
     const PHASES: &str = r#"set = 20, phase = { exp = { mean = "500ms" } }, reference = "10us""#;
 
+    /// A bulk store in front of the disk, for memory as frames, with its
+    /// device (`DRUM`, to append).
+    const BULK_STORE: &str = "bulk_store = \"drum\"\nbulk_store_size = \"64KiB\"";
+    const DRUM: &str = "[[device]]\nname = \"drum\"\nrate = \"1MB/s\"\nfault_cpu = \"1ms\"\n";
+
+    #[test]
+    fn the_clock_takes_a_bulk_store_sized_by_capacity_without_the_swapper() {
+        let text = clocked(PHASES, &format!("swapper = false\n{BULK_STORE}")) + DRUM;
+        let sys = SystemFile::parse("t.toml", &text)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let Policy::Paging(paging) = &sys.memory.policy else {
+            panic!("paging")
+        };
+        let bulk = paging.bulk_store.as_ref().expect("a bulk store");
+        assert_eq!(sys.devices[bulk.device].name, "drum");
+        assert_eq!(bulk.placement, Placement::Capacity(64));
+    }
+
     #[test]
     fn the_clock_takes_3bsd_defaults_and_the_phase_model() {
         let sys = SystemFile::parse("t.toml", &clocked(PHASES, ""))
@@ -2709,10 +2743,20 @@ mod tests {
                 "memory.kluster",
             ),
             (
-                clocked(PHASES, "bulk_store = \"drum\"\ndisk_fraction = 0.5")
-                    + "[[device]]\nname = \"drum\"\nrate = \"1MB/s\"\nfault_cpu = \"1ms\"\n",
-                "memory.bulk_store",
+                clocked(
+                    PHASES,
+                    "swapper = false\nbulk_store = \"drum\"\ndisk_fraction = 0.5",
+                ) + DRUM,
+                "memory.disk_fraction",
             ),
+            (
+                clocked(
+                    PHASES,
+                    &format!("swapper = false\nreclaim = true\n{BULK_STORE}"),
+                ) + DRUM,
+                "memory.reclaim",
+            ),
+            (clocked(PHASES, BULK_STORE) + DRUM, "memory.swapper"),
             (
                 clocked(PHASES, "free_target = \"8KiB\""),
                 "memory.free_target",

@@ -26,6 +26,9 @@
 //! The run's cost therefore grows with faults and with the frames the hand
 //! looks at, not with references. Each class's shared text is not shared
 //! here: a process holds its own copy of every page of its image.
+//!
+//! With a bulk store in front of the drives (Multics), every page freed
+//! goes to it, and its oldest pages go on to the drives when it is full.
 
 use super::*;
 use crate::system::{ClockDaemon, Paging, ReferenceBits};
@@ -46,6 +49,10 @@ pub(super) enum Pte {
     Reading(u32),
     /// In the swap area.
     Out,
+    /// On the bulk store, written there with this serial number (which
+    /// tells the entry of its last write in the bulk store's age queue
+    /// from entries of earlier writes).
+    Bulk(u32),
 }
 
 /// A process's page table and its place in its phase model.
@@ -146,6 +153,21 @@ struct Frame {
     next: u32,
 }
 
+/// The pages on a bulk store in front of the paging drives (Multics's
+/// paging device): every page that leaves memory is written there, and
+/// the oldest pages are pushed on to the drives when it is full.
+#[derive(Debug, Default)]
+pub(super) struct BulkQueue {
+    /// Pages held.
+    used: u64,
+    /// An entry (process, page, serial) per page written, oldest first;
+    /// an entry whose page has left since, or was written again, is
+    /// skipped, and dropped when the queue is compacted.
+    age: VecDeque<(u32, u32, u32)>,
+    /// The serial number of the next write.
+    serial: u32,
+}
+
 /// The frames of user memory, the free list through them and the hand.
 #[derive(Debug)]
 pub(super) struct Frames {
@@ -157,6 +179,8 @@ pub(super) struct Frames {
     budget: u64,
     /// Draws deciding references to resident pages.
     references: Stream,
+    /// The bulk store's pages, when there is one.
+    bulk: BulkQueue,
 }
 
 impl Frames {
@@ -184,6 +208,7 @@ impl Frames {
             tail: NIL,
             budget: 0,
             references,
+            bulk: BulkQueue::default(),
         };
         for f in 0..count {
             frames.push_back(f);
@@ -377,6 +402,15 @@ impl SystemModel<'_> {
             }
             Pte::Untouched => (Source::Read(self.program_device()), true),
             Pte::Out => (Source::Read(paging.drive(&mut self.drive_rng)), false),
+            Pte::Bulk(_) => {
+                // The page leaves the bulk store as it is read; until its
+                // frame is taken it counts as on the drives, where the
+                // bulk store's overflow cannot take it.
+                let bulk = paging.bulk_store.as_ref().expect("a bulk store");
+                self.frames.bulk.used -= 1;
+                self.procs[pid].table.entries[page as usize] = Pte::Out;
+                (Source::Read(bulk.device), false)
+            }
             Pte::Resident(f) => {
                 // Only an invalidated page is resident and missing.
                 self.revalidate(pid, page, f);
@@ -497,7 +531,11 @@ impl SystemModel<'_> {
             return 0;
         };
         let p = &self.procs[pid];
-        if paging.kluster <= 1 || p.fault_from_file {
+        let from_bulk = paging
+            .bulk_store
+            .as_ref()
+            .is_some_and(|b| p.fault_source == Source::Read(b.device));
+        if paging.kluster <= 1 || p.fault_from_file || from_bulk {
             return 0;
         }
         let k = paging.kluster as u32;
@@ -698,15 +736,81 @@ impl SystemModel<'_> {
     }
 
     /// Frees the page in frame `f`: to the tail of the free list, still
-    /// valid if the system reclaims, after a write if it is modified.
+    /// valid if the system reclaims, after a write if it is modified; with
+    /// a bulk store, every page is written to it.
     fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
         self.stats.counters.pages_stolen += 1;
-        if self.unmap_frame(f) {
-            self.stats.counters.page_writes += 1;
-            self.swap.transfers += 1;
-            let device = self.paging_device();
-            let bytes = self.sys.memory.page as f64;
-            self.request(device, Purpose::PageWrite, bytes, ctx);
+        let (pid, page) = {
+            let frame = &self.frames.frames[f as usize];
+            (frame.owner, frame.page)
+        };
+        let modified = self.unmap_frame(f);
+        let device = match self.bulk_capacity() {
+            Some((bulk, capacity)) => {
+                self.write_to_bulk(pid, page, capacity, ctx);
+                bulk
+            }
+            None if modified => self.paging_device(),
+            None => return,
+        };
+        self.page_write(device, ctx);
+    }
+
+    /// A page write to `device`.
+    fn page_write(&mut self, device: usize, ctx: &mut Context<Event>) {
+        self.stats.counters.page_writes += 1;
+        self.swap.transfers += 1;
+        let bytes = self.sys.memory.page as f64;
+        self.request(device, Purpose::PageWrite, bytes, ctx);
+    }
+
+    /// The bulk store in front of the drives, and the pages it holds.
+    fn bulk_capacity(&self) -> Option<(usize, u64)> {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            return None;
+        };
+        let bulk = paging.bulk_store.as_ref()?;
+        let Placement::Capacity(capacity) = bulk.placement else {
+            unreachable!("under frames a bulk store is sized by capacity");
+        };
+        Some((bulk.device, capacity))
+    }
+
+    /// `page` of `pid`, just freed from memory, goes on the bulk store;
+    /// while the store holds more than `capacity` pages, its oldest go on
+    /// to the drives, a write each.
+    fn write_to_bulk(&mut self, pid: u32, page: u32, capacity: u64, ctx: &mut Context<Event>) {
+        let entry = &mut self.procs[pid as usize].table.entries[page as usize];
+        assert_eq!(
+            *entry,
+            Pte::Out,
+            "a page freed to a bulk store is not reclaimable"
+        );
+        let bulk = &mut self.frames.bulk;
+        let serial = bulk.serial;
+        *entry = Pte::Bulk(serial);
+        bulk.serial = serial.wrapping_add(1);
+        bulk.used += 1;
+        bulk.age.push_back((pid, page, serial));
+        while self.frames.bulk.used > capacity {
+            let (pid, page, serial) = self
+                .frames
+                .bulk
+                .age
+                .pop_front()
+                .expect("pages on the bulk store have entries in its age queue");
+            if !on_bulk(&self.procs, (pid, page, serial)) {
+                continue;
+            }
+            self.procs[pid as usize].table.entries[page as usize] = Pte::Out;
+            self.frames.bulk.used -= 1;
+            let drive = self.paging_device();
+            self.page_write(drive, ctx);
+        }
+        let bulk = &mut self.frames.bulk;
+        if bulk.age.len() as u64 > 2 * capacity.max(1024) {
+            let procs = &self.procs;
+            bulk.age.retain(|&entry| on_bulk(procs, entry));
         }
     }
 
@@ -853,6 +957,7 @@ impl SystemModel<'_> {
                     self.pool.anonymous += 1;
                 }
                 Pte::Reading(_) => unreachable!("a process waiting for a page does not exit"),
+                Pte::Bulk(_) => self.frames.bulk.used -= 1,
                 Pte::Untouched | Pte::Out => {}
             }
         }
@@ -883,6 +988,19 @@ impl SystemModel<'_> {
             };
             assert_eq!(p.table.entries[frame.page as usize], expected);
         }
+        let on_bulk = self
+            .procs
+            .iter()
+            .flat_map(|(_, p)| &p.table.entries)
+            .filter(|e| matches!(e, Pte::Bulk(_)))
+            .count() as u64;
+        assert_eq!(on_bulk, self.frames.bulk.used, "pages on the bulk store");
+        if let Some((_, capacity)) = self.bulk_capacity() {
+            assert!(
+                on_bulk <= capacity,
+                "the bulk store holds at most its capacity"
+            );
+        }
         for (_, p) in self.procs.iter() {
             let t = &p.table;
             let resident = t
@@ -899,6 +1017,15 @@ impl SystemModel<'_> {
             }
         }
     }
+}
+
+/// Whether an entry of the bulk store's age queue stands for a page still
+/// there: its process lives, and the page's last write has its serial.
+fn on_bulk(procs: &Slab<Process>, (pid, page, serial): (u32, u32, u32)) -> bool {
+    procs
+        .get(pid as usize)
+        .and_then(|p| p.table.entries.get(page as usize))
+        == Some(&Pte::Bulk(serial))
 }
 
 #[cfg(test)]
@@ -1242,6 +1369,156 @@ pub(super) mod tests {
                 );
             });
         }
+    }
+
+    /// `TEN_PAGE_SETS` with a 100-page image, `lotsfree` 16 pages and a
+    /// bulk store of 8 pages, `drum`, in front of the disk.
+    fn with_bulk_store() -> String {
+        TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        lotsfree = \"16KiB\"\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"8KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        fault_cpu = \"0s\"\n        [[device]]",
+        )
+    }
+
+    /// Requests present at the device named `name`.
+    fn requests_at(model: &SystemModel, name: &str) -> f64 {
+        let d = model
+            .sys
+            .devices
+            .iter()
+            .position(|d| d.name == name)
+            .unwrap();
+        model.devices[d].meter.present.value()
+    }
+
+    #[test]
+    fn pages_leaving_memory_go_to_the_bulk_store_and_its_oldest_on_to_the_drives() {
+        with_process(&with_bulk_store(), |model, ctx, pid| {
+            for page in 0..60 {
+                give(model, pid, page);
+            }
+            // Only the pages in frames 0-1 are modified; every page freed is
+            // written to the bulk store all the same.
+            for f in 0..2 {
+                model.frames.frames[f].modified = true;
+            }
+            model.frames.budget = 1_000;
+            model.scan(ctx);
+            // The hand frees 12 pages, 0 to 11, each written to the bulk
+            // store; it holds 8, so the 4 freed first go on to the disk.
+            assert_eq!(model.stats.counters.pages_stolen, 12);
+            assert_eq!(model.stats.counters.page_writes, 16);
+            assert_eq!(requests_at(model, "drum"), 12.0);
+            assert_eq!(requests_at(model, "disk"), 4.0);
+            for page in 0..12 {
+                let entry = model.procs[pid].table.entries[page];
+                assert_eq!(
+                    matches!(entry, Pte::Bulk(_)),
+                    page >= 4,
+                    "page {page}: {entry:?}"
+                );
+                assert_eq!(entry == Pte::Out, page < 4, "page {page}: {entry:?}");
+            }
+            assert_eq!(model.frames.bulk.used, 8);
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn a_fault_on_a_page_on_the_bulk_store_reads_it_from_there() {
+        with_process(&with_bulk_store(), |model, ctx, pid| {
+            // The whole locality set resident but one page, freed to the
+            // bulk store: the fault is on it.
+            let set = model.procs[pid].table.slots.clone();
+            let frames: Vec<u32> = set.iter().map(|&page| give(model, pid, page)).collect();
+            model.free_frame(frames[3], ctx);
+            assert!(matches!(
+                model.procs[pid].table.entries[set[3] as usize],
+                Pte::Bulk(_)
+            ));
+            model.clock_fault(0, pid, ctx);
+            let drum = model
+                .sys
+                .devices
+                .iter()
+                .position(|d| d.name == "drum")
+                .unwrap();
+            assert_eq!(model.procs[pid].fault_source, Source::Read(drum));
+            assert_eq!(model.procs[pid].table.faulting, set[3]);
+            assert_eq!(model.stats.counters.bulk_reads, 1);
+            assert_eq!(model.stats.counters.disk_reads, 0);
+            // It has left the bulk store: however full that gets now, the
+            // page is not pushed on to the disk while it is read.
+            assert_eq!(model.frames.bulk.used, 0);
+            assert_eq!(model.procs[pid].table.entries[set[3] as usize], Pte::Out);
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn the_bulk_store_s_age_queue_drops_stale_entries_and_keeps_its_order() {
+        with_process(&with_bulk_store(), |model, ctx, pid| {
+            for page in 0..4 {
+                let f = give(model, pid, page);
+                model.free_frame(f, ctx);
+            }
+            // Page 10 goes to the bulk store and is read back 2,100 times,
+            // each time as a fault on it would take it: its stale entries
+            // are dropped once the queue outgrows twice 1,024 entries.
+            for _ in 0..2_100 {
+                let f = give(model, pid, 10);
+                model.free_frame(f, ctx);
+                model.procs[pid].table.entries[10] = Pte::Out;
+                model.frames.bulk.used -= 1;
+            }
+            assert!(model.frames.bulk.age.len() < 100, "stale entries dropped");
+            // The store then overflows: the page pushed on to the disk is
+            // still the oldest, page 0.
+            for page in 20..25 {
+                let f = give(model, pid, page);
+                model.free_frame(f, ctx);
+            }
+            assert_eq!(requests_at(model, "disk"), 1.0);
+            let entries = &model.procs[pid].table.entries;
+            assert_eq!(entries[0], Pte::Out);
+            assert!(
+                (1..4)
+                    .chain(20..25)
+                    .all(|page| matches!(entries[page], Pte::Bulk(_)))
+            );
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn an_exiting_process_leaves_the_bulk_store_and_its_entries_are_passed_over() {
+        with_process(&with_bulk_store(), |model, ctx, pid| {
+            for page in 0..8 {
+                let f = give(model, pid, page);
+                model.free_frame(f, ctx);
+            }
+            assert_eq!(model.frames.bulk.used, 8);
+            let owner = model.procs[pid].owner;
+            model.count(pid, false);
+            model.exit(pid, ctx);
+            assert_eq!(model.frames.bulk.used, 0);
+            // A second process, in the same slot, writes pages 8 down to 0:
+            // the store overflows once, and the page that goes on to the
+            // disk is its oldest, page 8, not one the first's stale entries
+            // name (page 0 and on, written again since).
+            let other = model.spawn(0, owner, SimTime::ZERO);
+            assert_eq!(other, pid);
+            for page in (0..9).rev() {
+                let f = give(model, other, page);
+                model.free_frame(f, ctx);
+            }
+            assert_eq!(requests_at(model, "disk"), 1.0);
+            assert_eq!(model.frames.bulk.used, 8);
+            let entries = &model.procs[other].table.entries;
+            assert_eq!(entries[8], Pte::Out);
+            assert!((0..8).all(|page| matches!(entries[page], Pte::Bulk(_))));
+            model.check_frames();
+        });
     }
 
     #[test]
