@@ -366,8 +366,9 @@ fn statistics_start_again_at_the_end_of_the_warm_up() {
     let exact = model.solve(model.terminals).pop().unwrap();
     let visits = net.visit_ratios(0).unwrap();
     let runs = replicate(&net, 20, 90_000.0);
-    // The summary says from when it measured.
+    // The summary says which scenario it ran and from when it measured.
     assert!(runs.iter().all(|s| s.warmup == 30_000.0));
+    assert!(runs.iter().all(|s| s.scenario == "central-server"));
     for (k, center) in model.centers.iter().enumerate() {
         assert_covers(
             &format!("{} throughput after the warm-up", center.name),

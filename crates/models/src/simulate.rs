@@ -451,7 +451,6 @@ impl<'a> NetworkModel<'a> {
             // or the start if the run ended before it.
             warmup: self.measured_from.as_secs_f64(),
             events,
-            wall_seconds: 0.0,
             stations,
             classes,
             ..Summary::default()
