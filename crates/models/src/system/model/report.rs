@@ -437,3 +437,27 @@ fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
         Scheduler::Multics(_) => StationDiscipline::Multics,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+
+    #[test]
+    fn idle_turns_to_multiprogramming_idle_when_a_process_is_held_back_during_it() {
+        // Nobody comes to the terminal; at 2 s a process starts waiting for
+        // eligibility while the processor stays idle: from then on the idle
+        // time is multiprogramming idle.
+        let text = TEN_PAGE_SETS.replace(
+            "think = { exp = { mean = \"1s\" } }",
+            "think = { det = { value = \"1000s\" } }",
+        );
+        let two = SimTime::from_secs(2);
+        with_process_at(&text, two, |model, _, pid| {
+            model.recount(pid, two, |p| p.state = State::WaitEligible);
+            let five = SimTime::from_secs(5);
+            assert!((model.stats.idle_held_back.mean(five) - 0.6).abs() < 1e-12);
+            assert!((model.stats.idle_other.mean(five) - 0.4).abs() < 1e-12);
+        });
+    }
+}
