@@ -18,13 +18,10 @@ about a minute per replication on two cores.
 Usage: scripts/multics-what-if.py [REPLICATIONS]   (default 5)
 """
 
-import json
-import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
-from tpsimrun import ROOT, TPSIM, build, interval
+from tpsimrun import ROOT, build, interval, summary
 
 MIT = ROOT / "scenarios" / "multics-mit-1975.toml"
 USL = ROOT / "scenarios" / "multics-usl-1975.toml"
@@ -53,14 +50,6 @@ CHANGES = [
     ("M.I.T., both", MIT, lambda t: repaired(no_bulk_store(t)), 0.43),
     ("USL, disk fault path repaired", USL, repaired, 0.10),
 ]
-
-
-def summary(text, seed, workdir):
-    path = Path(workdir) / "what-if.toml"
-    path.write_text(text)
-    out = subprocess.run([str(TPSIM), "run", str(path), "--seed", str(seed), "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
 
 
 def main():

@@ -21,14 +21,19 @@ def build():
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tpsim-cli"], cwd=ROOT, check=True)
 
 
-def run(text, seed, workdir):
-    """The summaries of the command classes of one run of `text`, by name."""
+def summary(text, seed, workdir):
+    """The summary of one run of `text` under `seed`, as `--json` prints it."""
     path = Path(workdir) / "scenario.toml"
     path.write_text(text)
     out = subprocess.run([str(TPSIM), "run", str(path), "--seed", str(seed), "--json"],
                          check=True, capture_output=True, text=True).stdout
-    summary = json.loads(out)
-    return {c["name"]: c for c in summary["classes"] if c["kind"] == "command"}
+    return json.loads(out)
+
+
+def run(text, seed, workdir):
+    """The summaries of the command classes of one run of `text`, by name."""
+    classes = summary(text, seed, workdir)["classes"]
+    return {c["name"]: c for c in classes if c["kind"] == "command"}
 
 
 def interval(xs):
