@@ -369,10 +369,11 @@ fn statistics_start_again_at_the_end_of_the_warm_up() {
     // The summary says which scenario it ran and from when it measured.
     assert!(runs.iter().all(|s| s.warmup == 30_000.0));
     assert!(runs.iter().all(|s| s.scenario == "central-server"));
-    // And the seed it ran with, not the scenario's.
+    // And the seed and replication it ran with, not the scenario's.
     let mut short = net.clone();
     short.settings.end_time = SimTime::from_secs(31_000);
-    assert_eq!(tpsim::models::simulate(&short, 12_345, 0).summary.seed, 12_345);
+    let s = tpsim::models::simulate(&short, 12_345, 3).summary;
+    assert_eq!((s.seed, s.replication), (12_345, 3));
     for (k, center) in model.centers.iter().enumerate() {
         assert_covers(
             &format!("{} throughput after the warm-up", center.name),
