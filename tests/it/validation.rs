@@ -374,6 +374,7 @@ fn statistics_start_again_at_the_end_of_the_warm_up() {
     short.settings.end_time = SimTime::from_secs(31_000);
     let s = tpsim::models::simulate(&short, 12_345, 3).summary;
     assert_eq!((s.seed, s.replication), (12_345, 3));
+    assert_eq!(s.sim_time, 31_000.0, "the summary says when the run ended");
     for (k, center) in model.centers.iter().enumerate() {
         assert_covers(
             &format!("{} throughput after the warm-up", center.name),
