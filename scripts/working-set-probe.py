@@ -20,6 +20,7 @@ import json
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -55,9 +56,15 @@ def faults_per_pass(base, users, pages, args, work):
     path.write_text(text)
     values = []
     for seed in range(1, args.replications + 1):
-        out = subprocess.run([str(TPSIM), "run", str(path), "--seed", str(seed), "--json"],
-                             check=True, capture_output=True, text=True).stdout
-        probe = [c for c in json.loads(out)["classes"] if c["name"] == "ws-probe"]
+        done = subprocess.run([str(TPSIM), "run", str(path), "--seed", str(seed), "--json"],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            # tpsim names the key and what is wrong with it (a probe larger
+            # than user memory, a run shorter than its warm-up, ...).
+            print(f"working-set-probe: tpsim refused the probe at {pages} pages and "
+                  f"{users} users:\n{done.stderr}", file=sys.stderr)
+            sys.exit(2)
+        probe = [c for c in json.loads(done.stdout)["classes"] if c["name"] == "ws-probe"]
         values.append(probe[0]["faults_per_command"])
     return statistics.fmean(values)
 
@@ -72,6 +79,10 @@ def main():
     parser.add_argument("--replications", type=int, default=3)
     parser.add_argument("--end", default="4h")
     args = parser.parse_args()
+    try:
+        ks = pages_range(args.pages)
+    except ValueError:
+        parser.error(f"--pages must be FIRST..LAST:STEP in pages, got {args.pages!r}")
     build()
     base = Path(args.scenario).read_text()
     print(f"{args.scenario}: the largest k whose faults per pass stay at or below "
@@ -81,7 +92,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for users in [int(u) for u in args.users.split(",")]:
             largest, seen = None, []
-            for pages in pages_range(args.pages):
+            for pages in ks:
                 f = faults_per_pass(base, users, pages, args, work)
                 seen.append(f"{pages}: {f:.1f}")
                 if f <= args.threshold * pages:

@@ -727,6 +727,7 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     cycles_take_time(v, &system);
     shells_fit(v, &system);
     benchmarks_fit(v, &system);
+    sweeps_fit(v, &system);
     v.problems.is_empty().then_some(system)
 }
 
@@ -875,6 +876,24 @@ fn shells_fit(v: &mut Validator, sys: &System) {
                 "users.shell",
                 format!(
                     "the shell's image ({size} bytes) is larger than user memory ({user} bytes): under swapping it could never run"
+                ),
+            );
+        }
+    }
+}
+
+/// Refuses a program that touches every page of its image at once
+/// (`locality = "sweep"`, the working-set probe's) when its image cannot
+/// all be in user memory: it would fault for ever and never finish a pass.
+fn sweeps_fit(v: &mut Validator, sys: &System) {
+    let frames = sys.memory.user_frames();
+    for c in &sys.classes {
+        let pages = sys.memory.pages_of(c.size);
+        if matches!(c.locality, Some(Locality::Lifetime(Lifetime::Sweep))) && pages > frames {
+            v.report(
+                format!("class[{}].size", c.name),
+                format!(
+                    "a program with locality = \"sweep\" touches all its pages at once: its {pages} pages must fit in user memory ({frames} pages), or it could never finish a pass"
                 ),
             );
         }
@@ -2172,6 +2191,21 @@ mod tests {
             r#"seek = { uniform = { low = "10ms", high = "50ms" } }"#,
             &format!("arm = {{ {arm} }}\n{extra}"),
         )
+    }
+
+    #[test]
+    fn a_sweep_program_must_fit_in_user_memory() {
+        // 384 pages of user memory: a sweep of 384 pages can finish a pass,
+        // one of 385 never could.
+        let sweep = |size: &str| {
+            GOOD.replace("size = \"64KiB\"", &format!("size = \"{size}\""))
+                .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "locality = \"sweep\"")
+        };
+        assert!(keys(&sweep("384KiB")).is_empty());
+        let problems = problems(&sweep("385KiB"));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].key, "class[edit].size");
+        assert!(problems[0].message.contains("385 pages"), "{}", problems[0].message);
     }
 
     fn with_probe(probe: &str) -> String {
