@@ -235,6 +235,28 @@ fn with_memory_to_spare_a_command_faults_once_on_each_page_its_phases_cover() {
     assert_covers("faults per command, five phases", &runs, exact, 0.01);
 }
 
+#[test]
+fn under_zipf_s_law_a_phase_still_faults_once_on_each_page_of_its_set() {
+    // FIVE_PHASES with references by Zipf's law over each set: the set's
+    // last page takes 1 / (30 H_30) of a million references a phase, about
+    // 8,400, so every page of every set is still referenced, and with
+    // memory to spare the faults per command are as with uniform ones.
+    let text = FIVE_PHASES.replace(
+        "reference = \"1us\" }",
+        "reference = \"1us\", pattern = { zipf = 1.0 } }",
+    );
+    assert_ne!(text, FIVE_PHASES);
+    let sys = inline_system(&text);
+    let runs: Vec<f64> = (0..20)
+        .map(|r| {
+            let s = simulate(&sys, seed(sys.settings.seed), r).summary;
+            s.classes[0].faults_per_command.unwrap()
+        })
+        .collect();
+    let exact = 100.0 * (1.0 - 0.7_f64.powi(5));
+    assert_covers("faults per command, five Zipf phases", &runs, exact, 0.015);
+}
+
 /// `ONE_PHASE` with a bulk store of `pages` pages in front of its disk, as
 /// Multics had: every page leaving memory is written to it, its oldest go
 /// on to the disk.

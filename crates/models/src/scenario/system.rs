@@ -5,9 +5,9 @@
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::system::{
     Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
-    Lifetime, Locality, Memory, Mix, Multics, Order, Paging, PagingSwapper, Phases, Placement,
-    Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement, Scheduler, SeekCurve,
-    SegmentFaults, Sessions, System, Users, effective_mips,
+    Lifetime, Locality, Memory, Mix, Multics, Order, Paging, PagingSwapper, Pattern, Phases,
+    Placement, Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement, Scheduler,
+    SeekCurve, SegmentFaults, Sessions, System, Users, effective_mips,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -467,7 +467,7 @@ pub(crate) enum LocalityFile {
     },
     /// Every page touched at once (`locality = "sweep"`).
     Sweep,
-    /// The phase model: uniform references on a locality set per phase.
+    /// The phase model: references on a locality set per phase.
     Phases {
         /// Pages in a locality set.
         set: f64,
@@ -475,7 +475,20 @@ pub(crate) enum LocalityFile {
         phase: DistSpec,
         /// Mean processor time between references.
         reference: Seconds,
+        /// How references fall on the set (uniformly if absent).
+        #[serde(default)]
+        pattern: Option<PatternFile>,
     },
+}
+
+/// How a phase's references fall on its set, as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub(crate) enum PatternFile {
+    /// `"uniform"`.
+    Uniform,
+    /// `{ zipf = EXPONENT }`.
+    Zipf(f64),
 }
 
 /// `[[class]]`: a command class.
@@ -1843,7 +1856,16 @@ fn class(
             set,
             phase,
             reference,
-        }) => phases(v, &key, *set, phase, *reference, image.zip(page)),
+            pattern,
+        }) => phases(
+            v,
+            &key,
+            *set,
+            phase,
+            *reference,
+            pattern.as_ref(),
+            image.zip(page),
+        ),
     };
     let locality = match (wanted, locality) {
         (Wanted::None, _) => None,
@@ -1926,6 +1948,7 @@ fn phases(
     set: f64,
     phase: &DistSpec,
     reference: Seconds,
+    pattern: Option<&PatternFile>,
     sizes: Option<(u64, u64)>,
 ) -> Option<Locality> {
     let pages = sizes.map(|(image, page)| image.div_ceil(page));
@@ -1960,10 +1983,24 @@ fn phases(
         false,
     );
     let set = (set_ok && pages.is_some_and(|p| set as u64 <= p)).then_some(set as u64);
+    let pattern = match pattern {
+        None | Some(PatternFile::Uniform) => Some(Pattern::Uniform),
+        Some(&PatternFile::Zipf(exponent)) => {
+            let ok = exponent.is_finite() && exponent > 0.0 && exponent <= 10.0;
+            if !ok {
+                v.report(
+                    format!("{key}.locality.phases.pattern.zipf"),
+                    format!("must be an exponent > 0 and at most 10, got {exponent}"),
+                );
+            }
+            set.filter(|_| ok).map(|set| Pattern::zipf(exponent, set))
+        }
+    };
     Some(Locality::Phases(Phases {
         set: set?,
         phase: phase?,
         reference: reference?.as_secs_f64(),
+        pattern: pattern?,
     }))
 }
 
@@ -2199,13 +2236,20 @@ mod tests {
         // one of 385 never could.
         let sweep = |size: &str| {
             GOOD.replace("size = \"64KiB\"", &format!("size = \"{size}\""))
-                .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "locality = \"sweep\"")
+                .replace(
+                    "locality = { cfl = { b = \"5ms\", c = 20 } }",
+                    "locality = \"sweep\"",
+                )
         };
         assert!(keys(&sweep("384KiB")).is_empty());
         let problems = problems(&sweep("385KiB"));
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(problems[0].key, "class[edit].size");
-        assert!(problems[0].message.contains("385 pages"), "{}", problems[0].message);
+        assert!(
+            problems[0].message.contains("385 pages"),
+            "{}",
+            problems[0].message
+        );
     }
 
     fn with_probe(probe: &str) -> String {
@@ -2566,6 +2610,37 @@ mod tests {
     const DRUM: &str = "[[device]]\nname = \"drum\"\nrate = \"1MB/s\"\nfault_cpu = \"1ms\"\n";
 
     #[test]
+    fn a_phase_s_references_may_follow_zipf_s_law() {
+        for (pattern, zipf) in [
+            ("", None),
+            (", pattern = \"uniform\"", None),
+            (", pattern = { zipf = 0.8 }", Some(0.8)),
+        ] {
+            let text = clocked(&format!("{PHASES}{pattern}"), "");
+            let sys = SystemFile::parse("t.toml", &text)
+                .unwrap()
+                .validate("t.toml")
+                .unwrap();
+            let Some(Locality::Phases(phases)) = &sys.classes[0].locality else {
+                panic!("phases")
+            };
+            match (&phases.pattern, zipf) {
+                (Pattern::Uniform, None) => {}
+                (Pattern::Zipf { exponent, weights }, Some(z)) => {
+                    assert_eq!(*exponent, z);
+                    assert_eq!(weights.len(), 20);
+                    let total: u64 = weights.iter().sum();
+                    assert!(total.abs_diff(1 << 40) < 20, "{total}");
+                    // The 4th page is referenced (1/4)^0.8 as often as the 1st.
+                    let ratio = weights[3] as f64 / weights[0] as f64;
+                    assert!((ratio - 0.25f64.powf(0.8)).abs() < 1e-9, "{ratio}");
+                }
+                (other, _) => panic!("{pattern}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn the_clock_takes_a_bulk_store_sized_by_capacity_without_the_swapper() {
         let text = clocked(PHASES, &format!("swapper = false\n{BULK_STORE}")) + DRUM;
         let sys = SystemFile::parse("t.toml", &text)
@@ -2709,6 +2784,18 @@ mod tests {
                     "",
                 ),
                 "class[edit].locality.phases.reference",
+            ),
+            (
+                clocked(&format!("{PHASES}, pattern = {{ zipf = 0.0 }}"), ""),
+                "class[edit].locality.phases.pattern.zipf",
+            ),
+            (
+                clocked(&format!("{PHASES}, pattern = {{ zipf = 11.0 }}"), ""),
+                "class[edit].locality.phases.pattern.zipf",
+            ),
+            (
+                clocked(&format!("{PHASES}, pattern = \"hot\""), ""),
+                "syntax",
             ),
             (clocked(PHASES, "lotsfree = \"384KiB\""), "memory.lotsfree"),
             (

@@ -628,11 +628,11 @@ impl Locality {
 
 /// The phase-transition model of program behaviour (Denning and Kahn;
 /// Madison and Batson's bounded locality intervals): a process runs
-/// through phases; in each, its references fall uniformly on a locality
-/// set of `set` pages, a run of consecutive pages at a place in its
-/// address space drawn uniformly at the start of the phase (so that
-/// successive sets may overlap). References come as a Poisson stream in
-/// the process's processor time.
+/// through phases; in each, its references fall on a locality set of
+/// `set` pages, a run of consecutive pages at a place in its address space
+/// drawn uniformly at the start of the phase (so that successive sets may
+/// overlap), uniformly or by the stated `pattern`. References come as a
+/// Poisson stream in the process's processor time.
 #[derive(Clone, Debug)]
 pub struct Phases {
     /// Pages in a locality set.
@@ -641,6 +641,40 @@ pub struct Phases {
     pub phase: Dist,
     /// The mean processor time between two page references \[s\].
     pub reference: f64,
+    /// How references fall on the set's pages.
+    pub pattern: Pattern,
+}
+
+/// How a phase's references fall on the pages of its locality set.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {
+    /// Every page of the set equally often.
+    Uniform,
+    /// The set's pages in order from its first, the i-th (from 1) with
+    /// probability proportional to 1 / i^exponent (Zipf's law), held as
+    /// integer weights, one per page, summing to about 2^40 (a page's
+    /// probability is rounded to a multiple of 2^-40, and is at least
+    /// that): integer sums stay exact over any number of updates.
+    Zipf {
+        /// The exponent, > 0.
+        exponent: f64,
+        /// The pages' weights, the set's first page first.
+        weights: std::sync::Arc<[u64]>,
+    },
+}
+
+impl Pattern {
+    /// The Zipf pattern with `exponent` over a set of `set` pages.
+    pub fn zipf(exponent: f64, set: u64) -> Pattern {
+        let raw: Vec<f64> = (1..=set).map(|i| (i as f64).powf(-exponent)).collect();
+        let sum: f64 = raw.iter().sum();
+        let scale = (1u64 << 40) as f64 / sum;
+        let weights = raw
+            .iter()
+            .map(|r| ((r * scale).round() as u64).max(1))
+            .collect();
+        Pattern::Zipf { exponent, weights }
+    }
 }
 
 impl Phases {

@@ -27,11 +27,17 @@
 //! looks at, not with references. Each class's shared text is not shared
 //! here: a process holds its own copy of every page of its image.
 //!
+//! Under a non-uniform pattern (Zipf's law) page i of the set is
+//! referenced at its own rate `p_i / reference`: the same holds with
+//! `missing / s` replaced by the missing pages' share of the references,
+//! kept exact in integer weights, and the page a fault is on drawn by
+//! weight.
+//!
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
 use super::*;
-use crate::system::{ClockDaemon, Paging, ReferenceBits};
+use crate::system::{ClockDaemon, Paging, Pattern, ReferenceBits};
 
 /// No frame, no process, no slot.
 const NIL: u32 = u32::MAX;
@@ -75,6 +81,93 @@ pub(super) struct PageTable {
     /// Its owner's processor time at its last fault (page-fault
     /// frequency).
     last_fault: SimTime,
+    /// Under a non-uniform pattern: the weights of the set's pages by
+    /// position from its first page, their sum, the set's first page, and
+    /// the weights of the missing ones.
+    weighted: Option<Weighted>,
+}
+
+/// The references of a non-uniform pattern: page `first + i` of the set
+/// is referenced at the rate `weights[i] / (total · reference)`.
+#[derive(Debug)]
+struct Weighted {
+    weights: std::sync::Arc<[u64]>,
+    total: u64,
+    first: u32,
+    missing: Fenwick,
+}
+
+/// Sums of integer weights by position, updated and searched in
+/// O(log n) (a Fenwick tree).
+#[derive(Debug, Default)]
+struct Fenwick {
+    /// 1-based: `tree[i]` holds the sum over positions `i - lowbit(i)` to
+    /// `i - 1`.
+    tree: Vec<u64>,
+    total: u64,
+}
+
+impl Fenwick {
+    /// The tree of `values`, in O(n).
+    fn build(values: impl Iterator<Item = u64>) -> Fenwick {
+        let mut tree = vec![0];
+        tree.extend(values);
+        let n = tree.len();
+        for i in 1..n {
+            let up = i + (i & i.wrapping_neg());
+            if up < n {
+                tree[up] += tree[i];
+            }
+        }
+        let mut f = Fenwick { tree, total: 0 };
+        f.total = f.prefix(n - 1);
+        f
+    }
+
+    /// The sum over positions `0..i`.
+    fn prefix(&self, mut i: usize) -> u64 {
+        let mut sum = 0;
+        while i > 0 {
+            sum += self.tree[i];
+            i &= i - 1;
+        }
+        sum
+    }
+
+    fn add(&mut self, at: usize, weight: u64) {
+        self.total += weight;
+        let mut i = at + 1;
+        while i < self.tree.len() {
+            self.tree[i] += weight;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    fn sub(&mut self, at: usize, weight: u64) {
+        self.total -= weight;
+        let mut i = at + 1;
+        while i < self.tree.len() {
+            self.tree[i] -= weight;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The position whose span holds `u`, for `u < total`: the first
+    /// position whose prefix sum through it exceeds `u`.
+    fn find(&self, mut u: u64) -> usize {
+        debug_assert!(u < self.total);
+        let mut at = 0;
+        let mut step = (self.tree.len() - 1).next_power_of_two();
+        while step > 0 {
+            let next = at + step;
+            if next < self.tree.len() && self.tree[next] <= u {
+                u -= self.tree[next];
+                at = next;
+            }
+            step /= 2;
+        }
+        at
+    }
 }
 
 impl PageTable {
@@ -103,6 +196,10 @@ impl PageTable {
         assert!(at >= self.valid, "a page comes in once");
         self.swap_slots(at, self.valid);
         self.valid += 1;
+        if let Some(i) = self.position(page) {
+            let w = self.weighted.as_mut().expect("weighted");
+            w.missing.sub(i, w.weights[i]);
+        }
     }
 
     /// Moves `page`, of the set, to the missing part of `slots`.
@@ -114,6 +211,51 @@ impl PageTable {
         assert!(at < self.valid, "a page goes out once");
         self.valid -= 1;
         self.swap_slots(at, self.valid);
+        if let Some(i) = self.position(page) {
+            let w = self.weighted.as_mut().expect("weighted");
+            w.missing.add(i, w.weights[i]);
+        }
+    }
+
+    /// Under a non-uniform pattern, the position of `page`, of the set,
+    /// from the set's first page.
+    fn position(&self, page: u32) -> Option<usize> {
+        let w = self.weighted.as_ref()?;
+        let pages = self.entries.len() as u32;
+        Some(((page + pages - w.first) % pages) as usize)
+    }
+
+    /// The mean processor time between references to `page`, of the set,
+    /// references coming one every `reference` on average.
+    fn mean_between_references(&self, page: u32, phases: &Phases) -> f64 {
+        match (&self.weighted, self.position(page)) {
+            (Some(w), Some(i)) => phases.reference * w.total as f64 / w.weights[i] as f64,
+            _ => phases.reference * phases.set as f64,
+        }
+    }
+
+    /// The mean processor time to the next fault: to the next reference to
+    /// a missing page of the set.
+    fn mean_time_between_faults(&self, phases: &Phases) -> f64 {
+        match &self.weighted {
+            None => phases.mean_time_between_faults(phases.set - self.missing()),
+            Some(w) if w.missing.total == 0 => f64::INFINITY,
+            Some(w) => phases.reference * w.total as f64 / w.missing.total as f64,
+        }
+    }
+
+    /// The missing page the next fault is on: drawn uniformly, or by its
+    /// weight, with `rng`.
+    fn draw_missing(&self, rng: &mut Stream) -> u32 {
+        let page = match &self.weighted {
+            None => self.slots[(self.valid + rng.random_range(0..self.missing() as u32)) as usize],
+            Some(w) => {
+                let i = w.missing.find(rng.random_range(0..w.missing.total));
+                (w.first + i as u32) % self.entries.len() as u32
+            }
+        };
+        debug_assert!(self.slot_of[page as usize] >= self.valid, "a missing page");
+        page
     }
 
     fn swap_slots(&mut self, a: u32, b: u32) {
@@ -345,10 +487,8 @@ impl SystemModel<'_> {
     /// that comes first (the burst then ends there, and `clock_fault`
     /// moves the process to its next phase).
     pub(super) fn phase_fault_gap(&mut self, pid: usize) -> SimTime {
-        let mean = self
-            .phases_of(pid)
-            .mean_time_between_faults(self.set_resident(pid));
         let p = &self.procs[pid];
+        let mean = p.table.mean_time_between_faults(self.phases_of(pid));
         let to_phase_end = p.table.phase_end.saturating_sub(p.cpu_user);
         if !mean.is_finite() {
             return to_phase_end;
@@ -359,6 +499,7 @@ impl SystemModel<'_> {
     }
 
     /// The resident pages of `pid`'s current locality set.
+    #[cfg(test)]
     fn set_resident(&self, pid: usize) -> u64 {
         let t = &self.procs[pid].table;
         t.slots.len() as u64 - t.missing()
@@ -382,8 +523,7 @@ impl SystemModel<'_> {
         }
         let rng = &mut self.owners[p.owner].rngs.faults;
         let t = &self.procs[pid].table;
-        let at = t.valid + rng.random_range(0..t.missing() as u32);
-        let page = t.slots[at as usize];
+        let page = t.draw_missing(rng);
         let entry = t.entries[page as usize];
         // The page is missing, so what page-fault frequency frees is not it.
         self.fault_frequency(pid, ctx);
@@ -686,7 +826,7 @@ impl SystemModel<'_> {
             let since = frame.decided.max(p.table.phase_start);
             let exposed = now.saturating_sub(since).as_secs_f64();
             if exposed > 0.0 {
-                let mean = phases.reference * phases.set as f64;
+                let mean = p.table.mean_between_references(frame.page, phases);
                 let e: f64 = rand_distr::Distribution::sample(
                     &rand_distr::Exp1,
                     &mut self.frames.references,
@@ -905,6 +1045,10 @@ impl SystemModel<'_> {
         }
         let phases = self.phases_of(pid);
         let (set, phase) = (phases.set as u32, phases.phase.clone());
+        let weights = match &phases.pattern {
+            Pattern::Uniform => None,
+            Pattern::Zipf { weights, .. } => Some(weights.clone()),
+        };
         let p = &mut self.procs[pid];
         let pages = p.pages as u32;
         let rng = &mut self.owners[p.owner].rngs.faults;
@@ -930,6 +1074,22 @@ impl SystemModel<'_> {
                 t.valid += 1;
             }
         }
+        t.weighted = weights.map(|weights| {
+            let missing = Fenwick::build((0..set).map(|i| {
+                let page = (first + i) % pages;
+                if t.slot_of[page as usize] >= t.valid {
+                    weights[i as usize]
+                } else {
+                    0
+                }
+            }));
+            Weighted {
+                total: weights.iter().sum(),
+                weights,
+                first,
+                missing,
+            }
+        });
         t.phase_start = p.cpu_user;
         // A phase lasts at least a tick, so that the clock moves on.
         let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
@@ -1003,6 +1163,16 @@ impl SystemModel<'_> {
         }
         for (_, p) in self.procs.iter() {
             let t = &p.table;
+            if let Some(w) = &t.weighted {
+                let missing: u64 = (0..t.slots.len())
+                    .map(|i| (w.first as usize + i) % t.entries.len())
+                    .enumerate()
+                    .filter(|&(_, page)| t.slot_of[page] >= t.valid)
+                    .map(|(i, _)| w.weights[i])
+                    .sum();
+                assert_eq!(w.missing.total, missing, "the missing pages' weights");
+                assert_eq!(w.missing.prefix(t.slots.len()), missing);
+            }
             let resident = t
                 .entries
                 .iter()
@@ -1369,6 +1539,99 @@ pub(super) mod tests {
                 );
             });
         }
+    }
+
+    #[test]
+    fn the_weight_tree_sums_updates_and_finds_like_a_plain_list() {
+        let mut weights: Vec<u64> = (1..=37).map(|i| (i * 7919) % 101).collect();
+        let mut tree = Fenwick::build(weights.iter().copied());
+        for step in 0..200usize {
+            let at = (step * 13) % weights.len();
+            if step % 3 == 0 {
+                tree.sub(at, weights[at]);
+                weights[at] = 0;
+            } else {
+                tree.add(at, 5);
+                weights[at] += 5;
+            }
+            assert_eq!(tree.total, weights.iter().sum::<u64>());
+            for i in 0..=weights.len() {
+                assert_eq!(tree.prefix(i), weights[..i].iter().sum::<u64>());
+            }
+            // Every unit of weight is found at its position.
+            let mut u = 0;
+            for (i, &w) in weights.iter().enumerate() {
+                for k in [0, w / 2, w.saturating_sub(1)] {
+                    if w > 0 {
+                        assert_eq!(tree.find(u + k), i, "unit {} at step {step}", u + k);
+                    }
+                }
+                u += w;
+            }
+        }
+    }
+
+    #[test]
+    fn zipf_references_fault_by_weight_on_the_missing_pages() {
+        // A 10-page set under Zipf's law with exponent 1: the page at
+        // position i (from 1) takes 1 / (i H) of the references, H the 10th
+        // harmonic number; the first 5 pages of the set are resident.
+        let text = TEN_PAGE_SETS.replace(
+            "reference = \"1ms\" }",
+            "reference = \"1ms\", pattern = { zipf = 1.0 } }",
+        );
+        with_process(&text, |model, _, pid| {
+            let set: Vec<u32> = {
+                let w = model.procs[pid].table.weighted.as_ref().expect("weighted");
+                let pages = model.procs[pid].pages as u32;
+                (0..10).map(|i| (w.first + i) % pages).collect()
+            };
+            for &page in &set[..5] {
+                give(model, pid, page);
+            }
+            model.check_frames();
+            let h: f64 = (1..=10).map(|i| 1.0 / f64::from(i)).sum();
+            let share = |i: u32| 1.0 / (f64::from(i + 1) * h);
+            let missing: f64 = (5..10).map(share).sum();
+            let phases = model.phases_of(pid).clone();
+            let mean = model.procs[pid].table.mean_time_between_faults(&phases);
+            assert!((mean - 1e-3 / missing).abs() < 1e-9 * mean, "{mean}");
+            // The faulted page is drawn in proportion to its weight.
+            let n = 60_000;
+            let mut counts = [0u32; 10];
+            for _ in 0..n {
+                let page = model.procs[pid]
+                    .table
+                    .draw_missing(&mut model.placement_rng);
+                counts[set.iter().position(|&p| p == page).unwrap()] += 1;
+            }
+            assert!(counts[..5].iter().all(|&c| c == 0), "{counts:?}");
+            for i in 5..10u32 {
+                let p = share(i) / missing;
+                let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
+                let seen = f64::from(counts[i as usize]) / f64::from(n);
+                assert!(
+                    (seen - p).abs() < 5.0 * sigma,
+                    "position {i}: {seen} against {p}"
+                );
+            }
+            // A resident page is referenced at its own rate: the set's
+            // first page ten times as often as its last.
+            for (i, page) in [(0u32, set[0]), (4, set[4])] {
+                let mean = model.procs[pid]
+                    .table
+                    .mean_between_references(page, &phases);
+                assert!((mean - 1e-3 / share(i)).abs() < 1e-9 * mean, "{i}: {mean}");
+            }
+            // And the hand finds it referenced accordingly: the set's first
+            // page, in frame 0, over 3 ms of its owner's processor time.
+            assert_eq!(model.frames.frames[0].page, set[0]);
+            let exposure = SimTime::from_nanos(3_000_000);
+            let p = 1.0 - (-3e-3 * share(0) / 1e-3).exp();
+            let seen = found_referenced(model, pid, SimTime::ZERO, exposure);
+            let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
+            assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
+        });
     }
 
     /// `TEN_PAGE_SETS` with a 100-page image, `lotsfree` 16 pages and a
