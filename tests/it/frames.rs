@@ -278,7 +278,7 @@ fn a_bulk_store_takes_every_page_that_leaves_memory_and_serves_it_back() {
     // wanted again.
     let cramped = one_phase_with_bulk_store(16);
     let (mut from_disk_roomy, mut from_disk_cramped) = (vec![], vec![]);
-    for r in 0..3 {
+    for r in 0..5 {
         let s = simulate(&roomy, seed(roomy.settings.seed), r).summary;
         let p = s.paging.as_ref().unwrap();
         assert_eq!(
