@@ -65,7 +65,28 @@ fn observed_over_expected(points: &[LifetimePoint], sizes: std::ops::Range<u64>)
 
 #[test]
 fn a_single_phase_faults_at_the_rate_its_resident_set_implies() {
-    let sys = inline_system(ONE_PHASE);
+    faults_at_the_rate_the_resident_set_implies(ONE_PHASE, 28);
+}
+
+#[test]
+fn with_shared_text_a_single_phase_faults_at_the_rate_its_resident_set_implies() {
+    // ONE_PHASE with the image's first 40 pages shared by both users'
+    // commands, on two processors: a process's resident set is its private
+    // pages and the text's resident pages, and the text's pages come in
+    // during its bursts, as the other reads them, lowering its fault rate
+    // then (thinning).
+    let text = ONE_PHASE
+        .replace("cpus = 1", "cpus = 2")
+        .replace("size = \"100KiB\"", "size = \"100KiB\"\ntext = \"40KiB\"");
+    assert_ne!(text, ONE_PHASE);
+    faults_at_the_rate_the_resident_set_implies(&text, 50);
+}
+
+/// Checks, over 10 replications of the one-phase model `text`, that the
+/// faults at resident set sizes below `split` pages, and at `split` or
+/// more, are those the rate at each size implies.
+fn faults_at_the_rate_the_resident_set_implies(text: &str, split: u64) {
+    let sys = inline_system(text);
     let runs: Vec<Vec<LifetimePoint>> = (0..10)
         .map(|r| simulate(&sys, seed(sys.settings.seed), r).lifetime)
         .collect();
@@ -73,14 +94,20 @@ fn a_single_phase_faults_at_the_rate_its_resident_set_implies() {
     let sizes: Vec<u64> = runs[0].iter().map(|p| p.resident_pages).collect();
     assert!(sizes.contains(&5) && sizes.contains(&50), "{sizes:?}");
     for (what, range) in [
-        ("faults at fewer than 28 resident pages", 0..28),
-        ("faults at 28 resident pages or more", 28..101),
+        (
+            format!("faults at fewer than {split} resident pages"),
+            0..split,
+        ),
+        (
+            format!("faults at {split} resident pages or more"),
+            split..101,
+        ),
     ] {
         let ratios: Vec<f64> = runs
             .iter()
             .map(|points| observed_over_expected(points, range.clone()))
             .collect();
-        assert_covers(what, &ratios, 1.0, 0.02);
+        assert_covers(&what, &ratios, 1.0, 0.02);
     }
 }
 
@@ -255,6 +282,46 @@ fn under_zipf_s_law_a_phase_still_faults_once_on_each_page_of_its_set() {
         .collect();
     let exact = 100.0 * (1.0 - 0.7_f64.powi(5));
     assert_covers("faults per command, five Zipf phases", &runs, exact, 0.015);
+}
+
+#[test]
+fn the_processes_of_a_class_share_its_text_one_read_a_page() {
+    // ONE_PHASE with memory to spare, two processors, six users, a slow
+    // disk, a fault path of 2 ms, and the image's first 60 pages shared
+    // text; the private pages start empty.
+    // Every text page is read once in the whole run, however many commands
+    // reference it (a fault on a page another command is reading waits for
+    // that read); each command's private pages are its own.
+    let text = ONE_PHASE
+        .replace("cpus = 1", "cpus = 2")
+        .replace("size = \"60KiB\"", "size = \"512KiB\"")
+        .replace("terminals = 2", "terminals = 6")
+        .replace("mean = \"1ms\" } }\nrate", "mean = \"50ms\" } }\nrate")
+        .replace("fault_cpu = \"0s\"", "fault_cpu = \"2ms\"")
+        .replace(
+            "size = \"100KiB\"",
+            "size = \"100KiB\"\ntext = \"60KiB\"\nzero_fill = 1.0",
+        );
+    let sys = inline_system(&text);
+    assert_eq!(sys.classes[0].text, 60 * 1024);
+    let (mut waits, mut private) = (0, Vec::new());
+    for r in 0..4 {
+        let s = simulate(&sys, seed(sys.settings.seed), r).summary;
+        let paging = s.paging.unwrap();
+        assert_eq!(paging.pages_stolen, 0, "nothing is taken");
+        assert_eq!(paging.disk_reads, 60, "each text page read once");
+        assert_eq!(
+            paging.faults,
+            paging.disk_reads + paging.zero_fills + paging.reclaims
+        );
+        // Commands of 2 s on average at a reference a millisecond over 100
+        // pages: most of the 40 private pages of each are touched.
+        let commands = s.classes[0].throughput * 400.0;
+        private.push(paging.zero_fills as f64 / commands);
+        waits += paging.reclaims;
+    }
+    assert_above("private pages per command", &private, 30.0);
+    assert!(waits > 0, "some faults waited for a read under way");
 }
 
 /// `ONE_PHASE` with a bulk store of `pages` pages in front of its disk, as

@@ -1885,6 +1885,17 @@ fn class(
         }
         (_, locality) => locality,
     };
+    if let Some(Locality::Phases(Phases {
+        pattern: Pattern::Zipf { .. },
+        ..
+    })) = &locality
+        && text.is_some_and(|t| t > 0)
+    {
+        v.report(
+            format!("{key}.locality.phases.pattern"),
+            format!("a class with shared text ({key}.text) takes uniform references: a pattern by page is not defined over a text its processes share"),
+        );
+    }
     match (wanted, &f.locality) {
         (Wanted::Lifetime, None) => v.report(
             format!("{key}.locality"),
@@ -2796,6 +2807,13 @@ mod tests {
             (
                 clocked(&format!("{PHASES}, pattern = \"hot\""), ""),
                 "syntax",
+            ),
+            (
+                clocked(&format!("{PHASES}, pattern = {{ zipf = 1.0 }}"), "").replace(
+                    "size = \"64KiB\"",
+                    "size = \"64KiB\"\n        text = \"16KiB\"",
+                ),
+                "class[edit].locality.phases.pattern",
             ),
             (clocked(PHASES, "lotsfree = \"384KiB\""), "memory.lotsfree"),
             (

@@ -61,16 +61,6 @@ impl System {
                 ));
             }
         }
-        if let Policy::Paging(p) = &self.memory.policy
-            && p.replacement.daemon().is_some()
-        {
-            for class in self.classes.iter().filter(|c| c.text > 0) {
-                notes.push(format!(
-                    "class {}: under memory.replacement = \"clock\" its shared text ({} bytes) is not shared yet: each process holds its own copy of every page of its image",
-                    class.name, class.text
-                ));
-            }
-        }
         notes
     }
 }

@@ -553,15 +553,18 @@ impl<'a> SystemModel<'a> {
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             pool: FreePool::new(sys.memory.user_frames()),
             bulk: BulkPages::default(),
-            frames: Frames::new(
-                match &sys.memory.policy {
-                    Policy::Paging(p) if p.replacement.daemon().is_some() => {
-                        sys.memory.user_frames()
-                    }
-                    _ => 0,
-                },
-                streams.stream("paging/references"),
-            ),
+            frames: {
+                let frames = matches!(&sys.memory.policy,
+                    Policy::Paging(p) if p.replacement.daemon().is_some());
+                Frames::new(
+                    if frames { sys.memory.user_frames() } else { 0 },
+                    sys.classes
+                        .iter()
+                        .filter(|_| frames)
+                        .map(|c| sys.memory.pages_of(c.text)),
+                    streams.stream("paging/references"),
+                )
+            },
             swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
             texts: sys
                 .classes
@@ -1072,8 +1075,7 @@ impl<'a> SystemModel<'a> {
         if let BurstKind::User(_) = burst.kind
             && self.clock().is_some()
         {
-            let measured = upto.saturating_sub(burst.switch_end.max(self.stats.measured_from));
-            self.meter_lifetime(burst.pid, measured.as_secs_f64());
+            self.meter_work(burst, upto);
         }
         let probe = self.is_probe(burst.pid);
         add_burst(
@@ -1435,7 +1437,11 @@ impl SystemModel<'_> {
             // A process waiting for a page read holds the frame it goes into.
             // Klustering reads more pages with it.
             let in_transit = procs()
-                .filter(|p| p.state == State::Fault && !p.waiting_frame)
+                .filter(|p| {
+                    p.state == State::Fault
+                        && !p.waiting_frame
+                        && p.fault_source != Source::InTransit
+                })
                 .map(|p| 1 + p.table.klustered_count())
                 .sum::<u64>();
             let resident: u64 = procs()

@@ -24,8 +24,8 @@
 //!   changes, the pages of the old set are decided up to that moment.
 //!
 //! The run's cost therefore grows with faults and with the frames the hand
-//! looks at, not with references. Each class's shared text is not shared
-//! here: a process holds its own copy of every page of its image.
+//! looks at, not with references. A class's shared text has one page table
+//! for all its processes ([`text`]).
 //!
 //! Under a non-uniform pattern (Zipf's law) page i of the set is
 //! referenced at its own rate `p_i / reference`: the same holds with
@@ -38,6 +38,11 @@
 
 use super::*;
 use crate::system::{ClockDaemon, Paging, Pattern, ReferenceBits};
+
+mod text;
+
+pub(super) use text::SharedText;
+use text::TEXT;
 
 /// No frame, no process, no slot.
 const NIL: u32 = u32::MAX;
@@ -81,6 +86,14 @@ pub(super) struct PageTable {
     /// Its owner's processor time at its last fault (page-fault
     /// frequency).
     last_fault: SimTime,
+    /// The set's pages of its class's shared text, as ranges of text
+    /// pages (at most two: a set wraps round the image's end).
+    text_ranges: Vec<(u32, u32)>,
+    /// The set's missing pages when the pending fault was drawn.
+    drawn_missing: u64,
+    /// The time up to which its processor time has been added to the
+    /// exposure of its set's text pages.
+    exposed_to: SimTime,
     /// Under a non-uniform pattern: the weights of the set's pages by
     /// position from its first page, their sum, the set's first page, and
     /// the weights of the missing ones.
@@ -235,27 +248,37 @@ impl PageTable {
     }
 
     /// The mean processor time to the next fault: to the next reference to
-    /// a missing page of the set.
-    fn mean_time_between_faults(&self, phases: &Phases) -> f64 {
+    /// a missing page of the set, `missing` of them under a uniform
+    /// pattern.
+    fn mean_time_between_faults(&self, phases: &Phases, missing: u64) -> f64 {
         match &self.weighted {
-            None => phases.mean_time_between_faults(phases.set - self.missing()),
+            None => phases.mean_time_between_faults(phases.set - missing),
             Some(w) if w.missing.total == 0 => f64::INFINITY,
             Some(w) => phases.reference * w.total as f64 / w.missing.total as f64,
         }
     }
 
-    /// The missing page the next fault is on: drawn uniformly, or by its
-    /// weight, with `rng`.
-    fn draw_missing(&self, rng: &mut Stream) -> u32 {
+    /// The missing page the next fault is on, of `missing` in the set:
+    /// drawn uniformly, or by its weight, with `rng`; a private page, or a
+    /// page of the class's shared `text`.
+    fn draw_missing(&self, missing: u64, text: Option<&SharedText>, rng: &mut Stream) -> Missing {
         let page = match &self.weighted {
-            None => self.slots[(self.valid + rng.random_range(0..self.missing() as u32)) as usize],
+            None => {
+                let k = rng.random_range(0..missing as u32);
+                if k >= self.missing() as u32 {
+                    let text = text.expect("a missing text page");
+                    let k = u64::from(k) - self.missing();
+                    return Missing::Text(text.nth_missing(&self.text_ranges, k));
+                }
+                self.slots[(self.valid + k) as usize]
+            }
             Some(w) => {
                 let i = w.missing.find(rng.random_range(0..w.missing.total));
                 (w.first + i as u32) % self.entries.len() as u32
             }
         };
         debug_assert!(self.slot_of[page as usize] >= self.valid, "a missing page");
-        page
+        Missing::Private(page)
     }
 
     fn swap_slots(&mut self, a: u32, b: u32) {
@@ -263,6 +286,14 @@ impl PageTable {
         self.slot_of[self.slots[a as usize] as usize] = a;
         self.slot_of[self.slots[b as usize] as usize] = b;
     }
+}
+
+/// A missing page of a locality set.
+enum Missing {
+    /// The process's own page.
+    Private(u32),
+    /// A page of its class's shared text.
+    Text(u32),
 }
 
 /// What a frame holds.
@@ -275,7 +306,8 @@ enum Use {
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
-    /// The process whose page it holds or held (`NIL`: nobody's).
+    /// The process whose page it holds or held (`NIL`: nobody's; `TEXT`
+    /// and a class: that class's shared text).
     owner: u32,
     page: u32,
     use_: Use,
@@ -288,7 +320,8 @@ struct Frame {
     /// decided.
     last_ref: SimTime,
     modified: bool,
-    /// References are decided up to this much processor time of the owner.
+    /// References are decided up to this much processor time of the owner
+    /// (shared text: up to this exposure).
     decided: SimTime,
     /// The free list's links.
     prev: u32,
@@ -323,11 +356,14 @@ pub(super) struct Frames {
     references: Stream,
     /// The bulk store's pages, when there is one.
     bulk: BulkQueue,
+    /// Each class's shared text (empty for a class without one).
+    texts: Vec<SharedText>,
 }
 
 impl Frames {
-    /// `count` free frames, owned by nobody, on the free list in order.
-    pub(super) fn new(count: u64, references: Stream) -> Frames {
+    /// `count` free frames, owned by nobody, on the free list in order,
+    /// and shared texts of `texts` pages.
+    pub(super) fn new(count: u64, texts: impl Iterator<Item = u64>, references: Stream) -> Frames {
         let count = u32::try_from(count).expect("user frames fit in 32 bits");
         let mut frames = Frames {
             frames: vec![
@@ -351,6 +387,7 @@ impl Frames {
             budget: 0,
             references,
             bulk: BulkQueue::default(),
+            texts: texts.map(SharedText::new).collect(),
         };
         for f in 0..count {
             frames.push_back(f);
@@ -476,7 +513,12 @@ impl SystemModel<'_> {
 
     /// The phase model of `pid`'s class.
     fn phases_of(&self, pid: usize) -> &Phases {
-        self.sys.classes[self.procs[pid].class]
+        self.phases_of_class(self.procs[pid].class)
+    }
+
+    /// The phase model of `class`.
+    fn phases_of_class(&self, class: usize) -> &Phases {
+        self.sys.classes[class]
             .locality
             .as_ref()
             .and_then(Locality::phases)
@@ -487,8 +529,12 @@ impl SystemModel<'_> {
     /// that comes first (the burst then ends there, and `clock_fault`
     /// moves the process to its next phase).
     pub(super) fn phase_fault_gap(&mut self, pid: usize) -> SimTime {
+        let missing = self.set_missing(pid);
+        self.procs[pid].table.drawn_missing = missing;
         let p = &self.procs[pid];
-        let mean = p.table.mean_time_between_faults(self.phases_of(pid));
+        let mean = p
+            .table
+            .mean_time_between_faults(self.phases_of(pid), missing);
         let to_phase_end = p.table.phase_end.saturating_sub(p.cpu_user);
         if !mean.is_finite() {
             return to_phase_end;
@@ -501,13 +547,15 @@ impl SystemModel<'_> {
     /// The resident pages of `pid`'s current locality set.
     #[cfg(test)]
     fn set_resident(&self, pid: usize) -> u64 {
-        let t = &self.procs[pid].table;
-        t.slots.len() as u64 - t.missing()
+        self.phases_of(pid).set - self.set_missing(pid)
     }
 
     /// `pid`'s burst ended at its next fault or at the end of its phase:
     /// a new phase, and the process runs on; or a page of its set to bring
     /// in, from the free list (a reclaim), as a cleared frame, or by a read.
+    /// A fault drawn when more of the set's shared text was missing than
+    /// now stands with probability missing now / missing then (thinning);
+    /// otherwise the process runs on.
     pub(super) fn clock_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let p = &self.procs[pid];
@@ -516,17 +564,37 @@ impl SystemModel<'_> {
             self.dispatch(cpu, pid, false, ctx);
             return;
         }
-        assert!(p.table.missing() > 0, "a fault is on a missing page");
-        let class = p.class;
-        if now >= self.stats.measured_from {
-            self.stats.lifetimes[class].bin(p.held.resident).1 += 1;
+        let missing = self.set_missing(pid);
+        if !self.fault_stands(pid, missing) {
+            self.dispatch(cpu, pid, false, ctx);
+            return;
         }
+        let class = self.procs[pid].class;
+        if now >= self.stats.measured_from {
+            let resident = self.resident_set(pid);
+            self.stats.lifetimes[class].bin(resident).1 += 1;
+        }
+        let p = &self.procs[pid];
         let rng = &mut self.owners[p.owner].rngs.faults;
-        let t = &self.procs[pid].table;
-        let page = t.draw_missing(rng);
-        let entry = t.entries[page as usize];
+        let text = self
+            .frames
+            .texts
+            .get(class)
+            .filter(|t| !t.entries.is_empty());
+        let drawn = p.table.draw_missing(missing, text, rng);
         // The page is missing, so what page-fault frequency frees is not it.
         self.fault_frequency(pid, ctx);
+        let page = match drawn {
+            Missing::Private(page) => page,
+            Missing::Text(page) => {
+                let (source, from_file) = self.text_fault(pid, page, now);
+                let p = &mut self.procs[pid];
+                p.table.faulting = page;
+                self.fault_path(cpu, pid, source, true, from_file, ctx);
+                return;
+            }
+        };
+        let entry = self.procs[pid].table.entries[page as usize];
         let sys = self.sys;
         let Policy::Paging(paging) = &sys.memory.policy else {
             unreachable!("the clock is a paging policy");
@@ -560,6 +628,19 @@ impl SystemModel<'_> {
         };
         self.procs[pid].table.faulting = page;
         self.fault_path(cpu, pid, source, false, from_file, ctx);
+    }
+
+    /// Whether the fault of `pid`, drawn with more of its set missing than
+    /// the `missing` pages now, stands: with probability missing now /
+    /// missing then.
+    fn fault_stands(&mut self, pid: usize, missing: u64) -> bool {
+        let p = &self.procs[pid];
+        let drawn = p.table.drawn_missing;
+        assert!(
+            missing <= drawn,
+            "a set's missing pages only fall in a burst"
+        );
+        missing == drawn || self.owners[p.owner].rngs.faults.random_range(0..drawn) < missing
     }
 
     /// Page-fault frequency: at a fault more than the critical interval of
@@ -617,14 +698,19 @@ impl SystemModel<'_> {
         };
         self.take_free_frame(f);
         let frame = self.frames.frames[f as usize];
-        let page = self.procs[pid].table.faulting;
+        let p = &self.procs[pid];
+        let page = p.table.faulting;
+        let owner = match p.fault_in_text {
+            true => TEXT | p.class as u32,
+            false => pid as u32,
+        };
         self.frames.frames[f as usize] = Frame {
-            owner: pid as u32,
+            owner,
             page,
             use_: Use::Reading,
             ..frame
         };
-        self.procs[pid].table.entries[page as usize] = Pte::Reading(f);
+        *self.entry_mut(owner, page) = Pte::Reading(f);
         if self.pool.frames < desfree {
             self.scan(ctx);
         }
@@ -633,9 +719,18 @@ impl SystemModel<'_> {
 
     /// The page read for `pid` is in its frame: resident, referenced; and
     /// the pages klustered with it, resident but not referenced (for the
-    /// working set, brought in now).
-    pub(super) fn clock_place_page(&mut self, pid: usize) {
-        let page = self.procs[pid].table.faulting;
+    /// working set, brought in now). A page of shared text is the text's.
+    pub(super) fn clock_place_page(&mut self, pid: usize, now: SimTime) {
+        let p = &self.procs[pid];
+        let page = p.table.faulting;
+        if p.fault_in_text {
+            let class = p.class;
+            let Pte::Reading(f) = self.frames.texts[class].entries[page as usize] else {
+                unreachable!("a text page is read into the frame taken for it");
+            };
+            self.fill_text_frame(class, page, f, now);
+            return;
+        }
         let Pte::Reading(f) = self.procs[pid].table.entries[page as usize] else {
             unreachable!("a page is read into the frame taken for it");
         };
@@ -675,7 +770,7 @@ impl SystemModel<'_> {
             .bulk_store
             .as_ref()
             .is_some_and(|b| p.fault_source == Source::Read(b.device));
-        if paging.kluster <= 1 || p.fault_from_file || from_bulk {
+        if paging.kluster <= 1 || p.fault_from_file || p.fault_in_text || from_bulk {
             return 0;
         }
         let k = paging.kluster as u32;
@@ -710,9 +805,24 @@ impl SystemModel<'_> {
         if frame.owner == NIL {
             self.pool.anonymous -= 1;
         } else {
-            let owner = &mut self.procs[frame.owner as usize];
-            owner.held.reclaimable -= 1;
-            owner.table.entries[frame.page as usize] = Pte::Out;
+            self.held_by(frame.owner).reclaimable -= 1;
+            *self.entry_mut(frame.owner, frame.page) = Pte::Out;
+        }
+    }
+
+    /// The entry of `page` of `owner`, a process or a class's text.
+    fn entry_mut(&mut self, owner: u32, page: u32) -> &mut Pte {
+        match owner & TEXT {
+            0 => &mut self.procs[owner as usize].table.entries[page as usize],
+            _ => &mut self.frames.texts[(owner & !TEXT) as usize].entries[page as usize],
+        }
+    }
+
+    /// The pages held by `owner`, a process or a class's text.
+    fn held_by(&mut self, owner: u32) -> &mut Pages {
+        match owner & TEXT {
+            0 => &mut self.procs[owner as usize].held,
+            _ => &mut self.texts[(owner & !TEXT) as usize].held,
         }
     }
 
@@ -782,7 +892,11 @@ impl SystemModel<'_> {
     /// whose owner is not on a processor.
     fn open_at_hand(&self, f: u32) -> bool {
         let frame = &self.frames.frames[f as usize];
-        frame.use_ == Use::Resident && self.procs[frame.owner as usize].state != State::Running
+        frame.use_ == Use::Resident
+            && match frame.owner & TEXT {
+                0 => self.procs[frame.owner as usize].state != State::Running,
+                _ => !self.text_in_use((frame.owner & !TEXT) as usize),
+            }
     }
 
     /// Whether the page in frame `f` was referenced since its bit was last
@@ -805,8 +919,11 @@ impl SystemModel<'_> {
         frame.referenced = false;
         if simulated && was {
             frame.valid = false;
-            let (pid, page) = (frame.owner as usize, frame.page);
-            self.procs[pid].table.mark_missing(page);
+            let (owner, page) = (frame.owner, frame.page);
+            match owner & TEXT {
+                0 => self.procs[owner as usize].table.mark_missing(page),
+                _ => self.frames.texts[(owner & !TEXT) as usize].mark_missing(page),
+            }
         }
         was
     }
@@ -818,6 +935,10 @@ impl SystemModel<'_> {
     /// there was one in the exposure if that time is shorter.
     fn decide_references(&mut self, f: u32) {
         let frame = self.frames.frames[f as usize];
+        if frame.owner & TEXT != 0 {
+            self.decide_text_references(f, (frame.owner & !TEXT) as usize);
+            return;
+        }
         let pid = frame.owner as usize;
         let p = &self.procs[pid];
         let now = p.cpu_user;
@@ -919,38 +1040,38 @@ impl SystemModel<'_> {
     /// `page` of `pid`, just freed from memory, goes on the bulk store;
     /// while the store holds more than `capacity` pages, its oldest go on
     /// to the drives, a write each.
-    fn write_to_bulk(&mut self, pid: u32, page: u32, capacity: u64, ctx: &mut Context<Event>) {
-        let entry = &mut self.procs[pid as usize].table.entries[page as usize];
+    fn write_to_bulk(&mut self, owner: u32, page: u32, capacity: u64, ctx: &mut Context<Event>) {
+        let serial = self.frames.bulk.serial;
+        let entry = self.entry_mut(owner, page);
         assert_eq!(
             *entry,
             Pte::Out,
             "a page freed to a bulk store is not reclaimable"
         );
-        let bulk = &mut self.frames.bulk;
-        let serial = bulk.serial;
         *entry = Pte::Bulk(serial);
+        let bulk = &mut self.frames.bulk;
         bulk.serial = serial.wrapping_add(1);
         bulk.used += 1;
-        bulk.age.push_back((pid, page, serial));
+        bulk.age.push_back((owner, page, serial));
         while self.frames.bulk.used > capacity {
-            let (pid, page, serial) = self
+            let (owner, page, serial) = self
                 .frames
                 .bulk
                 .age
                 .pop_front()
                 .expect("pages on the bulk store have entries in its age queue");
-            if !on_bulk(&self.procs, (pid, page, serial)) {
+            if !on_bulk(&self.procs, &self.frames.texts, (owner, page, serial)) {
                 continue;
             }
-            self.procs[pid as usize].table.entries[page as usize] = Pte::Out;
+            *self.entry_mut(owner, page) = Pte::Out;
             self.frames.bulk.used -= 1;
             let drive = self.paging_device();
             self.page_write(drive, ctx);
         }
         let bulk = &mut self.frames.bulk;
         if bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let procs = &self.procs;
-            bulk.age.retain(|&entry| on_bulk(procs, entry));
+            let (procs, texts) = (&self.procs, &self.frames.texts);
+            bulk.age.retain(|&entry| on_bulk(procs, texts, entry));
         }
     }
 
@@ -997,25 +1118,23 @@ impl SystemModel<'_> {
         };
         let reclaim = paging.reclaim;
         let frame = &mut self.frames.frames[f as usize];
-        let (pid, page, modified, valid) = (
-            frame.owner as usize,
-            frame.page,
-            frame.modified,
-            frame.valid,
-        );
+        let (owner, page, modified, valid) = (frame.owner, frame.page, frame.modified, frame.valid);
         frame.use_ = Use::Free;
         frame.modified = false;
         frame.valid = false;
-        let p = &mut self.procs[pid];
-        p.held.resident -= 1;
         if valid {
-            p.table.mark_missing(page);
+            match owner & TEXT {
+                0 => self.procs[owner as usize].table.mark_missing(page),
+                _ => self.frames.texts[(owner & !TEXT) as usize].mark_missing(page),
+            }
         }
+        let held = self.held_by(owner);
+        held.resident -= 1;
         if reclaim {
-            p.held.reclaimable += 1;
-            p.table.entries[page as usize] = Pte::Free(f);
+            held.reclaimable += 1;
+            *self.entry_mut(owner, page) = Pte::Free(f);
         } else {
-            p.table.entries[page as usize] = Pte::Out;
+            *self.entry_mut(owner, page) = Pte::Out;
             self.frames.frames[f as usize].owner = NIL;
             self.pool.anonymous += 1;
         }
@@ -1049,6 +1168,11 @@ impl SystemModel<'_> {
             Pattern::Uniform => None,
             Pattern::Zipf { weights, .. } => Some(weights.clone()),
         };
+        let text_pages = self
+            .frames
+            .texts
+            .get(self.procs[pid].class)
+            .map_or(0, |t| t.entries.len()) as u32;
         let p = &mut self.procs[pid];
         let pages = p.pages as u32;
         let rng = &mut self.owners[p.owner].rngs.faults;
@@ -1059,13 +1183,23 @@ impl SystemModel<'_> {
             t.slot_of[page as usize] = NIL;
         }
         t.slots.clear();
+        t.text_ranges.clear();
         t.valid = 0;
         for i in 0..set {
             let page = (first + i) % pages;
-            t.slot_of[page as usize] = i;
+            if page < text_pages {
+                // The text's pages, in runs of consecutive pages.
+                match t.text_ranges.last_mut() {
+                    Some((_, end)) if *end == page => *end += 1,
+                    _ => t.text_ranges.push((page, page + 1)),
+                }
+                continue;
+            }
+            t.slot_of[page as usize] = t.slots.len() as u32;
             t.slots.push(page);
         }
-        for i in 0..set {
+        debug_assert!(t.text_ranges.len() <= 2, "a set wraps round once");
+        for i in 0..t.slots.len() as u32 {
             let page = t.slots[i as usize];
             if let Pte::Resident(f) = t.entries[page as usize]
                 && self.frames.frames[f as usize].valid
@@ -1074,6 +1208,10 @@ impl SystemModel<'_> {
                 t.valid += 1;
             }
         }
+        debug_assert!(
+            weights.is_none() || t.text_ranges.is_empty(),
+            "a non-uniform pattern has no shared text"
+        );
         t.weighted = weights.map(|weights| {
             let missing = Fenwick::build((0..set).map(|i| {
                 let page = (first + i) % pages;
@@ -1126,8 +1264,8 @@ impl SystemModel<'_> {
     /// Adds `work` of processor time at `pid`'s resident set size to its
     /// class's lifetime meter.
     pub(super) fn meter_lifetime(&mut self, pid: usize, work: f64) {
-        let p = &self.procs[pid];
-        self.stats.lifetimes[p.class].bin(p.held.resident).0 += work;
+        let resident = self.resident_set(pid);
+        self.stats.lifetimes[self.procs[pid].class].bin(resident).0 += work;
     }
 
     /// Checks the frames against the page tables (debug builds).
@@ -1140,18 +1278,23 @@ impl SystemModel<'_> {
                 assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
                 continue;
             }
-            let p = &self.procs[frame.owner as usize];
+            let entries = match frame.owner & TEXT {
+                0 => &self.procs[frame.owner as usize].table.entries,
+                _ => &self.frames.texts[(frame.owner & !TEXT) as usize].entries,
+            };
             let expected = match frame.use_ {
                 Use::Free => Pte::Free(f),
                 Use::Resident => Pte::Resident(f),
                 Use::Reading => Pte::Reading(f),
             };
-            assert_eq!(p.table.entries[frame.page as usize], expected);
+            assert_eq!(entries[frame.page as usize], expected);
         }
+        self.check_texts();
         let on_bulk = self
             .procs
             .iter()
             .flat_map(|(_, p)| &p.table.entries)
+            .chain(self.frames.texts.iter().flat_map(|t| &t.entries))
             .filter(|e| matches!(e, Pte::Bulk(_)))
             .count() as u64;
         assert_eq!(on_bulk, self.frames.bulk.used, "pages on the bulk store");
@@ -1190,12 +1333,18 @@ impl SystemModel<'_> {
 }
 
 /// Whether an entry of the bulk store's age queue stands for a page still
-/// there: its process lives, and the page's last write has its serial.
-fn on_bulk(procs: &Slab<Process>, (pid, page, serial): (u32, u32, u32)) -> bool {
-    procs
-        .get(pid as usize)
-        .and_then(|p| p.table.entries.get(page as usize))
-        == Some(&Pte::Bulk(serial))
+/// there: its process lives (or it is of a shared text), and the page's
+/// last write has its serial.
+fn on_bulk(
+    procs: &Slab<Process>,
+    texts: &[SharedText],
+    (owner, page, serial): (u32, u32, u32),
+) -> bool {
+    let entries = match owner & TEXT {
+        0 => procs.get(owner as usize).map(|p| &p.table.entries),
+        _ => texts.get((owner & !TEXT) as usize).map(|t| &t.entries),
+    };
+    entries.and_then(|e| e.get(page as usize)) == Some(&Pte::Bulk(serial))
 }
 
 #[cfg(test)]
@@ -1454,7 +1603,7 @@ pub(super) mod tests {
             model.procs[pid].fault_from_file = false;
             assert_eq!(model.kluster(pid), 2);
             assert!(model.clock_take_frame(pid, ctx));
-            model.clock_place_page(pid);
+            model.clock_place_page(pid, SimTime::ZERO);
             let entries = &model.procs[pid].table.entries;
             for (page, resident) in [
                 (3, false),
@@ -1594,15 +1743,19 @@ pub(super) mod tests {
             let share = |i: u32| 1.0 / (f64::from(i + 1) * h);
             let missing: f64 = (5..10).map(share).sum();
             let phases = model.phases_of(pid).clone();
-            let mean = model.procs[pid].table.mean_time_between_faults(&phases);
+            let mean = model.procs[pid].table.mean_time_between_faults(&phases, 5);
             assert!((mean - 1e-3 / missing).abs() < 1e-9 * mean, "{mean}");
             // The faulted page is drawn in proportion to its weight.
             let n = 60_000;
             let mut counts = [0u32; 10];
             for _ in 0..n {
-                let page = model.procs[pid]
-                    .table
-                    .draw_missing(&mut model.placement_rng);
+                let Missing::Private(page) =
+                    model.procs[pid]
+                        .table
+                        .draw_missing(5, None, &mut model.placement_rng)
+                else {
+                    unreachable!("no shared text")
+                };
                 counts[set.iter().position(|&p| p == page).unwrap()] += 1;
             }
             assert!(counts[..5].iter().all(|&c| c == 0), "{counts:?}");
@@ -1699,6 +1852,8 @@ pub(super) mod tests {
                 model.procs[pid].table.entries[set[3] as usize],
                 Pte::Bulk(_)
             ));
+            // Dispatched, it draws its fault from the set's missing pages.
+            model.phase_fault_gap(pid);
             model.clock_fault(0, pid, ctx);
             let drum = model
                 .sys

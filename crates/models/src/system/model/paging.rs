@@ -48,6 +48,9 @@ pub(super) enum Source {
     ZeroFill,
     /// A read from this device.
     Read(usize),
+    /// A page of shared text that another process is reading (memory as
+    /// frames): the fault waits for that read.
+    InTransit,
 }
 
 /// The two age queues pages sit in.
@@ -255,6 +258,7 @@ impl SystemModel<'_> {
                 }
             }
             Source::ZeroFill | Source::Read(_) => {}
+            Source::InTransit => unreachable!("only under memory as frames"),
         }
         self.fault_path(cpu, pid, source, in_text, in_text || first_touch, ctx);
     }
@@ -277,7 +281,7 @@ impl SystemModel<'_> {
         };
         self.stats.counters.faults += 1;
         let cost = match source {
-            Source::Reclaim => paging.soft_fault_cpu,
+            Source::Reclaim | Source::InTransit => paging.soft_fault_cpu,
             Source::ZeroFill => {
                 self.stats.counters.zero_fills += 1;
                 paging.soft_fault_cpu
@@ -318,8 +322,16 @@ impl SystemModel<'_> {
     /// page to read needs a frame and the read.
     pub(super) fn fault_path_done(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let soft = match self.procs[pid].fault_source {
+        let source = self.procs[pid].fault_source;
+        let soft = match source {
             Source::Reclaim => true,
+            Source::InTransit if self.wait_in_transit(pid) => true,
+            Source::InTransit => {
+                self.leave_cpu(cpu, pid, now);
+                self.recount(pid, now, |p| p.state = State::Fault);
+                self.dispatch_idle(ctx);
+                return;
+            }
             Source::ZeroFill => {
                 self.take_frame(pid, ctx) && {
                     self.place_page(pid, ctx);
@@ -358,7 +370,7 @@ impl SystemModel<'_> {
                 self.request(device, Purpose::PageRead { pid }, bytes, ctx);
             }
             Source::ZeroFill => self.page_read(pid, ctx),
-            Source::Reclaim => unreachable!("a reclaim needs no frame"),
+            Source::Reclaim | Source::InTransit => unreachable!("a reclaim needs no frame"),
         }
     }
 
@@ -372,12 +384,23 @@ impl SystemModel<'_> {
         self.place_page(pid, ctx);
         self.procs[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
+        if self.procs[pid].fault_in_text && self.clock().is_some() {
+            // Processes of the class that faulted on the page while it was
+            // being read run on too.
+            for waiter in self.transit_done(pid) {
+                self.stats
+                    .fault_time
+                    .add((now - self.procs[waiter].fault_started).as_secs_f64());
+                self.procs[waiter].woken = Some(scheduler::AFTER_DISK);
+                self.become_runnable(waiter, ctx);
+            }
+        }
     }
 
     /// Adds the frame taken for `pid`'s fault to the holder of the page.
     fn place_page(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if self.clock().is_some() {
-            self.clock_place_page(pid);
+            self.clock_place_page(pid, ctx.now());
             return;
         }
         let p = &mut self.procs[pid];

@@ -1,0 +1,563 @@
+//! A class's shared text under memory as frames: one page table for every
+//! process of the class, its frames owned by the text, not by a process.
+//!
+//! A process's locality set may cover pages of the text (the image's first
+//! pages) as well as private ones. Its fault rate counts the set's missing
+//! text pages, read from a Fenwick tree of the text's missing pages over the
+//! set's text ranges (at most two, as a set wraps round the image), so a
+//! dispatch costs O(log T) for a text of T pages.
+//!
+//! While a process runs, other processes of its class can only bring text
+//! pages in (the hand passes over a class's text while any of its processes
+//! is on a processor), so its fault rate can only fall during a burst. The
+//! fault drawn at dispatch at the rate of that moment is thinned: at the
+//! fault it stands with probability missing now / missing at dispatch, and
+//! otherwise the process runs on, its next fault drawn afresh. This is the
+//! exact law of a Poisson stream whose rate falls at known moments.
+//!
+//! Every process of the class references a text page of its set as a
+//! Poisson stream of rate `1 / (set · reference)` in its own processor
+//! time, so whether a text page was referenced since the hand last looked
+//! depends only on the sum over the class's processes of their processor
+//! time with the page in their sets since then, its *exposure*. Each
+//! burst adds its processor time to the exposure of its set's text ranges
+//! (a range add in a Fenwick tree of differences), and the hand decides a
+//! page from the exposure since its last decision, as for a private page.
+
+use super::*;
+
+/// The frame owner standing for the shared text of a class: this bit and
+/// the class.
+pub(super) const TEXT: u32 = 1 << 31;
+
+/// A class's shared text: its page table, its missing pages and their
+/// exposure to references. A page being faulted on, not yet with a frame,
+/// is `Reading(NIL)`.
+#[derive(Debug, Default)]
+pub(in crate::system::model) struct SharedText {
+    pub(super) entries: Vec<Pte>,
+    /// A unit weight for each page not usable without a fault: not
+    /// resident, or invalidated by the hand.
+    missing: Fenwick,
+    /// Per page, the processor time the class's processes ran with the page
+    /// in their locality sets \[ns\].
+    exposure: Exposure,
+    /// Faults waiting for a page of the text being read: (page, process).
+    waiting: Vec<(u32, u32)>,
+}
+
+impl SharedText {
+    /// A text of `pages` pages, none ever in memory.
+    pub(in crate::system::model) fn new(pages: u64) -> SharedText {
+        SharedText {
+            entries: vec![Pte::Untouched; pages as usize],
+            missing: Fenwick::build((0..pages).map(|_| 1)),
+            exposure: Exposure::new(pages as usize),
+            waiting: Vec::new(),
+        }
+    }
+
+    /// The missing pages among `ranges`.
+    pub(super) fn missing_in(&self, ranges: &[(u32, u32)]) -> u64 {
+        ranges
+            .iter()
+            .map(|&(a, b)| self.missing.prefix(b as usize) - self.missing.prefix(a as usize))
+            .sum()
+    }
+
+    /// The `k`-th (from 0) missing page among `ranges`.
+    pub(super) fn nth_missing(&self, ranges: &[(u32, u32)], mut k: u64) -> u32 {
+        for &(a, b) in ranges {
+            let before = self.missing.prefix(a as usize);
+            let within = self.missing.prefix(b as usize) - before;
+            if k < within {
+                return self.missing.find(before + k) as u32;
+            }
+            k -= within;
+        }
+        unreachable!("fewer missing pages than drawn from")
+    }
+
+    pub(super) fn mark_missing(&mut self, page: u32) {
+        self.missing.add(page as usize, 1);
+    }
+
+    pub(super) fn mark_resident(&mut self, page: u32) {
+        self.missing.sub(page as usize, 1);
+    }
+
+    /// The exposure of `page` so far \[ns\].
+    pub(super) fn exposure(&self, page: u32) -> u64 {
+        self.exposure.at(page as usize)
+    }
+
+    /// Whether `page` counts as missing (debug checks).
+    #[cfg(debug_assertions)]
+    fn counted_missing(&self, page: u32) -> bool {
+        let i = page as usize;
+        self.missing.prefix(i + 1) - self.missing.prefix(i) == 1
+    }
+}
+
+/// Sums added over ranges of positions, read at one position, in
+/// O(log n): a Fenwick tree of differences, in wrapping arithmetic (each
+/// position's sum is a true sum, never above the run's processor time).
+#[derive(Debug, Default)]
+struct Exposure {
+    /// 1-based differences, as in [`Fenwick`].
+    tree: Vec<u64>,
+}
+
+impl Exposure {
+    fn new(n: usize) -> Exposure {
+        Exposure {
+            tree: vec![0; n + 1],
+        }
+    }
+
+    fn add_at(&mut self, at: usize, value: u64) {
+        let mut i = at + 1;
+        while i < self.tree.len() {
+            self.tree[i] = self.tree[i].wrapping_add(value);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// Adds `value` to positions `a..b`.
+    fn add(&mut self, a: usize, b: usize, value: u64) {
+        self.add_at(a, value);
+        self.add_at(b, value.wrapping_neg());
+    }
+
+    /// The sum at position `i`.
+    fn at(&self, i: usize) -> u64 {
+        let mut sum = 0u64;
+        let mut i = i + 1;
+        while i > 0 {
+            sum = sum.wrapping_add(self.tree[i]);
+            i &= i - 1;
+        }
+        sum
+    }
+}
+
+impl SystemModel<'_> {
+    /// The shared text of `pid`'s class, when it has one.
+    pub(super) fn text_of(&self, pid: usize) -> Option<&SharedText> {
+        self.frames
+            .texts
+            .get(self.procs[pid].class)
+            .filter(|t| !t.entries.is_empty())
+    }
+
+    /// The missing pages of `pid`'s locality set, private and text.
+    pub(super) fn set_missing(&self, pid: usize) -> u64 {
+        let t = &self.procs[pid].table;
+        t.missing()
+            + self
+                .text_of(pid)
+                .map_or(0, |text| text.missing_in(&t.text_ranges))
+    }
+
+    /// `pid`'s resident set: its private pages and its class's resident
+    /// text.
+    pub(super) fn resident_set(&self, pid: usize) -> u64 {
+        let p = &self.procs[pid];
+        p.held.resident + self.texts[p.class].held.resident
+    }
+
+    /// Meters the processor time the process of `burst` ran in it up to
+    /// `upto`, past what was metered already: in its class's lifetime meter
+    /// at its resident set (after the warm-up), and in the exposure of its
+    /// set's text pages.
+    pub(in crate::system::model) fn meter_work(&mut self, burst: &Burst, upto: SimTime) {
+        let p = &mut self.procs[burst.pid];
+        let from = burst.switch_end.max(p.table.exposed_to);
+        p.table.exposed_to = p.table.exposed_to.max(upto);
+        let measured = upto.saturating_sub(from.max(self.stats.measured_from));
+        self.meter_lifetime(burst.pid, measured.as_secs_f64());
+        let p = &self.procs[burst.pid];
+        let work = upto.saturating_sub(from).as_nanos();
+        let Some(text) = self.frames.texts.get_mut(p.class) else {
+            return;
+        };
+        if work == 0 {
+            return;
+        }
+        for &(a, b) in &p.table.text_ranges {
+            text.exposure.add(a as usize, b as usize, work);
+        }
+    }
+
+    /// Meters the work of `class`'s processes on a processor up to `now`,
+    /// before its text changes: a page comes in, to be decided from now on,
+    /// and their resident sets grow.
+    fn meter_running(&mut self, class: usize, now: SimTime) {
+        for cpu in 0..self.cpus.running.len() {
+            if let Some(burst) = self.cpus.running[cpu]
+                && let BurstKind::User(_) = burst.kind
+                && self.procs[burst.pid].class == class
+            {
+                self.meter_work(&burst, now);
+            }
+        }
+    }
+
+    /// Whether a process of `class` is on a processor: the hand passes
+    /// over its text then.
+    pub(super) fn text_in_use(&self, class: usize) -> bool {
+        self.cpus
+            .running
+            .iter()
+            .flatten()
+            .any(|b| self.procs[b.pid].class == class)
+    }
+
+    /// The fault of `pid` is on `page` of its class's text: where the page
+    /// is, and whether it comes from the program's file. A page to read is
+    /// marked as being read from now on, before it has a frame, so that
+    /// another fault on it waits for this one.
+    pub(super) fn text_fault(&mut self, pid: usize, page: u32, now: SimTime) -> (Source, bool) {
+        let class = self.procs[pid].class;
+        let found = self.text_source(class, page, now);
+        if let (Source::Read(_), _) = found {
+            self.frames.texts[class].entries[page as usize] = Pte::Reading(NIL);
+        }
+        found
+    }
+
+    /// Where `page` of `class`'s text is, for a fault on it: a reclaim and
+    /// a revalidation are done at once.
+    fn text_source(&mut self, class: usize, page: u32, now: SimTime) -> (Source, bool) {
+        let Policy::Paging(paging) = &self.sys.memory.policy else {
+            unreachable!("the clock is a paging policy");
+        };
+        match self.frames.texts[class].entries[page as usize] {
+            Pte::Free(f) => {
+                self.stats.counters.reclaims += 1;
+                self.frames.unlink(f);
+                self.pool.frames -= 1;
+                self.texts[class].held.reclaimable -= 1;
+                self.fill_text_frame(class, page, f, now);
+                (Source::Reclaim, false)
+            }
+            Pte::Untouched => (Source::Read(self.program_device()), true),
+            // Written to the drives from the bulk store; otherwise never
+            // written, and read from the program's file again.
+            Pte::Out if paging.bulk_store.is_some() => {
+                (Source::Read(paging.drive(&mut self.drive_rng)), false)
+            }
+            Pte::Out => (Source::Read(self.program_device()), true),
+            Pte::Bulk(_) => {
+                let bulk = paging.bulk_store.as_ref().expect("a bulk store");
+                self.frames.bulk.used -= 1;
+                self.frames.texts[class].entries[page as usize] = Pte::Out;
+                (Source::Read(bulk.device), false)
+            }
+            Pte::Resident(f) => {
+                // Invalidated by the hand (simulated reference bits).
+                self.stats.counters.reclaims += 1;
+                let frame = &mut self.frames.frames[f as usize];
+                assert!(!frame.valid, "only an invalidated page traps");
+                frame.valid = true;
+                self.frames.texts[class].mark_resident(page);
+                (Source::Reclaim, false)
+            }
+            Pte::Reading(_) => {
+                // Another process of the class is reading it: wait for
+                // that read, without I/O of one's own (counted as a
+                // reclaim).
+                self.stats.counters.reclaims += 1;
+                (Source::InTransit, false)
+            }
+        }
+    }
+
+    /// Makes `page` of `class`'s text resident in frame `f`, referenced
+    /// now, its exposure decided up to now; text is never modified.
+    pub(super) fn fill_text_frame(&mut self, class: usize, page: u32, f: u32, now: SimTime) {
+        self.meter_running(class, now);
+        let text = &mut self.frames.texts[class];
+        let exposure = text.exposure(page);
+        text.entries[page as usize] = Pte::Resident(f);
+        text.mark_resident(page);
+        let frame = &mut self.frames.frames[f as usize];
+        (frame.owner, frame.page, frame.use_) = (TEXT | class as u32, page, Use::Resident);
+        frame.referenced = true;
+        frame.valid = true;
+        frame.modified = false;
+        frame.decided = SimTime::from_nanos(exposure);
+        self.texts[class].held.resident += 1;
+    }
+
+    /// Whether the text page `pid` waits for is in; if not, `pid` waits
+    /// for the read under way.
+    pub(in crate::system::model) fn wait_in_transit(&mut self, pid: usize) -> bool {
+        let class = self.procs[pid].class;
+        let page = self.procs[pid].table.faulting;
+        let text = &mut self.frames.texts[class];
+        match text.entries[page as usize] {
+            Pte::Resident(_) => true,
+            Pte::Reading(_) => {
+                text.waiting.push((page, pid as u32));
+                false
+            }
+            other => unreachable!("a text page being read is read or in, not {other:?}"),
+        }
+    }
+
+    /// The processes waiting for the text page just read for `pid`, taken
+    /// off its text's waiting list in the order they came.
+    pub(in crate::system::model) fn transit_done(&mut self, pid: usize) -> Vec<usize> {
+        let p = &self.procs[pid];
+        let page = p.table.faulting;
+        let text = &mut self.frames.texts[p.class];
+        if text.waiting.is_empty() {
+            return Vec::new();
+        }
+        let mut done = Vec::new();
+        text.waiting.retain(|&(p, pid)| {
+            let waits = p != page;
+            if !waits {
+                done.push(pid as usize);
+            }
+            waits
+        });
+        done
+    }
+
+    /// Whether a hand decides the text page in frame `f` referenced since
+    /// it was last decided, from its exposure since then.
+    pub(super) fn decide_text_references(&mut self, f: u32, class: usize) {
+        let frame = self.frames.frames[f as usize];
+        let exposure = self.frames.texts[class].exposure(frame.page);
+        let exposed = exposure - frame.decided.as_nanos();
+        if exposed > 0 {
+            let phases = self.phases_of_class(class);
+            let mean = phases.reference * phases.set as f64;
+            let e: f64 =
+                rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.frames.references);
+            if mean * e < exposed as f64 * 1e-9 {
+                self.frames.frames[f as usize].referenced = true;
+            }
+        }
+        self.frames.frames[f as usize].decided = SimTime::from_nanos(exposure);
+    }
+
+    /// Checks each shared text's table against its frames and counts
+    /// (debug builds).
+    #[cfg(debug_assertions)]
+    pub(super) fn check_texts(&self) {
+        for (class, text) in self.frames.texts.iter().enumerate() {
+            let mut resident = 0;
+            let mut reclaimable = 0;
+            for (page, &entry) in text.entries.iter().enumerate() {
+                let usable = match entry {
+                    Pte::Resident(f) => {
+                        resident += 1;
+                        self.frames.frames[f as usize].valid
+                    }
+                    Pte::Free(_) => {
+                        reclaimable += 1;
+                        false
+                    }
+                    _ => false,
+                };
+                assert_eq!(
+                    text.counted_missing(page as u32),
+                    !usable,
+                    "text page {page} of class {class}"
+                );
+            }
+            assert_eq!(resident, self.texts[class].held.resident);
+            assert_eq!(reclaimable, self.texts[class].held.reclaimable);
+            for &(page, pid) in &text.waiting {
+                assert!(matches!(text.entries[page as usize], Pte::Reading(_)));
+                assert_eq!(self.procs[pid as usize].fault_source, Source::InTransit);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+
+    /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
+    /// text, and one phase over the whole image.
+    fn shared() -> String {
+        TEN_PAGE_SETS
+            .replace(
+                "size = \"40KiB\"",
+                "size = \"40KiB\"\n        text = \"20KiB\"",
+            )
+            .replace("set = 10", "set = 40")
+    }
+
+    /// Runs `test` on a model of `shared()` with two processes of the
+    /// class, spawned and off a processor.
+    fn with_two(test: impl FnOnce(&mut SystemModel, &mut Context<Event>, usize, usize)) {
+        with_process_at(&shared(), SimTime::ZERO, |model, ctx, a| {
+            let b = model.spawn(0, model.procs[a].owner, SimTime::ZERO);
+            test(model, ctx, a, b);
+        });
+    }
+
+    /// Brings `page` of class 0's text into a free frame, as a read for
+    /// another process would.
+    fn read_in(model: &mut SystemModel, page: u32) {
+        let f = model.frames.pop_front().unwrap();
+        model.take_free_frame(f);
+        model.fill_text_frame(0, page, f, SimTime::ZERO);
+    }
+
+    #[test]
+    fn the_processes_of_a_class_see_one_copy_of_its_text() {
+        with_two(|model, _, a, b| {
+            // The set is the whole image, from a page drawn at random: its
+            // text ranges cover the text once.
+            let mut covered: Vec<u32> = model.procs[a]
+                .table
+                .text_ranges
+                .iter()
+                .flat_map(|&(x, y)| x..y)
+                .collect();
+            covered.sort_unstable();
+            assert_eq!(covered, (0..20).collect::<Vec<u32>>());
+            assert_eq!((model.set_missing(a), model.set_missing(b)), (40, 40));
+            for page in [0, 7, 19] {
+                read_in(model, page);
+            }
+            assert_eq!((model.set_missing(a), model.set_missing(b)), (37, 37));
+            assert_eq!(model.resident_set(a), 3);
+            // A fault of either on the text draws only missing text pages.
+            let text = &model.frames.texts[0];
+            let drawn: Vec<u32> = (20..37)
+                .map(|k| text.nth_missing(&[(0, 20)], k - 20))
+                .collect();
+            assert_eq!(
+                drawn,
+                [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]
+            );
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn a_set_that_wraps_round_the_image_covers_the_text_in_two_ranges() {
+        let text = shared().replace("set = 40", "set = 30");
+        with_process_at(&text, SimTime::ZERO, |model, _, pid| {
+            for _ in 0..200 {
+                model.new_phase(pid);
+                let t = &model.procs[pid].table;
+                let text_pages: u32 = t.text_ranges.iter().map(|(a, b)| b - a).sum();
+                assert_eq!(text_pages as usize + t.slots.len(), 30);
+                assert!(t.slots.iter().all(|&page| page >= 20));
+                assert!(t.text_ranges.len() <= 2 && t.text_ranges.iter().all(|(a, b)| a < b));
+            }
+        });
+    }
+
+    #[test]
+    fn a_fault_drawn_before_text_came_in_stands_as_often_as_the_missing_pages_fell() {
+        with_two(|model, _, a, _| {
+            let n = 40_000;
+            let mut stood = 0;
+            for _ in 0..n {
+                model.procs[a].table.drawn_missing = 40;
+                stood += u32::from(model.fault_stands(a, 10));
+            }
+            let p = 0.25;
+            let seen = f64::from(stood) / f64::from(n);
+            let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
+            assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
+            model.procs[a].table.drawn_missing = 40;
+            assert!(model.fault_stands(a, 40), "nothing came in: it stands");
+        });
+    }
+
+    #[test]
+    fn a_text_page_is_found_referenced_from_every_sharer_s_exposure() {
+        with_two(|model, _, a, b| {
+            read_in(model, 5);
+            let Pte::Resident(f) = model.frames.texts[0].entries[5] else {
+                panic!("resident");
+            };
+            let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+            let burst = |pid, from: u64, to: u64| Burst {
+                pid,
+                kind: BurstKind::User(Outcome::Quantum),
+                start: ms(from),
+                interrupt_end: ms(from),
+                switch_end: ms(from),
+                end: ms(to),
+            };
+            // A runs 10 ms and B 30 ms with the page in their sets: a
+            // reference every millisecond over 40 pages each, so the page is
+            // referenced at a rate of 1 per 40 ms of either's processor time.
+            model.meter_work(&burst(a, 0, 10), ms(10));
+            model.meter_work(&burst(b, 10, 40), ms(40));
+            assert_eq!(model.frames.texts[0].exposure(5), 40_000_000);
+            // Exposure already added is not added again.
+            model.meter_work(&burst(b, 10, 40), ms(40));
+            assert_eq!(model.frames.texts[0].exposure(5), 40_000_000);
+            let n = 40_000;
+            let mut hits = 0;
+            for _ in 0..n {
+                let frame = &mut model.frames.frames[f as usize];
+                (frame.decided, frame.referenced) = (SimTime::ZERO, false);
+                model.decide_references(f);
+                hits += u32::from(model.frames.frames[f as usize].referenced);
+                assert_eq!(model.frames.frames[f as usize].decided, ms(40));
+            }
+            let p = 1.0 - (-1.0f64).exp();
+            let seen = f64::from(hits) / f64::from(n);
+            let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
+            assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
+        });
+    }
+
+    #[test]
+    fn a_second_fault_on_a_text_page_being_read_waits_for_that_read() {
+        with_two(|model, ctx, a, b| {
+            let (source, from_file) = model.text_fault(a, 3, SimTime::ZERO);
+            assert!(matches!(source, Source::Read(_)) && from_file);
+            assert_eq!(model.frames.texts[0].entries[3], Pte::Reading(NIL));
+            let (source, _) = model.text_fault(b, 3, SimTime::ZERO);
+            assert_eq!(source, Source::InTransit);
+            // The first takes a frame and reads; the second waits for it.
+            for (pid, source) in [(a, Source::Read(0)), (b, Source::InTransit)] {
+                let p = &mut model.procs[pid];
+                (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
+            }
+            assert!(model.clock_take_frame(a, ctx));
+            assert!(!model.wait_in_transit(b), "still being read");
+            model.clock_place_page(a, SimTime::ZERO);
+            assert_eq!(model.transit_done(a), [b]);
+            assert!(model.transit_done(a).is_empty());
+            assert!(matches!(model.frames.texts[0].entries[3], Pte::Resident(_)));
+            assert_eq!(model.set_missing(b), 39);
+        });
+    }
+
+    #[test]
+    fn the_hand_passes_over_a_text_while_a_process_of_its_class_runs() {
+        with_two(|model, _, a, _| {
+            read_in(model, 5);
+            let Pte::Resident(f) = model.frames.texts[0].entries[5] else {
+                panic!("resident");
+            };
+            assert!(model.open_at_hand(f));
+            model.cpus.running[0] = Some(Burst {
+                pid: a,
+                kind: BurstKind::User(Outcome::Quantum),
+                start: SimTime::ZERO,
+                interrupt_end: SimTime::ZERO,
+                switch_end: SimTime::ZERO,
+                end: SimTime::from_secs(1),
+            });
+            assert!(!model.open_at_hand(f));
+        });
+    }
+}
