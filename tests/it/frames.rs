@@ -324,6 +324,36 @@ fn the_processes_of_a_class_share_its_text_one_read_a_page() {
     assert!(waits > 0, "some faults waited for a read under way");
 }
 
+#[test]
+fn frames_freed_at_a_dispatch_or_a_fault_go_to_waiting_processes_after_it() {
+    // Under the working set (trimmed at each dispatch) and page-fault
+    // frequency (at a fault), with zero-filled pages, a process waiting
+    // for a frame gets one without a read and is ready at once: it must
+    // not be dispatched onto the processor being given out. Both used to
+    // end in a panic at the day's load.
+    for policy in [
+        "replacement = \"working-set\"\ntau = \"200ms\"",
+        "replacement = \"page-fault-frequency\"\nfault_interval = \"20ms\"",
+    ] {
+        let mut sys = thrashing_clock(|text| {
+            text.replace("replacement = \"clock\"", policy)
+                .replace("swapper = false", "")
+                .replace("dirty = 0.3", "dirty = 0.3\nzero_fill = 0.5")
+        });
+        sys.settings.end_time = tpsim::core::SimTime::from_secs(3_000);
+        sys.settings.warmup = tpsim::core::SimTime::from_secs(300);
+        let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+        let paging = s.paging.unwrap();
+        assert!(paging.zero_fills > 0, "{policy}: pages start empty");
+        assert_eq!(
+            paging.faults,
+            paging.disk_reads + paging.zero_fills + paging.reclaims,
+            "{policy}"
+        );
+        assert!(s.classes[0].throughput > 0.3, "{policy}: it holds the peak");
+    }
+}
+
 /// `ONE_PHASE` with a bulk store of `pages` pages in front of its disk, as
 /// Multics had: every page leaving memory is written to it, its oldest go
 /// on to the disk.

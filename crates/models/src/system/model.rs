@@ -820,7 +820,12 @@ impl<'a> SystemModel<'a> {
         }
         let p = &self.procs[pid];
         if self.paging() {
-            let resident = p.held.resident + self.texts[p.class].held.resident;
+            let resident = match self.text_of(pid) {
+                // Under frames, of a shared text only the resident pages
+                // of its locality set count.
+                Some(text) => p.held.resident + text.resident_in(&p.table),
+                None => p.held.resident + self.texts[p.class].held.resident,
+            };
             self.owners[p.owner].working_set = Some(resident as f64);
         }
         self.eligibility.release(p.estimate);
@@ -1017,7 +1022,7 @@ impl<'a> SystemModel<'a> {
         } else {
             SimTime::ZERO
         };
-        self.trim_working_set(pid, ctx);
+        let trimmed = self.trim_working_set(pid, ctx);
         let interrupts = std::mem::take(&mut self.cpus.pending_interrupts);
         let switch_end = now + interrupts + switch;
         let fault_gap = self.fault_gap(pid);
@@ -1057,6 +1062,9 @@ impl<'a> SystemModel<'a> {
         self.cpus.running[cpu] = Some(burst);
         self.recount(pid, now, |p| p.state = State::Running);
         self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
+        if trimmed {
+            self.serve_frame_waiters(ctx);
+        }
     }
 
     /// Adds the parts of `burst` up to `upto` that fall after the warm-up

@@ -583,17 +583,31 @@ impl SystemModel<'_> {
             .filter(|t| !t.entries.is_empty());
         let drawn = p.table.draw_missing(missing, text, rng);
         // The page is missing, so what page-fault frequency frees is not it.
-        self.fault_frequency(pid, ctx);
-        let page = match drawn {
-            Missing::Private(page) => page,
+        let freed = self.fault_frequency(pid, ctx);
+        let (page, source, in_text, from_file) = match drawn {
+            Missing::Private(page) => {
+                let (source, from_file) = self.private_fault(pid, page);
+                (page, source, false, from_file)
+            }
             Missing::Text(page) => {
                 let (source, from_file) = self.text_fault(pid, page, now);
-                let p = &mut self.procs[pid];
-                p.table.faulting = page;
-                self.fault_path(cpu, pid, source, true, from_file, ctx);
-                return;
+                (page, source, true, from_file)
             }
         };
+        self.procs[pid].table.faulting = page;
+        self.fault_path(cpu, pid, source, in_text, from_file, ctx);
+        // Processes waiting for frames get those freed now that the
+        // processor is in the fault path, where none of them can take it.
+        if freed {
+            self.serve_frame_waiters(ctx);
+        }
+    }
+
+    /// The fault of `pid` is on `page`, its own: where the page is, and
+    /// whether it comes from the program's file; a reclaim and a
+    /// revalidation are done at once.
+    fn private_fault(&mut self, pid: usize, page: u32) -> (Source, bool) {
+        let class = self.procs[pid].class;
         let entry = self.procs[pid].table.entries[page as usize];
         let sys = self.sys;
         let Policy::Paging(paging) = &sys.memory.policy else {
@@ -626,8 +640,7 @@ impl SystemModel<'_> {
             }
             Pte::Reading(_) => unreachable!("a process waiting for a page does not run"),
         };
-        self.procs[pid].table.faulting = page;
-        self.fault_path(cpu, pid, source, false, from_file, ctx);
+        (source, from_file)
     }
 
     /// Whether the fault of `pid`, drawn with more of its set missing than
@@ -646,16 +659,14 @@ impl SystemModel<'_> {
     /// Page-fault frequency: at a fault more than the critical interval of
     /// processor time after the previous one, the resident pages not
     /// referenced since that fault are freed (a page brought in by it
-    /// counts as referenced then).
-    fn fault_frequency(&mut self, pid: usize, ctx: &mut Context<Event>) {
+    /// counts as referenced then). Says whether it freed any.
+    fn fault_frequency(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
         let Some(interval) = self.pff_interval() else {
-            return;
+            return false;
         };
         let now = self.procs[pid].cpu_user;
         let previous = std::mem::replace(&mut self.procs[pid].table.last_fault, now);
-        if now - previous > interval {
-            self.free_unreferenced_since(pid, previous, ctx);
-        }
+        now - previous > interval && self.free_unreferenced_since(pid, previous, ctx)
     }
 
     /// Simulated reference bits: `pid` touched `page`, which the hand had
@@ -966,20 +977,26 @@ impl SystemModel<'_> {
     /// Working set: frees the resident pages of `pid` not referenced within
     /// the last `tau` of its processor time, deciding their references up
     /// to now; run when it is dispatched, as its working set only changes
-    /// while it runs.
-    pub(super) fn trim_working_set(&mut self, pid: usize, ctx: &mut Context<Event>) {
+    /// while it runs. Says whether it freed any: the caller gives them to
+    /// processes waiting for frames once the processor is taken, so that
+    /// none of them is dispatched onto it meanwhile.
+    pub(super) fn trim_working_set(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
         let Some(tau) = self.tau() else {
-            return;
+            return false;
         };
         let now = self.procs[pid].cpu_user;
-        if now >= tau {
-            self.free_unreferenced_since(pid, now - tau, ctx);
-        }
+        now >= tau && self.free_unreferenced_since(pid, now - tau, ctx)
     }
 
     /// Frees the resident pages of `pid` last referenced before `since` of
-    /// its processor time, deciding their references up to now.
-    fn free_unreferenced_since(&mut self, pid: usize, since: SimTime, ctx: &mut Context<Event>) {
+    /// its processor time, deciding their references up to now; says
+    /// whether it freed any.
+    fn free_unreferenced_since(
+        &mut self,
+        pid: usize,
+        since: SimTime,
+        ctx: &mut Context<Event>,
+    ) -> bool {
         let mut freed = false;
         for page in 0..self.procs[pid].table.entries.len() {
             let Pte::Resident(f) = self.procs[pid].table.entries[page] else {
@@ -991,9 +1008,7 @@ impl SystemModel<'_> {
                 freed = true;
             }
         }
-        if freed {
-            self.serve_frame_waiters(ctx);
-        }
+        freed
     }
 
     /// Frees the page in frame `f`: to the tail of the free list, still

@@ -65,6 +65,13 @@ impl SharedText {
             .sum()
     }
 
+    /// The resident pages of the text in the locality set of `table`.
+    pub(in crate::system::model) fn resident_in(&self, table: &PageTable) -> u64 {
+        let ranges = &table.text_ranges;
+        let pages: u64 = ranges.iter().map(|&(a, b)| u64::from(b - a)).sum();
+        pages - self.missing_in(ranges)
+    }
+
     /// The `k`-th (from 0) missing page among `ranges`.
     pub(super) fn nth_missing(&self, ranges: &[(u32, u32)], mut k: u64) -> u32 {
         for &(a, b) in ranges {
@@ -142,8 +149,9 @@ impl Exposure {
 }
 
 impl SystemModel<'_> {
-    /// The shared text of `pid`'s class, when it has one.
-    pub(super) fn text_of(&self, pid: usize) -> Option<&SharedText> {
+    /// The shared text of `pid`'s class, when it has one (memory as
+    /// frames).
+    pub(in crate::system::model) fn text_of(&self, pid: usize) -> Option<&SharedText> {
         self.frames
             .texts
             .get(self.procs[pid].class)
