@@ -439,6 +439,7 @@ mod tests {
             }
             assert_eq!((model.set_missing(a), model.set_missing(b)), (37, 37));
             assert_eq!(model.resident_set(a), 3);
+            assert_eq!(model.frames.texts[0].resident_in(&model.procs[b].table), 3);
             // A fault of either on the text draws only missing text pages.
             let text = &model.frames.texts[0];
             let drawn: Vec<u32> = (20..37)
