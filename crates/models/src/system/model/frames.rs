@@ -576,11 +576,7 @@ impl SystemModel<'_> {
         }
         let p = &self.procs[pid];
         let rng = &mut self.owners[p.owner].rngs.faults;
-        let text = self
-            .frames
-            .texts
-            .get(class)
-            .filter(|t| !t.entries.is_empty());
+        let text = self.frames.text(class);
         let drawn = p.table.draw_missing(missing, text, rng);
         // The page is missing, so what page-fault frequency frees is not it.
         let freed = self.fault_frequency(pid, ctx);

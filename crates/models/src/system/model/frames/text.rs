@@ -148,14 +148,18 @@ impl Exposure {
     }
 }
 
+impl Frames {
+    /// The shared text of `class`, when it has one.
+    pub(super) fn text(&self, class: usize) -> Option<&SharedText> {
+        self.texts.get(class).filter(|t| !t.entries.is_empty())
+    }
+}
+
 impl SystemModel<'_> {
     /// The shared text of `pid`'s class, when it has one (memory as
     /// frames).
     pub(in crate::system::model) fn text_of(&self, pid: usize) -> Option<&SharedText> {
-        self.frames
-            .texts
-            .get(self.procs[pid].class)
-            .filter(|t| !t.entries.is_empty())
+        self.frames.text(self.procs[pid].class)
     }
 
     /// The missing pages of `pid`'s locality set, private and text.
@@ -412,6 +416,19 @@ mod tests {
         });
     }
 
+    /// A burst of user work of `pid` from `from` to `to`, without
+    /// interrupts or a context switch.
+    fn user_burst(pid: usize, from: SimTime, to: SimTime) -> Burst {
+        Burst {
+            pid,
+            kind: BurstKind::User(Outcome::Quantum),
+            start: from,
+            interrupt_end: from,
+            switch_end: from,
+            end: to,
+        }
+    }
+
     /// Brings `page` of class 0's text into a free frame, as a read for
     /// another process would.
     fn read_in(model: &mut SystemModel, page: u32) {
@@ -494,14 +511,7 @@ mod tests {
                 panic!("resident");
             };
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
-            let burst = |pid, from: u64, to: u64| Burst {
-                pid,
-                kind: BurstKind::User(Outcome::Quantum),
-                start: ms(from),
-                interrupt_end: ms(from),
-                switch_end: ms(from),
-                end: ms(to),
-            };
+            let burst = |pid, from: u64, to: u64| user_burst(pid, ms(from), ms(to));
             // A runs 10 ms and B 30 ms with the page in their sets: a
             // reference every millisecond over 40 pages each, so the page is
             // referenced at a rate of 1 per 40 ms of either's processor time.
@@ -558,14 +568,7 @@ mod tests {
                 panic!("resident");
             };
             assert!(model.open_at_hand(f));
-            model.cpus.running[0] = Some(Burst {
-                pid: a,
-                kind: BurstKind::User(Outcome::Quantum),
-                start: SimTime::ZERO,
-                interrupt_end: SimTime::ZERO,
-                switch_end: SimTime::ZERO,
-                end: SimTime::from_secs(1),
-            });
+            model.cpus.running[0] = Some(user_burst(a, SimTime::ZERO, SimTime::from_secs(1)));
             assert!(!model.open_at_hand(f));
         });
     }
