@@ -9,12 +9,13 @@ turn to a clean clone of the repository, runs the chosen integration tests
 and the models crate's own unit tests, reverts it, and prints one line per mutant: caught, MISSED, unviable (does
 not build) or caught (timeout).
 
-    scripts/mutants-models.py FILE [--shard K/N] [--filter validation::]
+    scripts/mutants-models.py FILE [--shard K/N] [--from M] [--filter validation::]
                               [--later TEST ...]
 
 FILE may be a glob (`'crates/models/src/system/**'`). Shard K of N takes
 every N-th mutant starting at the K-th (1-based), so N sessions cover a
-file between them, or one shard is a systematic sample. The quick
+file between them, or one shard is a systematic sample; `--from M` starts
+at the shard's M-th mutant (1-based), to finish a shard that was stopped. The quick
 integration tests run first, then the unit tests; tests named with
 `--later` (the slow statistical ones) run only for a mutant that neither
 caught, so most mutants cost a rebuild and the quick tests. Not part of
@@ -33,6 +34,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", help="source file to mutate, e.g. crates/models/src/simulate.rs")
     parser.add_argument("--shard", default="1/1", help="K/N: this shard of N")
+    parser.add_argument("--from", dest="start", type=int, default=1,
+                        help="start at the shard's M-th mutant (1-based)")
     parser.add_argument("--filter", default="", help="test-name filter for tests/it")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per test run")
     parser.add_argument(
@@ -53,6 +56,9 @@ def main() -> int:
     ).stdout
     mutants = json.loads(listing)[k - 1 :: n]
     print(f"{len(mutants)} mutants in shard {k}/{n} of {args.file}", flush=True)
+    if args.start > 1:
+        mutants = mutants[args.start - 1 :]
+        print(f"starting at the {args.start}th: {len(mutants)} to run", flush=True)
 
     # Builds are kept between runs, under the repository's target directory.
     os.environ["CARGO_TARGET_DIR"] = os.path.join(root, "target", "mutants-models")

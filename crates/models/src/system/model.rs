@@ -57,7 +57,7 @@ use frames::{Frames, LifetimeMeter, PageTable};
 use paging::{BulkPages, FreePool, Pages, Source, Text};
 pub use probe::Observation;
 use report::Statistics;
-use scheduler::{Place, Rank, ReadyQueue, Standing, Usage};
+use scheduler::{Place, Rank, ReadyQueue, Standing, Usage, best_user_priority};
 use std::collections::BTreeSet;
 use swapping::Swapper;
 
@@ -925,21 +925,28 @@ impl<'a> SystemModel<'a> {
             return;
         }
         let rank = self.ready.rank(place, now);
-        let worst = self
-            .cpus
-            .running
-            .iter()
-            .enumerate()
-            .filter_map(|(cpu, b)| match b {
-                Some(b) if matches!(b.kind, BurstKind::User(_)) => {
-                    Some((self.running_rank(b.pid, now), cpu))
-                }
-                _ => None,
-            })
-            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        if let Some((running, cpu)) = worst
-            && rank < running
-        {
+        let users = || {
+            self.cpus
+                .running
+                .iter()
+                .enumerate()
+                .filter_map(|(cpu, b)| match b {
+                    Some(b) if matches!(b.kind, BurstKind::User(_)) => Some((b.pid, cpu)),
+                    _ => None,
+                })
+        };
+        let chosen = match (users().next(), users().nth(1)) {
+            // One process to weigh, and outranked whatever its recent
+            // use: its priority (a power of the decay) need not be worked
+            // out, as it need not for a process woken in the kernel.
+            (Some((running, cpu)), None) if rank < self.best_rank(running) => Some(cpu),
+            _ => users()
+                .map(|(running, cpu)| (self.running_rank(running, now), cpu))
+                .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                .filter(|(running, _)| rank < *running)
+                .map(|(_, cpu)| cpu),
+        };
+        if let Some(cpu) = chosen {
             let preempted = self.cpus.running[cpu].expect("busy").pid;
             self.preempt(cpu, ctx);
             self.enqueue(preempted, now);
@@ -980,6 +987,17 @@ impl<'a> SystemModel<'a> {
         match self.sys.cpu.scheduler {
             Scheduler::Multics(_) => Rank::multics(p.level, p.order),
             _ => Rank::unix(p.usage.priority(now, self.sys.classes[p.class].nice)),
+        }
+    }
+
+    /// The best rank `pid`, running, could have at any time: under UNIX
+    /// its user priority with no recent processor use; under Multics its
+    /// rank.
+    fn best_rank(&self, pid: usize) -> Rank {
+        let p = &self.procs[pid];
+        match self.sys.cpu.scheduler {
+            Scheduler::Multics(_) => Rank::multics(p.level, p.order),
+            _ => Rank::unix(best_user_priority(self.sys.classes[p.class].nice)),
         }
     }
 

@@ -21,6 +21,13 @@ const SHIFT: usize = ARITY - 1;
 struct Line([u128; ARITY]);
 
 /// A min-heap of distinct `u128` keys.
+///
+/// Every place in the allocated lines past the last key holds `u128::MAX`,
+/// so a node's children can always be compared as a full line: a missing
+/// child never wins (and a key equal to `u128::MAX` would still win its
+/// tie, being earlier in the line). Small heaps, such as a single queue's
+/// two or three pending events, then take the same branch-light path as
+/// large ones.
 #[derive(Debug, Default)]
 pub(super) struct KeyHeap {
     lines: Vec<Line>,
@@ -81,6 +88,7 @@ impl KeyHeap {
         }
         self.len -= 1;
         let last = self.get(self.len);
+        self.set(self.len, u128::MAX);
         if self.len == 0 {
             return;
         }
@@ -107,19 +115,19 @@ impl KeyHeap {
         self.set(hole, key);
     }
 
-    /// The least child of `node`, if it has one.
+    /// The least child of `node`, if it has one: one line, and a
+    /// tournament of three comparisons without a loop (missing children
+    /// read as `u128::MAX` and lose).
     #[inline]
     fn least_child(&self, node: usize) -> Option<usize> {
         let first = node * ARITY + 1;
-        if first + ARITY <= self.len {
-            // Every child present, as at all but the last parent: one line,
-            // and a tournament of three comparisons without a loop.
-            let Line([a, b, c, d]) = self.lines[node + 1];
-            let (ab, at_ab) = if b < a { (b, 1) } else { (a, 0) };
-            let (cd, at_cd) = if d < c { (d, 3) } else { (c, 2) };
-            return Some(first + if cd < ab { at_cd } else { at_ab });
+        if first >= self.len {
+            return None;
         }
-        (first..self.len).min_by_key(|&child| self.get(child))
+        let Line([a, b, c, d]) = self.lines[node + 1];
+        let (ab, at_ab) = if b < a { (b, 1) } else { (a, 0) };
+        let (cd, at_cd) = if d < c { (d, 3) } else { (c, 2) };
+        Some(first + if cd < ab { at_cd } else { at_ab })
     }
 
     /// Keeps only the keys for which `keep` holds, and orders them anew.
@@ -165,10 +173,13 @@ impl KeyHeap {
         (0..self.len).map(|node| self.get(node))
     }
 
-    /// Whether every key is at least its parent: the heap property.
+    /// Whether every key is at least its parent (the heap property) and
+    /// every place past the last key holds `u128::MAX`.
     #[cfg(test)]
     pub(super) fn is_heap(&self) -> bool {
+        let places = (self.lines.len() * ARITY).saturating_sub(SHIFT);
         (1..self.len).all(|node| self.get((node - 1) / ARITY) <= self.get(node))
+            && (self.len..places).all(|node| self.get(node) == u128::MAX)
     }
 }
 
@@ -195,6 +206,27 @@ mod tests {
             heap.pop_front();
         }
         assert_eq!(heap.first(), None);
+    }
+
+    #[test]
+    fn a_small_heap_stays_a_heap_as_keys_come_and_go() {
+        // The heap grows from empty to 20 keys and shrinks back, again
+        // and again: nodes with fewer than four children, and the places
+        // past the last key read as children.
+        let mut heap = KeyHeap::default();
+        let mut shadow = std::collections::BTreeSet::new();
+        for (i, key) in keys(2_000).into_iter().enumerate() {
+            heap.push(key);
+            shadow.insert(key);
+            let pops = if (i / 20) % 2 == 1 { 2 } else { 0 };
+            for _ in 0..pops.min(shadow.len()) {
+                assert_eq!(heap.first(), shadow.pop_first());
+                heap.pop_front();
+                assert!(heap.is_heap());
+            }
+            assert!(heap.is_heap());
+            assert_eq!(heap.first(), shadow.first().copied());
+        }
     }
 
     #[test]

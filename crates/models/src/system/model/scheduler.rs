@@ -122,6 +122,12 @@ fn user_priority(ticks: f64, nice: i32) -> f64 {
     (USER + ticks / 16.0 + f64::from(nice)).min(WORST)
 }
 
+/// The best user priority a process of `nice` can have, with no recent
+/// processor use: no `p_cpu` makes it better.
+pub(super) fn best_user_priority(nice: i32) -> f64 {
+    user_priority(0.0, nice)
+}
+
 /// An `f64` ordered totally (−∞ for no use at all).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Key(f64);
@@ -410,6 +416,26 @@ mod tests {
         // User priority: 50 + p_cpu / 16 + nice, at most 127.
         assert!((u.priority(secs(101.0), 0) - (50.0 + 204.0 / 16.0)).abs() < 1e-9);
         assert_eq!(u.priority(secs(100.0), 19), 50.0 + 255.0 / 16.0 + 19.0);
+    }
+
+    #[test]
+    fn no_recent_use_gives_the_best_user_priority_a_process_can_have() {
+        // The bound a preemption check may decide by without the decay.
+        for nice in [-20, 0, 19] {
+            let best = best_user_priority(nice);
+            let idle = Usage::new(secs(3.0));
+            assert_eq!(idle.priority(secs(7.0), nice), best, "nice {nice}");
+            let mut busy = Usage::new(SimTime::ZERO);
+            busy.start(secs(1.0));
+            for t in [1.0, 1.001, 2.0, 30.0] {
+                assert!(busy.priority(secs(t), nice) >= best, "running, {t} s");
+            }
+            busy.stop(secs(30.0));
+            for t in [30.0, 31.0, 1e4] {
+                assert!(busy.priority(secs(t), nice) >= best, "stopped, {t} s");
+            }
+            assert!(busy.priority(secs(30.0), nice) > best);
+        }
     }
 
     #[test]
