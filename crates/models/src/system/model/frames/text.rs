@@ -561,6 +561,20 @@ mod tests {
     }
 
     #[test]
+    fn a_text_page_taken_without_a_bulk_store_is_read_from_the_program_again() {
+        // Text is never written: with no bulk store to hold it, a page
+        // taken is read from the program's file as at its first use.
+        with_two(|model, _, a, _| {
+            model.frames.texts[0].entries[4] = Pte::Out;
+            let program = model.program_device();
+            assert_eq!(
+                model.text_fault(a, 4, SimTime::ZERO),
+                (Source::Read(program), true)
+            );
+        });
+    }
+
+    #[test]
     fn the_hand_passes_over_a_text_while_a_process_of_its_class_runs() {
         with_two(|model, _, a, _| {
             read_in(model, 5);
