@@ -575,6 +575,49 @@ mod tests {
     }
 
     #[test]
+    fn a_text_page_on_the_bulk_store_is_read_from_it_and_leaves_it() {
+        let with_bulk = shared()
+            .replace(
+                "device = \"disk\"\n",
+                "device = \"disk\"\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"16KiB\"\n",
+            )
+            .replace(
+                "[users]",
+                "[[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        fault_cpu = \"0s\"\n        [users]",
+            );
+        with_process_at(&with_bulk, SimTime::ZERO, |model, _, a| {
+            model.frames.texts[0].entries[6] = Pte::Bulk(0);
+            model.frames.bulk.used = 1;
+            let drum = model.sys.devices.iter().position(|d| d.name == "drum");
+            assert_eq!(
+                model.text_fault(a, 6, SimTime::ZERO),
+                (Source::Read(drum.unwrap()), false)
+            );
+            assert_eq!(model.frames.bulk.used, 0);
+        });
+    }
+
+    #[test]
+    fn an_invalidated_text_page_is_reclaimed_in_place() {
+        with_two(|model, _, a, _| {
+            read_in(model, 8);
+            let Pte::Resident(f) = model.frames.texts[0].entries[8] else {
+                panic!("resident");
+            };
+            // As the hand leaves it, its use bit simulated.
+            model.frames.frames[f as usize].valid = false;
+            model.frames.texts[0].mark_missing(8);
+            let reclaims = model.stats.counters.reclaims;
+            assert_eq!(
+                model.text_fault(a, 8, SimTime::ZERO),
+                (Source::Reclaim, false)
+            );
+            assert_eq!(model.stats.counters.reclaims, reclaims + 1);
+            assert!(model.frames.frames[f as usize].valid);
+        });
+    }
+
+    #[test]
     fn the_hand_passes_over_a_text_while_a_process_of_its_class_runs() {
         with_two(|model, _, a, _| {
             read_in(model, 5);
