@@ -6,8 +6,9 @@ matter for `tpsim-models` (the validation against queueing theory, the
 time-sharing checks) live in the root package's `tests/it`. This script
 takes cargo-mutants' list of mutants of one source file, applies each in
 turn to a clean clone of the repository, runs the chosen integration tests
-and the models crate's own unit tests, reverts it, and prints one line per mutant: caught, MISSED, unviable (does
-not build) or caught (timeout).
+and the models crate's own unit tests, reverts it, and prints one line per
+mutant: caught, MISSED, unviable (does not build) or caught (timeout), with
+the seconds it took.
 
     scripts/mutants-models.py FILE [--shard K/N] [--from M] [--filter validation::]
                               [--later TEST ...]
@@ -28,6 +29,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def main() -> int:
@@ -73,9 +75,11 @@ def main() -> int:
             stages.append(test + ["--"] + args.later)
         counts = {}
         for mutant in mutants:
+            started = time.monotonic()
             verdict = run_one(clone, mutant, test, stages, args.timeout)
             counts[verdict] = counts.get(verdict, 0) + 1
-            print(f"{verdict:<16} {mutant['name']}", flush=True)
+            seconds = time.monotonic() - started
+            print(f"{verdict:<16} {seconds:4.0f} s  {mutant['name']}", flush=True)
     print(", ".join(f"{v}: {c}" for v, c in sorted(counts.items())))
     return 0
 
