@@ -1444,10 +1444,7 @@ impl Model for SystemModel<'_> {
             Event::ProbeCycle { owner } => self.probe_cycle(owner, ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
-        let occupancy = self.occupancy();
-        if occupancy != self.stats.occupancy.value() {
-            self.stats.occupancy.set(ctx.now(), occupancy);
-        }
+        self.meter_occupancy(ctx.now());
         #[cfg(debug_assertions)]
         self.check_invariants();
     }
@@ -1459,6 +1456,11 @@ impl SystemModel<'_> {
     /// multiprogramming and waiting counts, the bulk store's pages.
     fn check_invariants(&self) {
         let procs = || self.procs.iter().map(|(_, p)| p);
+        assert_eq!(
+            self.stats.occupancy.value(),
+            self.occupancy(),
+            "the occupancy meter follows free memory"
+        );
         if self.paging() {
             // A process waiting for a page read holds the frame it goes into.
             // Klustering reads more pages with it.

@@ -34,6 +34,9 @@ pub(super) struct Statistics {
     pub(super) idle_other: TimeWeighted,
     /// The fraction of user memory held.
     pub(super) occupancy: TimeWeighted,
+    /// The free memory (frames or bytes) `occupancy` was last brought up
+    /// to date for.
+    pub(super) occupancy_free: u64,
     /// The load indices, every `load_interval`.
     pub(super) load: Vec<LoadSample>,
     /// The probe's observations, warm-up included (each says whether it
@@ -67,6 +70,7 @@ impl Statistics {
             idle_held_back: zero(),
             idle_other: TimeWeighted::new(SimTime::ZERO, f64::from(sys.cpu.count)),
             occupancy: zero(),
+            occupancy_free: u64::MAX,
             load: Vec::new(),
             observations: Vec::new(),
             probe_memory: (0.0, 0),
@@ -93,6 +97,24 @@ impl SystemModel<'_> {
         stats
             .idle_other
             .set(now, if held_back { 0.0 } else { idle });
+    }
+
+    /// Brings the occupancy meter up to date at `now`. Occupancy changes
+    /// only with free memory, so the divisions are done only then, not
+    /// after every event.
+    pub(super) fn meter_occupancy(&mut self, now: SimTime) {
+        let free = if self.paging() {
+            self.pool.frames
+        } else {
+            self.swap.free_bytes
+        };
+        if free != self.stats.occupancy_free {
+            self.stats.occupancy_free = free;
+            let occupancy = self.occupancy();
+            if occupancy != self.stats.occupancy.value() {
+                self.stats.occupancy.set(now, occupancy);
+            }
+        }
     }
 
     pub(super) fn occupancy(&self) -> f64 {
