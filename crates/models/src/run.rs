@@ -129,3 +129,10 @@ fn stopped_by(reason: StopReason) -> StoppedBy {
         StopReason::Interrupted => StoppedBy::Interrupted,
     }
 }
+
+/// An index (of a class, station, job, processor, device or process) as a
+/// model's event carries it: `u32`, so that events stay small, and the run
+/// loop, which moves every event from the calendar to its handler, fast.
+pub(crate) fn event_index(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2^32 of anything a model's events name")
+}

@@ -12,7 +12,7 @@
 
 use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, Target};
-use crate::run::{Run, Runnable, drive};
+use crate::run::{Run, Runnable, drive, event_index};
 use crate::summary::{self, Summary};
 use slab::Slab;
 use std::cmp::{Ordering, Reverse};
@@ -173,7 +173,12 @@ impl<'a> NetworkModel<'a> {
             match &class.kind {
                 ClassKind::Open { interarrival } => {
                     let gap = interarrival.sample_time(&mut self.classes[c].arrival_rng);
-                    let _ = ctx.schedule_in(gap, Event::Arrival { class: index(c) });
+                    let _ = ctx.schedule_in(
+                        gap,
+                        Event::Arrival {
+                            class: event_index(c),
+                        },
+                    );
                 }
                 ClassKind::Closed { terminals, .. } => {
                     for _ in 0..*terminals {
@@ -208,7 +213,12 @@ impl<'a> NetworkModel<'a> {
         // Think times come from the class's arrival stream: they play the
         // role that interarrival times play for an open class.
         let z = think.sample_time(&mut self.classes[class].arrival_rng);
-        let _ = ctx.schedule_in(z, Event::ThinkEnd { job: index(job) });
+        let _ = ctx.schedule_in(
+            z,
+            Event::ThinkEnd {
+                job: event_index(job),
+            },
+        );
     }
 
     fn move_to(&mut self, job: usize, target: Target, ctx: &mut Context<Event>) {
@@ -258,8 +268,8 @@ impl<'a> NetworkModel<'a> {
                 let _ = ctx.schedule_in(
                     j.remaining,
                     Event::ServiceEnd {
-                        station: index(k),
-                        job: index(job),
+                        station: event_index(k),
+                        job: event_index(job),
                     },
                 );
             }
@@ -294,8 +304,8 @@ impl<'a> NetworkModel<'a> {
             _ => j.remaining,
         };
         let event = Event::ServiceEnd {
-            station: index(k),
-            job: index(job),
+            station: event_index(k),
+            job: event_index(job),
         };
         let _ = ctx.schedule_in(delay, event);
     }
@@ -392,7 +402,9 @@ impl<'a> NetworkModel<'a> {
             let wait = ((first.finish - st.ps.virtual_time) / rate).clamp(0.0, LONGEST_SAMPLE);
             st.ps.departure = Some(ctx.schedule_in(
                 SimTime::from_secs_f64(wait),
-                Event::PsDeparture { station: index(k) },
+                Event::PsDeparture {
+                    station: event_index(k),
+                },
             ));
         }
     }
@@ -510,7 +522,7 @@ impl Model for NetworkModel<'_> {
                 let _ = ctx.schedule_in(
                     gap,
                     Event::Arrival {
-                        class: index(class),
+                        class: event_index(class),
                     },
                 );
                 let job = self.new_job(class, now);
@@ -537,12 +549,10 @@ impl Model for NetworkModel<'_> {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<Event>() == 12, "a network event is 12 bytes");
-
-/// A class, station or job index as an event carries it.
-fn index(i: usize) -> u32 {
-    u32::try_from(i).expect("fewer than 2^32 classes, stations and jobs in a network")
-}
+const _: () = assert!(
+    std::mem::size_of::<Event>() == 12,
+    "a network event is 12 bytes"
+);
 
 /// Runs replication `replication` of `net` under the master seed `seed`.
 pub fn simulate(net: &Network, seed: u64, replication: u64) -> Run {

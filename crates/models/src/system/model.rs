@@ -25,7 +25,7 @@ use super::{
     Replacement, Scheduler, System,
 };
 use crate::measure::{Responses, StationMeter, per_second};
-use crate::run::{Run, Runnable, drive};
+use crate::run::{Run, Runnable, drive, event_index};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, ProbeSummary, Summary,
     SwappingSummary,
@@ -71,13 +71,13 @@ const AGE_CAP: SimTime = SimTime::from_secs(127);
 /// V7 swapper: how often it looks again when it could not act.
 const SWAPPER_RETRY: SimTime = SimTime::from_secs(1);
 
-/// The events of the time-sharing model.
+/// The events of the time-sharing model (8 bytes, its indices `u32`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A user's think time ends.
     ThinkEnd {
         /// The user (an owner slot).
-        owner: usize,
+        owner: u32,
     },
     /// The login process: a user logs in (`arrives`) or the hourly rate
     /// changes.
@@ -88,22 +88,22 @@ pub enum Event {
     /// A processor's burst ends.
     BurstEnd {
         /// The processor.
-        cpu: usize,
+        cpu: u32,
     },
     /// A device finishes its request.
     DeviceDone {
         /// The device.
-        device: usize,
+        device: u32,
     },
     /// A user's session ends.
     Logout {
         /// The user (an owner slot).
-        owner: usize,
+        owner: u32,
     },
     /// A background process wakes from its sleep.
     Wake {
         /// The process.
-        pid: usize,
+        pid: u32,
     },
     /// The swapper looks again.
     SwapperRetry,
@@ -114,7 +114,7 @@ pub enum Event {
     /// The terminal probe starts a cycle of its benchmarks.
     ProbeCycle {
         /// The probe (an owner slot).
-        owner: usize,
+        owner: u32,
     },
     /// The warm-up ends.
     WarmupEnd,
@@ -1079,7 +1079,12 @@ impl<'a> SystemModel<'a> {
         }
         self.cpus.running[cpu] = Some(burst);
         self.recount(pid, now, |p| p.state = State::Running);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
+            burst.end,
+            Event::BurstEnd {
+                cpu: event_index(cpu),
+            },
+        ));
         if trimmed {
             self.serve_frame_waiters(ctx);
         }
@@ -1207,7 +1212,12 @@ impl<'a> SystemModel<'a> {
             end: now + sf.cpu,
         };
         self.cpus.running[cpu] = Some(burst);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
+            burst.end,
+            Event::BurstEnd {
+                cpu: event_index(cpu),
+            },
+        ));
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -1248,7 +1258,12 @@ impl SystemModel<'_> {
         let d = &mut self.devices[device];
         let request = d.request(spec, purpose, bytes, region, now);
         if let Some(service) = d.arrive(spec, request, now) {
-            let _ = ctx.schedule_in(service, Event::DeviceDone { device });
+            let _ = ctx.schedule_in(
+                service,
+                Event::DeviceDone {
+                    device: event_index(device),
+                },
+            );
         }
     }
 
@@ -1268,7 +1283,12 @@ impl SystemModel<'_> {
         let (done, next) = self.devices[device].finish(&self.sys.devices[device], now);
         self.cpus.pending_interrupts += self.sys.devices[device].interrupt_cpu;
         if let Some(service) = next {
-            let _ = ctx.schedule_in(service, Event::DeviceDone { device });
+            let _ = ctx.schedule_in(
+                service,
+                Event::DeviceDone {
+                    device: event_index(device),
+                },
+            );
         }
         match done.purpose {
             Purpose::Io { pid } => {
@@ -1429,19 +1449,19 @@ impl Model for SystemModel<'_> {
 
     fn handle(&mut self, event: Event, ctx: &mut Context<Event>) {
         match event {
-            Event::ThinkEnd { owner } => self.think_end(owner, ctx),
+            Event::ThinkEnd { owner } => self.think_end(owner as usize, ctx),
             Event::Login { arrives } => self.login(arrives, ctx),
-            Event::Logout { owner } => self.logout(owner, ctx),
-            Event::BurstEnd { cpu } => self.burst_end(cpu, ctx),
-            Event::DeviceDone { device } => self.device_done(device, ctx),
-            Event::Wake { pid } => self.wake(pid, ctx),
+            Event::Logout { owner } => self.logout(owner as usize, ctx),
+            Event::BurstEnd { cpu } => self.burst_end(cpu as usize, ctx),
+            Event::DeviceDone { device } => self.device_done(device as usize, ctx),
+            Event::Wake { pid } => self.wake(pid as usize, ctx),
             Event::SwapperRetry => {
                 self.swap.retry = false;
                 self.swapper(ctx);
             }
             Event::LoadSample => self.sample_load(ctx),
             Event::Pageout => self.pageout(ctx),
-            Event::ProbeCycle { owner } => self.probe_cycle(owner, ctx),
+            Event::ProbeCycle { owner } => self.probe_cycle(owner as usize, ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
         self.meter_occupancy(ctx.now());

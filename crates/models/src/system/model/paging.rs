@@ -314,7 +314,12 @@ impl SystemModel<'_> {
             end: now + cost,
         };
         self.cpus.running[cpu] = Some(burst);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(burst.end, Event::BurstEnd { cpu }));
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
+            burst.end,
+            Event::BurstEnd {
+                cpu: event_index(cpu),
+            },
+        ));
     }
 
     /// The kernel's fault path for `pid` on `cpu` is done: a reclaimed page

@@ -67,7 +67,12 @@ impl SystemModel<'_> {
         ));
         self.probe = Some(owner);
         let first = probe.next_start(ctx.now());
-        let _ = ctx.schedule_at(first, Event::ProbeCycle { owner });
+        let _ = ctx.schedule_at(
+            first,
+            Event::ProbeCycle {
+                owner: event_index(owner),
+            },
+        );
     }
 
     /// A cycle of the probe starts with its first benchmark.
@@ -146,7 +151,12 @@ impl SystemModel<'_> {
         } else {
             let sleep = probe.sleep.sample_time(&mut self.owners[owner].rngs.think);
             let at = probe.next_start(now + sleep);
-            let _ = ctx.schedule_at(at, Event::ProbeCycle { owner });
+            let _ = ctx.schedule_at(
+                at,
+                Event::ProbeCycle {
+                    owner: event_index(owner),
+                },
+            );
         }
     }
 

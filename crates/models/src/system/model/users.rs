@@ -65,7 +65,12 @@ impl SystemModel<'_> {
             &format!("user/{index}"),
         ));
         if let Some(end) = session_end {
-            let _ = ctx.schedule_at(end, Event::Logout { owner });
+            let _ = ctx.schedule_at(
+                end,
+                Event::Logout {
+                    owner: event_index(owner),
+                },
+            );
         }
         self.terminals.logged_in += 1;
         self.stats
@@ -101,7 +106,12 @@ impl SystemModel<'_> {
             .users
             .think
             .sample_time(&mut self.owners[owner].rngs.think);
-        let key = ctx.schedule_in(t, Event::ThinkEnd { owner });
+        let key = ctx.schedule_in(
+            t,
+            Event::ThinkEnd {
+                owner: event_index(owner),
+            },
+        );
         if let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind {
             *thinking = Some(key);
         }
@@ -330,7 +340,12 @@ impl SystemModel<'_> {
                 let sleep = self.sys.background[entry]
                     .sleep
                     .sample_time(&mut self.owners[owner].rngs.think);
-                let _ = ctx.schedule_in(sleep, Event::Wake { pid });
+                let _ = ctx.schedule_in(
+                    sleep,
+                    Event::Wake {
+                        pid: event_index(pid),
+                    },
+                );
                 // A sleeper is the swapper's first choice to push out.
                 self.swapper(ctx);
             }
