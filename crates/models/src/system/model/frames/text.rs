@@ -474,6 +474,10 @@ mod tests {
     fn a_set_that_wraps_round_the_image_covers_the_text_in_two_ranges() {
         let text = shared().replace("set = 40", "set = 30");
         with_process_at(&text, SimTime::ZERO, |model, _, pid| {
+            let resident = [0, 3, 6, 9, 12, 15, 18];
+            for page in resident {
+                read_in(model, page);
+            }
             for _ in 0..200 {
                 model.new_phase(pid);
                 let t = &model.procs[pid].table;
@@ -481,6 +485,13 @@ mod tests {
                 assert_eq!(text_pages as usize + t.slots.len(), 30);
                 assert!(t.slots.iter().all(|&page| page >= 20));
                 assert!(t.text_ranges.len() <= 2 && t.text_ranges.iter().all(|(a, b)| a < b));
+                // The working-set estimate's part of the text: the
+                // resident pages within the ranges.
+                let within = resident
+                    .iter()
+                    .filter(|&&page| t.text_ranges.iter().any(|&(a, b)| (a..b).contains(&page)))
+                    .count();
+                assert_eq!(model.frames.texts[0].resident_in(t), within as u64);
             }
         });
     }
