@@ -6,11 +6,17 @@ cfl = { b, c } }`) becomes a phase model by the rule
 berkeley-1979-clock.toml states: a locality set of c pages, exponential
 phases of mean b * c * (1 - c/P) for an image of P pages (a process
 holding its set then faults once per b of processor time on average),
-references every `--reference` of processor time. `memory.free_target`
+references every `--reference` of processor time (`--reference b/3`: a
+third of the class's own b; `b` alone, b itself). The reference interval
+sets how fast a process short of its set faults, one fault per
+c * reference / missing pages of processor time: the one-level phase
+model's lifetime below c, which the lifetime function does not fix (at
+c/2, `b/5` matches L(m); the Multics scenarios under the clock fit `b/3`
+to the M.I.T. time breakdown, docs/multics.md). `memory.free_target`
 becomes `lotsfree`; `--clock` settings are added to the memory table.
 The rest of the file, comments included, is kept.
 
-Usage: scripts/frames_variant.py SCENARIO.toml [--reference 1us]
+Usage: scripts/frames_variant.py SCENARIO.toml [--reference 1us | b | b/3]
            [--clock 'slowscan = "200ms"' ...] > FRAMES.toml
 """
 
@@ -46,6 +52,15 @@ def seconds(number, unit):
     return float(number) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
 
 
+def reference_of(reference, b):
+    """The reference interval: a duration as given, or `b` or `b/N`, the
+    class's own b (seconds) or a fraction of it, as a duration."""
+    match = re.fullmatch(r"b(?:/([0-9.]+))?", reference)
+    if not match:
+        return reference
+    return f"{b / float(match.group(1) or 1) * 1e6:.6g}us"
+
+
 def convert(text, reference, clock):
     """The frames version of scenario `text`."""
     scenario = tomllib.loads(text)
@@ -68,7 +83,8 @@ def convert(text, reference, clock):
                 model = f'set = {set_}, phase = {{ det = {{ value = "100000s" }} }}'
             else:
                 model = f'set = {set_}, phase = {{ exp = {{ mean = "{phase * 1e3:.4g}ms" }} }}'
-            line = CFL.sub(f'locality = {{ phases = {{ {model}, reference = "{reference}" }} }}',
+            ref = reference_of(reference, b)
+            line = CFL.sub(f'locality = {{ phases = {{ {model}, reference = "{ref}" }} }}',
                            line)
         if re.match(r"^free_target\s*=", line):
             line = re.sub(r"^free_target", "lotsfree", line)

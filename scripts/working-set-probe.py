@@ -3,7 +3,8 @@
 largest working set one process can keep in memory at a given load.
 
 Adds to a time-sharing scenario a background process whose class touches
-all of its k pages at once (`locality = "sweep"`), every `--sleep` after a
+all of its k pages at once (`locality = "sweep"`; under memory as frames a
+single phase over the k pages, referenced densely), every `--sleep` after a
 pass, and counts its faults per pass. For each number of users it sweeps
 k and reports the largest k whose faults per pass stay at or below
 `--threshold` of k (mean over `--replications` runs): the report's table
@@ -31,7 +32,7 @@ PROBE = """
 name = "ws-probe-sweep"    # the probe's program: touches all its pages at once
 cpu = {{ det = {{ value = "10ms" }} }}
 size = "{size}"
-locality = "sweep"
+locality = {locality}
 
 [[background]]
 name = "ws-probe"          # the working-set probe (the report's plow/oof)
@@ -46,12 +47,25 @@ def pages_range(text):
     return list(range(int(first), int(last) + 1, int(step)))
 
 
+def probe_locality(base, pages):
+    """The probe's locality: a sweep of its image, or, under memory as
+    frames, which needs the phase model, one phase over all its pages that
+    lasts the run, referenced every microsecond of processor time (each
+    10-ms pass then references every one of up to 1,000 pages about ten
+    times, so a page missing at the start of a pass faults within it)."""
+    if re.search(r'^replacement\s*=\s*"clock"', base, re.M):
+        return ('{ phases = { set = %d, phase = { det = { value = "1000000s" } }, '
+                'reference = "1us" } }' % pages)
+    return '"sweep"'
+
+
 def faults_per_pass(base, users, pages, args, work):
     """Mean faults per pass of the probe over the replications."""
     number, unit = re.search(r'^page\s*=\s*"([0-9.]+)\s*(\w+)"', base, re.M).groups()
     text = re.sub(r"^terminals\s*=.*$", f"terminals = {users}", base, flags=re.M)
     text = re.sub(r'^end_time\s*=.*$', f'end_time = "{args.end}"', text, flags=re.M)
-    text += PROBE.format(size=f"{pages * float(number):g}{unit}", sleep=args.sleep)
+    text += PROBE.format(size=f"{pages * float(number):g}{unit}", sleep=args.sleep,
+                         locality=probe_locality(base, pages))
     path = Path(work) / "probe.toml"
     path.write_text(text)
     values = []

@@ -84,6 +84,36 @@ fn a_sweeping_process_faults_on_every_missing_page_at_once() {
 }
 
 #[test]
+fn under_frames_the_probe_faults_its_pages_once_with_memory_to_spare() {
+    // The working-set probe as scripts/working-set-probe.py writes it for
+    // memory as frames: one phase over all its pages for the whole run,
+    // referenced every microsecond (a 10-ms pass touches each of its pages
+    // hundreds of times). With memory to spare nothing is taken, and it
+    // faults on each of its 20 pages once, as the sweeping probe does.
+    let one_phase = |set| {
+        format!(
+            "locality = {{ phases = {{ set = {set}, phase = {{ det = {{ value = \"1000000s\" }} }}, reference = \"1us\" }} }}"
+        )
+    };
+    let text = SWEEPER
+        .replace(
+            "policy = \"paging\"",
+            "policy = \"paging\"\n    replacement = \"clock\"",
+        )
+        .replacen("locality = \"sweep\"", &one_phase(8), 1)
+        .replacen("locality = \"sweep\"", &one_phase(20), 1);
+    let s = run(&inline_system(&text), 0);
+    assert_eq!(s.paging.as_ref().unwrap().pages_stolen, 0);
+    let probe = s.classes.iter().find(|c| c.name == "probe").unwrap();
+    let passes = probe.completions as f64;
+    assert!(passes > 50.0, "{probe:?}");
+    assert!(
+        (probe.faults_per_command.unwrap() * passes - 20.0).abs() < 1e-9,
+        "{probe:?}"
+    );
+}
+
+#[test]
 fn set_sizes_sample_every_process_in_the_multiprogramming_set() {
     // Two meters of the same thing by two paths: the multiprogramming
     // level each load sample records, and the processes the set-size

@@ -5,9 +5,9 @@
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
 use crate::system::{
     Area, Arm, Background, Benchmark, BulkStore, ClockDaemon, CommandClass, Cpu, DAY, Device, Io,
-    Lifetime, Locality, Memory, Mix, Multics, Order, Paging, PagingSwapper, Pattern, Phases,
-    Placement, Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement, Scheduler,
-    SeekCurve, SegmentFaults, Sessions, System, Users, effective_mips,
+    Lifetime, Locality, Memory, Mix, Multics, Order, Pageout, Paging, PagingSwapper, Pattern,
+    Phases, Placement, Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement,
+    Scheduler, SeekCurve, SegmentFaults, Sessions, System, Users, effective_mips,
 };
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 use serde::Deserialize;
@@ -275,6 +275,10 @@ pub(crate) struct MemoryFile {
     /// Clock: two hands this far apart (default: one hand).
     #[serde(default)]
     pub handspread: Option<Bytes>,
+    /// Memory as frames: who moves the hand, `daemon` (default) or
+    /// `fault`.
+    #[serde(default)]
+    pub pageout: Option<String>,
     /// Memory as frames: `hardware` (default) or `simulated` reference
     /// bits.
     #[serde(default)]
@@ -1297,6 +1301,7 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
                 ("slowscan", f.slowscan.is_some()),
                 ("fastscan", f.fastscan.is_some()),
                 ("handspread", f.handspread.is_some()),
+                ("pageout", f.pageout.is_some()),
                 ("tau", f.tau.is_some()),
                 ("fault_interval", f.fault_interval.is_some()),
                 ("reference_bits", f.reference_bits.is_some()),
@@ -1520,6 +1525,7 @@ fn replacement(
                 ("slowscan", f.slowscan.is_some()),
                 ("fastscan", f.fastscan.is_some()),
                 ("handspread", f.handspread.is_some()),
+                ("pageout", f.pageout.is_some()),
                 ("reference_bits", f.reference_bits.is_some()),
                 ("minfree", f.minfree.is_some()),
                 ("swapper", f.swapper.is_some()),
@@ -1694,6 +1700,30 @@ fn daemon(
                 ok.then_some(Some(spread))
             }),
     };
+    let pageout = match f.pageout.as_deref() {
+        None | Some("daemon") => Some(Pageout::Daemon),
+        Some("fault") => {
+            for (field, present) in [
+                ("slowscan", f.slowscan.is_some()),
+                ("fastscan", f.fastscan.is_some()),
+            ] {
+                if present {
+                    v.report(
+                        format!("memory.{field}"),
+                        "applies only to memory.pageout = \"daemon\": the fault handler moves the hand without a budget",
+                    );
+                }
+            }
+            Some(Pageout::Fault)
+        }
+        Some(other) => {
+            v.report(
+                "memory.pageout",
+                format!("unknown pageout \"{other}\": expected daemon or fault"),
+            );
+            None
+        }
+    };
     let reference_bits = match f.reference_bits.as_deref() {
         None | Some("hardware") => Some(ReferenceBits::Hardware),
         Some("simulated") => Some(ReferenceBits::Simulated),
@@ -1712,6 +1742,7 @@ fn daemon(
         fastscan: fastscan?,
         handspread: handspread?,
         reference_bits: reference_bits?,
+        pageout: pageout?,
         minfree: minfree?,
         swapper: swapper?,
     })
@@ -2686,6 +2717,7 @@ mod tests {
                 fastscan: 20.0,
                 handspread: None,
                 reference_bits: ReferenceBits::Hardware,
+                pageout: Pageout::Daemon,
                 minfree: 32,
                 swapper: Some(PagingSwapper {
                     maxpgio: 40.0,
@@ -2868,6 +2900,22 @@ mod tests {
             (
                 clocked(PHASES, "reference_bits = \"vax\""),
                 "memory.reference_bits",
+            ),
+            (clocked(PHASES, "pageout = \"kernel\""), "memory.pageout"),
+            (
+                clocked(PHASES, "pageout = \"fault\"\nfastscan = \"1s\""),
+                "memory.fastscan",
+            ),
+            (
+                clocked(PHASES, "pageout = \"fault\"\nslowscan = \"1s\""),
+                "memory.slowscan",
+            ),
+            (
+                GOOD.replace(
+                    "device = \"disk\"\n        [[device]]",
+                    "device = \"disk\"\n        pageout = \"fault\"\n        [[device]]",
+                ),
+                "memory.pageout",
             ),
             (
                 clocked(PHASES, "reference_bits = \"simulated\"\ntau = \"1s\"")

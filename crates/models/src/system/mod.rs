@@ -320,6 +320,9 @@ pub struct ClockDaemon {
     /// Whether the hardware keeps reference bits, or the kernel simulates
     /// them by invalidating pages (3BSD on the VAX).
     pub reference_bits: ReferenceBits,
+    /// Who moves the hand: the daemon on its budget (3BSD), or each fault
+    /// that takes a frame (Multics).
+    pub pageout: Pageout,
     /// The swapper swaps a process out when the average free memory stays
     /// below `desfree` and falls below this (`minfree`; 3BSD: 32 pages).
     pub minfree: u64,
@@ -341,6 +344,22 @@ pub struct PagingSwapper {
     /// A process asleep longer than this is swapped out when free memory is
     /// below `desfree` (`maxslp`; 3BSD: 20 s).
     pub maxslp: SimTime,
+}
+
+/// Who moves the clock's hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pageout {
+    /// The pageout daemon (3BSD): a budget of frames to examine each
+    /// second, set by `slowscan` and `fastscan` from the free memory at the
+    /// second's start, spent while free memory is below `lotsfree`; a fault
+    /// that leaves less than `desfree` free wakes it to spend what is left.
+    Daemon,
+    /// The fault handler (Multics's core management, \[MX\]): every fault
+    /// that leaves less than `lotsfree` free moves the hand on until
+    /// `lotsfree` frames are free again, without a budget, so the hand goes
+    /// round as fast as faults consume memory (at most two revolutions a
+    /// fault: by then it has freed every page a hand may take).
+    Fault,
 }
 
 /// Where the clock's reference bits come from.

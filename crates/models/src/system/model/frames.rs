@@ -37,7 +37,7 @@
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
 use super::*;
-use crate::system::{ClockDaemon, Paging, Pattern, ReferenceBits};
+use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
 
 mod text;
 
@@ -698,7 +698,13 @@ impl SystemModel<'_> {
     /// page, waking the daemon when free memory falls below `desfree`; false
     /// if none is free.
     pub(super) fn clock_take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        let desfree = self.clock().expect("under the clock").desfree;
+        let clock = self.clock().expect("under the clock");
+        // The daemon is woken below desfree; the fault handler moves the
+        // hand itself below lotsfree.
+        let wake_below = match clock.pageout {
+            Pageout::Daemon => clock.desfree,
+            Pageout::Fault => clock.lotsfree,
+        };
         let Some(f) = self.frames.pop_front() else {
             self.scan(ctx);
             return false;
@@ -718,7 +724,7 @@ impl SystemModel<'_> {
             ..frame
         };
         *self.entry_mut(owner, page) = Pte::Reading(f);
-        if self.pool.frames < desfree {
+        if self.pool.frames < wake_below {
             self.scan(ctx);
         }
         true
@@ -865,8 +871,17 @@ impl SystemModel<'_> {
         let clock = *self.clock().expect("under the clock");
         let count = self.frames.frames.len() as u32;
         let mut freed = false;
-        while self.frames.budget > 0 && self.pool.frames < clock.lotsfree {
-            self.frames.budget -= 1;
+        // The fault handler has no budget, only a bound: in two revolutions
+        // the hand frees every page it may take.
+        let mut steps = match clock.pageout {
+            Pageout::Daemon => self.frames.budget,
+            Pageout::Fault => 2 * u64::from(count),
+        };
+        while steps > 0 && self.pool.frames < clock.lotsfree {
+            steps -= 1;
+            if clock.pageout == Pageout::Daemon {
+                self.frames.budget -= 1;
+            }
             let f = self.frames.hand;
             self.frames.hand = (f + 1) % count;
             let simulated = clock.reference_bits == ReferenceBits::Simulated;
@@ -1522,6 +1537,47 @@ pub(super) mod tests {
                 assert_eq!(resident(model, f), f == 5 || f >= 10, "frame {f}");
             }
             assert_eq!(model.pool.frames, 4 + 6 + 9);
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn the_fault_handler_moves_the_hand_without_a_budget() {
+        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        pageout = \"fault\"\n        lotsfree = \"8KiB\"\n        [[device]]",
+        );
+        with_process(&text, |model, ctx, pid| {
+            // Frames 0 to 59 hold pages 0 to 59, 0 to 19 referenced; 4
+            // frames are free, and the daemon's budget is spent.
+            for page in 0..60 {
+                assert_eq!(give(model, pid, page), page);
+            }
+            for f in 0..20 {
+                model.frames.frames[f].referenced = true;
+            }
+            model.frames.budget = 0;
+            // The hand clears 0-19 and frees 20-23: 8 frames free.
+            model.scan(ctx);
+            assert_eq!(model.pool.frames, 8);
+            let resident =
+                |model: &SystemModel, f: usize| model.frames.frames[f].use_ == Use::Resident;
+            for f in 0..60 {
+                assert_eq!(resident(model, f), !(20..24).contains(&f), "frame {f}");
+            }
+            assert!((0..20).all(|f| !model.frames.frames[f].referenced));
+            assert_eq!(model.frames.hand, 24);
+            // Every page referenced again: two revolutions at most, and
+            // the second frees what the first cleared.
+            for f in 0..60 {
+                model.frames.frames[f].referenced = true;
+            }
+            for _ in 0..4 {
+                let f = model.frames.pop_front().unwrap();
+                model.take_free_frame(f);
+            }
+            model.scan(ctx);
+            assert_eq!(model.pool.frames, 8);
             model.check_frames();
         });
     }
