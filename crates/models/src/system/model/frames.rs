@@ -859,8 +859,9 @@ impl SystemModel<'_> {
     }
 
     /// The hand goes round while free memory is below `lotsfree` and the
-    /// budget lasts: a referenced page has its bit cleared, an unreferenced
-    /// one is freed (written first if modified). Frames that are free,
+    /// daemon's budget lasts (moved by a fault, without a budget, for at
+    /// most two revolutions): a referenced page has its bit cleared, an
+    /// unreferenced one is freed (written first if modified). Frames that are free,
     /// being read into, or held by a process on a processor are passed
     /// over: the daemon, a process itself, runs when they are not running.
     ///
