@@ -1546,7 +1546,7 @@ pub(super) mod tests {
     fn the_fault_handler_moves_the_hand_without_a_budget() {
         let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
             "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        pageout = \"fault\"\n        lotsfree = \"8KiB\"\n        [[device]]",
+            "device = \"disk\"\n        pageout = \"fault\"\n        lotsfree = \"8KiB\"\n        desfree = \"2KiB\"\n        [[device]]",
         );
         with_process(&text, |model, ctx, pid| {
             // Frames 0 to 59 hold pages 0 to 59, 0 to 19 referenced; 4
@@ -1579,7 +1579,12 @@ pub(super) mod tests {
             }
             model.scan(ctx);
             assert_eq!(model.pool.frames, 8);
-            model.check_frames();
+            // A fault that takes a frame and leaves fewer than lotsfree
+            // free (7, above desfree's 2) moves the hand itself.
+            let p = &mut model.procs[pid];
+            (p.table.faulting, p.fault_in_text) = (70, false);
+            assert!(model.clock_take_frame(pid, ctx));
+            assert_eq!(model.pool.frames, 8);
         });
     }
 
