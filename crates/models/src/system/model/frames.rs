@@ -695,8 +695,9 @@ impl SystemModel<'_> {
     }
 
     /// Takes a frame from the head of the free list for `pid`'s faulted
-    /// page, waking the daemon when free memory falls below `desfree`; false
-    /// if none is free.
+    /// page, waking the daemon when free memory falls below `desfree` (or,
+    /// with the hand moved by faults, moving it below `lotsfree`); false if
+    /// none is free.
     pub(super) fn clock_take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
         let clock = self.clock().expect("under the clock");
         // The daemon is woken below desfree; the fault handler moves the
