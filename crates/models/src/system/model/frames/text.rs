@@ -471,6 +471,16 @@ mod tests {
     }
 
     #[test]
+    fn exposure_adds_over_ranges_and_reads_each_position() {
+        let mut e = Exposure::new(10);
+        e.add(2, 5, 10);
+        e.add(4, 8, 3);
+        e.add(0, 10, 1);
+        let at: Vec<u64> = (0..10).map(|i| e.at(i)).collect();
+        assert_eq!(at, [1, 1, 11, 11, 14, 4, 4, 4, 1, 1]);
+    }
+
+    #[test]
     fn a_set_that_wraps_round_the_image_covers_the_text_in_two_ranges() {
         let text = shared().replace("set = 40", "set = 30");
         with_process_at(&text, SimTime::ZERO, |model, _, pid| {
