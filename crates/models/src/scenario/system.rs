@@ -1290,32 +1290,29 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
     }
     let policy = match f.policy.as_str() {
         "swapping" => {
-            for (field, present) in [
-                ("bulk_store", f.bulk_store.is_some()),
-                ("bulk_store_size", f.bulk_store_size.is_some()),
-                ("disk_fraction", f.disk_fraction.is_some()),
-                ("replacement", f.replacement.is_some()),
-                ("free_target", f.free_target.is_some()),
-                ("lotsfree", f.lotsfree.is_some()),
-                ("desfree", f.desfree.is_some()),
-                ("slowscan", f.slowscan.is_some()),
-                ("fastscan", f.fastscan.is_some()),
-                ("handspread", f.handspread.is_some()),
-                ("pageout", f.pageout.is_some()),
-                ("tau", f.tau.is_some()),
-                ("fault_interval", f.fault_interval.is_some()),
-                ("reference_bits", f.reference_bits.is_some()),
-                ("reclaim", f.reclaim.is_some()),
-                ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
-                ("kluster", f.kluster.is_some()),
-            ] {
-                if present {
-                    v.report(
-                        format!("memory.{field}"),
-                        "applies only to policy \"paging\"",
-                    );
-                }
-            }
+            refuse_present(
+                v,
+                &[
+                    ("bulk_store", f.bulk_store.is_some()),
+                    ("bulk_store_size", f.bulk_store_size.is_some()),
+                    ("disk_fraction", f.disk_fraction.is_some()),
+                    ("replacement", f.replacement.is_some()),
+                    ("free_target", f.free_target.is_some()),
+                    ("lotsfree", f.lotsfree.is_some()),
+                    ("desfree", f.desfree.is_some()),
+                    ("slowscan", f.slowscan.is_some()),
+                    ("fastscan", f.fastscan.is_some()),
+                    ("handspread", f.handspread.is_some()),
+                    ("pageout", f.pageout.is_some()),
+                    ("tau", f.tau.is_some()),
+                    ("fault_interval", f.fault_interval.is_some()),
+                    ("reference_bits", f.reference_bits.is_some()),
+                    ("reclaim", f.reclaim.is_some()),
+                    ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
+                    ("kluster", f.kluster.is_some()),
+                ],
+                "applies only to policy \"paging\"",
+            );
             match drives.as_deref()? {
                 [device] => Some(Policy::Swapping { device: *device }),
                 _ => {
@@ -1385,14 +1382,14 @@ fn paging(
 ) -> Option<Policy> {
     let bulk_store = match &f.bulk_store {
         None => {
-            for (field, present) in [
-                ("bulk_store_size", f.bulk_store_size.is_some()),
-                ("disk_fraction", f.disk_fraction.is_some()),
-            ] {
-                if present {
-                    v.report(format!("memory.{field}"), "needs memory.bulk_store");
-                }
-            }
+            refuse_present(
+                v,
+                &[
+                    ("bulk_store_size", f.bulk_store_size.is_some()),
+                    ("disk_fraction", f.disk_fraction.is_some()),
+                ],
+                "needs memory.bulk_store",
+            );
             Some(None)
         }
         Some(name) => {
@@ -1519,26 +1516,23 @@ fn replacement(
     }
     match name {
         "process-lru" => {
-            for (field, present) in [
-                ("lotsfree", f.lotsfree.is_some()),
-                ("desfree", f.desfree.is_some()),
-                ("slowscan", f.slowscan.is_some()),
-                ("fastscan", f.fastscan.is_some()),
-                ("handspread", f.handspread.is_some()),
-                ("pageout", f.pageout.is_some()),
-                ("reference_bits", f.reference_bits.is_some()),
-                ("minfree", f.minfree.is_some()),
-                ("swapper", f.swapper.is_some()),
-                ("maxpgio", f.maxpgio.is_some()),
-                ("maxslp", f.maxslp.is_some()),
-            ] {
-                if present {
-                    v.report(
-                        format!("memory.{field}"),
-                        "applies only to memory as frames: memory.replacement = \"clock\", \"working-set\" or \"page-fault-frequency\"",
-                    );
-                }
-            }
+            refuse_present(
+                v,
+                &[
+                    ("lotsfree", f.lotsfree.is_some()),
+                    ("desfree", f.desfree.is_some()),
+                    ("slowscan", f.slowscan.is_some()),
+                    ("fastscan", f.fastscan.is_some()),
+                    ("handspread", f.handspread.is_some()),
+                    ("pageout", f.pageout.is_some()),
+                    ("reference_bits", f.reference_bits.is_some()),
+                    ("minfree", f.minfree.is_some()),
+                    ("swapper", f.swapper.is_some()),
+                    ("maxpgio", f.maxpgio.is_some()),
+                    ("maxslp", f.maxslp.is_some()),
+                ],
+                "applies only to memory as frames: memory.replacement = \"clock\", \"working-set\" or \"page-fault-frequency\"",
+            );
             Some(Replacement::ProcessLru)
         }
         "clock" | "working-set" | "page-fault-frequency" => {
@@ -1703,17 +1697,14 @@ fn daemon(
     let pageout = match f.pageout.as_deref() {
         None | Some("daemon") => Some(Pageout::Daemon),
         Some("fault") => {
-            for (field, present) in [
-                ("slowscan", f.slowscan.is_some()),
-                ("fastscan", f.fastscan.is_some()),
-            ] {
-                if present {
-                    v.report(
-                        format!("memory.{field}"),
-                        "applies only to memory.pageout = \"daemon\": the fault handler moves the hand without a budget",
-                    );
-                }
-            }
+            refuse_present(
+                v,
+                &[
+                    ("slowscan", f.slowscan.is_some()),
+                    ("fastscan", f.fastscan.is_some()),
+                ],
+                "applies only to memory.pageout = \"daemon\": the fault handler moves the hand without a budget",
+            );
             Some(Pageout::Fault)
         }
         Some(other) => {
@@ -1748,6 +1739,16 @@ fn daemon(
     })
 }
 
+/// Reports each memory key of `fields` that is present (`true`) as one
+/// that does not apply here, saying `why`.
+fn refuse_present(v: &mut Validator, fields: &[(&str, bool)], why: &str) {
+    for &(field, present) in fields {
+        if present {
+            v.report(format!("memory.{field}"), why);
+        }
+    }
+}
+
 /// The 3BSD swapper behind the clock, with 3BSD's defaults (`h/vm.h`):
 /// on, `maxpgio` 40 transfers a second, `maxslp` 20 s. `Some(None)`: no
 /// swapper (switched off, or a policy with its own load control).
@@ -1763,17 +1764,14 @@ fn paging_swapper(v: &mut Validator, f: &MemoryFile, name: &str) -> Option<Optio
         return None;
     }
     if !on {
-        for (field, present) in [
-            ("maxpgio", f.maxpgio.is_some()),
-            ("maxslp", f.maxslp.is_some()),
-        ] {
-            if present {
-                v.report(
-                    format!("memory.{field}"),
-                    "applies only to the swapper behind the clock: memory.replacement = \"clock\" without memory.swapper = false",
-                );
-            }
-        }
+        refuse_present(
+            v,
+            &[
+                ("maxpgio", f.maxpgio.is_some()),
+                ("maxslp", f.maxslp.is_some()),
+            ],
+            "applies only to the swapper behind the clock: memory.replacement = \"clock\" without memory.swapper = false",
+        );
         return Some(None);
     }
     let maxpgio = f.maxpgio.unwrap_or(40.0);
