@@ -42,6 +42,7 @@ mod candidates;
 mod devices;
 mod eligibility;
 mod frames;
+mod ordered;
 mod paged_swapper;
 mod paging;
 mod probe;
@@ -54,11 +55,11 @@ use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use frames::{Frames, LifetimeMeter, PageTable};
+use ordered::SlotHeap;
 use paging::{BulkPages, FreePool, Pages, Source, Text};
 pub use probe::Observation;
 use report::Statistics;
 use scheduler::{Place, Rank, ReadyQueue, Standing, Usage, best_user_priority};
-use std::collections::BTreeSet;
 use swapping::Swapper;
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -472,7 +473,7 @@ struct Processors {
     /// The burst on each processor.
     running: Vec<Option<Burst>>,
     /// The processors without a burst, lowest-numbered first.
-    idle: BTreeSet<usize>,
+    idle: SlotHeap<()>,
     /// The pending end of each processor's burst.
     burst_keys: Vec<Option<EventKey>>,
     /// Busy processors and processes present, for the station table.
@@ -486,7 +487,11 @@ impl Processors {
     fn new(count: usize) -> Processors {
         Processors {
             running: vec![None; count],
-            idle: (0..count).collect(),
+            idle: {
+                let mut idle = SlotHeap::default();
+                (0..count).for_each(|cpu| idle.insert(cpu, ()));
+                idle
+            },
             burst_keys: vec![None; count],
             meter: StationMeter::new(),
             pending_interrupts: SimTime::ZERO,
@@ -890,7 +895,7 @@ impl<'a> SystemModel<'a> {
     /// first.
     fn dispatch_idle(&mut self, ctx: &mut Context<Event>) {
         while !self.ready.is_empty() {
-            let Some(&cpu) = self.cpus.idle.first() else {
+            let Some(((), cpu)) = self.cpus.idle.first() else {
                 return;
             };
             self.dispatch_best(cpu, ctx);
@@ -1075,7 +1080,10 @@ impl<'a> SystemModel<'a> {
         if self.cpus.running[cpu].is_none() {
             self.cpus.meter.busy.add(now, 1.0);
             self.meter_idle(now);
-            self.cpus.idle.remove(&cpu);
+            assert!(
+                self.cpus.idle.remove(cpu).is_some(),
+                "the processor was idle"
+            );
         }
         self.cpus.running[cpu] = Some(burst);
         self.recount(pid, now, |p| p.state = State::Running);
@@ -1181,7 +1189,7 @@ impl<'a> SystemModel<'a> {
 
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.cpus.running[cpu] = None;
-        self.cpus.idle.insert(cpu);
+        self.cpus.idle.insert(cpu, ());
         if self.sys.cpu.scheduler == Scheduler::Unix {
             self.procs[pid].usage.stop(now);
         }

@@ -6,9 +6,9 @@
 //! (`SystemModel::reindex`), and in debug builds it checks after every
 //! event that every process is filed under the keys its state calls for.
 
+use super::ordered::SlotHeap;
 use super::{AGE_CAP, Process, Residence, State};
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
 use tpsim_core::SimTime;
 
 /// Where a process is filed.
@@ -94,47 +94,49 @@ impl Keys {
 /// The ordered sets.
 #[derive(Debug, Default)]
 pub(super) struct Candidates {
-    replaceable: BTreeSet<(SimTime, usize)>,
-    swap_in: BTreeSet<(SimTime, usize)>,
-    sleeping: BTreeSet<(Reverse<u64>, usize)>,
+    replaceable: SlotHeap<SimTime>,
+    swap_in: SlotHeap<SimTime>,
+    sleeping: SlotHeap<Reverse<u64>>,
     /// Resident processes whose age is below the cap, by when they came in.
-    aging: BTreeSet<(SimTime, usize)>,
+    aging: SlotHeap<SimTime>,
     /// Resident processes whose age has reached the cap: ages no longer
     /// differ, so they are ordered by slot.
-    capped: BTreeSet<usize>,
-    asleep: BTreeSet<(SimTime, usize)>,
+    capped: SlotHeap<()>,
+    asleep: SlotHeap<SimTime>,
 }
 
 impl Candidates {
     /// Moves `pid` from the sets of `old` to those of `new`.
     pub(super) fn refile(&mut self, pid: usize, old: Keys, new: Keys) {
         if old.replaceable != new.replaceable {
-            swap(
-                &mut self.replaceable,
-                old.replaceable,
-                new.replaceable,
-                |t| (t, pid),
-            );
+            swap(&mut self.replaceable, pid, old.replaceable, new.replaceable);
         }
         if old.swap_in != new.swap_in {
-            swap(&mut self.swap_in, old.swap_in, new.swap_in, |t| (t, pid));
+            swap(&mut self.swap_in, pid, old.swap_in, new.swap_in);
         }
         if old.sleeping != new.sleeping {
-            swap(&mut self.sleeping, old.sleeping, new.sleeping, |b| {
-                (Reverse(b), pid)
-            });
+            swap(
+                &mut self.sleeping,
+                pid,
+                old.sleeping.map(Reverse),
+                new.sleeping.map(Reverse),
+            );
         }
         if old.asleep != new.asleep {
-            swap(&mut self.asleep, old.asleep, new.asleep, |t| (t, pid));
+            swap(&mut self.asleep, pid, old.asleep, new.asleep);
         }
         if old.resident != new.resident {
-            if let Some(t) = old.resident
-                && !self.aging.remove(&(t, pid))
-            {
-                assert!(self.capped.remove(&pid), "a resident process is filed");
+            if let Some(t) = old.resident {
+                match self.aging.remove(pid) {
+                    Some(filed) => assert_eq!(filed, t, "a process is filed where its keys say"),
+                    None => assert!(
+                        self.capped.remove(pid).is_some(),
+                        "a resident process is filed"
+                    ),
+                }
             }
             if let Some(t) = new.resident {
-                self.aging.insert((t, pid));
+                self.aging.insert(pid, t);
             }
         }
     }
@@ -142,26 +144,23 @@ impl Candidates {
     /// The process that last ran longest ago among those with pages in
     /// memory and off a processor, other than `except`, with when it ran.
     pub(super) fn least_recently_run(&self, except: usize) -> Option<(SimTime, usize)> {
-        self.replaceable
-            .iter()
-            .find(|&&(_, pid)| pid != except)
-            .copied()
+        self.replaceable.first_except(except)
     }
 
     /// The swapped-out runnable process that has been out longest (the
     /// lowest slot on a tie).
     pub(super) fn longest_out(&self) -> Option<usize> {
-        self.swap_in.first().map(|&(_, pid)| pid)
+        self.swap_in.first().map(|(_, pid)| pid)
     }
 
     /// The largest sleeping process in memory (the lowest slot on a tie).
     pub(super) fn largest_sleeper(&self) -> Option<usize> {
-        self.sleeping.first().map(|&(_, pid)| pid)
+        self.sleeping.first().map(|(_, pid)| pid)
     }
 
     /// The process asleep in memory that fell asleep first, with when.
     pub(super) fn longest_asleep(&self) -> Option<(SimTime, usize)> {
-        self.asleep.first().copied()
+        self.asleep.first()
     }
 
     /// The resident busy process that has been in longest at `now`, ages
@@ -169,17 +168,17 @@ impl Candidates {
     pub(super) fn longest_in(&mut self, now: SimTime) -> Option<usize> {
         if now >= AGE_CAP {
             let cap = now - AGE_CAP;
-            while let Some(&(t, pid)) = self.aging.first()
+            while let Some((t, pid)) = self.aging.first()
                 && t <= cap
             {
                 self.aging.pop_first();
-                self.capped.insert(pid);
+                self.capped.insert(pid, ());
             }
         }
         self.capped
             .first()
-            .copied()
-            .or_else(|| self.aging.first().map(|&(_, pid)| pid))
+            .map(|((), pid)| pid)
+            .or_else(|| self.aging.first().map(|(_, pid)| pid))
     }
 
     /// How many processes each set holds: replaceable, swap-in, sleeping,
@@ -210,21 +209,22 @@ impl Keys {
     }
 }
 
-/// Replaces the entry for `old` by one for `new` in `set`.
-fn swap<K: Copy, E: Ord>(
-    set: &mut BTreeSet<E>,
+/// Refiles `pid` in `set` from under `old` to under `new`.
+fn swap<K: Ord + Copy + std::fmt::Debug>(
+    set: &mut SlotHeap<K>,
+    pid: usize,
     old: Option<K>,
     new: Option<K>,
-    entry: impl Fn(K) -> E,
 ) {
-    if let Some(k) = old {
-        assert!(
-            set.remove(&entry(k)),
+    if old.is_some() {
+        assert_eq!(
+            set.remove(pid),
+            old,
             "a process is filed where its keys say"
         );
     }
     if let Some(k) = new {
-        set.insert(entry(k));
+        set.insert(pid, k);
     }
 }
 

@@ -25,6 +25,7 @@
 //! within a level the one made eligible first (the eligible queue's order,
 //! with interactive work at its head).
 use super::super::Scheduler;
+use super::ordered::SlotHeap;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use tpsim_core::SimTime;
@@ -225,11 +226,12 @@ pub(super) enum Place {
 #[derive(Debug)]
 pub(super) struct ReadyQueue {
     scheduler: Scheduler,
-    fifo: BTreeMap<u64, usize>,
-    eligible: BTreeMap<(u8, u64), usize>,
-    kernel: BTreeMap<(u8, u64), usize>,
+    fifo: SlotHeap<u64>,
+    eligible: SlotHeap<(u8, u64)>,
+    kernel: SlotHeap<(u8, u64)>,
     /// By `nice`, then `p_cpu`: within one `nice`, decay keeps the order.
-    user: BTreeMap<i32, BTreeMap<(Key, u64), usize>>,
+    /// A group stays once made (there are a few `nice` values at most).
+    user: BTreeMap<i32, SlotHeap<(Key, u64)>>,
     next_ticket: u64,
     len: usize,
 }
@@ -238,9 +240,9 @@ impl ReadyQueue {
     pub(super) fn new(scheduler: Scheduler) -> ReadyQueue {
         ReadyQueue {
             scheduler,
-            fifo: BTreeMap::new(),
-            eligible: BTreeMap::new(),
-            kernel: BTreeMap::new(),
+            fifo: SlotHeap::default(),
+            eligible: SlotHeap::default(),
+            kernel: SlotHeap::default(),
             user: BTreeMap::new(),
             next_ticket: 0,
             len: 0,
@@ -256,17 +258,16 @@ impl ReadyQueue {
         self.len += 1;
         match (self.scheduler, standing.woken) {
             (Scheduler::RoundRobin, _) => {
-                self.fifo.insert(ticket, pid);
+                self.fifo.insert(pid, ticket);
                 Place::Fifo(ticket)
             }
             (Scheduler::Multics(_), _) => {
                 let key = (standing.level, standing.order);
-                let before = self.eligible.insert(key, pid);
-                assert_eq!(before, None, "one place per award");
+                self.eligible.insert(pid, key);
                 Place::Eligible(key.0, key.1)
             }
             (Scheduler::Unix, Some(priority)) => {
-                self.kernel.insert((priority, ticket), pid);
+                self.kernel.insert(pid, (priority, ticket));
                 Place::Kernel(priority, ticket)
             }
             (Scheduler::Unix, None) => {
@@ -274,7 +275,7 @@ impl ReadyQueue {
                 self.user
                     .entry(standing.nice)
                     .or_default()
-                    .insert((key, ticket), pid);
+                    .insert(pid, (key, ticket));
                 Place::User(standing.nice, key, ticket)
             }
         }
@@ -282,31 +283,27 @@ impl ReadyQueue {
 
     /// Takes `pid`, queued at `place`, out.
     pub(super) fn remove(&mut self, place: Place, pid: usize) {
-        let removed = match place {
-            Place::None => None,
-            Place::Fifo(ticket) => self.fifo.remove(&ticket),
-            Place::Eligible(level, order) => self.eligible.remove(&(level, order)),
-            Place::Kernel(priority, ticket) => self.kernel.remove(&(priority, ticket)),
-            Place::User(nice, key, ticket) => {
-                let group = self.user.get_mut(&nice).expect("a group for its nice");
-                let removed = group.remove(&(key, ticket));
-                if group.is_empty() {
-                    self.user.remove(&nice);
-                }
-                removed
-            }
+        let queued_where_it_says = match place {
+            Place::None => false,
+            Place::Fifo(ticket) => self.fifo.remove(pid) == Some(ticket),
+            Place::Eligible(level, order) => self.eligible.remove(pid) == Some((level, order)),
+            Place::Kernel(priority, ticket) => self.kernel.remove(pid) == Some((priority, ticket)),
+            Place::User(nice, key, ticket) => self
+                .user
+                .get_mut(&nice)
+                .is_some_and(|group| group.remove(pid) == Some((key, ticket))),
         };
-        assert_eq!(removed, Some(pid), "a process is queued where it says");
+        assert!(queued_where_it_says, "a process is queued where it says");
         self.len -= 1;
     }
 
     /// The process to run next and its rank at `now` (all equal under
     /// round robin), without taking it out.
     pub(super) fn best(&self, now: SimTime) -> Option<(Rank, Place, usize)> {
-        if let Some((&ticket, &pid)) = self.fifo.first_key_value() {
+        if let Some((ticket, pid)) = self.fifo.first() {
             return Some((Rank(0.0, 0), Place::Fifo(ticket), pid));
         }
-        if let Some((&(level, order), &pid)) = self.eligible.first_key_value() {
+        if let Some(((level, order), pid)) = self.eligible.first() {
             return Some((
                 Rank::multics(level, order),
                 Place::Eligible(level, order),
@@ -315,10 +312,10 @@ impl ReadyQueue {
         }
         let kernel = self
             .kernel
-            .first_key_value()
-            .map(|(&(p, ticket), &pid)| (f64::from(p), Place::Kernel(p, ticket), pid));
+            .first()
+            .map(|((p, ticket), pid)| (f64::from(p), Place::Kernel(p, ticket), pid));
         let user = self.user.iter().filter_map(|(&nice, group)| {
-            let (&(key, ticket), &pid) = group.first_key_value()?;
+            let ((key, ticket), pid) = group.first()?;
             Some((
                 user_priority(key.ticks(now), nice),
                 Place::User(nice, key, ticket),
