@@ -93,8 +93,8 @@ impl KeyHeap {
             return;
         }
         let mut hole = 0;
-        while let Some(least) = self.least_child(hole) {
-            self.set(hole, self.get(least));
+        while let Some((least, key)) = self.least_child(hole) {
+            self.set(hole, key);
             hole = least;
         }
         self.sift_up(hole, last);
@@ -115,11 +115,11 @@ impl KeyHeap {
         self.set(hole, key);
     }
 
-    /// The least child of `node`, if it has one: one line, and a
-    /// tournament of three comparisons without a loop (missing children
-    /// read as `u128::MAX` and lose).
+    /// The least child of `node` and its key, if it has one: one line,
+    /// and a tournament of three comparisons without a loop (missing
+    /// children read as `u128::MAX` and lose).
     #[inline]
-    fn least_child(&self, node: usize) -> Option<usize> {
+    fn least_child(&self, node: usize) -> Option<(usize, u128)> {
         let first = node * ARITY + 1;
         if first >= self.len {
             return None;
@@ -127,7 +127,11 @@ impl KeyHeap {
         let Line([a, b, c, d]) = self.lines[node + 1];
         let (ab, at_ab) = if b < a { (b, 1) } else { (a, 0) };
         let (cd, at_cd) = if d < c { (d, 3) } else { (c, 2) };
-        Some(first + if cd < ab { at_cd } else { at_ab })
+        Some(if cd < ab {
+            (first + at_cd, cd)
+        } else {
+            (first + at_ab, ab)
+        })
     }
 
     /// Keeps only the keys for which `keep` holds, and orders them anew.
@@ -158,11 +162,11 @@ impl KeyHeap {
         for node in (0..self.len.div_ceil(ARITY)).rev() {
             let key = self.get(node);
             let mut hole = node;
-            while let Some(least) = self.least_child(hole) {
-                if key <= self.get(least) {
+            while let Some((least, child)) = self.least_child(hole) {
+                if key <= child {
                     break;
                 }
-                self.set(hole, self.get(least));
+                self.set(hole, child);
                 hole = least;
             }
             self.set(hole, key);
