@@ -19,8 +19,11 @@ file between them, or one shard is a systematic sample; `--from M` starts
 at the shard's M-th mutant (1-based), to finish a shard that was stopped. The quick
 integration tests run first, then the unit tests; tests named with
 `--later` (the slow statistical ones) run only for a mutant that neither
-caught, so most mutants cost a rebuild and the quick tests. Not part of
-CI: each mutant costs 30 s to 3 min on two cores.
+caught, so most mutants cost a rebuild and the quick tests. Each stage
+is first run once unmutated, which must pass; a mutant's run of a stage
+is stopped (and counted caught) after four times that stage's unmutated
+time, or at least a minute, unless `--timeout` sets it. Not part of CI:
+each mutant costs 30 s to 3 min on two cores.
 """
 
 import argparse
@@ -39,7 +42,10 @@ def main() -> int:
     parser.add_argument("--from", dest="start", type=int, default=1,
                         help="start at the shard's M-th mutant (1-based)")
     parser.add_argument("--filter", default="", help="test-name filter for tests/it")
-    parser.add_argument("--timeout", type=int, default=600, help="seconds per test run")
+    parser.add_argument(
+        "--timeout", type=int, default=None,
+        help="seconds per stage (default: 4x the stage's unmutated time, at least 60)",
+    )
     parser.add_argument(
         "--later", nargs="*", default=[],
         help="slow tests run only when the others miss the mutant",
@@ -73,10 +79,11 @@ def main() -> int:
         stages = [quick, ["cargo", "test", "-q", "-p", "tpsim-models", "--lib"]]
         if args.later:
             stages.append(test + ["--"] + args.later)
+        timeouts = baseline(clone, test, stages, args.timeout)
         counts = {}
         for mutant in mutants:
             started = time.monotonic()
-            verdict = run_one(clone, mutant, test, stages, args.timeout)
+            verdict = run_one(clone, mutant, test, stages, timeouts)
             counts[verdict] = counts.get(verdict, 0) + 1
             seconds = time.monotonic() - started
             print(f"{verdict:<16} {seconds:4.0f} s  {mutant['name']}", flush=True)
@@ -84,7 +91,24 @@ def main() -> int:
     return 0
 
 
-def run_one(clone: str, mutant: dict, test: list, stages: list, timeout: int) -> str:
+def baseline(clone: str, test: list, stages: list, fixed) -> list:
+    """Runs every stage unmutated (each must pass) and returns the time
+    limit for each: `fixed` if given, else four times its time, at least
+    a minute."""
+    subprocess.run(test + ["--no-run"], cwd=clone, check=True, capture_output=True)
+    limits = []
+    for stage in stages:
+        started = time.monotonic()
+        ran = subprocess.run(stage, cwd=clone, capture_output=True)
+        seconds = time.monotonic() - started
+        if ran.returncode != 0:
+            sys.exit(f"unmutated, `{' '.join(stage)}` fails: fix the tree first")
+        limits.append(fixed if fixed is not None else max(60, round(4 * seconds)))
+        print(f"unmutated {seconds:4.0f} s, limit {limits[-1]} s: {' '.join(stage)}", flush=True)
+    return limits
+
+
+def run_one(clone: str, mutant: dict, test: list, stages: list, timeouts: list) -> str:
     applied = subprocess.run(
         ["patch", "--quiet", "--batch", mutant["file"]],
         input=mutant["diff"], text=True, cwd=clone, capture_output=True,
@@ -95,7 +119,7 @@ def run_one(clone: str, mutant: dict, test: list, stages: list, timeout: int) ->
         built = subprocess.run(test + ["--no-run"], cwd=clone, capture_output=True)
         if built.returncode != 0:
             return "unviable"
-        for stage in stages:
+        for stage, timeout in zip(stages, timeouts):
             try:
                 ran = subprocess.run(stage, cwd=clone, capture_output=True, timeout=timeout)
             except subprocess.TimeoutExpired:
