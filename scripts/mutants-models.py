@@ -10,10 +10,12 @@ and the models crate's own unit tests, reverts it, and prints one line per
 mutant: caught, MISSED, unviable (does not build) or caught (timeout), with
 the seconds it took.
 
-    scripts/mutants-models.py FILE [--shard K/N] [--from M] [--filter validation::]
+    scripts/mutants-models.py FILE... [--shard K/N] [--from M] [--filter validation::]...
                               [--later TEST ...]
 
-FILE may be a glob (`'crates/models/src/system/**'`). Shard K of N takes
+FILE may be a glob (`'crates/models/src/system/**'`), and several may be
+given: their mutants are taken together, in cargo-mutants' order. A test
+runs if its name contains any `--filter` (which may be repeated). Shard K of N takes
 every N-th mutant starting at the K-th (1-based), so N sessions cover a
 file between them, or one shard is a systematic sample; `--from M` starts
 at the shard's M-th mutant (1-based), to finish a shard that was stopped. The quick
@@ -37,11 +39,13 @@ import time
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", help="source file to mutate, e.g. crates/models/src/simulate.rs")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="source files to mutate, e.g. crates/models/src/simulate.rs")
     parser.add_argument("--shard", default="1/1", help="K/N: this shard of N")
     parser.add_argument("--from", dest="start", type=int, default=1,
                         help="start at the shard's M-th mutant (1-based)")
-    parser.add_argument("--filter", default="", help="test-name filter for tests/it")
+    parser.add_argument("--filter", action="append", default=[],
+                        help="test-name filter for tests/it (repeatable: any matches)")
     parser.add_argument(
         "--timeout", type=int, default=None,
         help="seconds per stage (default: 4x the stage's unmutated time, at least 60)",
@@ -59,11 +63,12 @@ def main() -> int:
         ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True
     ).stdout.strip()
     listing = subprocess.run(
-        ["cargo", "mutants", "--list", "--json", "--diff", "--workspace", "-f", args.file],
+        ["cargo", "mutants", "--list", "--json", "--diff", "--workspace"]
+        + [arg for f in args.files for arg in ("-f", f)],
         cwd=root, capture_output=True, text=True, check=True,
     ).stdout
     mutants = json.loads(listing)[k - 1 :: n]
-    print(f"{len(mutants)} mutants in shard {k}/{n} of {args.file}", flush=True)
+    print(f"{len(mutants)} mutants in shard {k}/{n} of {' '.join(args.files)}", flush=True)
     if args.start > 1:
         mutants = mutants[args.start - 1 :]
         print(f"starting at the {args.start}th: {len(mutants)} to run", flush=True)
@@ -74,7 +79,7 @@ def main() -> int:
         clone = os.path.join(scratch, "tpsim")
         subprocess.run(["git", "clone", "-q", root, clone], check=True)
         test = ["cargo", "test", "-q", "--test", "it"]
-        quick = test + ([args.filter] if args.filter else []) + ["--"] + [f"--skip={t}" for t in args.later]
+        quick = test + ["--"] + args.filter + [f"--skip={t}" for t in args.later]
         # The models crate's own unit tests next, then the slow ones.
         stages = [quick, ["cargo", "test", "-q", "-p", "tpsim-models", "--lib"]]
         if args.later:
