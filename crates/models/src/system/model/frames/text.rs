@@ -595,9 +595,9 @@ mod tests {
         });
     }
 
-    #[test]
-    fn a_text_page_on_the_bulk_store_is_read_from_it_and_leaves_it() {
-        let with_bulk = shared()
+    /// `shared()` with a 16-page bulk store, a drum, in front of the disk.
+    fn with_bulk_store() -> String {
+        shared()
             .replace(
                 "device = \"disk\"\n",
                 "device = \"disk\"\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"16KiB\"\n",
@@ -605,16 +605,66 @@ mod tests {
             .replace(
                 "[users]",
                 "[[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        fault_cpu = \"0s\"\n        [users]",
-            );
-        with_process_at(&with_bulk, SimTime::ZERO, |model, _, a| {
+            )
+    }
+
+    fn device(model: &SystemModel, name: &str) -> usize {
+        model
+            .sys
+            .devices
+            .iter()
+            .position(|d| d.name == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_text_page_on_the_bulk_store_is_read_from_it_and_leaves_it() {
+        with_process_at(&with_bulk_store(), SimTime::ZERO, |model, _, a| {
             model.frames.texts[0].entries[6] = Pte::Bulk(0);
             model.frames.bulk.used = 1;
-            let drum = model.sys.devices.iter().position(|d| d.name == "drum");
             assert_eq!(
                 model.text_fault(a, 6, SimTime::ZERO),
-                (Source::Read(drum.unwrap()), false)
+                (Source::Read(device(model, "drum")), false)
             );
             assert_eq!(model.frames.bulk.used, 0);
+        });
+    }
+
+    #[test]
+    fn a_text_page_moved_on_from_the_bulk_store_is_read_from_the_drives() {
+        // The bulk store wrote it to the paging drives: it is read from
+        // there, not from the program's file.
+        with_process_at(&with_bulk_store(), SimTime::ZERO, |model, _, a| {
+            model.frames.texts[0].entries[7] = Pte::Out;
+            assert_eq!(
+                model.text_fault(a, 7, SimTime::ZERO),
+                (Source::Read(device(model, "disk")), false)
+            );
+        });
+    }
+
+    #[test]
+    fn a_text_page_on_the_free_list_is_reclaimed_from_it() {
+        let reclaiming = shared().replace(
+            "replacement = \"clock\"",
+            "replacement = \"clock\"\n        reclaim = true",
+        );
+        with_process_at(&reclaiming, SimTime::ZERO, |model, _, a| {
+            read_in(model, 3);
+            let Pte::Resident(f) = model.frames.texts[0].entries[3] else {
+                panic!("resident");
+            };
+            let free = model.pool.frames;
+            assert!(!model.unmap_frame(f), "text is never modified");
+            assert_eq!(model.frames.texts[0].entries[3], Pte::Free(f));
+            let reclaims = model.stats.counters.reclaims;
+            assert_eq!(
+                model.text_fault(a, 3, SimTime::ZERO),
+                (Source::Reclaim, false)
+            );
+            assert_eq!(model.stats.counters.reclaims, reclaims + 1);
+            assert_eq!(model.frames.texts[0].entries[3], Pte::Resident(f));
+            assert_eq!(model.pool.frames, free);
         });
     }
 
