@@ -542,19 +542,23 @@ mod tests {
             // Exposure already added is not added again.
             model.meter_work(&burst(b, 10, 40), ms(40));
             assert_eq!(model.frames.texts[0].exposure(5), 40_000_000);
-            let n = 40_000;
-            let mut hits = 0;
-            for _ in 0..n {
-                let frame = &mut model.frames.frames[f as usize];
-                (frame.decided, frame.referenced) = (SimTime::ZERO, false);
-                model.decide_references(f);
-                hits += u32::from(model.frames.frames[f as usize].referenced);
-                assert_eq!(model.frames.frames[f as usize].decided, ms(40));
+            // Decided last with none of that exposure, or with half of it:
+            // referenced since with probability 1 - e^-1, or 1 - e^-1/2.
+            for (decided, expected) in [(0, 1.0_f64), (20, 0.5)] {
+                let n = 20_000;
+                let mut hits = 0;
+                for _ in 0..n {
+                    let frame = &mut model.frames.frames[f as usize];
+                    (frame.decided, frame.referenced) = (ms(decided), false);
+                    model.decide_references(f);
+                    hits += u32::from(model.frames.frames[f as usize].referenced);
+                    assert_eq!(model.frames.frames[f as usize].decided, ms(40));
+                }
+                let p = 1.0 - (-expected).exp();
+                let seen = f64::from(hits) / f64::from(n);
+                let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
+                assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
             }
-            let p = 1.0 - (-1.0f64).exp();
-            let seen = f64::from(hits) / f64::from(n);
-            let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
-            assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
         });
     }
 
