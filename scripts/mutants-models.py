@@ -8,7 +8,8 @@ takes cargo-mutants' list of mutants of one source file, applies each in
 turn to a clean clone of the repository, runs the chosen integration tests
 and the models crate's own unit tests, reverts it, and prints one line per
 mutant: caught, MISSED, unviable (does not build) or caught (timeout), with
-the seconds it took.
+the seconds it took. With cargo-nextest installed the integration tests
+run under it, which stops a stage at its first failing test.
 
     scripts/mutants-models.py FILE... [--shard K/N] [--from M] [--filter validation::]...
                               [--later TEST ...]
@@ -79,7 +80,12 @@ def main() -> int:
         clone = os.path.join(scratch, "tpsim")
         subprocess.run(["git", "clone", "-q", root, clone], check=True)
         test = ["cargo", "test", "-q", "--test", "it"]
-        quick = test + ["--"] + args.filter + [f"--skip={t}" for t in args.later]
+        # cargo-nextest, where installed, stops at the first failing test:
+        # a caught mutant need not wait for the rest.
+        runner = test
+        if subprocess.run(["cargo", "nextest", "--version"], capture_output=True).returncode == 0:
+            runner = ["cargo", "nextest", "run", "--cargo-quiet", "--test", "it"]
+        quick = runner + ["--"] + args.filter + [f"--skip={t}" for t in args.later]
         # The models crate's own unit tests next, then the slow ones.
         stages = [quick, ["cargo", "test", "-q", "-p", "tpsim-models", "--lib"]]
         if args.later:
