@@ -196,4 +196,23 @@ mod tests {
         assert_eq!(awards(&mut e), [5]);
         assert_eq!((e.eligible(), e.waiting()), (3, 1));
     }
+
+    #[test]
+    fn a_release_gives_back_its_own_working_set_only() {
+        let rule = Rule {
+            min: 1,
+            max: None,
+            memory: Some(100.0),
+        };
+        let mut e = Eligibility::new(rule, 1);
+        e.wait(1, 0, 60.0);
+        e.wait(2, 0, 30.0);
+        assert_eq!(awards(&mut e), [1, 2]);
+        e.release(30.0);
+        // 60 pages are still estimated in use: 50 more do not fit.
+        e.wait(3, 0, 50.0);
+        assert_eq!(awards(&mut e), [0usize; 0]);
+        e.release(60.0);
+        assert_eq!(awards(&mut e), [3]);
+    }
 }
