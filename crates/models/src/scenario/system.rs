@@ -303,6 +303,21 @@ pub(crate) struct MemoryFile {
     pub kluster: Option<u64>,
 }
 
+impl MemoryFile {
+    /// The pageout daemon's keys, each with whether it is given: refused
+    /// together where there is no daemon (swapping, replacement by process).
+    fn pageout_daemon_keys(&self) -> [(&'static str, bool); 6] {
+        [
+            ("lotsfree", self.lotsfree.is_some()),
+            ("desfree", self.desfree.is_some()),
+            ("slowscan", self.slowscan.is_some()),
+            ("fastscan", self.fastscan.is_some()),
+            ("handspread", self.handspread.is_some()),
+            ("pageout", self.pageout.is_some()),
+        ]
+    }
+}
+
 /// `memory.device`: one device's name, or several.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -1292,25 +1307,23 @@ fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<M
         "swapping" => {
             refuse_present(
                 v,
-                &[
+                [
                     ("bulk_store", f.bulk_store.is_some()),
                     ("bulk_store_size", f.bulk_store_size.is_some()),
                     ("disk_fraction", f.disk_fraction.is_some()),
                     ("replacement", f.replacement.is_some()),
                     ("free_target", f.free_target.is_some()),
-                    ("lotsfree", f.lotsfree.is_some()),
-                    ("desfree", f.desfree.is_some()),
-                    ("slowscan", f.slowscan.is_some()),
-                    ("fastscan", f.fastscan.is_some()),
-                    ("handspread", f.handspread.is_some()),
-                    ("pageout", f.pageout.is_some()),
+                ]
+                .into_iter()
+                .chain(f.pageout_daemon_keys())
+                .chain([
                     ("tau", f.tau.is_some()),
                     ("fault_interval", f.fault_interval.is_some()),
                     ("reference_bits", f.reference_bits.is_some()),
                     ("reclaim", f.reclaim.is_some()),
                     ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
                     ("kluster", f.kluster.is_some()),
-                ],
+                ]),
                 "applies only to policy \"paging\"",
             );
             match drives.as_deref()? {
@@ -1384,7 +1397,7 @@ fn paging(
         None => {
             refuse_present(
                 v,
-                &[
+                [
                     ("bulk_store_size", f.bulk_store_size.is_some()),
                     ("disk_fraction", f.disk_fraction.is_some()),
                 ],
@@ -1518,19 +1531,13 @@ fn replacement(
         "process-lru" => {
             refuse_present(
                 v,
-                &[
-                    ("lotsfree", f.lotsfree.is_some()),
-                    ("desfree", f.desfree.is_some()),
-                    ("slowscan", f.slowscan.is_some()),
-                    ("fastscan", f.fastscan.is_some()),
-                    ("handspread", f.handspread.is_some()),
-                    ("pageout", f.pageout.is_some()),
+                f.pageout_daemon_keys().into_iter().chain([
                     ("reference_bits", f.reference_bits.is_some()),
                     ("minfree", f.minfree.is_some()),
                     ("swapper", f.swapper.is_some()),
                     ("maxpgio", f.maxpgio.is_some()),
                     ("maxslp", f.maxslp.is_some()),
-                ],
+                ]),
                 "applies only to memory as frames: memory.replacement = \"clock\", \"working-set\" or \"page-fault-frequency\"",
             );
             Some(Replacement::ProcessLru)
@@ -1699,7 +1706,7 @@ fn daemon(
         Some("fault") => {
             refuse_present(
                 v,
-                &[
+                [
                     ("slowscan", f.slowscan.is_some()),
                     ("fastscan", f.fastscan.is_some()),
                 ],
@@ -1741,8 +1748,12 @@ fn daemon(
 
 /// Reports each memory key of `fields` that is present (`true`) as one
 /// that does not apply here, saying `why`.
-fn refuse_present(v: &mut Validator, fields: &[(&str, bool)], why: &str) {
-    for &(field, present) in fields {
+fn refuse_present<'a>(
+    v: &mut Validator,
+    fields: impl IntoIterator<Item = (&'a str, bool)>,
+    why: &str,
+) {
+    for (field, present) in fields {
         if present {
             v.report(format!("memory.{field}"), why);
         }
@@ -1766,7 +1777,7 @@ fn paging_swapper(v: &mut Validator, f: &MemoryFile, name: &str) -> Option<Optio
     if !on {
         refuse_present(
             v,
-            &[
+            [
                 ("maxpgio", f.maxpgio.is_some()),
                 ("maxslp", f.maxslp.is_some()),
             ],
@@ -2974,6 +2985,35 @@ mod tests {
         ];
         for (text, key) in cases {
             assert_eq!(keys(&text), [key], "{text}");
+        }
+    }
+
+    #[test]
+    fn the_pageout_daemon_s_keys_are_refused_where_there_is_no_daemon() {
+        let daemon_keys = [
+            "lotsfree = \"8KiB\"",
+            "desfree = \"8KiB\"",
+            "slowscan = \"1s\"",
+            "fastscan = \"1s\"",
+            "handspread = \"8KiB\"",
+            "pageout = \"fault\"",
+        ];
+        let swapping = GOOD.replace("policy = \"paging\"", "policy = \"swapping\"");
+        for line in daemon_keys {
+            let key = format!("memory.{}", line.split(' ').next().unwrap());
+            for (base, why) in [
+                (GOOD, "memory.replacement = \"clock\""),
+                (swapping.as_str(), "policy \"paging\""),
+            ] {
+                let text = base.replace(
+                    "device = \"disk\"\n        [[device]]",
+                    &format!("device = \"disk\"\n        {line}\n        [[device]]"),
+                );
+                let found = problems(&text);
+                assert_eq!(found.len(), 1, "{text}");
+                assert_eq!(found[0].key, key);
+                assert!(found[0].message.contains(why), "{}", found[0].message);
+            }
         }
     }
 
