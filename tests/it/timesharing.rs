@@ -548,11 +548,16 @@ fn background_processes_cycle_and_sleepers_are_swapped_out_first() {
 
     // A background process that never sleeps can only be pushed out by the
     // age rules: the command waits 3 s out, the victim must have had 2 s in.
+    // The swapper looks again each second from the command's arrival, and
+    // V7 acts on an age of 3 s or more, so the command goes in at 3 s, not
+    // 4: its median response is 3 s, the victim's swap-out and its own
+    // read (71 ms each) and the median of its processor time (139 ms).
     let busy = inline_system(&SLEEPER.replace("value = \"50ms\"", "value = \"100000s\""));
     let s = run(&busy, 0);
     let user = command(&s, "command");
     assert!(user.mean_response.unwrap() > 2.5, "{user:?}");
-    assert!(user.response_p50.unwrap() > 2.9, "{user:?}");
+    let p50 = user.response_p50.unwrap();
+    assert!((3.1..3.6).contains(&p50), "{user:?}");
 }
 
 const MULTILEVEL: &str = r#"
