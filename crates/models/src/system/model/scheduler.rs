@@ -472,6 +472,32 @@ mod tests {
     }
 
     #[test]
+    fn equal_priorities_in_different_queues_go_first_come_first_served() {
+        // A process of nice -10 never run stands at 50 - 10 = 40, the
+        // priority of a process woken from a sleep: whichever was queued
+        // first runs first, in either order of queueing.
+        let idle = Usage::new(SimTime::ZERO);
+        let now = secs(1.0);
+        for (first, second) in [
+            (
+                standing(None, &idle, -10),
+                standing(Some(AFTER_SLEEP), &idle, 0),
+            ),
+            (
+                standing(Some(AFTER_SLEEP), &idle, 0),
+                standing(None, &idle, -10),
+            ),
+        ] {
+            let mut q = ReadyQueue::new(Scheduler::Unix);
+            let _ = q.push(1, first);
+            let _ = q.push(2, second);
+            assert_eq!(q.rank(q.best(now).unwrap().1, now), Rank::unix(40.0));
+            let order: Vec<usize> = std::iter::from_fn(|| q.pop(now)).collect();
+            assert_eq!(order, [1, 2]);
+        }
+    }
+
+    #[test]
     fn multics_runs_the_best_level_first_then_the_earliest_eligible() {
         let mut q = ReadyQueue::new(Scheduler::Multics(Default::default()));
         let u = Usage::new(SimTime::ZERO);
