@@ -1140,6 +1140,34 @@ fn the_shell_sleeps_at_the_terminal_and_is_swapped_out_for_its_command() {
     );
 }
 
+#[test]
+fn a_user_who_logs_out_while_the_shell_starts_lets_it_finish_then_it_exits() {
+    // Logins a minute apart on average, each session 5 ms: every user
+    // logs out while the shell is still reading its image (40.72 ms). The
+    // shell finishes starting up (a switch and 10 ms) and only then exits,
+    // so the processor's user time is ten times its switching time, login
+    // by login; no command is ever typed.
+    let text = SHELLED
+        .replace("end_time = \"40s\"", "end_time = \"20h\"\n    warmup = \"1h\"")
+        .replace(
+            "terminals = 1",
+            "terminals = 1\n    login = { per_hour = [60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60], session = { det = { value = \"5ms\" } } }",
+        );
+    let s = run(&inline_system(&text), 0);
+    let cpu = s.cpu.as_ref().unwrap();
+    // About 1,140 logins after the warm-up, each 11 ms of processor time.
+    assert!(
+        cpu.context_switch > 500.0 * 0.001 / (19.0 * 3600.0),
+        "{cpu:?}"
+    );
+    assert!(
+        (cpu.user / cpu.context_switch - 10.0).abs() < 1e-6,
+        "{cpu:?}"
+    );
+    assert_eq!(command(&s, "job").completions, 0);
+    assert!(s.load.as_ref().unwrap().mean_users < 1e-3, "{:?}", s.load);
+}
+
 /// One user and memory to spare on an RP06 without an arm model: seek a
 /// fixed 30 ms (the drive's average), 3,600 rpm, 676 KB/s. The user runs
 /// `man`-like commands of 4 s of processor time and a 96 KiB image, 64 KiB
