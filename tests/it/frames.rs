@@ -82,12 +82,12 @@ fn with_shared_text_a_single_phase_faults_at_the_rate_its_resident_set_implies()
     faults_at_the_rate_the_resident_set_implies(&text, 50);
 }
 
-/// Checks, over 10 replications of the one-phase model `text`, that the
+/// Checks, over 20 replications of the one-phase model `text`, that the
 /// faults at resident set sizes below `split` pages, and at `split` or
 /// more, are those the rate at each size implies.
 fn faults_at_the_rate_the_resident_set_implies(text: &str, split: u64) {
     let sys = inline_system(text);
-    let runs: Vec<Vec<LifetimePoint>> = (0..10)
+    let runs: Vec<Vec<LifetimePoint>> = (0..20)
         .map(|r| simulate(&sys, seed(sys.settings.seed), r).lifetime)
         .collect();
     // The clock keeps the resident sets moving over a wide range.
@@ -200,7 +200,10 @@ fn the_3bsd_swapper_behind_the_clock_lifts_it_past_the_knee() {
     // it costs next to nothing.
     assert_above(
         "throughput at 4 users, 160 KiB, clock with less without the swapper",
-        &paired(&throughputs(&on, 4, 160, 8), &throughputs(&off, 4, 160, 8)),
+        &paired(
+            &throughputs(&on, 4, 160, 20),
+            &throughputs(&off, 4, 160, 20),
+        ),
         -0.02,
     );
 }
@@ -305,7 +308,7 @@ fn the_processes_of_a_class_share_its_text_one_read_a_page() {
     let sys = inline_system(&text);
     assert_eq!(sys.classes[0].text, 60 * 1024);
     let (mut waits, mut private) = (0, Vec::new());
-    for r in 0..4 {
+    for r in 0..8 {
         let s = simulate(&sys, seed(sys.settings.seed), r).summary;
         let paging = s.paging.unwrap();
         assert_eq!(paging.pages_stolen, 0, "nothing is taken");

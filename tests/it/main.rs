@@ -24,6 +24,7 @@ mod scheduling;
 mod timesharing;
 mod validation;
 
+use statrs::distribution::{ContinuousCDF, Normal};
 use std::path::PathBuf;
 use tpsim::core::{ConfidenceInterval, SimTime};
 use tpsim::models::{Network, Summary};
@@ -106,6 +107,24 @@ pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
     note_check(what);
     ConfidenceInterval::from_samples(samples, check_level())
         .expect("an interval needs at least two replications")
+}
+
+/// Asserts that `successes` in `trials` independent trials agree with a
+/// success probability `p`: the observed share lies within the normal
+/// approximation's interval at the suite's per-check level (for trials
+/// many enough that the approximation holds).
+pub fn assert_proportion(what: &str, successes: u64, trials: u64, p: f64) {
+    note_check(what);
+    let z = Normal::new(0.0, 1.0)
+        .expect("the standard normal")
+        .inverse_cdf(0.5 + check_level() / 2.0);
+    let (successes, trials) = (successes as f64, trials as f64);
+    let share = successes / trials;
+    let se = (p * (1.0 - p) / trials).sqrt();
+    assert!(
+        (share - p).abs() < z * se,
+        "{what}: {successes} in {trials} is a share of {share:.5}, more than {z:.2} standard errors from {p}"
+    );
 }
 
 /// Asserts that the interval of `samples` covers `exact` and is narrower

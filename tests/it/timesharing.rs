@@ -346,7 +346,7 @@ fn logins_are_an_erlang_loss_system() {
     // rest of it, a few tens of milliseconds against an hour.
     let mut sys = inline_system(SESSIONS);
     sys.settings.end_time = SimTime::from_secs(1000 * 3600);
-    let runs = replicate(&sys, 20);
+    let runs = replicate(&sys, 30);
     let offered = 6.0;
     let blocking = erlang_b(8, offered);
     let refused: Vec<f64> = runs
@@ -601,13 +601,10 @@ fn a_given_disk_fraction_splits_page_reads_and_fault_costs() {
     let sys = inline_system(MULTILEVEL);
     let s = run(&sys, 0);
     let p = s.paging.as_ref().unwrap();
-    let n = p.faults as f64;
-    assert!(n > 10_000.0, "{p:?}");
-    // A binomial proportion: 4 standard errors either way (a false alarm
-    // probability of 6.3e-5, the suite's per-check level).
-    let se = (0.25 * 0.75 / n).sqrt();
-    crate::note_check("disk fraction: binomial proportion");
-    assert!((p.disk_fraction - 0.25).abs() < 4.0 * se, "{p:?}");
+    assert!(p.faults > 10_000, "{p:?}");
+    // Each page read is a Bernoulli trial.
+    let reads = p.disk_reads + p.bulk_store_reads;
+    crate::assert_proportion("disk fraction", p.disk_reads, reads, 0.25);
     // Each kind of fault costs its device's processor path.
     let span = s.sim_time - s.warmup;
     let expected = (p.disk_reads as f64 * 0.004 + p.bulk_store_reads as f64 * 0.001) / span;
@@ -748,11 +745,9 @@ fn two_processors_share_text_memory_and_a_bulk_store_consistently() {
     assert!(command(&s, "job").completions > 1000);
 }
 
-#[test]
-fn commands_run_in_the_background_do_not_hold_up_their_users() {
-    // Every `cc` is run as `cc &`: users type one every think time whatever
-    // the compilations take, so commands arrive at terminals/think, and by
-    // Little's law the user processes average arrival rate x response.
+/// Four users typing a command of 1 s of processor time every 10 s or so,
+/// with memory to spare, the given share of them run as `command &`.
+fn typed_in_background(share: &str) -> String {
     let text = SLEEPER
         .replace("terminals = 1", "terminals = 4")
         .replace(
@@ -761,15 +756,22 @@ fn commands_run_in_the_background_do_not_hold_up_their_users() {
         )
         .replace(
             "commands = [{ class = \"command\", weight = 1 }]",
-            "commands = [{ class = \"command\", weight = 1, background = 1.0 }]",
+            &format!("commands = [{{ class = \"command\", weight = 1, background = {share} }}]"),
         )
         .replace("size = \"100KiB\"", "size = \"4MiB\"")
         .replace(
             "cpu = { exp = { mean = \"200ms\" } }",
             "cpu = { exp = { mean = \"1s\" } }",
         );
-    let text = &text[..text.find("    [[class]]\n    name = \"daemon\"").unwrap()];
-    let s = run(&inline_system(text), 0);
+    text[..text.find("    [[class]]\n    name = \"daemon\"").unwrap()].to_string()
+}
+
+#[test]
+fn commands_run_in_the_background_do_not_hold_up_their_users() {
+    // Every `cc` is run as `cc &`: users type one every think time whatever
+    // the compilations take, so commands arrive at terminals/think, and by
+    // Little's law the user processes average arrival rate x response.
+    let s = run(&inline_system(&typed_in_background("1.0")), 0);
     assert_eq!(command(&s, "command").completions, 0);
     let detached = command(&s, "command&");
     assert_eq!(detached.kind, ClassKind::Background);
@@ -783,6 +785,18 @@ fn commands_run_in_the_background_do_not_hold_up_their_users() {
 }
 
 #[test]
+fn a_command_s_background_share_is_the_fraction_of_its_runs_detached() {
+    // A quarter of the commands typed are run as `command &`: each typing
+    // is a Bernoulli trial, and every command typed completes (but the few
+    // running at either end of the measured span).
+    let s = run(&inline_system(&typed_in_background("0.25")), 0);
+    let detached = command(&s, "command&").completions;
+    let typed = command(&s, "command").completions + detached;
+    assert!(typed > 5000, "{typed}");
+    crate::assert_proportion("background share", detached, typed, 0.25);
+}
+
+#[test]
 fn empty_pages_are_zero_filled_without_a_read() {
     // Plenty of memory: every fault is a first touch. Half the private
     // pages start empty, so about half the faults read nothing.
@@ -792,12 +806,9 @@ fn empty_pages_are_zero_filled_without_a_read() {
         .replace("size = \"60KiB\"", "size = \"60KiB\"\n    zero_fill = 0.5");
     let s = run(&inline_system(&text), 0);
     let p = s.paging.as_ref().unwrap();
-    let n = p.faults as f64;
     assert_eq!(p.reclaims, 0);
     assert_eq!(p.zero_fills + p.disk_reads, p.faults);
-    let se = (0.25 / n).sqrt();
-    crate::note_check("zero fills: binomial proportion");
-    assert!((p.zero_fills as f64 / n - 0.5).abs() < 4.0 * se, "{p:?}");
+    crate::assert_proportion("zero fills", p.zero_fills, p.faults, 0.5);
     let disk = s.stations.iter().find(|st| st.name == "disk").unwrap();
     // One disk request per fault that reads, give or take those under way
     // at the ends of the measurement.
