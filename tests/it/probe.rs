@@ -101,6 +101,29 @@ fn the_probe_times_its_benchmarks_to_the_nanosecond() {
 }
 
 #[test]
+fn the_probe_s_own_load_counts_its_benchmarks_only() {
+    // TIMED with its user typing one `edit` at 50 s, while the probe
+    // sleeps (its fourth cycle ends at 42.008 s, the fifth starts at
+    // 52.008 s): the edit's 1 ms + 0.1 s on the processor are the user's
+    // load, not the probe's.
+    let text = TIMED.replace("value = \"100000s\"", "value = \"50s\"");
+    assert_ne!(text, TIMED);
+    let (obs, summary) = observations(&text);
+    assert_eq!(obs.len(), 16);
+    let probe = summary.probe.unwrap();
+    assert!(
+        (probe.cpu_share - 8.0 * 3.002 / 100.0).abs() < 1e-6,
+        "{probe:?}"
+    );
+    let cpu = summary.cpu.unwrap();
+    let busy = (8.0 * 3.002 + 0.101) / 100.0;
+    assert!(
+        (cpu.user + cpu.context_switch - busy).abs() < 1e-6,
+        "{cpu:?}"
+    );
+}
+
+#[test]
 fn time_truncates_to_its_resolution_and_the_window_holds_cycles_back() {
     let (obs, _) =
         observations(&TIMED.replace("sleep = \"10s\"", "sleep = \"10s\"\nresolution = \"1s\""));
