@@ -415,17 +415,40 @@ fn gamma_sf(shape: f64, rate: f64, x: f64) -> f64 {
         .sf(x)
 }
 
+/// A parameter as a person would write it: plain in the usual range,
+/// otherwise in scientific notation to six significant digits (an SCV of
+/// 1e300 is not three hundred digits long).
+fn parameter(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e9).contains(&x.abs()) {
+        return format!("{x}");
+    }
+    let scientific = format!("{x:.5e}");
+    let (mantissa, exponent) = scientific
+        .split_once('e')
+        .expect("scientific notation has an exponent");
+    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+    format!("{mantissa}e{exponent}")
+}
+
 impl fmt::Display for Dist {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = parameter;
         match &self.0 {
-            Kind::Exponential { mean } => write!(f, "exp(mean {mean} s)"),
-            Kind::Deterministic { value } => write!(f, "det({value} s)"),
-            Kind::Uniform { low, high, .. } => write!(f, "uniform({low} s, {high} s)"),
-            Kind::Erlang { k, mean, .. } => write!(f, "erlang(k {k}, mean {mean} s)"),
+            Kind::Exponential { mean } => write!(f, "exp(mean {} s)", p(*mean)),
+            Kind::Deterministic { value } => write!(f, "det({} s)", p(*value)),
+            Kind::Uniform { low, high, .. } => write!(f, "uniform({} s, {} s)", p(*low), p(*high)),
+            Kind::Erlang { k, mean, .. } => write!(f, "erlang(k {k}, mean {} s)", p(*mean)),
             Kind::HyperExponential { .. } => {
-                write!(f, "h2(mean {} s, scv {})", self.mean(), self.scv())
+                write!(
+                    f,
+                    "hyperexp(mean {} s, scv {})",
+                    p(self.mean()),
+                    p(self.scv())
+                )
             }
-            Kind::LogNormal { mean, scv, .. } => write!(f, "lognormal(mean {mean} s, scv {scv})"),
+            Kind::LogNormal { mean, scv, .. } => {
+                write!(f, "lognormal(mean {} s, scv {})", p(*mean), p(*scv))
+            }
             Kind::Empirical { values, .. } => write!(f, "empirical({} values)", values.len()),
         }
     }
@@ -486,6 +509,27 @@ mod tests {
                 dist.scv()
             );
         }
+    }
+
+    #[test]
+    fn parameters_print_as_a_person_would_write_them() {
+        let names: Vec<String> = all().iter().map(Dist::to_string).collect();
+        assert_eq!(
+            names,
+            [
+                "exp(mean 2 s)",
+                "det(1.5 s)",
+                "uniform(1 s, 3 s)",
+                "erlang(k 4, mean 2 s)",
+                "hyperexp(mean 2 s, scv 4)",
+                "lognormal(mean 2 s, scv 0.5)",
+                "empirical(3 values)"
+            ]
+        );
+        let wild = Dist::lognormal(2.5e-7, 1e300).unwrap();
+        assert_eq!(wild.to_string(), "lognormal(mean 2.5e-7 s, scv 1e300)");
+        assert_eq!(parameter(1.234_567_89e12), "1.23457e12");
+        assert_eq!(parameter(-0.0), "-0");
     }
 
     #[test]
