@@ -231,3 +231,24 @@ fn the_probe_measures_what_the_users_get_and_adds_its_own_load() {
     );
     assert_above("ln R(with probe) / R(without)", &effect, 0.0);
 }
+
+#[test]
+fn under_paging_the_probe_notes_free_frames_and_holds_its_benchmark_s_pages() {
+    // TIMED paged: each benchmark touches its ten pages at once and faults
+    // them in (about 1 ms each) before it runs; at every benchmark's start
+    // the other has exited and freed its frames, so all 1,024 frames are
+    // free. Sampled every second, the probe's benchmark holds its ten pages
+    // for about 3 s of every 13.002 s cycle.
+    let text = TIMED
+        .replace("policy = \"swapping\"", "policy = \"paging\"")
+        .replace("size = \"10KiB\"", "size = \"10KiB\"\nlocality = \"sweep\"")
+        .replace("[run]", "[run]\nload_interval = \"1s\"");
+    let (obs, summary) = observations(&text);
+    assert_eq!(obs.len(), 16);
+    for o in &obs {
+        assert_eq!(o.free_memory, 1 << 20, "{o:?}");
+    }
+    let share = summary.probe.unwrap().memory_share;
+    let held = 10.0 / 1024.0 * 3.0 / 13.0;
+    assert!((share - held).abs() < 0.1 * held, "{share} vs {held}");
+}
