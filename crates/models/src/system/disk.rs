@@ -257,6 +257,16 @@ mod tests {
     }
 
     #[test]
+    fn figures_on_a_straight_line_fit_a_linear_curve() {
+        // Four cylinders, seeks of 1, 2 and 3 cylinders weighted 3:2:1 over
+        // the pairs that move; 0, 1 and 2 s on a line average 2/3 s. The
+        // square-root term is exactly zero: a curve on its edge, not refused.
+        let curve = SeekCurve::fit(4, 0.0, 2.0 / 3.0, 2.0).unwrap();
+        assert_eq!((curve.root, curve.linear), (0.0, 1.0));
+        assert_eq!([1, 2, 3].map(|d| curve.time(d)), [0.0, 1.0, 2.0]);
+    }
+
+    #[test]
     fn figures_no_increasing_curve_meets_are_refused() {
         // An average close to the full stroke needs a negative square root.
         assert!(matches!(
