@@ -1464,6 +1464,9 @@ impl Model for SystemModel<'_> {
             Event::DeviceDone { device } => self.device_done(device as usize, ctx),
             Event::Wake { pid } => self.wake(pid as usize, ctx),
             Event::SwapperRetry => {
+                // The swapper looks once a second while it cannot act: one
+                // look pending at a time, not one per failed attempt.
+                assert!(self.swap.retry, "a swapper look fired that was not pending");
                 self.swap.retry = false;
                 self.swapper(ctx);
             }
