@@ -105,7 +105,7 @@ fn the_probe_s_own_load_counts_its_benchmarks_only() {
     // TIMED with its user typing one `edit` at 50 s, while the probe
     // sleeps (its fourth cycle ends at 42.008 s, the fifth starts at
     // 52.008 s): the edit's 1 ms + 0.1 s on the processor are the user's
-    // load, not the probe's.
+    // load, not the probe's, and so is the read of its image.
     let text = TIMED.replace("value = \"100000s\"", "value = \"50s\"");
     assert_ne!(text, TIMED);
     let (obs, summary) = observations(&text);
@@ -115,6 +115,9 @@ fn the_probe_s_own_load_counts_its_benchmarks_only() {
         (probe.cpu_share - 8.0 * 3.002 / 100.0).abs() < 1e-6,
         "{probe:?}"
     );
+    // Each process reads its image in one request: sixteen benchmarks'
+    // reads of the seventeen.
+    assert_eq!(probe.io_share, 16.0 / 17.0, "{probe:?}");
     let cpu = summary.cpu.unwrap();
     let busy = (8.0 * 3.002 + 0.101) / 100.0;
     assert!(
