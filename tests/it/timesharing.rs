@@ -478,6 +478,27 @@ fn processor_time_adds_up_and_faults_are_counted_consistently() {
     );
 }
 
+#[test]
+fn background_processes_too_big_to_swap_are_rejected_and_stay_counted_after_the_warm_up() {
+    // Two copies of a 200 KiB daemon in 100 KiB of user memory: both are
+    // refused when the run starts, before the 1,000 s warm-up ends, and the
+    // count stands in the report.
+    let text = SLEEPER
+        .replace(
+            "cpu = { det = { value = \"50ms\" } }\n    size = \"60KiB\"",
+            "cpu = { det = { value = \"50ms\" } }\n    size = \"200KiB\"",
+        )
+        .replace("class = \"daemon\"", "class = \"daemon\"\n    count = 2");
+    let s = run(&inline_system(&text), 0);
+    let daemon = command(&s, "cron");
+    assert_eq!(
+        (daemon.rejected, daemon.completions),
+        (Some(2), 0),
+        "{daemon:?}"
+    );
+    assert!(command(&s, "command").completions > 500);
+}
+
 const SLEEPER: &str = r#"
     name = "sleeper"
     [run]

@@ -234,6 +234,15 @@ impl SystemModel<'_> {
         {
             c.responses.reset();
             c.faults = Tally::new();
+        }
+        // A background process too big for memory is refused when the run
+        // starts, before any warm-up ends: that count stands.
+        for c in self
+            .stats
+            .classes
+            .iter_mut()
+            .chain(&mut self.stats.detached)
+        {
             c.rejected = 0;
         }
         self.stats.fault_time = Tally::new();
