@@ -354,6 +354,34 @@ fn multics_quanta_double_by_level_and_working_sets_must_fit() {
 }
 
 #[test]
+fn under_multics_paging_a_first_command_is_taken_to_need_no_pages() {
+    // MULTICS paged, with a 1,100 KiB command: more than the 1,024 pages
+    // the eligible working sets may take. A command with no history is
+    // taken to need nothing, so it is let in beside the hog at once and
+    // preempts it (its response is its processor time and a few faults);
+    // counted at its whole image it would wait for the hog's quantum to end
+    // at 11.507 s. Faults are rare: the lifetime is long from the first
+    // few pages on.
+    let text = MULTICS
+        .replace("policy = \"swapping\"", "policy = \"paging\"")
+        .replace("size = \"40KiB\"", "size = \"1100KiB\"")
+        .replace("end_time = \"30s\"", "end_time = \"12s\"")
+        .replace(
+            "size = \"1100KiB\"",
+            "size = \"1100KiB\"\n    locality = { cfl = { b = \"100s\", c = 2 } }",
+        )
+        .replace(
+            "size = \"1000KiB\"",
+            "size = \"1000KiB\"\n    locality = { cfl = { b = \"100s\", c = 2 } }",
+        );
+    let s = simulate(&load(&text), 1, 0).summary;
+    let command = class(&s, "command");
+    assert_eq!(command.completions, 1, "{command:?}");
+    let response = command.mean_response.unwrap();
+    assert!((0.201..0.5).contains(&response), "{command:?}");
+}
+
+#[test]
 fn multics_scheduling_keeps_edits_quick_at_usl_overload_where_round_robin_queues_them() {
     // USL (multics-usl-1975.toml) overloaded: 56 users, half as many
     // again as the 37 at which its processor is just at full load, 50
