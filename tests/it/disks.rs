@@ -164,3 +164,35 @@ fn swap_transfers_go_to_the_swap_area_and_the_arm_stays_there() {
     );
     assert_eq!(sys.settings.end_time, SimTime::from_secs(40));
 }
+
+#[test]
+fn a_command_s_requests_go_to_its_devices_in_proportion_to_their_counts() {
+    // ARMED's commands with 1, 1 and 2 requests on average to three
+    // devices: each request goes to a device with probability its count's
+    // share, 1/4, 1/4 and 1/2, independently (a Bernoulli trial each).
+    let text = ARMED
+        .replace(
+            r#"io = { count = 10, size = "4KiB", device = "disk" }"#,
+            r#"io = [{ count = 1, size = "1KiB", device = "a" }, { count = 1, size = "1KiB", device = "b" }, { count = 2, size = "1KiB", device = "disk" }]"#,
+        )
+        .replace("warmup = \"200s\"", "warmup = \"0s\"")
+        + r#"
+    [[device]]
+    name = "a"
+    rate = "1MB/s"
+    [[device]]
+    name = "b"
+    rate = "1MB/s"
+"#;
+    let sys = tpsim::models::load_system("three.toml", &text).unwrap();
+    let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+    let requests = |name: &str| {
+        let station = s.stations.iter().find(|d| d.name == name).unwrap();
+        (station.throughput * s.sim_time).round() as u64
+    };
+    let (a, b, disk) = (requests("a"), requests("b"), requests("disk"));
+    let all = a + b + disk;
+    assert!(all > 10_000, "{a} {b} {disk}");
+    crate::assert_proportion("requests to the second of three devices", b, all, 0.25);
+    crate::assert_proportion("requests to the third of three devices", disk, all, 0.5);
+}
