@@ -208,6 +208,31 @@ fn the_3bsd_swapper_behind_the_clock_lifts_it_past_the_knee() {
     );
 }
 
+#[test]
+fn the_3bsd_swapper_never_swaps_out_the_one_process_in_memory() {
+    // One user whose commands' locality sets (200 pages) are larger than
+    // memory (160 frames): the clock cannot keep up, free memory stays
+    // short and page traffic high, every condition of the swapper's
+    // desperation but one: 3BSD swaps out in desperation only with more
+    // than one process in memory (`multprog`), and here there is at most
+    // one, which never sleeps long. So nothing is ever swapped out.
+    let sys = thrashing_clock(|text| {
+        text.replace("swapper = false", "swapper = true")
+            .replace("terminals = 16", "terminals = 1")
+            .replace("end_time = \"20000s\"", "end_time = \"3000s\"")
+            .replace("warmup = \"2000s\"", "warmup = \"0s\"")
+            .replace("size = \"100KiB\"", "size = \"300KiB\"")
+            .replace("set = 30", "set = 200")
+    });
+    let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+    let job = s.classes.iter().find(|c| c.name == "job").unwrap();
+    assert!(job.completions > 5, "{job:?}");
+    let paging = s.paging.as_ref().unwrap();
+    assert!(paging.faults > 50_000, "{paging:?}");
+    let swaps = s.swapping.as_ref().unwrap();
+    assert_eq!(swaps.swap_outs, 0, "{swaps:?}");
+}
+
 /// Memory to spare, one user, commands of exactly 5 s of processor time in
 /// phases of exactly 1 s, each on a set of 30 of the image's 100 pages,
 /// with a reference every microsecond: every page of every set is

@@ -54,9 +54,10 @@ pub fn inline(text: &str) -> Network {
 /// interval has confidence 1 - SUITE_FALSE_ALARM / INTERVAL_CHECKS.
 pub const SUITE_FALSE_ALARM: f64 = 0.005;
 
-/// The most interval checks one run of the suite makes;
-/// `scripts/seed-offsets.sh` counts them and fails if there are more.
-pub const INTERVAL_CHECKS: u32 = 110;
+/// The most interval checks one run of the suite makes, the heavy
+/// (ignored) tests included; `scripts/seed-offsets.sh` counts them and
+/// fails if there are more.
+pub const INTERVAL_CHECKS: u32 = 125;
 
 /// The confidence level of every interval check.
 pub fn check_level() -> f64 {
