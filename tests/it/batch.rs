@@ -215,6 +215,25 @@ fn a_networks_progress_trace_counts_its_responses() {
 }
 
 #[test]
+fn a_time_sharing_run_s_progress_trace_counts_its_responses() {
+    // The same for a time-sharing system: its commands' completions and
+    // responses, from the start (no warm-up).
+    let mut sys = crate::system("thrashing");
+    sys.settings.end_time = tpsim::core::SimTime::from_secs(2_000);
+    sys.settings.warmup = tpsim::core::SimTime::ZERO;
+    let run = tpsim::models::system::simulate(&sys, 3, 0);
+    let last = run.trace.last().unwrap();
+    let class = &run.summary.classes[0];
+    assert!(class.completions > 100, "{class:?}");
+    assert_eq!(last.completions, class.completions);
+    let mean = last.response_sum / last.completions as f64;
+    assert!(
+        (mean - class.mean_response.unwrap()).abs() < 1e-9,
+        "{last:?}"
+    );
+}
+
+#[test]
 fn a_warm_up_chosen_by_mser5_leaves_the_mean_unbiased() {
     // M/M/1 at rho 0.8 (mean response 5 s) from an empty start, runs of
     // 20,000 s: MSER-5 over 10 pilot runs finds a steady state and chooses a

@@ -43,6 +43,13 @@ pub fn scenario(name: &str) -> Network {
     tpsim::models::load_network(&path.display().to_string(), &text).unwrap()
 }
 
+/// A shipped time-sharing scenario, validated.
+pub fn system(name: &str) -> tpsim::models::System {
+    let path = scenario_path(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    tpsim::models::load_system(&path.display().to_string(), &text).unwrap()
+}
+
 /// A scenario given as text, validated.
 pub fn inline(text: &str) -> Network {
     tpsim::models::load_network("inline.toml", text).unwrap()

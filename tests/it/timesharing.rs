@@ -4,20 +4,13 @@
 //! that moves with memory size; logins over a day follow Erlang's loss
 //! formula; paging and swapping see the same workload.
 
-use crate::{assert_above, assert_covers, scenario_path, seed};
+use crate::{assert_above, assert_covers, scenario_path, seed, system};
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::analytic::ClosedModel;
 use tpsim::models::summary::{ClassKind, Summary};
 use tpsim::models::system::{Policy, Population, simulate};
-
-/// A shipped time-sharing scenario, validated.
-fn system(name: &str) -> System {
-    let path = scenario_path(name);
-    let text = std::fs::read_to_string(&path).unwrap();
-    tpsim::models::load_system(&path.display().to_string(), &text).unwrap()
-}
 
 /// A time-sharing scenario given as text, validated.
 fn inline_system(text: &str) -> System {
