@@ -291,13 +291,7 @@ fn pages_read_from_a_program_s_file_are_read_from_the_file_system() {
         );
     let sys = inline_system(&text);
     let arm = sys.devices[0].arm.as_ref().unwrap();
-    let cylinders = 390..400u32;
-    let pairs: f64 = cylinders
-        .clone()
-        .flat_map(|x| cylinders.clone().map(move |y| x.abs_diff(y)))
-        .map(|d| arm.seek.time(d))
-        .sum();
-    let exact = pairs / 100.0 + 0.5 / 60.0 + 1024.0 / 1e6;
+    let exact = crate::mean_seek(&arm.seek, 390..400) + 0.5 / 60.0 + 1024.0 / 1e6;
     let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
     let paging = s.paging.as_ref().unwrap();
     assert!(

@@ -43,6 +43,18 @@ pub fn scenario(name: &str) -> Network {
     tpsim::models::load_network(&path.display().to_string(), &text).unwrap()
 }
 
+/// The mean seek of an arm between two cylinders of `cylinders` drawn
+/// independently and uniformly (distance 0 included), worked out pair by
+/// pair.
+pub fn mean_seek(seek: &tpsim::models::system::SeekCurve, cylinders: std::ops::Range<u32>) -> f64 {
+    let pairs: f64 = cylinders
+        .clone()
+        .flat_map(|x| cylinders.clone().map(move |y| x.abs_diff(y)))
+        .map(|d| seek.time(d))
+        .sum();
+    pairs / f64::from(cylinders.len() as u32).powi(2)
+}
+
 /// A shipped time-sharing scenario, validated.
 pub fn system(name: &str) -> tpsim::models::System {
     let path = scenario_path(name);
