@@ -298,6 +298,8 @@ fn pages_read_from_a_program_s_file_are_read_from_the_file_system() {
         paging.disk_reads > 10_000 && paging.page_writes == 0,
         "{paging:?}"
     );
+    // Pages are read one at a time: no klusters reported.
+    assert_eq!(paging.klustered_pages, None);
     let disk = s.stations.iter().find(|d| d.name == "disk").unwrap();
     assert!(disk.throughput * s.sim_time > 50_000.0, "{disk:?}");
     let mean_service = disk.utilization / disk.throughput;
