@@ -142,6 +142,18 @@ fn time_truncates_to_its_resolution_and_the_window_holds_cycles_back() {
         "sleep = \"10s\"\nwindow = { from = \"0s\", to = \"30s\" }",
     ));
     assert_eq!(obs.len(), 6);
+    // Run for a day and 100 s: the next day's window opens at 86,400 s
+    // and holds the same three cycles.
+    let (obs, _) = observations(
+        &TIMED
+            .replace("end_time = \"100s\"", "end_time = \"86500s\"")
+            .replace(
+                "sleep = \"10s\"",
+                "sleep = \"10s\"\nwindow = { from = \"0s\", to = \"30s\" }",
+            ),
+    );
+    assert_eq!(obs.len(), 12);
+    assert!((obs[6].start - 86_400.0).abs() < 1e-9, "{:?}", obs[6]);
     // A window that opens at 50 s: cycles at 50, 63.002, ..., 89.006 s.
     let (obs, _) = observations(&TIMED.replace(
         "sleep = \"10s\"",

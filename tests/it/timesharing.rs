@@ -359,6 +359,36 @@ fn logins_are_an_erlang_loss_system() {
 }
 
 #[test]
+fn logins_follow_the_hour_of_the_day_from_the_start_time() {
+    // Logins only between 03:00 and 04:00, 600 an hour, each session 20
+    // minutes; the clock starts at 02:30. Each day users are logged in
+    // only from 1,800 s to 6,600 s after the start (03:00 to 04:20) and,
+    // past the first five minutes, all through the hour and the sessions
+    // that outlast it: a sample there sees about 50 or more logins' worth
+    // of users (the chance of none is e^-50).
+    let text = SESSIONS
+        .replace("end_time = \"2000h\"", "end_time = \"48h\"")
+        .replace("warmup = \"10h\"", "warmup = \"0s\"")
+        .replace("terminals = 8", "terminals = 1000")
+        .replace(
+            "per_hour = [6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6], session = { hyperexp = { mean = \"1h\", scv = 4 } }",
+            "per_hour = [0, 0, 0, 600, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], session = { det = { value = \"20min\" } }, start = \"2.5h\"",
+        );
+    let sys = inline_system(&text);
+    let load = simulate(&sys, seed(sys.settings.seed), 0).load;
+    assert_eq!(load.len(), 48 * 60);
+    for sample in &load {
+        let of_day = sample.time % (24.0 * 3600.0);
+        let logged_in = sample.users > 0;
+        if (2100.0..=6000.0).contains(&of_day) {
+            assert!(logged_in, "no users at {} s", sample.time);
+        } else if !(1800.0..=6600.0).contains(&of_day) {
+            assert!(!logged_in, "{} users at {} s", sample.users, sample.time);
+        }
+    }
+}
+
+#[test]
 fn a_swapped_system_rejects_images_larger_than_user_memory() {
     let text = SESSIONS
         .replace("mean = \"10min\"", "mean = \"20s\"")
