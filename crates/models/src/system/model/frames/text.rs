@@ -586,6 +586,30 @@ mod tests {
     }
 
     #[test]
+    fn a_process_whose_fault_path_finds_its_page_still_being_read_leaves_the_processor() {
+        with_two(|model, ctx, a, b| {
+            let (source, _) = model.text_fault(a, 3, SimTime::ZERO);
+            let p = &mut model.procs[a];
+            (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
+            assert!(model.clock_take_frame(a, ctx));
+            // The second process's fault path runs while the read is under
+            // way: at its end the process waits for that read, off the
+            // processor, and the read's end wakes it.
+            assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
+            model.procs[b].table.faulting = 3;
+            model.recount(b, SimTime::ZERO, |p| p.state = State::Running);
+            model.cpus.idle.remove(0);
+            model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
+            model.fault_path(0, b, Source::InTransit, true, false, ctx);
+            model.fault_path_done(0, b, ctx);
+            assert!(model.cpus.running[0].is_none());
+            assert_eq!(model.procs[b].state, State::Fault);
+            model.clock_place_page(a, SimTime::ZERO);
+            assert_eq!(model.transit_done(a), [b]);
+        });
+    }
+
+    #[test]
     fn a_text_page_taken_without_a_bulk_store_is_read_from_the_program_again() {
         // Text is never written: with no bulk store to hold it, a page
         // taken is read from the program's file as at its first use.
