@@ -4,7 +4,7 @@
 //! that moves with memory size; logins over a day follow Erlang's loss
 //! formula; paging and swapping see the same workload.
 
-use crate::{assert_above, assert_covers, scenario_path, seed, system};
+use crate::{assert_above, assert_covers, assert_proportion, scenario_path, seed, system};
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 use tpsim::core::SimTime;
 use tpsim::models::System;
@@ -386,6 +386,54 @@ fn logins_follow_the_hour_of_the_day_from_the_start_time() {
             assert!(!logged_in, "{} users at {} s", sample.users, sample.time);
         }
     }
+}
+
+#[test]
+fn users_choose_among_three_commands_by_weight() {
+    // Three commands alike but for their names, weighted 1, 2 and 3: each
+    // completion is the middle one with probability 2/6, whatever the
+    // timing, as the choice depends on nothing else.
+    let text = r#"
+    name = "mix"
+    [run]
+    end_time = "20000s"
+    warmup = "100s"
+    [system]
+    quantum = "100ms"
+    [memory]
+    policy = "swapping"
+    size = "4MiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    [users]
+    terminals = 4
+    think = { exp = { mean = "1s" } }
+    commands = [{ class = "a", weight = 1 }, { class = "b", weight = 2 }, { class = "c", weight = 3 }]
+    [[class]]
+    name = "a"
+    cpu = { exp = { mean = "50ms" } }
+    size = "8KiB"
+    [[class]]
+    name = "b"
+    cpu = { exp = { mean = "50ms" } }
+    size = "8KiB"
+    [[class]]
+    name = "c"
+    cpu = { exp = { mean = "50ms" } }
+    size = "8KiB"
+"#;
+    let s = run(&inline_system(text), 0);
+    let done: Vec<u64> = ["a", "b", "c"]
+        .iter()
+        .map(|c| command(&s, c).completions)
+        .collect();
+    let all: u64 = done.iter().sum();
+    assert!(all > 50_000, "{done:?}");
+    assert_proportion("the middle of three commands", done[1], all, 2.0 / 6.0);
 }
 
 #[test]
@@ -829,6 +877,26 @@ fn commands_run_in_the_background_do_not_hold_up_their_users() {
         (processes - little).abs() < 0.03 * little,
         "{processes} vs {little}"
     );
+}
+
+#[test]
+fn each_command_run_in_the_background_draws_its_own_demand() {
+    // One user running every command as `command &`, 100 s apart: each
+    // runs alone, so its response is its own demand (exponential, mean 1
+    // s) plus a fixed read of its image. The median and the 90th
+    // percentile of exponential demands lie ln 5 = 1.6 s apart; some 190
+    // commands put the sample's gap within a few tenths of that.
+    let text = typed_in_background("1.0")
+        .replace("terminals = 4", "terminals = 1")
+        .replace(
+            "think = { exp = { mean = \"10s\" } }",
+            "think = { det = { value = \"100s\" } }",
+        );
+    let s = run(&inline_system(&text), 0);
+    let detached = command(&s, "command&");
+    assert!(detached.completions > 150, "{detached:?}");
+    let gap = detached.response_p90.unwrap() - detached.response_p50.unwrap();
+    assert!(gap > 0.8, "{detached:?}");
 }
 
 #[test]
