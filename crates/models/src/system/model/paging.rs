@@ -677,3 +677,75 @@ impl SystemModel<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::frames::tests::with_process_at;
+
+    /// Two classes, each with 10 pages of shared text in a 40-page image,
+    /// under replacement by process.
+    const TWO_TEXTS: &str = r#"
+        name = "texts"
+        [run]
+        end_time = "10s"
+        [system]
+        quantum = "100ms"
+        [memory]
+        policy = "paging"
+        size = "64KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        rate = "1MB/s"
+        [users]
+        terminals = 1
+        think = { exp = { mean = "1s" } }
+        commands = [{ class = "a", weight = 1 }, { class = "b", weight = 1 }]
+        [[class]]
+        name = "a"
+        cpu = { exp = { mean = "1s" } }
+        size = "40KiB"
+        text = "10KiB"
+        locality = { cfl = { b = "10ms", c = 10 } }
+        [[class]]
+        name = "b"
+        cpu = { exp = { mean = "1s" } }
+        size = "40KiB"
+        text = "10KiB"
+        locality = { cfl = { b = "10ms", c = 10 } }
+    "#;
+
+    #[test]
+    fn replacement_never_takes_the_faulting_process_s_text() {
+        with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
+            assert_eq!(model.procs[pid].class, 0);
+            // Both texts resident, class 0's used longer ago: it would be
+            // the one taken, but for the process of that class faulting.
+            for (class, last_used) in [(0, 1), (1, 5)] {
+                let text = &mut model.texts[class];
+                text.held.resident = 10;
+                text.last_used = SimTime::from_secs(last_used);
+            }
+            model.steal(2, pid, ctx);
+            assert_eq!(model.texts[0].held.resident, 10);
+            assert_eq!(model.texts[1].held.resident, 8);
+            // Nor the text of a process on a processor: with class 1
+            // running, neither text is taken.
+            let owner = model.procs[pid].owner;
+            let other = model.spawn(1, owner, SimTime::ZERO);
+            model.cpus.running[0] = Some(Burst {
+                pid: other,
+                kind: BurstKind::User(Outcome::Quantum),
+                start: SimTime::ZERO,
+                interrupt_end: SimTime::ZERO,
+                switch_end: SimTime::ZERO,
+                end: SimTime::from_secs(1),
+            });
+            model.steal(2, pid, ctx);
+            assert_eq!(model.texts[0].held.resident, 10);
+            assert_eq!(model.texts[1].held.resident, 8);
+        });
+    }
+}
