@@ -718,6 +718,33 @@ mod tests {
     "#;
 
     #[test]
+    fn replacement_takes_from_the_holder_used_least_recently() {
+        with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
+            // Another process of class 1 last ran at 3 s, with 5 pages;
+            // class 1's text was last used at 5 s: the process loses its
+            // pages first, then the text.
+            let owner = model.procs[pid].owner;
+            let other = model.spawn(1, owner, SimTime::ZERO);
+            model.procs[other].held.resident = 5;
+            model.procs[other].last_run = SimTime::from_secs(3);
+            model.reindex(other);
+            let text = &mut model.texts[1];
+            text.held.resident = 10;
+            text.last_used = SimTime::from_secs(5);
+            model.steal(7, pid, ctx);
+            assert_eq!(model.procs[other].held.resident, 0);
+            assert_eq!(model.texts[1].held.resident, 8);
+            // Used before the process last ran, the text goes first.
+            model.procs[other].held.resident = 5;
+            model.reindex(other);
+            model.texts[1].last_used = SimTime::from_secs(2);
+            model.steal(3, pid, ctx);
+            assert_eq!(model.procs[other].held.resident, 5);
+            assert_eq!(model.texts[1].held.resident, 5);
+        });
+    }
+
+    #[test]
     fn replacement_never_takes_the_faulting_process_s_text() {
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
             assert_eq!(model.procs[pid].class, 0);
