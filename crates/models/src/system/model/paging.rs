@@ -718,6 +718,39 @@ mod tests {
     "#;
 
     #[test]
+    fn pages_taken_are_written_back_as_often_as_the_class_dirties_them() {
+        let text = TWO_TEXTS
+            .replacen(
+                "size = \"40KiB\"",
+                "size = \"40KiB\"\n        dirty = 0.3",
+                1,
+            )
+            .replacen(
+                "size = \"40KiB\"\n        text",
+                "size = \"40KiB\"\n        dirty = 1.0\n        text",
+                1,
+            );
+        with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
+            // Each of 20,000 pages taken is dirty with probability 0.3: a
+            // binomial count, standard deviation 65.
+            model.procs[pid].held.resident = 20_000;
+            model.evict(model.holder(pid), 20_000, ctx);
+            let writes = model.stats.counters.page_writes;
+            assert!(writes.abs_diff(6_000) < 5 * 65, "{writes}");
+            // Text is never written.
+            model.texts[0].held.resident = 100;
+            model.evict(Holder::Text { class: 0 }, 100, ctx);
+            assert_eq!(model.stats.counters.page_writes, writes);
+            // A class whose pages are all dirty writes every one.
+            let owner = model.procs[pid].owner;
+            let other = model.spawn(1, owner, SimTime::ZERO);
+            model.procs[other].held.resident = 10;
+            model.evict(model.holder(other), 10, ctx);
+            assert_eq!(model.stats.counters.page_writes, writes + 10);
+        });
+    }
+
+    #[test]
     fn replacement_takes_from_the_holder_used_least_recently() {
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
             // Another process of class 1 last ran at 3 s, with 5 pages;
