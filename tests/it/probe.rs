@@ -248,6 +248,48 @@ fn the_probe_measures_what_the_users_get_and_adds_its_own_load() {
 }
 
 #[test]
+fn under_swapping_the_probe_holds_its_benchmark_s_private_image_and_notes_what_runs() {
+    // TIMED with 4 KiB of each benchmark's 10 KiB image shared text, and
+    // the user typing one `edit` at 52 s, which is on the processor (1 ms
+    // + 0.1 s) when the fifth cycle starts at 52.008 s: that cycle's first
+    // observation notes one user process, running, and its image's 10 KiB
+    // taken from free memory. Sampled every second, the benchmark holds its
+    // 6 KiB of private image for about 3 s of every 13.002 s cycle.
+    let text = TIMED
+        .replace("value = \"100000s\"", "value = \"52s\"")
+        .replace(
+            "cpu = { det = { value = \"2s\" } }\n    size = \"10KiB\"",
+            "cpu = { det = { value = \"2s\" } }\n    size = \"10KiB\"\n    text = \"4KiB\"",
+        )
+        .replace(
+            "cpu = { det = { value = \"1s\" } }\n    size = \"10KiB\"",
+            "cpu = { det = { value = \"1s\" } }\n    size = \"10KiB\"\n    text = \"4KiB\"",
+        )
+        .replace("[run]", "[run]\nload_interval = \"1s\"");
+    assert_eq!(text.matches("text = ").count(), 2);
+    let (obs, summary) = observations(&text);
+    let noted: Vec<(u32, u32, u32, u64)> = obs
+        .iter()
+        .map(|o| (o.users, o.processes, o.runnable, o.free_memory))
+        .collect();
+    let fifth = obs
+        .iter()
+        .position(|o| (o.start - 52.008).abs() < 1e-6)
+        .expect("a cycle starts at 52.008 s");
+    for (i, n) in noted.iter().enumerate() {
+        let expected = if i == fifth {
+            (1, 1, 1, (1 << 20) - 10 * 1024)
+        } else {
+            (1, 0, 0, 1 << 20)
+        };
+        assert_eq!(*n, expected, "observation {i}: {:?}", obs[i]);
+    }
+    let share = summary.probe.unwrap().memory_share;
+    let held = 6.0 / 1024.0 * 3.0 / 13.0;
+    assert!((share - held).abs() < 0.1 * held, "{share} vs {held}");
+}
+
+#[test]
 fn under_paging_the_probe_notes_free_frames_and_holds_its_benchmark_s_pages() {
     // TIMED paged: each benchmark touches its ten pages at once and faults
     // them in (about 1 ms each) before it runs; at every benchmark's start
