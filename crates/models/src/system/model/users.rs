@@ -374,3 +374,56 @@ impl SystemModel<'_> {
         self.admit(pid, ctx);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::frames::tests::with_process_at;
+
+    /// Logins all day; the scenario's other settings hardly matter.
+    const LOGINS: &str = r#"
+        name = "logins"
+        [run]
+        end_time = "10s"
+        [system]
+        quantum = "100ms"
+        [memory]
+        policy = "swapping"
+        size = "64KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        rate = "1MB/s"
+        [users]
+        terminals = 4
+        think = { exp = { mean = "1s" } }
+        commands = [{ class = "job", weight = 1 }]
+        login = { per_hour = [60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60], session = { exp = { mean = "1h" } } }
+        [[class]]
+        name = "job"
+        cpu = { exp = { mean = "1s" } }
+        size = "8KiB"
+    "#;
+
+    #[test]
+    fn each_login_draws_from_streams_of_its_own() {
+        with_process_at(LOGINS, SimTime::ZERO, |model, ctx, _| {
+            for _ in 0..3 {
+                model.login(true, ctx);
+            }
+            let firsts: std::collections::BTreeMap<u64, u64> = model
+                .owners
+                .iter_mut()
+                .filter_map(|(_, o)| match o.kind {
+                    OwnerKind::User { index, .. } => Some((index, o.rngs.think.random::<u64>())),
+                    _ => None,
+                })
+                .collect();
+            // Numbered 1, 2, 3, and so named: no two draw the same.
+            assert_eq!(firsts.keys().copied().collect::<Vec<_>>(), [1, 2, 3]);
+            let draws: std::collections::BTreeSet<u64> = firsts.values().copied().collect();
+            assert_eq!(draws.len(), 3, "three users, three think streams");
+        });
+    }
+}
