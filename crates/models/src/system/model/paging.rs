@@ -718,7 +718,7 @@ mod tests {
     "#;
 
     #[test]
-    fn pages_taken_are_written_back_as_often_as_the_class_dirties_them() {
+    fn pages_taken_are_counted_and_written_back_as_often_as_the_class_dirties_them() {
         let text = TWO_TEXTS
             .replacen(
                 "size = \"40KiB\"",
@@ -747,6 +747,8 @@ mod tests {
             model.procs[other].held.resident = 10;
             model.evict(model.holder(other), 10, ctx);
             assert_eq!(model.stats.counters.page_writes, writes + 10);
+            // Every page taken is counted as stolen, written or not.
+            assert_eq!(model.stats.counters.pages_stolen, 20_110);
         });
     }
 
