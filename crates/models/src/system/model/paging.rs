@@ -753,6 +753,27 @@ mod tests {
     }
 
     #[test]
+    fn a_full_bulk_store_pushes_its_oldest_pages_on_to_the_disk() {
+        // TWO_TEXTS with a bulk store of 64 pages in front of the disk:
+        // every page taken goes to it, and what it cannot hold, oldest
+        // first, goes on to the disk.
+        let text = TWO_TEXTS.replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        bulk_store = \"drum\"\n        bulk_store_size = \"64KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        [[device]]",
+        );
+        with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
+            model.procs[pid].held.resident = 101;
+            model.evict(model.holder(pid), 100, ctx);
+            assert_eq!(model.bulk.used, 64);
+            assert_eq!(model.procs[pid].held.on_bulk, 64);
+            assert_eq!(model.stats.counters.page_writes, 100 + 36);
+            model.evict(model.holder(pid), 1, ctx);
+            assert_eq!(model.bulk.used, 64);
+            assert_eq!(model.stats.counters.page_writes, 138);
+        });
+    }
+
+    #[test]
     fn replacement_takes_from_the_holder_used_least_recently() {
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
             // Another process of class 1 last ran at 3 s, with 5 pages;
