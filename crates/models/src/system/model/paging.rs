@@ -770,6 +770,14 @@ mod tests {
             model.evict(model.holder(pid), 1, ctx);
             assert_eq!(model.bulk.used, 64);
             assert_eq!(model.stats.counters.page_writes, 138);
+            // Twenty pages read back leave stale entries in the age queue;
+            // compacting it keeps as many as the pages still there.
+            model.procs[pid].held.on_bulk -= 20;
+            model.bulk.used -= 20;
+            assert_eq!(model.bulk.age.len(), 64);
+            model.compact(Queue::Bulk);
+            assert_eq!(model.bulk.age.len(), 44);
+            assert_eq!(model.procs[pid].held.bulk_entries, 44);
         });
     }
 
