@@ -333,7 +333,8 @@ fn a_klustered_read_transfers_its_cluster_in_one_request() {
             "size = \"200KiB\"",
             "size = \"160KiB\"\nkluster = 4\nswapper = false",
         );
-    let s = simulate(&inline_system(&text), seed(12), 0).summary;
+    let sys = inline_system(&text);
+    let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
     let paging = s.paging.as_ref().unwrap();
     let klustered = paging.klustered_pages.unwrap();
     let (reads, writes) = (paging.disk_reads, paging.page_writes);
