@@ -559,3 +559,37 @@ fn multics_under_the_clock_runs_with_the_hand_moved_by_faults_not_the_daemon() {
         0.0,
     );
 }
+
+#[test]
+fn memory_occupancy_is_the_fraction_of_frames_held() {
+    // FIVE_PHASES with a background process that never sleeps and whose
+    // phases each cover all of its 60 pages, and a user who never types a
+    // command: after its first touches, before the warm-up ends, the
+    // process holds 60 of the 200 frames for good.
+    let text = FIVE_PHASES
+        .replace(
+            "end_time = \"4000s\"",
+            "end_time = \"2000s\"\nwarmup = \"100s\"",
+        )
+        .replace(
+            "think = { exp = { mean = \"1s\" } }",
+            "think = { det = { value = \"1000000s\" } }",
+        )
+        + r#"
+[[class]]
+name = "daemon"
+cpu = { det = { value = "100000s" } }
+size = "60KiB"
+locality = { phases = { set = 60, phase = { det = { value = "1s" } }, reference = "1us" } }
+[[background]]
+name = "cron"
+class = "daemon"
+sleep = { det = { value = "60s" } }
+"#;
+    let sys = inline_system(&text);
+    let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+    assert_eq!(s.paging.as_ref().unwrap().faults, 0, "{:?}", s.paging);
+    assert_eq!(s.classes[0].completions, 0, "{:?}", s.classes[0]);
+    let memory = s.memory.as_ref().unwrap();
+    assert!((memory.mean_occupancy - 0.3).abs() < 1e-9, "{memory:?}");
+}

@@ -655,6 +655,38 @@ fn background_processes_cycle_and_sleepers_are_swapped_out_first() {
     assert!((3.1..3.6).contains(&p50), "{user:?}");
 }
 
+#[test]
+fn a_process_swapped_in_stays_two_seconds_before_the_age_rules_take_it() {
+    // Three background processes that never sleep and memory for one: each
+    // out in turn longer than 3 s, so the swapper's only limit is V7's
+    // other age rule, that a busy process goes out only after 2 s in. A
+    // cycle is then 2 s in, a swap-out and a swap-in (10 ms seek and 60 KiB
+    // at 1 MB/s each), with the processor idle during the two transfers.
+    let text = SLEEPER
+        .replace("value = \"50ms\"", "value = \"100000s\"")
+        .replace("class = \"daemon\"", "class = \"daemon\"\n    count = 3")
+        .replace("mean = \"20s\"", "mean = \"1000000s\"");
+    let s = run(&inline_system(&text), 0);
+    let transfer = 0.010 + 61_440.0 / 1e6;
+    let cycle = 2.0 + 2.0 * transfer;
+    let span = s.sim_time - s.warmup;
+    let swaps = s.swapping.as_ref().unwrap();
+    let rate = swaps.swap_ins as f64 / span;
+    assert!((rate * cycle - 1.0).abs() < 0.005, "{rate}/s, {swaps:?}");
+    let idle = s.cpu.as_ref().unwrap().idle;
+    assert!((idle - 2.0 * transfer / cycle).abs() < 0.005, "idle {idle}");
+    // One 60 KiB image of the 100 KiB is held all the time: memory is
+    // given back at the end of a swap-out and taken at the start of the
+    // swap-in that follows it. The process in memory is counted in the
+    // multiprogramming level while it runs, not while it moves.
+    let memory = s.memory.as_ref().unwrap();
+    assert!((memory.mean_occupancy - 0.6).abs() < 1e-9, "{memory:?}");
+    assert!(
+        (memory.mean_multiprogramming - 2.0 / cycle).abs() < 0.005,
+        "{memory:?}"
+    );
+}
+
 const MULTILEVEL: &str = r#"
     name = "multilevel"
     [run]
