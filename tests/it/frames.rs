@@ -587,9 +587,21 @@ class = "daemon"
 sleep = { det = { value = "60s" } }
 "#;
     let sys = inline_system(&text);
-    let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+    let run = simulate(&sys, seed(sys.settings.seed), 0);
+    let s = run.summary;
     assert_eq!(s.paging.as_ref().unwrap().faults, 0, "{:?}", s.paging);
     assert_eq!(s.classes[0].completions, 0, "{:?}", s.classes[0]);
     let memory = s.memory.as_ref().unwrap();
     assert!((memory.mean_occupancy - 0.3).abs() < 1e-9, "{memory:?}");
+    // The lifetime function has one point: all of the time after the
+    // warm-up at 60 pages but the quantum still running at the end (it is
+    // metered when it ends), without a fault; sizes never run at are left
+    // out.
+    assert_eq!(run.lifetime.len(), 1, "{:?}", run.lifetime);
+    let point = &run.lifetime[0];
+    assert_eq!(
+        (point.class.as_str(), point.resident_pages, point.faults),
+        ("daemon", 60, 0)
+    );
+    assert!((1899.9..=1900.0).contains(&point.cpu_seconds), "{point:?}");
 }
