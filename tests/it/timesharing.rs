@@ -667,6 +667,20 @@ fn a_process_swapped_in_stays_two_seconds_before_the_age_rules_take_it() {
         .replace("class = \"daemon\"", "class = \"daemon\"\n    count = 3")
         .replace("mean = \"20s\"", "mean = \"1000000s\"");
     let s = run(&inline_system(&text), 0);
+    // The classes reported are what users type and the background
+    // processes, not the class those processes run.
+    let classes: Vec<_> = s
+        .classes
+        .iter()
+        .map(|c| (c.name.as_str(), c.kind))
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            ("command", ClassKind::Command),
+            ("cron", ClassKind::Background)
+        ]
+    );
     let transfer = 0.010 + 61_440.0 / 1e6;
     let cycle = 2.0 + 2.0 * transfer;
     let span = s.sim_time - s.warmup;

@@ -312,10 +312,9 @@ impl SystemModel<'_> {
             .iter()
             .zip(&self.stats.classes)
             .enumerate()
-            // The shell's class is no command, unless users type it too.
-            .filter(|&(c, _)| {
-                sys.users.shell != Some(c) || sys.users.mix.iter().any(|m| m.class == c)
-            })
+            // The classes users type; not the shell's class or a class only
+            // background processes run, unless users type it too.
+            .filter(|&(c, _)| sys.users.mix.iter().any(|m| m.class == c))
             .map(|(_, (spec, stats))| class_summary(&spec.name, ClassKind::Command, stats))
             .collect();
         // Commands run in the background are listed as `NAME&`, for the
