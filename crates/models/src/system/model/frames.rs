@@ -1620,6 +1620,26 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn under_load_control_a_command_with_no_history_is_taken_to_need_its_image() {
+        // The working set's load control admits a command by its owner's
+        // last resident set; with none yet, by its whole image (40 pages).
+        let text = TEN_PAGE_SETS.replace(
+            "replacement = \"clock\"",
+            "replacement = \"working-set\"\n        tau = \"5ms\"",
+        );
+        with_process(&text, |model, _, pid| {
+            let owner = model.procs[pid].owner;
+            for (history, estimate) in [(None, 40.0), (Some(7.0), 7.0)] {
+                model.owners[owner].working_set = history;
+                model.wait_eligible(pid);
+                let award = model.eligibility.award().expect("nothing else waits");
+                assert_eq!((award.pid, award.estimate), (pid, estimate));
+                model.eligibility.release(award.estimate);
+            }
+        });
+    }
+
+    #[test]
     fn a_late_fault_frees_what_was_not_referenced_since_the_one_before() {
         let text = TEN_PAGE_SETS.replace(
             "replacement = \"clock\"",

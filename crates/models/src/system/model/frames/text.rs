@@ -394,7 +394,7 @@ impl SystemModel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+    use crate::system::model::frames::tests::{TEN_PAGE_SETS, give, with_process_at};
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
     /// text, and one phase over the whole image.
@@ -467,6 +467,31 @@ mod tests {
                 [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]
             );
             model.check_frames();
+        });
+    }
+
+    #[test]
+    fn a_working_set_estimate_counts_the_text_pages_resident_in_the_set() {
+        // Under the working set's load control, a process giving up
+        // eligibility leaves its resident set as its owner's estimate: its
+        // private pages and the shared text's pages resident in its set.
+        let text = shared().replace(
+            "replacement = \"clock\"",
+            "replacement = \"working-set\"\n        tau = \"5ms\"",
+        );
+        with_process_at(&text, SimTime::ZERO, |model, _, pid| {
+            model.wait_eligible(pid);
+            let award = model.eligibility.award().expect("nothing else waits");
+            (model.procs[pid].eligible, model.procs[pid].estimate) = (true, award.estimate);
+            for page in 20..25 {
+                give(model, pid, page);
+            }
+            for page in [0, 7, 19] {
+                read_in(model, page);
+            }
+            assert!(model.give_up_eligibility(pid));
+            let owner = model.procs[pid].owner;
+            assert_eq!(model.owners[owner].working_set, Some(8.0));
         });
     }
 
