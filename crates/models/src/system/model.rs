@@ -1650,9 +1650,6 @@ impl Runnable for SystemModel<'_> {
     }
 }
 
-/// Processor time to the next I/O request: exponential with mean
-/// `demand / count`, so that a command of mean demand makes `count` requests
-/// on average; never, without I/O.
 /// Processor time to the next segment fault of a command of `spec` whose
 /// demand is `demand` seconds; no draw for a class without them.
 fn next_segment_fault(spec: &CommandClass, demand: f64, rng: &mut Stream) -> SimTime {
@@ -1660,6 +1657,9 @@ fn next_segment_fault(spec: &CommandClass, demand: f64, rng: &mut Stream) -> Sim
         .map_or(SimTime::MAX, |sf| next_io(sf.per_command, demand, rng))
 }
 
+/// Processor time to the next I/O request: exponential with mean
+/// `demand / count`, so that a command of mean demand makes `count` requests
+/// on average; never, without I/O.
 fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
     if count <= 0.0 || demand <= 0.0 {
         return SimTime::MAX;
