@@ -718,6 +718,23 @@ mod tests {
     "#;
 
     #[test]
+    fn a_holder_names_one_process_not_the_next_in_its_slot() {
+        // Entries in the free pool's age queue outlive their process: one
+        // left by a process that exited must not reach the process given
+        // its slot next.
+        with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
+            let holder = model.holder(pid);
+            let owner = model.procs[pid].owner;
+            model.count(pid, false);
+            model.exit(pid, ctx);
+            let next = model.spawn(0, owner, SimTime::ZERO);
+            assert_eq!(next, pid, "the slot is reused");
+            assert!(model.held_mut(holder).is_none());
+            assert!(model.held_mut(model.holder(next)).is_some());
+        });
+    }
+
+    #[test]
     fn pages_taken_are_counted_and_written_back_as_often_as_the_class_dirties_them() {
         let text = TWO_TEXTS
             .replacen(
