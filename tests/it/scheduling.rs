@@ -86,6 +86,21 @@ fn a_typed_command_preempts_a_compute_bound_process_under_unix_only() {
     let switches = |s: &Summary| s.cpu.as_ref().unwrap().context_switch * 30.0 / 0.001;
     assert!((switches(&rr) - 5.0).abs() < 1e-6, "{}", switches(&rr));
     assert!((switches(&unix) - 5.0).abs() < 1e-6, "{}", switches(&unix));
+    // With two processors, each running a hog, the command takes one of
+    // them at once too, rather than waiting for the next rescheduling
+    // check at 11 s (0.701 s).
+    let two = HOG
+        .replace("round-robin", "unix")
+        .replace("quantum = \"1s\"", "cpus = 2\n    quantum = \"1s\"")
+        .replace("class = \"crunch\"", "class = \"crunch\"\n    count = 2");
+    let two = simulate(&load(&two), 1, 0).summary;
+    assert_eq!(two.cpu.as_ref().unwrap().cpus, 2);
+    let command = class(&two, "command");
+    assert_eq!(command.completions, 2);
+    assert!(
+        (command.mean_response.unwrap() - 0.201).abs() < 1e-7,
+        "{command:?}"
+    );
 }
 
 /// Two compute-bound background processes, one of them `nice` (the one
