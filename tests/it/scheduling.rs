@@ -369,6 +369,39 @@ fn multics_quanta_double_by_level_and_working_sets_must_fit() {
 }
 
 #[test]
+fn under_multics_a_process_made_eligible_later_does_not_preempt_an_earlier_one() {
+    // MULTICS with room for every working set, and a background process
+    // that runs 1 ms every 50 ms or so. A command preempts the hog as it is
+    // let in (level 0 before level 2); the ticker, made eligible again
+    // while the command runs, stands behind it (the same level, a later
+    // award) and waits for it to finish. Neither command is typed during a
+    // ticker's burst, so each takes its switch and its 0.2 s: 0.201 s. A
+    // ticker that took the processor, even to hand it straight back to the
+    // better-ranked command, would cost it a switch each time.
+    let text = MULTICS.replace(
+        "min_eligible = 1, working_set_factor = 8",
+        "working_set_factor = 0",
+    ) + r#"
+    [[class]]
+    name = "tick"
+    cpu = { det = { value = "1ms" } }
+    size = "10KiB"
+    [[background]]
+    name = "ticker"
+    class = "tick"
+    sleep = { det = { value = "50ms" } }
+"#;
+    let s = simulate(&load(&text), 1, 0).summary;
+    let command = class(&s, "command");
+    assert_eq!(command.completions, 2);
+    assert!(
+        (command.mean_response.unwrap() - 0.201).abs() < 1e-6,
+        "{command:?}"
+    );
+    assert!(class(&s, "ticker").completions > 500);
+}
+
+#[test]
 fn under_multics_paging_a_first_command_is_taken_to_need_no_pages() {
     // MULTICS paged, with a 1,100 KiB command: more than the 1,024 pages
     // the eligible working sets may take. A command with no history is
