@@ -458,6 +458,13 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
     assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
     assert_eq!(lisp.completions, 0);
     assert!(command(&swapped, "edit").completions > 1000);
+    // An image of exactly the 4 MiB of user memory fits, alone.
+    let mut exact = inline_system(&text.replace("size = \"8MiB\"", "size = \"4MiB\""));
+    exact.settings.end_time = SimTime::from_secs(40 * 3600);
+    let lisp = run(&exact, 0);
+    let lisp = command(&lisp, "lisp");
+    assert_eq!(lisp.rejected, Some(0));
+    assert!(lisp.completions > 100, "{lisp:?}");
     // Under paging, the same commands run.
     let Policy::Swapping { device } = sys.memory.policy else {
         unreachable!()
