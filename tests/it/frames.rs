@@ -611,3 +611,41 @@ sleep = { det = { value = "60s" } }
     );
     assert!((1899.9..=1900.0).contains(&point.cpu_seconds), "{point:?}");
 }
+
+#[test]
+fn pages_taken_and_read_back_are_read_from_the_swap_area() {
+    // FIVE_PHASES on the disk of the test above, in 20 frames for sets of
+    // 30 pages, every first touch a zero fill and every page taken dirty:
+    // each request is a page written to the swap area or read back from
+    // it, on a uniform cylinder of the swap area's ten, so a request's
+    // mean service is the mean seek over those cylinders' pairs, half a
+    // revolution and the transfer.
+    let text = FIVE_PHASES
+        .replace(
+            "seek = { exp = { mean = \"10ms\" } }",
+            "rpm = 3600\narm = { cylinders = 400, track = \"4ms\", average = \"25ms\", full = \"45ms\" }\nswap_area = [0, 9]\nfile_system = [390, 399]",
+        )
+        .replace("size = \"200KiB\"", "size = \"20KiB\"")
+        .replace(
+            "size = \"100KiB\"",
+            "size = \"100KiB\"\ndirty = 1.0\nzero_fill = 1.0",
+        );
+    let sys = inline_system(&text);
+    let arm = sys.devices[0].arm.as_ref().unwrap();
+    let exact = crate::mean_seek(&arm.seek, 0..10) + 0.5 / 60.0 + 1024.0 / 1e6;
+    let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+    let paging = s.paging.as_ref().unwrap();
+    assert!(
+        paging.disk_reads > 1_000 && paging.page_writes > 1_000,
+        "{paging:?}"
+    );
+    // About 2,700 requests with a standard deviation of about 5 ms: a
+    // standard error of 0.1 ms. Reads sent to the file system would make
+    // the arm cross the disk between them and the writes.
+    let disk = s.stations.iter().find(|d| d.name == "disk").unwrap();
+    let mean_service = disk.utilization / disk.throughput;
+    assert!(
+        (mean_service - exact).abs() < 0.0005,
+        "{mean_service} vs {exact}"
+    );
+}
