@@ -1431,6 +1431,14 @@ pub(super) mod tests {
         test(model, ctx, pid);
     }
 
+    /// Makes `pid` eligible as an award would, without running it.
+    pub(in crate::system::model) fn make_eligible(model: &mut SystemModel, pid: usize) {
+        model.wait_eligible(pid);
+        let award = model.eligibility.award().expect("nothing else waits");
+        assert_eq!(award.pid, pid);
+        (model.procs[pid].eligible, model.procs[pid].estimate) = (true, award.estimate);
+    }
+
     /// The fraction of `n` looks that find the page in frame 0 referenced
     /// when its owner ran `exposure` since the last look, which was at
     /// `decided` of its processor time.

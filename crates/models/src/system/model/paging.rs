@@ -681,7 +681,7 @@ impl SystemModel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::frames::tests::with_process_at;
+    use crate::system::model::frames::tests::{make_eligible, with_process_at};
 
     /// Two classes, each with 10 pages of shared text in a 40-page image,
     /// under replacement by process.
@@ -716,6 +716,22 @@ mod tests {
         text = "10KiB"
         locality = { cfl = { b = "10ms", c = 10 } }
     "#;
+
+    #[test]
+    fn a_working_set_estimate_counts_the_class_s_resident_text() {
+        // Under replacement by process a process giving up eligibility
+        // leaves as its owner's estimate its private pages and the
+        // resident pages of its class's text.
+        with_process_at(TWO_TEXTS, SimTime::ZERO, |model, _, pid| {
+            make_eligible(model, pid);
+            model.procs[pid].held.resident = 5;
+            model.texts[0].held.resident = 3;
+            model.texts[1].held.resident = 7;
+            assert!(model.give_up_eligibility(pid));
+            let owner = model.procs[pid].owner;
+            assert_eq!(model.owners[owner].working_set, Some(8.0));
+        });
+    }
 
     #[test]
     fn a_holder_names_one_process_not_the_next_in_its_slot() {

@@ -394,7 +394,9 @@ impl SystemModel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::frames::tests::{TEN_PAGE_SETS, give, with_process_at};
+    use crate::system::model::frames::tests::{
+        TEN_PAGE_SETS, give, make_eligible, with_process_at,
+    };
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
     /// text, and one phase over the whole image.
@@ -480,9 +482,7 @@ mod tests {
             "replacement = \"working-set\"\n        tau = \"5ms\"",
         );
         with_process_at(&text, SimTime::ZERO, |model, _, pid| {
-            model.wait_eligible(pid);
-            let award = model.eligibility.award().expect("nothing else waits");
-            (model.procs[pid].eligible, model.procs[pid].estimate) = (true, award.estimate);
+            make_eligible(model, pid);
             for page in 20..25 {
                 give(model, pid, page);
             }
