@@ -191,6 +191,35 @@ fn with_memory_to_spare_the_system_is_the_central_server_network() {
     );
 }
 
+#[test]
+fn the_mva_of_a_time_sharing_system_names_what_it_leaves_out() {
+    // The scenario's own: memory never short, and exec's reads of a fixed
+    // size (service of SCV 0) at the programs' device.
+    let base = system("timesharing-central-server");
+    let caveats = ClosedModel::of_system(&base).unwrap().caveats;
+    assert_eq!(
+        caveats,
+        [
+            "memory is taken to be never short: page faults and swaps are left out",
+            "device \"programs\" is FCFS with non-exponential service (SCV 0.000): not product form",
+        ]
+    );
+    let mut sys = base.clone();
+    sys.cpu.scheduler = tpsim::models::system::Scheduler::Unix;
+    sys.cpu.context_switch = SimTime::from_nanos(1_000);
+    sys.cpu.max_multiprogramming = Some(3);
+    sys.users.mix[0].detached = 0.5;
+    let mut expected = vec![caveats[0].as_str()];
+    expected.extend([
+        "commands run in the background are taken as waited for",
+        "context switches are left out",
+        "the processor is taken to be shared equally (round robin); the unix scheduler's priorities are left out",
+        "the eligibility limit is left out",
+        caveats[1].as_str(),
+    ]);
+    assert_eq!(ClosedModel::of_system(&sys).unwrap().caveats, expected);
+}
+
 /// The throughput of `replications` runs of `sys` with `users` users and
 /// `memory_kib` KiB of memory.
 fn throughputs(sys: &System, users: u32, memory_kib: u64, replications: u64) -> Vec<f64> {
