@@ -1733,6 +1733,10 @@ pub(super) mod tests {
             model.procs[pid].table.faulting = 8;
             model.procs[pid].fault_from_file = true;
             assert_eq!(model.kluster(pid), 0);
+            // So is a page of the shared text.
+            model.procs[pid].fault_from_file = false;
+            model.procs[pid].fault_in_text = true;
+            assert_eq!(model.kluster(pid), 0);
         });
     }
 
