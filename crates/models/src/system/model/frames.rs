@@ -1738,6 +1738,32 @@ pub(super) mod tests {
             model.procs[pid].fault_in_text = true;
             assert_eq!(model.kluster(pid), 0);
         });
+        // With a bulk store in front of the disk, a page read from the bulk
+        // store comes alone, one read from the disk with its cluster.
+        let text = text.replace(
+            "kluster = 4\n        [[device]]",
+            "kluster = 4\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"16KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        [[device]]",
+        );
+        with_process(&text, |model, _, pid| {
+            for page in [4, 5, 7] {
+                model.procs[pid].table.entries[page] = Pte::Out;
+            }
+            model.procs[pid].table.faulting = 5;
+            model.procs[pid].fault_from_file = false;
+            let device = |name| {
+                model
+                    .sys
+                    .devices
+                    .iter()
+                    .position(|d| d.name == name)
+                    .unwrap()
+            };
+            let (drum, disk) = (device("drum"), device("disk"));
+            model.procs[pid].fault_source = Source::Read(drum);
+            assert_eq!(model.kluster(pid), 0);
+            model.procs[pid].fault_source = Source::Read(disk);
+            assert_eq!(model.kluster(pid), 2);
+        });
     }
 
     #[test]
