@@ -110,6 +110,7 @@ fn set_sizes_sample_every_process_in_the_multiprogramming_set() {
     // Two meters of the same thing by two paths: the multiprogramming
     // level each load sample records, and the processes the set-size
     // sampler files by class, summed.
+    let mut at_end = 0;
     for name in ["multics-usl-1975", "berkeley-1979-paged", "thrashing-clock"] {
         let path = scenario_path(name);
         let mut sys = tpsim::models::load_system(
@@ -129,6 +130,19 @@ fn set_sizes_sample_every_process_in_the_multiprogramming_set() {
         let resident: u64 = run.set_sizes.iter().map(|p| p.resident_samples).sum();
         assert!(in_memory > 0, "{name}");
         assert_eq!(resident, in_memory, "{name}");
+        // Only page counts something was sampled at are listed.
+        assert!(
+            run.set_sizes
+                .iter()
+                .all(|p| p.resident_samples > 0 || p.working_set_samples > 0),
+            "{name}"
+        );
+        // Samples taken before the warm-up's end are marked so; a sample
+        // at its very end (in two of the three) is not before it.
+        at_end += run.load.iter().filter(|l| l.time == warmup).count();
+        for l in &run.load {
+            assert_eq!(l.warmup, l.time < warmup, "{name}: {l:?}");
+        }
         // Working-set estimates exist under the Multics scheduler only.
         let estimates: u64 = run.set_sizes.iter().map(|p| p.working_set_samples).sum();
         assert_eq!(estimates > 0, name.starts_with("multics"), "{name}");
@@ -136,6 +150,7 @@ fn set_sizes_sample_every_process_in_the_multiprogramming_set() {
             assert_eq!(estimates, in_memory, "{name}");
         }
     }
+    assert_eq!(at_end, 2);
 }
 
 fn replicate(sys: &System, replications: u64) -> Vec<Summary> {
