@@ -596,7 +596,9 @@ sleep = { det = { value = "60s" } }
     let paging = s.paging.as_ref().unwrap();
     assert_eq!(paging.faults, 0, "{paging:?}");
     assert_eq!((paging.tav, paging.disk_fraction), (0.0, 0.0), "{paging:?}");
+    // No command completed: no faults per command either.
     assert_eq!(s.classes[0].completions, 0, "{:?}", s.classes[0]);
+    assert_eq!(s.classes[0].faults_per_command, None);
     let memory = s.memory.as_ref().unwrap();
     assert!((memory.mean_occupancy - 0.3).abs() < 1e-9, "{memory:?}");
     // The lifetime function has one point: all of the time after the

@@ -300,11 +300,8 @@ impl SystemModel<'_> {
         let stationary = matches!(sys.users.population, Population::Fixed(_));
         let class_summary = |name: &str, kind: ClassKind, stats: &ClassStats| ClassSummary {
             rejected: Some(stats.rejected),
-            faults_per_command: Some(if stats.faults.count() > 0 {
-                stats.faults.mean()
-            } else {
-                0.0
-            }),
+            // None when no command completed, as for the response time.
+            faults_per_command: (stats.faults.count() > 0).then(|| stats.faults.mean()),
             ..stats.responses.summary(name, kind, span, stationary)
         };
         let mut classes: Vec<ClassSummary> = sys
