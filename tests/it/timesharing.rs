@@ -752,6 +752,24 @@ fn a_process_swapped_in_stays_two_seconds_before_the_age_rules_take_it() {
     );
 }
 
+#[test]
+fn a_system_that_does_nothing_reports_zeros_not_zero_over_zero() {
+    // SLEEPER without its background process, its one user never done
+    // thinking: the processor is idle throughout, with nothing held back,
+    // and its useful share of the time not idle for light load is 0.
+    let text = SLEEPER
+        .replace(
+            "    [[background]]\n    name = \"cron\"\n    class = \"daemon\"\n    sleep = { det = { value = \"60s\" } }\n",
+            "",
+        )
+        .replace("exp = { mean = \"20s\" }", "det = { value = \"1000000s\" }");
+    assert!(!text.contains("[[background]]"));
+    let s = run(&inline_system(&text), 0);
+    let cpu = s.cpu.as_ref().unwrap();
+    assert_eq!((cpu.idle, cpu.other_idle), (1.0, 1.0), "{cpu:?}");
+    assert_eq!(cpu.useful_of_non_idle, 0.0, "{cpu:?}");
+}
+
 const MULTILEVEL: &str = r#"
     name = "multilevel"
     [run]
