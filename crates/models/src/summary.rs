@@ -373,7 +373,8 @@ pub struct ClassSummary {
     /// memory under swapping); time-sharing model only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected: Option<u64>,
-    /// Mean page faults per completed command; time-sharing model only.
+    /// Mean page faults per completed command; time-sharing model only, and
+    /// left out for a class with no command completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults_per_command: Option<f64>,
 }
