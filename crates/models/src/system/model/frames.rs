@@ -1431,6 +1431,16 @@ pub(super) mod tests {
         test(model, ctx, pid);
     }
 
+    /// The index of the device named `name`.
+    pub(in crate::system::model) fn device(model: &SystemModel, name: &str) -> usize {
+        model
+            .sys
+            .devices
+            .iter()
+            .position(|d| d.name == name)
+            .unwrap()
+    }
+
     /// Makes `pid` eligible as an award would, without running it.
     pub(in crate::system::model) fn make_eligible(model: &mut SystemModel, pid: usize) {
         model.wait_eligible(pid);
@@ -1695,14 +1705,17 @@ pub(super) mod tests {
             "device = \"disk\"\n        [[device]]",
             "device = \"disk\"\n        kluster = 4\n        [[device]]",
         );
-        with_process(&text, |model, ctx, pid| {
-            // Pages 4, 5 and 7 are in the swap area, 6 was never touched; page
-            // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
+        // Pages 4, 5 and 7 are in the swap area, 6 was never touched; page
+        // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
+        let fault_on_5 = |model: &mut SystemModel, pid: usize| {
             for page in [4, 5, 7] {
                 model.procs[pid].table.entries[page] = Pte::Out;
             }
             model.procs[pid].table.faulting = 5;
             model.procs[pid].fault_from_file = false;
+        };
+        with_process(&text, |model, ctx, pid| {
+            fault_on_5(model, pid);
             assert_eq!(model.kluster(pid), 2);
             assert!(model.clock_take_frame(pid, ctx));
             model.clock_place_page(pid, SimTime::ZERO);
@@ -1745,20 +1758,8 @@ pub(super) mod tests {
             "kluster = 4\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"16KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        [[device]]",
         );
         with_process(&text, |model, _, pid| {
-            for page in [4, 5, 7] {
-                model.procs[pid].table.entries[page] = Pte::Out;
-            }
-            model.procs[pid].table.faulting = 5;
-            model.procs[pid].fault_from_file = false;
-            let device = |name| {
-                model
-                    .sys
-                    .devices
-                    .iter()
-                    .position(|d| d.name == name)
-                    .unwrap()
-            };
-            let (drum, disk) = (device("drum"), device("disk"));
+            fault_on_5(model, pid);
+            let (drum, disk) = (device(model, "drum"), device(model, "disk"));
             model.procs[pid].fault_source = Source::Read(drum);
             assert_eq!(model.kluster(pid), 0);
             model.procs[pid].fault_source = Source::Read(disk);

@@ -395,7 +395,7 @@ impl SystemModel<'_> {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{
-        TEN_PAGE_SETS, give, make_eligible, with_process_at,
+        TEN_PAGE_SETS, device, give, make_eligible, with_process_at,
     };
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
@@ -659,15 +659,6 @@ mod tests {
                 "[users]",
                 "[[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        fault_cpu = \"0s\"\n        [users]",
             )
-    }
-
-    fn device(model: &SystemModel, name: &str) -> usize {
-        model
-            .sys
-            .devices
-            .iter()
-            .position(|d| d.name == name)
-            .unwrap()
     }
 
     #[test]
