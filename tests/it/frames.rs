@@ -271,6 +271,10 @@ size = "100KiB"
 locality = { phases = { set = 30, phase = { det = { value = "1s" } }, reference = "1us" } }
 "#;
 
+/// FIVE_PHASES's disk given an arm: 400 cylinders, the swap area at one
+/// end and the file system at the other.
+const ARMED_DISK: &str = "rpm = 3600\narm = { cylinders = 400, track = \"4ms\", average = \"25ms\", full = \"45ms\" }\nswap_area = [0, 9]\nfile_system = [390, 399]";
+
 #[test]
 fn pages_read_from_a_program_s_file_are_read_from_the_file_system() {
     // FIVE_PHASES on a disk with an arm, its file system at the far end
@@ -285,10 +289,7 @@ fn pages_read_from_a_program_s_file_are_read_from_the_file_system() {
     // same holds under replacement by process, with a lifetime function
     // in place of the phases.
     let clock = FIVE_PHASES
-        .replace(
-            "seek = { exp = { mean = \"10ms\" } }",
-            "rpm = 3600\narm = { cylinders = 400, track = \"4ms\", average = \"25ms\", full = \"45ms\" }\nswap_area = [0, 9]\nfile_system = [390, 399]",
-        )
+        .replace("seek = { exp = { mean = \"10ms\" } }", ARMED_DISK)
         .replace(
             "size = \"100KiB\"",
             "size = \"100KiB\"\nio = { count = 50, size = \"1KiB\", device = \"disk\" }",
@@ -623,10 +624,7 @@ fn pages_taken_and_read_back_are_read_from_the_swap_area() {
     // mean service is the mean seek over those cylinders' pairs, half a
     // revolution and the transfer.
     let text = FIVE_PHASES
-        .replace(
-            "seek = { exp = { mean = \"10ms\" } }",
-            "rpm = 3600\narm = { cylinders = 400, track = \"4ms\", average = \"25ms\", full = \"45ms\" }\nswap_area = [0, 9]\nfile_system = [390, 399]",
-        )
+        .replace("seek = { exp = { mean = \"10ms\" } }", ARMED_DISK)
         .replace("size = \"200KiB\"", "size = \"20KiB\"")
         .replace(
             "size = \"100KiB\"",
