@@ -1431,6 +1431,14 @@ pub(super) mod tests {
         test(model, ctx, pid);
     }
 
+    /// `text` under the working-set policy, with a window of 5 ms.
+    pub(in crate::system::model) fn under_working_set(text: &str) -> String {
+        text.replace(
+            "replacement = \"clock\"",
+            "replacement = \"working-set\"\n        tau = \"5ms\"",
+        )
+    }
+
     /// The index of the device named `name`.
     pub(in crate::system::model) fn device(model: &SystemModel, name: &str) -> usize {
         model
@@ -1609,10 +1617,7 @@ pub(super) mod tests {
 
     #[test]
     fn the_working_set_keeps_exactly_the_pages_referenced_within_tau() {
-        let text = TEN_PAGE_SETS.replace(
-            "replacement = \"clock\"",
-            "replacement = \"working-set\"\n        tau = \"5ms\"",
-        );
+        let text = under_working_set(TEN_PAGE_SETS);
         with_process(&text, |model, ctx, pid| {
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // Pages 0-39 resident, each last referenced at page-number
@@ -1641,10 +1646,7 @@ pub(super) mod tests {
     fn under_load_control_a_command_with_no_history_is_taken_to_need_its_image() {
         // The working set's load control admits a command by its owner's
         // last resident set; with none yet, by its whole image (40 pages).
-        let text = TEN_PAGE_SETS.replace(
-            "replacement = \"clock\"",
-            "replacement = \"working-set\"\n        tau = \"5ms\"",
-        );
+        let text = under_working_set(TEN_PAGE_SETS);
         with_process(&text, |model, _, pid| {
             let owner = model.procs[pid].owner;
             for (history, estimate) in [(None, 40.0), (Some(7.0), 7.0)] {

@@ -395,7 +395,7 @@ impl SystemModel<'_> {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{
-        TEN_PAGE_SETS, device, give, make_eligible, with_process_at,
+        TEN_PAGE_SETS, device, give, make_eligible, under_working_set, with_process_at,
     };
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
@@ -477,10 +477,7 @@ mod tests {
         // Under the working set's load control, a process giving up
         // eligibility leaves its resident set as its owner's estimate: its
         // private pages and the shared text's pages resident in its set.
-        let text = shared().replace(
-            "replacement = \"clock\"",
-            "replacement = \"working-set\"\n        tau = \"5ms\"",
-        );
+        let text = under_working_set(&shared());
         with_process_at(&text, SimTime::ZERO, |model, _, pid| {
             make_eligible(model, pid);
             for page in 20..25 {
