@@ -87,6 +87,12 @@ impl<P: Copy> DeviceState<P> {
         }
     }
 
+    /// The request in service, if any.
+    #[cfg(test)]
+    pub(super) fn in_service(&self) -> Option<&Request<P>> {
+        self.busy.as_ref()
+    }
+
     /// `request` joins the device: if it is idle, its service starts and
     /// its length is returned.
     pub(super) fn arrive(

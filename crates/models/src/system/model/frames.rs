@@ -1439,6 +1439,14 @@ pub(super) mod tests {
         )
     }
 
+    /// `text` under page-fault frequency, with a critical interval of 10 ms.
+    fn under_fault_frequency(text: &str) -> String {
+        text.replace(
+            "replacement = \"clock\"",
+            "replacement = \"page-fault-frequency\"\n        fault_interval = \"10ms\"",
+        )
+    }
+
     /// The index of the device named `name`.
     pub(in crate::system::model) fn device(model: &SystemModel, name: &str) -> usize {
         model
@@ -1531,6 +1539,11 @@ pub(super) mod tests {
         f
     }
 
+    /// Marks the page in frame `f` modified since it was read.
+    pub(in crate::system::model) fn modify(model: &mut SystemModel, f: u32) {
+        model.frames.frames[f as usize].modified = true;
+    }
+
     #[test]
     fn the_back_hand_frees_only_pages_not_referenced_since_the_front_hand() {
         let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
@@ -1616,6 +1629,33 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_fault_wakes_the_daemon_only_below_desfree() {
+        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        lotsfree = \"8KiB\"\n        desfree = \"2KiB\"\n        [[device]]",
+        );
+        with_process(&text, |model, ctx, pid| {
+            // 61 of the 64 frames hold pages, none referenced; the daemon's
+            // budget would let the hand free up to lotsfree.
+            for page in 0..61 {
+                give(model, pid, page);
+            }
+            model.frames.budget = 64;
+            let mut fault_on = |model: &mut SystemModel, page: u32| {
+                let p = &mut model.procs[pid];
+                (p.table.faulting, p.fault_in_text) = (page, false);
+                assert!(model.clock_take_frame(pid, ctx));
+            };
+            // A fault that leaves desfree free does not wake the daemon.
+            fault_on(model, 70);
+            assert_eq!((model.pool.frames, model.frames.hand), (2, 0));
+            // One that leaves fewer does: the hand frees up to lotsfree.
+            fault_on(model, 71);
+            assert_eq!((model.pool.frames, model.frames.hand), (8, 7));
+        });
+    }
+
+    #[test]
     fn the_working_set_keeps_exactly_the_pages_referenced_within_tau() {
         let text = under_working_set(TEN_PAGE_SETS);
         with_process(&text, |model, ctx, pid| {
@@ -1661,11 +1701,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_late_fault_frees_what_was_not_referenced_since_the_one_before() {
-        let text = TEN_PAGE_SETS.replace(
-            "replacement = \"clock\"",
-            "replacement = \"page-fault-frequency\"\n        fault_interval = \"10ms\"",
-        );
-        with_process(&text, |model, ctx, pid| {
+        with_process(&under_fault_frequency(TEN_PAGE_SETS), |model, ctx, pid| {
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // Pages 0-39 last referenced at page-number milliseconds, decided
             // up to 40 ms; the previous fault was at 30 ms.
@@ -1677,7 +1713,7 @@ pub(super) mod tests {
             model.procs[pid].table.last_fault = ms(30);
             // A fault 10 ms later is not late: nothing goes.
             model.procs[pid].cpu_user = ms(40);
-            model.fault_frequency(pid, ctx);
+            assert!(!model.fault_frequency(pid, ctx), "nothing freed");
             assert_eq!(model.procs[pid].held.resident, 40);
             assert_eq!(model.procs[pid].table.last_fault, ms(40));
             // One 11 ms after that is: the pages not referenced since 40 ms go,
@@ -1689,7 +1725,7 @@ pub(super) mod tests {
             for f in 0..40usize {
                 model.frames.frames[f].decided = ms(51);
             }
-            model.fault_frequency(pid, ctx);
+            assert!(model.fault_frequency(pid, ctx), "pages freed");
             for page in 0..40u32 {
                 let kept = matches!(
                     model.procs[pid].table.entries[page as usize],
@@ -1697,6 +1733,49 @@ pub(super) mod tests {
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
             }
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn frames_a_late_fault_frees_go_to_a_process_waiting_for_one() {
+        with_process(&under_fault_frequency(TEN_PAGE_SETS), |model, ctx, pid| {
+            let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+            // The process holds all of its 40 pages but one of its set;
+            // another process of the class holds the other 25 frames.
+            let missing = model.procs[pid].table.slots[0];
+            for page in (0..40).filter(|&page| page != missing) {
+                give(model, pid, page);
+            }
+            let other = model.spawn(0, model.procs[pid].owner, ctx.now());
+            for page in 0..25 {
+                give(model, other, page);
+            }
+            assert_eq!(model.pool.frames, 0);
+            // The other faults on a page of its own and waits for a frame.
+            model.procs[other].table.faulting = 30;
+            model.procs[other].fault_source = Source::Read(device(model, "disk"));
+            model.page_in(other, ctx);
+            assert_eq!(model.pool.waiters, [other]);
+            // The first faults 15 ms of processor time after its last fault:
+            // the pages outside its set, not referenced since, are freed, and
+            // the waiting process gets one while the first is in its fault
+            // path (its own read starts after).
+            model.procs[pid].table.last_fault = ms(5);
+            model.procs[pid].cpu_user = ms(20);
+            model.phase_fault_gap(pid);
+            model.clock_fault(0, pid, ctx);
+            assert_eq!(model.procs[pid].table.faulting, missing);
+            assert!(
+                model.pool.waiters.is_empty(),
+                "the waiting process is served"
+            );
+            assert!(!model.procs[other].waiting_frame);
+            assert_eq!(
+                requests_at(model, "disk"),
+                1.0,
+                "the waiting process's read"
+            );
             model.check_frames();
         });
     }
@@ -1880,6 +1959,19 @@ pub(super) mod tests {
             let phases = model.phases_of(pid).clone();
             let mean = model.procs[pid].table.mean_time_between_faults(&phases, 5);
             assert!((mean - 1e-3 / missing).abs() < 1e-9 * mean, "{mean}");
+            // The hand decides a page's references at its own rate: the
+            // page at position i, one in i H references.
+            for i in [1u32, 3, 10] {
+                let page = set[i as usize - 1];
+                let between = model.procs[pid]
+                    .table
+                    .mean_between_references(page, &phases);
+                let expected = 1e-3 * f64::from(i) * h;
+                assert!(
+                    (between - expected).abs() < 1e-9 * expected,
+                    "position {i}: {between}"
+                );
+            }
             // The faulted page is drawn in proportion to its weight.
             let n = 60_000;
             let mut counts = [0u32; 10];
@@ -2017,12 +2109,16 @@ pub(super) mod tests {
             }
             // Page 10 goes to the bulk store and is read back 2,100 times,
             // each time as a fault on it would take it: its stale entries
-            // are dropped once the queue outgrows twice 1,024 entries.
-            for _ in 0..2_100 {
+            // are dropped once the queue outgrows twice 1,024 entries, not
+            // before (so that dropping them costs O(1) a write, amortised).
+            for write in 1..=2_100 {
                 let f = give(model, pid, 10);
                 model.free_frame(f, ctx);
                 model.procs[pid].table.entries[10] = Pte::Out;
                 model.frames.bulk.used -= 1;
+                if write == 2_044 {
+                    assert_eq!(model.frames.bulk.age.len(), 2_048, "not yet dropped");
+                }
             }
             assert!(model.frames.bulk.age.len() < 100, "stale entries dropped");
             // The store then overflows: the page pushed on to the disk is

@@ -111,7 +111,7 @@ impl SystemModel<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::frames::tests::{TEN_PAGE_SETS, give, with_process_at};
+    use super::super::frames::tests::{TEN_PAGE_SETS, device, give, modify, with_process_at};
     use super::*;
 
     /// 64 frames, 100-page processes, pages reclaimable; `lotsfree` and
@@ -154,7 +154,10 @@ mod tests {
         ] {
             with_process_at(&clocked(), secs(30), |model, ctx, pid| {
                 for page in 0..pages {
-                    give(model, pid, page);
+                    let f = give(model, pid, page);
+                    if page < 5 {
+                        modify(model, f);
+                    }
                 }
                 model.procs[pid].last_run = secs(asleep_since);
                 model.reindex(pid);
@@ -166,13 +169,17 @@ mod tests {
                     "{what}"
                 );
                 if out {
-                    // Its pages are free and reclaimable; none was modified,
-                    // so only its user area and page tables are written.
+                    // Its pages are free and reclaimable; the five modified
+                    // are written with its user area and page tables.
                     assert_eq!(model.pool.frames, 64, "{what}");
                     let p = &model.procs[pid];
                     assert_eq!((p.held.resident, p.held.reclaimable), (0, 60));
                     assert_eq!(p.swapped_rss, 60);
                     assert_eq!(model.user_area_bytes(pid), 6 * 512 + 2 * 512);
+                    let disk = &model.devices[device(model, "disk")];
+                    let write = disk.in_service().expect("the swap-out is written");
+                    assert!(matches!(write.purpose, Purpose::SwapOut { pid: out } if out == pid));
+                    assert_eq!(write.bytes, (5 * 1024 + 6 * 512 + 2 * 512) as f64);
                     model.check_frames();
                 }
             });

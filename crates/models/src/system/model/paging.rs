@@ -361,7 +361,7 @@ impl SystemModel<'_> {
     /// Finds a frame for `pid`'s faulted page and starts the read (or, for
     /// a zero-filled page, completes the fault), or queues the process until
     /// a frame is free.
-    fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
+    pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if !self.take_frame(pid, ctx) {
             self.recount(pid, ctx.now(), |p| p.waiting_frame = true);
             self.pool.waiters.push_back(pid);
