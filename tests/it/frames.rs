@@ -271,6 +271,17 @@ size = "100KiB"
 locality = { phases = { set = 30, phase = { det = { value = "1s" } }, reference = "1us" } }
 "#;
 
+/// A scenario derived from FIVE_PHASES under replacement by process, with
+/// a lifetime function in place of the phases.
+fn by_process(clock: &str) -> String {
+    let text = clock.replace("replacement = \"clock\"\n", "").replace(
+        "locality = { phases = { set = 30, phase = { det = { value = \"1s\" } }, reference = \"1us\" } }",
+        "locality = { cfl = { b = \"50ms\", c = 30 } }",
+    );
+    assert!(!text.contains("clock") && text.contains("cfl"));
+    text
+}
+
 /// FIVE_PHASES's disk given an arm: 400 cylinders, the swap area at one
 /// end and the file system at the other.
 const ARMED_DISK: &str = "rpm = 3600\narm = { cylinders = 400, track = \"4ms\", average = \"25ms\", full = \"45ms\" }\nswap_area = [0, 9]\nfile_system = [390, 399]";
@@ -294,11 +305,7 @@ fn pages_read_from_a_program_s_file_are_read_from_the_file_system() {
             "size = \"100KiB\"",
             "size = \"100KiB\"\nio = { count = 50, size = \"1KiB\", device = \"disk\" }",
         );
-    let by_process = clock.replace("replacement = \"clock\"\n", "").replace(
-        "locality = { phases = { set = 30, phase = { det = { value = \"1s\" } }, reference = \"1us\" } }",
-        "locality = { cfl = { b = \"50ms\", c = 30 } }",
-    );
-    assert!(!by_process.contains("clock") && by_process.contains("cfl"));
+    let by_process = by_process(&clock);
     for text in [clock, by_process] {
         let sys = inline_system(&text);
         let arm = sys.devices[0].arm.as_ref().unwrap();
@@ -613,6 +620,40 @@ sleep = { det = { value = "60s" } }
         ("daemon", 60, 0)
     );
     assert!((1899.9..=1900.0).contains(&point.cpu_seconds), "{point:?}");
+}
+
+#[test]
+fn first_touches_come_from_the_programs_device_and_pages_read_back_from_the_paging_drive() {
+    // FIVE_PHASES with the programs' files on a device of their own, under
+    // the clock and under replacement by process. With memory to spare
+    // every page read is a first touch, read from the programs' device.
+    // In 20 frames for sets of 30 pages, with every first touch a zero fill
+    // and every page taken dirty (so written to the paging drive), every
+    // page read is one taken earlier, read back from the paging drive.
+    // Counts of requests, so exact.
+    let clock = FIVE_PHASES
+        .replace("end_time = \"4000s\"", "end_time = \"400s\"")
+        .replace("device = \"disk\"\n", "device = \"disk\"\nprograms = \"fs\"\n")
+        + "[[device]]\nname = \"fs\"\nrate = \"1MB/s\"\nfault_cpu = \"0s\"\n";
+    let short = |text: &str| {
+        text.replace("size = \"200KiB\"", "size = \"20KiB\"")
+            .replace("size = \"100KiB\"", "size = \"100KiB\"\nzero_fill = 1.0\ndirty = 1.0")
+    };
+    for text in [clock.clone(), by_process(&clock)] {
+        let served = |text: &str| {
+            let sys = inline_system(text);
+            let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
+            let paging = s.paging.unwrap();
+            let at = |name: &str| s.stations.iter().find(|d| d.name == name).unwrap().throughput;
+            (paging.disk_reads, paging.page_writes, at("fs"), at("disk"))
+        };
+        let (reads, writes, fs, disk) = served(&text);
+        assert!(reads > 100 && fs > 0.0, "{text}: {reads} reads, fs {fs}");
+        assert_eq!((writes, disk), (0, 0.0), "{text}: nothing goes to the paging drive");
+        let (reads, writes, fs, disk) = served(&short(&text));
+        assert!(reads > 100 && writes > 0 && disk > 0.0, "{text}: {reads} reads, disk {disk}");
+        assert_eq!(fs, 0.0, "{text}: no page read comes from the programs' device");
+    }
 }
 
 #[test]
