@@ -633,26 +633,48 @@ fn first_touches_come_from_the_programs_device_and_pages_read_back_from_the_pagi
     // Counts of requests, so exact.
     let clock = FIVE_PHASES
         .replace("end_time = \"4000s\"", "end_time = \"400s\"")
-        .replace("device = \"disk\"\n", "device = \"disk\"\nprograms = \"fs\"\n")
+        .replace(
+            "device = \"disk\"\n",
+            "device = \"disk\"\nprograms = \"fs\"\n",
+        )
         + "[[device]]\nname = \"fs\"\nrate = \"1MB/s\"\nfault_cpu = \"0s\"\n";
     let short = |text: &str| {
         text.replace("size = \"200KiB\"", "size = \"20KiB\"")
-            .replace("size = \"100KiB\"", "size = \"100KiB\"\nzero_fill = 1.0\ndirty = 1.0")
+            .replace(
+                "size = \"100KiB\"",
+                "size = \"100KiB\"\nzero_fill = 1.0\ndirty = 1.0",
+            )
     };
     for text in [clock.clone(), by_process(&clock)] {
         let served = |text: &str| {
             let sys = inline_system(text);
             let s = simulate(&sys, seed(sys.settings.seed), 0).summary;
             let paging = s.paging.unwrap();
-            let at = |name: &str| s.stations.iter().find(|d| d.name == name).unwrap().throughput;
+            let at = |name: &str| {
+                s.stations
+                    .iter()
+                    .find(|d| d.name == name)
+                    .unwrap()
+                    .throughput
+            };
             (paging.disk_reads, paging.page_writes, at("fs"), at("disk"))
         };
         let (reads, writes, fs, disk) = served(&text);
         assert!(reads > 100 && fs > 0.0, "{text}: {reads} reads, fs {fs}");
-        assert_eq!((writes, disk), (0, 0.0), "{text}: nothing goes to the paging drive");
+        assert_eq!(
+            (writes, disk),
+            (0, 0.0),
+            "{text}: nothing goes to the paging drive"
+        );
         let (reads, writes, fs, disk) = served(&short(&text));
-        assert!(reads > 100 && writes > 0 && disk > 0.0, "{text}: {reads} reads, disk {disk}");
-        assert_eq!(fs, 0.0, "{text}: no page read comes from the programs' device");
+        assert!(
+            reads > 100 && writes > 0 && disk > 0.0,
+            "{text}: {reads} reads, disk {disk}"
+        );
+        assert_eq!(
+            fs, 0.0,
+            "{text}: no page read comes from the programs' device"
+        );
     }
 }
 

@@ -811,6 +811,47 @@ mod tests {
             model.compact(Queue::Bulk);
             assert_eq!(model.bulk.age.len(), 44);
             assert_eq!(model.procs[pid].held.bulk_entries, 44);
+            // A page taken and read back 2,100 times leaves as many stale
+            // entries: the queue is compacted when it outgrows twice 1,024
+            // entries, not before (so compacting costs O(1) a page,
+            // amortised).
+            for taken in 1..=2_100 {
+                model.procs[pid].held.resident = 1;
+                model.evict(model.holder(pid), 1, ctx);
+                model.procs[pid].held.on_bulk -= 1;
+                model.bulk.used -= 1;
+                if taken == 2_004 {
+                    assert_eq!(model.bulk.age.len(), 2_048, "not yet compacted");
+                }
+            }
+            // Compacting kept the 44 pages' entries and the one then taken.
+            assert_eq!(model.bulk.age.len(), 45 + 95);
+        });
+    }
+
+    #[test]
+    fn the_free_pool_s_age_queue_is_compacted_past_twice_its_bound() {
+        let text = TWO_TEXTS.replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        reclaim = true\n        [[device]]",
+        );
+        with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
+            // A page taken and reclaimed 2,100 times leaves as many stale
+            // entries in the free pool's age queue: it is compacted when it
+            // outgrows twice 1,024 entries (the pool has 64 frames), not
+            // before.
+            for taken in 1..=2_100 {
+                model.procs[pid].held.resident = 1;
+                model.evict(model.holder(pid), 1, ctx);
+                let held = &mut model.procs[pid].held;
+                (held.reclaimable, held.resident) = (0, 1);
+                model.pool.frames -= 1;
+                if taken == 2_048 {
+                    assert_eq!(model.pool.age.len(), 2_048, "not yet compacted");
+                }
+            }
+            // Compacting kept the entry of the page then free.
+            assert_eq!(model.pool.age.len(), 1 + 2_100 - 2_049);
         });
     }
 
