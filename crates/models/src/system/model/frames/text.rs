@@ -608,6 +608,37 @@ mod tests {
     }
 
     #[test]
+    fn a_text_page_read_ends_the_faults_waiting_for_it_each_after_its_own_wait() {
+        with_process_at(&shared(), SimTime::from_secs(1), |model, ctx, a| {
+            let now = ctx.now();
+            let b = model.spawn(0, model.procs[a].owner, now);
+            let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+            // The first faulted on text page 3 at 200 ms and reads it; the
+            // second faulted on it at 500 ms and waits for that read.
+            let (source, _) = model.text_fault(a, 3, now);
+            assert_eq!(model.text_fault(b, 3, now).0, Source::InTransit);
+            for (pid, source, started) in [(a, source, ms(200)), (b, Source::InTransit, ms(500))] {
+                model.recount(pid, now, |p| p.state = State::Fault);
+                let p = &mut model.procs[pid];
+                (p.table.faulting, p.fault_in_text) = (3, true);
+                (p.fault_source, p.fault_started) = (source, started);
+            }
+            assert!(model.clock_take_frame(a, ctx));
+            assert!(!model.wait_in_transit(b), "still being read");
+            // The read ends at 1 s: both run on, after 800 and 500 ms.
+            model.page_read(a, ctx);
+            assert!(
+                [a, b]
+                    .iter()
+                    .all(|&pid| model.procs[pid].state != State::Fault)
+            );
+            let elapsed = &model.stats.fault_time;
+            assert_eq!(elapsed.count(), 2);
+            assert!((elapsed.mean() - 0.65).abs() < 1e-12, "{}", elapsed.mean());
+        });
+    }
+
+    #[test]
     fn a_process_whose_fault_path_finds_its_page_still_being_read_leaves_the_processor() {
         with_two(|model, ctx, a, b| {
             let (source, _) = model.text_fault(a, 3, SimTime::ZERO);
