@@ -883,6 +883,33 @@ mod tests {
     }
 
     #[test]
+    fn the_page_daemon_keeps_its_free_target_and_takes_no_more() {
+        let text = TWO_TEXTS.replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"disk\"\n        free_target = \"8KiB\"\n        [[device]]",
+        );
+        with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
+            // Another process holds 55 pages; 9 frames are free.
+            let other = model.spawn(1, model.procs[pid].owner, SimTime::ZERO);
+            model.procs[other].held.resident = 55;
+            model.reindex(other);
+            (model.pool.frames, model.pool.anonymous) = (9, 9);
+            // A fault that leaves the target free takes nothing.
+            assert!(model.take_frame(pid, ctx));
+            assert_eq!(
+                (model.pool.frames, model.procs[other].held.resident),
+                (8, 55)
+            );
+            // One that leaves fewer takes a page back to the target.
+            assert!(model.take_frame(pid, ctx));
+            assert_eq!(
+                (model.pool.frames, model.procs[other].held.resident),
+                (8, 54)
+            );
+        });
+    }
+
+    #[test]
     fn replacement_never_takes_the_faulting_process_s_text() {
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
             assert_eq!(model.procs[pid].class, 0);
