@@ -497,13 +497,19 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
 "#;
     let mut sys = inline_system(&text);
     sys.settings.end_time = SimTime::from_secs(40 * 3600);
+    assert_eq!(
+        sys.notes(),
+        ["class lisp: its image (8388608 bytes) is larger than user memory (4194304 bytes); under swapping its commands will be rejected"]
+    );
     let swapped = run(&sys, 0);
     let lisp = command(&swapped, "lisp");
     assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
     assert_eq!(lisp.completions, 0);
     assert!(command(&swapped, "edit").completions > 1000);
-    // An image of exactly the 4 MiB of user memory fits, alone.
+    // An image of exactly the 4 MiB of user memory fits, alone, and is
+    // worth no note.
     let mut exact = inline_system(&text.replace("size = \"8MiB\"", "size = \"4MiB\""));
+    assert!(exact.notes().is_empty(), "{:?}", exact.notes());
     exact.settings.end_time = SimTime::from_secs(40 * 3600);
     let lisp = run(&exact, 0);
     let lisp = command(&lisp, "lisp");
