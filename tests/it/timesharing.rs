@@ -499,7 +499,9 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
     sys.settings.end_time = SimTime::from_secs(40 * 3600);
     assert_eq!(
         sys.notes(),
-        ["class lisp: its image (8388608 bytes) is larger than user memory (4194304 bytes); under swapping its commands will be rejected"]
+        [
+            "class lisp: its image (8388608 bytes) is larger than user memory (4194304 bytes); under swapping its commands will be rejected"
+        ]
     );
     let swapped = run(&sys, 0);
     let lisp = command(&swapped, "lisp");

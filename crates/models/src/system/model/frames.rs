@@ -1447,6 +1447,24 @@ pub(super) mod tests {
         )
     }
 
+    /// `text` with `settings` at the end of its memory section, before its
+    /// disk's `[[device]]` (devices may come with them).
+    pub(in crate::system::model) fn with_memory(text: &str, settings: &str) -> String {
+        let at = "device = \"disk\"\n        [[device]]";
+        assert!(
+            text.contains(at),
+            "a memory section on the disk, then the disk"
+        );
+        text.replacen(at, &format!("device = \"disk\"\n{settings}\n[[device]]"), 1)
+    }
+
+    /// `TEN_PAGE_SETS` with 100-page images and `settings` in its memory
+    /// section.
+    pub(in crate::system::model) fn hundred_page_images(settings: &str) -> String {
+        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"");
+        with_memory(&text, settings)
+    }
+
     /// The index of the device named `name`.
     pub(in crate::system::model) fn device(model: &SystemModel, name: &str) -> usize {
         model
@@ -1546,10 +1564,7 @@ pub(super) mod tests {
 
     #[test]
     fn the_back_hand_frees_only_pages_not_referenced_since_the_front_hand() {
-        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        handspread = \"10KiB\"\n        lotsfree = \"32KiB\"\n        [[device]]",
-        );
+        let text = hundred_page_images("handspread = \"10KiB\"\nlotsfree = \"32KiB\"");
         with_process(&text, |model, ctx, pid| {
             // Frames 0 to 59 hold pages 0 to 59; 4 frames are free. The process
             // is off the processor and has run no time since: nothing is
@@ -1584,10 +1599,8 @@ pub(super) mod tests {
 
     #[test]
     fn the_fault_handler_moves_the_hand_without_a_budget() {
-        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        pageout = \"fault\"\n        lotsfree = \"8KiB\"\n        desfree = \"2KiB\"\n        [[device]]",
-        );
+        let text =
+            hundred_page_images("pageout = \"fault\"\nlotsfree = \"8KiB\"\ndesfree = \"2KiB\"");
         with_process(&text, |model, ctx, pid| {
             // Frames 0 to 59 hold pages 0 to 59, 0 to 19 referenced; 4
             // frames are free, and the daemon's budget is spent.
@@ -1630,10 +1643,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_fault_wakes_the_daemon_only_below_desfree() {
-        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        lotsfree = \"8KiB\"\n        desfree = \"2KiB\"\n        [[device]]",
-        );
+        let text = hundred_page_images("lotsfree = \"8KiB\"\ndesfree = \"2KiB\"");
         with_process(&text, |model, ctx, pid| {
             // 61 of the 64 frames hold pages, none referenced; the daemon's
             // budget would let the hand free up to lotsfree.
@@ -1782,10 +1792,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_read_from_the_swap_area_brings_in_its_cluster() {
-        let text = TEN_PAGE_SETS.replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        kluster = 4\n        [[device]]",
-        );
+        let text = with_memory(TEN_PAGE_SETS, "kluster = 4");
         // Pages 4, 5 and 7 are in the swap area, 6 was never touched; page
         // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
         let fault_on_5 = |model: &mut SystemModel, pid: usize| {
@@ -1834,9 +1841,9 @@ pub(super) mod tests {
         });
         // With a bulk store in front of the disk, a page read from the bulk
         // store comes alone, one read from the disk with its cluster.
-        let text = text.replace(
-            "kluster = 4\n        [[device]]",
-            "kluster = 4\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"16KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        [[device]]",
+        let text = with_memory(
+            TEN_PAGE_SETS,
+            "kluster = 4\nswapper = false\nbulk_store = \"drum\"\nbulk_store_size = \"16KiB\"\n[[device]]\nname = \"drum\"\nrate = \"4MB/s\"",
         );
         with_process(&text, |model, _, pid| {
             fault_on_5(model, pid);
@@ -1850,12 +1857,7 @@ pub(super) mod tests {
 
     #[test]
     fn one_hand_frees_until_lotsfree_and_counts_what_it_took() {
-        let text = TEN_PAGE_SETS
-            .replace("size = \"40KiB\"", "size = \"100KiB\"")
-            .replace(
-                "device = \"disk\"\n        [[device]]",
-                "device = \"disk\"\n        lotsfree = \"16KiB\"\n        [[device]]",
-            );
+        let text = hundred_page_images("lotsfree = \"16KiB\"");
         with_process(&text, |model, ctx, pid| {
             // 60 pages resident, none referenced, 4 frames free: the hand frees
             // pages until 16 are free, and no more, whatever its budget.
@@ -2017,9 +2019,8 @@ pub(super) mod tests {
     /// `TEN_PAGE_SETS` with a 100-page image, `lotsfree` 16 pages and a
     /// bulk store of 8 pages, `drum`, in front of the disk.
     fn with_bulk_store() -> String {
-        TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        lotsfree = \"16KiB\"\n        swapper = false\n        bulk_store = \"drum\"\n        bulk_store_size = \"8KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        fault_cpu = \"0s\"\n        [[device]]",
+        hundred_page_images(
+            "lotsfree = \"16KiB\"\nswapper = false\nbulk_store = \"drum\"\nbulk_store_size = \"8KiB\"\n[[device]]\nname = \"drum\"\nrate = \"4MB/s\"\nfault_cpu = \"0s\"",
         )
     }
 
@@ -2172,10 +2173,7 @@ pub(super) mod tests {
 
     #[test]
     fn simulated_bits_invalidate_on_one_pass_and_free_on_the_next() {
-        let text = TEN_PAGE_SETS.replace("size = \"40KiB\"", "size = \"100KiB\"").replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        lotsfree = \"32KiB\"\n        reference_bits = \"simulated\"\n        [[device]]",
-        );
+        let text = hundred_page_images("lotsfree = \"32KiB\"\nreference_bits = \"simulated\"");
         with_process(&text, |model, ctx, pid| {
             for page in 0..60 {
                 give(model, pid, page);

@@ -111,18 +111,13 @@ impl SystemModel<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::frames::tests::{TEN_PAGE_SETS, device, give, modify, with_process_at};
+    use super::super::frames::tests::{device, give, hundred_page_images, modify, with_process_at};
     use super::*;
 
     /// 64 frames, 100-page processes, pages reclaimable; `lotsfree` and
     /// `desfree` 8 pages, `minfree` 4, the swapper's defaults otherwise.
     fn clocked() -> String {
-        TEN_PAGE_SETS
-            .replace("size = \"40KiB\"", "size = \"100KiB\"")
-            .replace(
-                "device = \"disk\"\n        [[device]]",
-                "device = \"disk\"\n        reclaim = true\n        minfree = \"4KiB\"\n        [[device]]",
-            )
+        hundred_page_images("reclaim = true\nminfree = \"4KiB\"")
     }
 
     fn settings(model: &SystemModel) -> PagingSwapper {

@@ -681,7 +681,7 @@ impl SystemModel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::frames::tests::{make_eligible, with_process_at};
+    use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
 
     /// Two classes, each with 10 pages of shared text in a 40-page image,
     /// under replacement by process.
@@ -790,9 +790,9 @@ mod tests {
         // TWO_TEXTS with a bulk store of 64 pages in front of the disk:
         // every page taken goes to it, and what it cannot hold, oldest
         // first, goes on to the disk.
-        let text = TWO_TEXTS.replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        bulk_store = \"drum\"\n        bulk_store_size = \"64KiB\"\n        [[device]]\n        name = \"drum\"\n        rate = \"4MB/s\"\n        [[device]]",
+        let text = with_memory(
+            TWO_TEXTS,
+            "bulk_store = \"drum\"\nbulk_store_size = \"64KiB\"\n[[device]]\nname = \"drum\"\nrate = \"4MB/s\"",
         );
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             model.procs[pid].held.resident = 101;
@@ -831,10 +831,7 @@ mod tests {
 
     #[test]
     fn the_free_pool_s_age_queue_is_compacted_past_twice_its_bound() {
-        let text = TWO_TEXTS.replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        reclaim = true\n        [[device]]",
-        );
+        let text = with_memory(TWO_TEXTS, "reclaim = true");
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // A page taken and reclaimed 2,100 times leaves as many stale
             // entries in the free pool's age queue: it is compacted when it
@@ -843,8 +840,8 @@ mod tests {
             for taken in 1..=2_100 {
                 model.procs[pid].held.resident = 1;
                 model.evict(model.holder(pid), 1, ctx);
-                let held = &mut model.procs[pid].held;
-                (held.reclaimable, held.resident) = (0, 1);
+                // Reclaimed, as a fault on it would take it back.
+                model.procs[pid].held.reclaimable -= 1;
                 model.pool.frames -= 1;
                 if taken == 2_048 {
                     assert_eq!(model.pool.age.len(), 2_048, "not yet compacted");
@@ -884,10 +881,7 @@ mod tests {
 
     #[test]
     fn the_page_daemon_keeps_its_free_target_and_takes_no_more() {
-        let text = TWO_TEXTS.replace(
-            "device = \"disk\"\n        [[device]]",
-            "device = \"disk\"\n        free_target = \"8KiB\"\n        [[device]]",
-        );
+        let text = with_memory(TWO_TEXTS, "free_target = \"8KiB\"");
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // Another process holds 55 pages; 9 frames are free.
             let other = model.spawn(1, model.procs[pid].owner, SimTime::ZERO);
