@@ -1748,7 +1748,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn frames_a_late_fault_frees_go_to_a_process_waiting_for_one() {
+    fn what_a_late_fault_frees_goes_to_a_process_waiting_for_a_frame() {
         with_process(&under_fault_frequency(TEN_PAGE_SETS), |model, ctx, pid| {
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // The process holds all of its 40 pages but one of its set;
