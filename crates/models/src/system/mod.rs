@@ -882,6 +882,10 @@ mod tests {
         assert_eq!(s.hour_at(SimTime::ZERO), 8);
         assert_eq!(s.rate_at(SimTime::from_secs(1800)), 1.0);
         assert_eq!(s.next_hour(SimTime::ZERO), SimTime::from_secs(1800));
+        assert_eq!(
+            s.next_hour(SimTime::from_secs(7200)),
+            SimTime::from_secs(9000)
+        );
         assert_eq!(s.hour_at(SimTime::from_secs(16 * 3600)), 0);
     }
 
