@@ -267,12 +267,24 @@ mod tests {
     }
 
     #[test]
+    fn figures_on_a_square_root_fit_a_curve_with_no_linear_term() {
+        // Seeks of 0, 1 and √2 s over four cylinders, weighted 3:2:1: the
+        // linear term is exactly zero, the other edge, not refused either.
+        let average = (2.0 + 2f64.sqrt()) / 6.0;
+        let curve = SeekCurve::fit(4, 0.0, average, 2f64.sqrt()).unwrap();
+        assert_eq!((curve.root, curve.linear), (1.0, 0.0));
+    }
+
+    #[test]
     fn figures_no_increasing_curve_meets_are_refused() {
-        // An average close to the full stroke needs a negative square root.
-        assert!(matches!(
-            SeekCurve::fit(815, 0.010, 0.054, 0.055),
-            Err(SeekError::NotIncreasing { .. })
-        ));
+        // An average close to the full stroke needs a negative linear term,
+        // one close to track-to-track a negative square root.
+        for average in [0.054, 0.011] {
+            assert!(matches!(
+                SeekCurve::fit(815, 0.010, average, 0.055),
+                Err(SeekError::NotIncreasing { .. })
+            ));
+        }
         assert!(matches!(
             SeekCurve::fit(815, 0.030, 0.010, 0.055),
             Err(SeekError::Unordered { .. })
