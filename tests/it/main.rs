@@ -3,11 +3,24 @@
 //! - `validation`: every shipped queueing scenario against its exact
 //!   queueing-theory result, with confidence intervals from independent
 //!   replications.
+//! - `batch`: batches of replications and sweeps: intervals over
+//!   replications that cover what they claim, a sweep on exact MVA.
 //! - `cli`: `tpsim` as a user drives it: tables, JSON, output files, and
 //!   bad input.
+//! - `edges`: the hard edges a new user found: options at their limits,
+//!   output directories holding a command's inputs, output that cannot be
+//!   written.
+//! - `disks`: disks with an arm: seeks from request to request, areas,
+//!   and when sorting the queue by cylinder pays off.
+//! - `frames`: memory as frames under the 3BSD clock, faults from the
+//!   phase model of references, and the thrashing knee they show.
+//! - `probe`: the terminal probe inside the model: its observations, its
+//!   window and resolution, the load it adds.
 //! - `reproducibility`: the same scenario and seed give the same bytes.
 //! - `robustness`: generated scenarios, valid or not, never panic or hang.
 //! - `scenarios`: every shipped scenario loads and runs.
+//! - `scheduling`: UNIX priorities against round robin, `nice`, and
+//!   interactive against compute-bound commands at heavy load.
 //! - `timesharing`: the time-sharing model against exact MVA and Erlang's
 //!   loss formula, and the effects it exists to show (thrashing knees,
 //!   load control, images too big to swap).
@@ -15,6 +28,7 @@
 mod batch;
 mod cli;
 mod disks;
+mod edges;
 mod frames;
 mod probe;
 mod reproducibility;

@@ -581,9 +581,10 @@ fn batch_means_intervals_cover_the_mean_as_often_as_they_say() {
         (coverage - 0.95).abs() <= band,
         "coverage {coverage} of {printed} intervals, outside 0.95 ± {band}"
     );
-    // The test for correlated batches refuses about 10% of runs by design.
+    // The test for grossly correlated batches refuses about 1% of runs by
+    // design.
     assert!(
-        printed >= 640,
+        printed >= 770,
         "only {printed} of 800 runs printed an interval"
     );
 }
@@ -592,13 +593,16 @@ fn batch_means_intervals_cover_the_mean_as_often_as_they_say() {
 #[ignore = "heavy: run by scripts/heavy-checks.sh in release mode"]
 fn batch_means_coverage_at_heavy_load_and_in_short_runs() {
     // Where the method is weakest, for the record in docs/validation.md.
-    for (rho, length) in [
-        (0.8, 5_000.0),
-        (0.8, 20_000.0),
-        (0.9, 20_000.0),
-        (0.95, 1_000_000.0),
+    for (rho, length, replications) in [
+        (0.5, 200_000.0, 300),
+        (0.8, 200_000.0, 300),
+        (0.95, 200_000.0, 300),
+        (0.8, 5_000.0, 500),
+        (0.8, 20_000.0, 500),
+        (0.9, 20_000.0, 500),
+        (0.95, 1_000_000.0, 500),
     ] {
-        let (coverage, printed) = batch_means_coverage(rho, length, 500);
+        let (coverage, printed) = batch_means_coverage(rho, length, replications);
         println!(
             "M/M/1 rho {rho}, {length} s: coverage {coverage:.3} of {printed} printed intervals"
         );

@@ -24,14 +24,14 @@ const RECORD: &str = "shard.json";
 pub(crate) struct ReplicationArgs {
     /// Independent replications of each point; with --precision, how many
     /// run first.
-    #[arg(long, default_value_t = 10, value_name = "R")]
+    #[arg(long, default_value_t = 10, value_name = "R", value_parser = crate::args::replications)]
     replications: u64,
     /// Add replications until the interval of every chosen measure is at
     /// most this fraction of its mean on either side (such as 0.05).
     #[arg(long, value_name = "FRACTION")]
     precision: Option<f64>,
     /// The most replications of a point under --precision.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(long, default_value_t = 1000, value_name = "N", value_parser = crate::args::replications)]
     max_replications: u64,
     /// A measure to show and, with --precision, to aim at: its name in
     /// summary.json's terms, `*` standing for any run of characters
@@ -44,7 +44,7 @@ pub(crate) struct ReplicationArgs {
     level: f64,
     /// Threads to run on (default: one per core). The results do not depend
     /// on it.
-    #[arg(long, short = 'j', value_name = "J")]
+    #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
     jobs: Option<usize>,
     /// Choose each point's warm-up from the data instead of taking
     /// run.warmup: `mser5` runs 10 pilot replications from an empty start
@@ -52,12 +52,8 @@ pub(crate) struct ReplicationArgs {
     #[arg(long, value_name = "RULE", value_parser = ["mser5"])]
     warmup: Option<String>,
     /// Master seed; overrides the scenario's `seed`.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::seed)]
     seed: Option<u64>,
-    /// The swept key to draw the curves against (default: the last); the
-    /// other keys' values make one curve each.
-    #[arg(long = "x", value_name = "KEY")]
-    x: Option<String>,
     /// Run only shard I of N of the work (every Nth replication; under
     /// --precision, every Nth point) and write its record, shard.json, into
     /// --out; `tpsim merge` joins the N records into the whole batch.
@@ -91,10 +87,12 @@ pub(crate) struct MergeArgs {
     json: bool,
 }
 
-/// `tpsim batch` (no settings) and `tpsim sweep`.
+/// `tpsim batch` (no settings) and `tpsim sweep` (its settings, and the
+/// key `x` to draw its curves against).
 pub(crate) fn batch(
     path: &Path,
     sets: &[String],
+    x: Option<&str>,
     args: &ReplicationArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
@@ -107,15 +105,20 @@ pub(crate) fn batch(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| input(e.to_string()))?;
     let name = path.display().to_string();
-    let mut text = read_scenario(path)?;
-    if let Some(seed) = args.seed {
-        // As if the file said it: every point then runs under it.
-        let mut table: toml::Table = toml::from_str(&text)
-            .map_err(|e| input(format!("{name}: {}", e.to_string().trim_end())))?;
-        table.insert("seed".into(), toml::Value::Integer(seed as i64));
-        text = toml::to_string(&table).expect("a TOML table always serialises");
+    if args.seed.is_some() && settings.iter().any(|s| s.key == "seed") {
+        return Err(input(
+            "--seed and --set seed=... both set the master seed; give one of them".into(),
+        ));
     }
+    let text = read_scenario(path)?;
     let mut points = sweep::points(&name, &text, &settings).map_err(|e| input(e.to_string()))?;
+    if let Some(seed) = args.seed {
+        // Set on the scenarios read, not written into the file's text:
+        // TOML integers stop at 2^63 - 1, seeds at 2^64 - 1.
+        for point in &mut points {
+            point.scenario.settings_mut().seed = seed;
+        }
+    }
     let chosen: Vec<String> = if args.measures.is_empty() {
         DEFAULT_MEASURES.iter().map(|m| m.to_string()).collect()
     } else {
@@ -133,17 +136,13 @@ pub(crate) fn batch(
     }
     let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
     let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
-    curves::axis(&keys, args.x.as_deref(), &values).map_err(input)?;
+    curves::axis(&keys, x, &values).map_err(input)?;
     let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
-    let out = open_out(args.out.as_deref())?;
+    let out = open_out(args.out.as_deref(), &[path])?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let planned = match rule {
-        Rule::Count(n) => (0..points.len() as u64 * n)
-            .filter(|&j| shard.owns(j))
-            .count() as u64,
-        Rule::Precision { initial, .. } => {
-            (0..points.len() as u64).filter(|&p| shard.owns(p)).count() as u64 * initial
-        }
+        Rule::Count(n) => shard.owned_of(points.len() as u64 * n),
+        Rule::Precision { initial, .. } => shard.owned_of(points.len() as u64) * initial,
     };
     let pilots = if args.warmup.is_some() {
         points.len() as u64 * warmup::PILOTS
@@ -213,14 +212,7 @@ pub(crate) fn batch(
     let partial = is_partial(&results);
     match (args.shard, &out) {
         (Some(shard), Some(dir)) => write_record(shard, identity, &results, dir, stdout)?,
-        _ => report(
-            &identity,
-            &results,
-            args.x.as_deref(),
-            out.as_ref(),
-            args.json,
-            stdout,
-        )?,
+        _ => report(&identity, &results, x, out.as_ref(), args.json, stdout)?,
     };
     interrupted(partial, stderr)
 }
@@ -279,6 +271,7 @@ pub(crate) fn merge(
 ) -> Result<Finished, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let mut records = Vec::new();
+    let mut paths = Vec::new();
     for path in &args.shards {
         let path = if path.is_dir() {
             path.join(RECORD)
@@ -286,17 +279,20 @@ pub(crate) fn merge(
             path.clone()
         };
         let name = path.display().to_string();
+        crate::output::check_input(&path).map_err(input)?;
         let text = std::fs::read_to_string(&path)
             .map_err(|e| input(format!("cannot read shard record {name}: {e}")))?;
         let record: Record = serde_json::from_str(&text)
             .map_err(|e| input(format!("{name}: not a shard record: {e}")))?;
         records.push((name, record));
+        paths.push(path);
     }
     let merged = shard::merge(&records).map_err(|e| input(e.to_string()))?;
     let values: Vec<Vec<(String, String)>> =
         merged.points.iter().map(|p| p.values.clone()).collect();
     curves::axis(&merged.batch.keys, args.x.as_deref(), &values).map_err(input)?;
-    let out = open_out(args.out.as_deref())?;
+    let inputs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let out = open_out(args.out.as_deref(), &inputs)?;
     report(
         &merged.batch,
         &merged.points,
@@ -368,10 +364,11 @@ fn report(
             "knees": knees,
         })
     };
-    if let Some(out) = out {
+    let mut files = Vec::new();
+    if out.is_some() {
         let mut json = serde_json::to_string_pretty(&value()).expect("results always serialise");
         json.push('\n');
-        let mut files = vec![
+        files = vec![
             (
                 "replications.csv".to_string(),
                 tpsim_probe::batch::replications_csv(&batch.keys, results).into_bytes(),
@@ -391,7 +388,6 @@ fn report(
             }
             files.extend(charts(batch, results, axis, has_throughput).map_err(Failure::Run)?);
         }
-        out.publish(&files).map_err(Failure::Run)?;
     }
     emit(stdout, json, value, || {
         let mut text = tpsim_probe::batch::table(&heading, results, &batch.measures);
@@ -401,8 +397,8 @@ fn report(
             text.push_str(&curves::knee_table(axis, knees));
         }
         text
-    })
-    .map(drop)
+    })?;
+    crate::publish(out, &files)
 }
 
 /// The pattern of the classes' throughputs, whose sum is the system's.
@@ -436,7 +432,7 @@ fn charts(
     let mut files = Vec::new();
     let mut draw = |name: &str, beside: Beside| -> anyhow::Result<()> {
         let curves = curves::curves(axis, results, name, batch.level);
-        let chart = curves::chart(axis, name, &curves, beside);
+        let chart = curves::chart(axis, name, &curves, beside, batch.level);
         files.extend(crate::chart_files(&crate::file_stem(name), &chart)?);
         Ok(())
     };
@@ -489,9 +485,6 @@ fn rule_sentence(rule: &Rule, mser: bool) -> String {
 /// The replication rule the options ask for.
 fn replication_rule(args: &ReplicationArgs) -> Result<Rule, String> {
     check_level(args.level)?;
-    if args.replications == 0 {
-        return Err("--replications: must be at least 1".into());
-    }
     let Some(fraction) = args.precision else {
         return Ok(Rule::Count(args.replications));
     };

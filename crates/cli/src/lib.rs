@@ -6,12 +6,13 @@
 //! tested in-process. Only this crate touches files, the terminal and the
 //! wall clock.
 
+mod args;
 mod batch;
 mod multics;
 mod output;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use output::{OutputDir, OutputFile};
 use std::ffi::OsString;
@@ -23,6 +24,7 @@ use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy, SetSizePoint};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
 use tpsim_probe::analysis::{Index, LevelRow};
+use tpsim_probe::report::count;
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
 /// shells report an interrupted command).
@@ -37,12 +39,13 @@ pub const MAX_SCENARIO_BYTES: u64 = 4 << 20;
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Makes SIGINT (Ctrl-C) and SIGTERM stop a run cleanly: it ends at its
-/// next progress report and writes what it measured, marked as
-/// interrupted. A second signal ends the process at once. Call once, from
-/// `main`.
+/// next progress report (within a fraction of a second of wall time) and
+/// writes what it measured, marked as interrupted. A second signal ends
+/// the process at once, saying so. Call once, from `main`.
 pub fn install_signal_handlers() -> anyhow::Result<()> {
     ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            eprintln!("tpsim: a second signal: stopped at once; nothing more is written");
             std::process::exit(EXIT_INTERRUPTED);
         }
     })
@@ -51,7 +54,12 @@ pub fn install_signal_handlers() -> anyhow::Result<()> {
 
 /// Discrete-event simulation of time-sharing computer systems.
 #[derive(Debug, Parser)]
-#[command(name = "tpsim", version, about)]
+#[command(
+    name = "tpsim",
+    version,
+    about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.",
+    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -105,7 +113,7 @@ enum Command {
         /// delay stations.
         scenario: PathBuf,
         /// Solve up to this population instead of the scenario's terminals.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = crate::args::population)]
         population: Option<u32>,
         /// Print the solution as JSON instead of a table.
         #[arg(long)]
@@ -132,6 +140,10 @@ struct SweepArgs {
     /// Repeat for a product of keys, the last varying fastest.
     #[arg(long = "set", required = true, value_name = "KEY=VALUES")]
     sets: Vec<String>,
+    /// The swept key to draw the curves against (default: the last); the
+    /// other keys' values make one curve each.
+    #[arg(long = "x", value_name = "KEY")]
+    x: Option<String>,
     #[command(flatten)]
     replications: batch::ReplicationArgs,
 }
@@ -165,14 +177,14 @@ struct CompareArgs {
     b: PathBuf,
     /// Independent replications of each; with two or more the intervals
     /// come from them, else from a bootstrap of one run's observations.
-    #[arg(long, default_value_t = 1, value_name = "R")]
+    #[arg(long, default_value_t = 1, value_name = "R", value_parser = crate::args::replications)]
     replications: u64,
     /// Master seed of both; overrides the first scenario's `seed`.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::seed)]
     seed: Option<u64>,
     /// Threads to run on (default: one per core). The results do not depend
     /// on it.
-    #[arg(long, short = 'j', value_name = "J")]
+    #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
     jobs: Option<usize>,
     #[command(flatten)]
     levels: LevelArgs,
@@ -192,10 +204,10 @@ struct LevelArgs {
     #[arg(long, value_enum, default_value = "users")]
     by: IndexArg,
     /// Merge neighbouring levels until each has at least MIN observations.
-    #[arg(long, value_name = "MIN", conflicts_with = "window")]
+    #[arg(long, value_name = "MIN", conflicts_with = "window", value_parser = crate::args::cluster)]
     cluster: Option<usize>,
     /// Compute level i from the observations at levels i-W to i+W.
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", value_parser = crate::args::window)]
     window: Option<u32>,
     /// The confidence level of the intervals.
     #[arg(long, default_value_t = 0.95)]
@@ -210,11 +222,6 @@ impl LevelArgs {
     fn options(&self, precision: f64) -> Result<tpsim_probe::analysis::Options, Failure> {
         use tpsim_probe::analysis::{Grouping, Options};
         let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-        if self.cluster == Some(0) {
-            return Err(input(
-                "--cluster: the smallest group must be at least 1 observation".into(),
-            ));
-        }
         check_level(self.level).map_err(input)?;
         if !(precision.is_finite() && precision > 0.0) {
             return Err(input(format!(
@@ -252,11 +259,13 @@ struct RunArgs {
     /// The scenario file (TOML).
     scenario: PathBuf,
     /// Master seed; overrides the scenario's `seed`.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::seed)]
     seed: Option<u64>,
-    /// Directory to write summary.json, stations.csv and classes.csv into
-    /// (created if missing), and for a time-sharing system load.csv and,
-    /// with a probe, probe.csv.
+    /// Directory to write the run's files into (created if missing):
+    /// summary.json, stations.csv and classes.csv; for a time-sharing
+    /// system load.csv; with a probe, probe.csv; under paging,
+    /// set_sizes.csv; with memory as frames, lifetime.csv, lifetime.svg and
+    /// lifetime.png. Written as one set, with its manifest .tpsim-files.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Print the summary as JSON on standard output instead of tables.
@@ -289,7 +298,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    // A negative number is taken as a value, so that the option's own
+    // reader says what it allows (none takes a negative number).
+    let command = Cli::command()
+        .allow_negative_numbers(true)
+        .mut_subcommands(|c| c.allow_negative_numbers(true));
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version are what was asked for: standard output.
@@ -306,12 +323,18 @@ where
     };
     let outcome = match cli.command {
         Command::Run(args) => run_scenario(&args, stdout, stderr),
-        Command::Batch(args) => {
-            batch::batch(&args.scenario, &[], &args.replications, stdout, stderr)
-        }
+        Command::Batch(args) => batch::batch(
+            &args.scenario,
+            &[],
+            None,
+            &args.replications,
+            stdout,
+            stderr,
+        ),
         Command::Sweep(args) => batch::batch(
             &args.scenario,
             &args.sets,
+            args.x.as_deref(),
             &args.replications,
             stdout,
             stderr,
@@ -349,9 +372,24 @@ fn report(stderr: &mut dyn Write, e: &anyhow::Error, status: i32) -> i32 {
         text.push_str(&cause);
     }
     for line in text.lines() {
-        let _ = writeln!(stderr, "tpsim: {line}");
+        let _ = writeln!(stderr, "tpsim: {}", clipped(line));
     }
     status
+}
+
+/// The longest line of a message printed whole \[characters\]; longer
+/// ones (a value echoed from a file that is one long line) are cut.
+const LONGEST_MESSAGE_LINE: usize = 400;
+
+/// `line`, cut to [`LONGEST_MESSAGE_LINE`] characters with a note of its
+/// length if it is longer.
+fn clipped(line: &str) -> std::borrow::Cow<'_, str> {
+    let length = line.chars().count();
+    if length <= LONGEST_MESSAGE_LINE {
+        return line.into();
+    }
+    let kept: String = line.chars().take(LONGEST_MESSAGE_LINE).collect();
+    format!("{kept}... ({length} characters in all)").into()
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -411,21 +449,21 @@ fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<
     let (what, notes) = match load(path)? {
         Scenario::Network(net) => (
             format!(
-                "{} classes, {} stations",
-                net.classes.len(),
-                net.stations.len()
+                "{}, {}",
+                count(net.classes.len(), "class", "classes"),
+                count(net.stations.len(), "station", "stations")
             ),
             Vec::new(),
         ),
         Scenario::System(sys) => (
             format!(
-                "time-sharing system, {} memory, {} command classes, {} devices",
+                "time-sharing system, {} memory, {}, {}",
                 match sys.memory.policy {
                     tpsim_models::system::Policy::Swapping { .. } => "swapping",
                     tpsim_models::system::Policy::Paging(_) => "paging",
                 },
-                sys.classes.len(),
-                sys.devices.len()
+                count(sys.classes.len(), "command class", "command classes"),
+                count(sys.devices.len(), "device", "devices")
             ),
             sys.notes(),
         ),
@@ -485,7 +523,7 @@ fn run_scenario(
         sys.probe = None;
     }
     // Checked before the run, so that a long run is never lost to it.
-    let out = open_out(args.out.as_deref())?;
+    let out = open_out(args.out.as_deref(), &[&args.scenario])?;
     let started = Instant::now();
     let Run {
         mut summary,
@@ -500,12 +538,14 @@ fn run_scenario(
             Some(scenario.settings().end_time.as_nanos() / 1_000_000),
             ProgressDrawTarget::stderr(),
         );
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {percent:>3}% of simulated time, {elapsed} elapsed, ETA {eta}",
-            )
-            .expect("the template is valid"),
-        );
+        // With an event limit the run may end long before its end time:
+        // no percentage or time left that the limit would make wrong.
+        let template = if scenario.settings().max_events.is_some() {
+            "{spinner} {pos} ms simulated (run.max_events may end the run first), {elapsed} elapsed"
+        } else {
+            "{bar:40} {percent:>3}% of simulated time, {elapsed} elapsed, ETA {eta}"
+        };
+        bar.set_style(ProgressStyle::with_template(template).expect("the template is valid"));
         let progress = |now: tpsim_models::SimTime| {
             bar.set_position(now.as_nanos() / 1_000_000);
             !INTERRUPTED.load(Ordering::SeqCst)
@@ -515,16 +555,18 @@ fn run_scenario(
         run
     };
     summary.wall_seconds = started.elapsed().as_secs_f64();
-    if let Some(out) = &out {
-        let outputs = Outputs {
-            load: &load,
-            observations: &observations,
-            lifetime: &lifetime,
-            set_sizes: &set_sizes,
-        };
-        let files = output_files(&summary, &scenario, &outputs).map_err(Failure::Run)?;
-        out.publish(&files).map_err(Failure::Run)?;
-    }
+    let files = match &out {
+        Some(_) => {
+            let outputs = Outputs {
+                load: &load,
+                observations: &observations,
+                lifetime: &lifetime,
+                set_sizes: &set_sizes,
+            };
+            output_files(&summary, &scenario, &outputs).map_err(Failure::Run)?
+        }
+        None => Vec::new(),
+    };
     let text = if args.json {
         json(&summary)
     } else {
@@ -534,6 +576,8 @@ fn run_scenario(
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::Run(e.into()))?;
+    // After the tables, so that a full disk does not cost them.
+    publish(out.as_ref(), &files)?;
     for c in &summary.classes {
         if let Some(rejected) = c.rejected.filter(|&r| r > 0) {
             let _ = writeln!(
@@ -547,6 +591,12 @@ fn run_scenario(
                 c.name
             );
         }
+    }
+    // A run stopped early has its own note.
+    if summary.stopped_by == StoppedBy::EndTime
+        && let Some(note) = nothing_completed(&summary)
+    {
+        let _ = writeln!(stderr, "tpsim: note: {}: {note}", args.scenario.display());
     }
     let configured_warmup = scenario.settings().warmup;
     let name = args.scenario.display();
@@ -582,12 +632,56 @@ fn run_scenario(
     }
 }
 
+/// Says why a run may have completed no job or command (after its
+/// warm-up), if it completed none: the stations busy throughout, or
+/// processors idle throughout; `None` when something completed, or when
+/// the only classes are background processes, which need not end.
+fn nothing_completed(summary: &Summary) -> Option<String> {
+    let measured: Vec<_> = summary
+        .classes
+        .iter()
+        .filter(|c| c.kind != ClassKind::Background)
+        .collect();
+    if measured.is_empty() || measured.iter().any(|c| c.completions > 0) {
+        return None;
+    }
+    let busy: Vec<&str> = summary
+        .stations
+        .iter()
+        .filter(|s| s.utilization >= 0.999)
+        .map(|s| s.name.as_str())
+        .collect();
+    let what = if summary.cpu.is_some() {
+        "command"
+    } else {
+        "job"
+    };
+    let cause = if !busy.is_empty() {
+        format!(
+            "{} busy throughout: a service, transfer or fault time far longer than the run, or a queue that never drains",
+            busy.join(", ")
+        )
+    } else if summary.cpu.as_ref().is_some_and(|c| c.idle >= 0.999)
+        || summary.stations.iter().all(|s| s.utilization < 0.001)
+    {
+        "everything idle throughout: arrivals or think times far longer than the run, or a device too slow to finish one transfer".to_string()
+    } else {
+        "a run too short for one to finish: lengthen run.end_time, or shorten the warm-up"
+            .to_string()
+    };
+    Some(format!(
+        "the run completed no {what} after its warm-up ({} s simulated); likely cause: {cause}",
+        tpsim_models::units::Figure(summary.sim_time)
+    ))
+}
+
 /// The largest table (observations, readings, a summary) a command reads.
 pub const MAX_TABLE_BYTES: u64 = 1 << 30;
 
 /// The text of the table at `path`, `what` naming it in errors: an input
 /// failure if it cannot be read.
 fn read_table(path: &Path, what: &str) -> Result<String, Failure> {
+    output::check_input(path).map_err(|e| Failure::Input(anyhow::anyhow!(e)))?;
     let name = path.display();
     let file = std::fs::File::open(path)
         .with_context(|| format!("cannot read {what} {name}"))
@@ -608,28 +702,43 @@ fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failu
     let samples = tpsim_probe::analysis::read_observations(&text)
         .map_err(|e| input(format!("{name}: {e}")))?;
     // Checked before the work, so that nothing is written for a bad one.
-    let out = open_out(args.out.as_deref())?;
+    let out = open_out(args.out.as_deref(), &[&args.table])?;
     let rows = tpsim_probe::analysis::analyze(&samples, &options);
-    if let Some(out) = &out {
-        let mut files = vec![(
+    let mut files = Vec::new();
+    if out.is_some() {
+        files.push((
             "analysis.csv".to_string(),
             tpsim_probe::report::analysis_csv(&rows).into_bytes(),
-        )];
-        files.extend(analysis_charts(&rows, options.index).map_err(Failure::Run)?);
-        out.publish(&files).map_err(Failure::Run)?;
+        ));
+        files.extend(analysis_charts(&rows, options.index, options.level).map_err(Failure::Run)?);
     }
-    emit(
+    let finished = emit(
         stdout,
         args.json,
         || serde_json::json!({ "table": name.to_string(), "index": options.index, "rows": rows }),
         || tpsim_probe::report::analysis_table(&rows, &options),
-    )
+    )?;
+    publish(out.as_ref(), &files)?;
+    Ok(finished)
 }
 
 /// Opens the output directory, if one was asked for: before any work, so
-/// that a bad one costs nothing and nothing is written.
-fn open_out(dir: Option<&Path>) -> Result<Option<OutputDir>, Failure> {
-    dir.map(OutputDir::open).transpose().map_err(Failure::Input)
+/// that a bad one costs nothing and nothing is written. A directory where
+/// the new files would replace one of `inputs` is refused.
+fn open_out(dir: Option<&Path>, inputs: &[&Path]) -> Result<Option<OutputDir>, Failure> {
+    dir.map(|dir| OutputDir::open(dir, inputs))
+        .transpose()
+        .map_err(Failure::Input)
+}
+
+/// Writes `files` into `out` as one set, if there is an output directory.
+/// Called once the results are on the terminal, so that a failure here
+/// (a full disk) loses nothing else.
+fn publish(out: Option<&OutputDir>, files: &[OutputFile]) -> Result<(), Failure> {
+    match out {
+        Some(out) => out.publish(files).map_err(Failure::Run),
+        None => Ok(()),
+    }
 }
 
 /// Writes what a command found: `value` as JSON if `as_json`, else
@@ -734,11 +843,6 @@ fn compare(
 ) -> Result<Finished, Failure> {
     use tpsim_probe::analysis::Sample;
     let options = args.levels.options(0.1)?;
-    if args.replications == 0 {
-        return Err(Failure::Input(anyhow::anyhow!(
-            "--replications: must be at least 1"
-        )));
-    }
     let (mut a, mut b) = (installation(&args.a)?, installation(&args.b)?);
     // Common random numbers: both run under the same master seed.
     let seed = args.seed.unwrap_or(a.settings.seed);
@@ -746,7 +850,7 @@ fn compare(
     b.settings.seed = seed;
     let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
         .map_err(|e| Failure::Run(e.into()))?;
-    let out = open_out(args.out.as_deref())?;
+    let out = open_out(args.out.as_deref(), &[&args.a, &args.b])?;
     let bar =
         ProgressBar::with_draw_target(Some(2 * args.replications), ProgressDrawTarget::stderr());
     bar.set_style(
@@ -780,21 +884,22 @@ fn compare(
     }
     let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
     let names = (a.settings.name.as_str(), b.settings.name.as_str());
-    if let Some(out) = &out {
-        let mut files = vec![(
+    let mut files = Vec::new();
+    if out.is_some() {
+        files.push((
             "comparison.csv".to_string(),
             tpsim_probe::report::comparison_csv(&rows).into_bytes(),
-        )];
+        ));
         let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
         benchmarks.dedup();
         for benchmark in benchmarks {
-            let chart = tpsim_probe::plot::p75_chart(names, &rows, benchmark, options.index);
+            let chart =
+                tpsim_probe::plot::p75_chart(names, &rows, benchmark, options.index, options.level);
             let stem = format!("{}-p75-by-{}", file_stem(benchmark), options.index.name());
             files.extend(chart_files(&stem, &chart).map_err(Failure::Run)?);
         }
-        out.publish(&files).map_err(Failure::Run)?;
     }
-    emit(
+    let finished = emit(
         stdout,
         args.json,
         || {
@@ -808,17 +913,19 @@ fn compare(
             })
         },
         || tpsim_probe::report::comparison_table(names, method, &rows, &options),
-    )
+    )?;
+    publish(out.as_ref(), &files)?;
+    Ok(finished)
 }
 
 /// The charts of an analysis, for each benchmark its four curves against
 /// the load, as SVG and PNG.
-fn analysis_charts(rows: &[LevelRow], index: Index) -> anyhow::Result<Vec<OutputFile>> {
+fn analysis_charts(rows: &[LevelRow], index: Index, level: f64) -> anyhow::Result<Vec<OutputFile>> {
     let mut files = Vec::new();
     let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
     benchmarks.dedup();
     for benchmark in benchmarks {
-        let chart = tpsim_probe::plot::four_curves(rows, benchmark, index);
+        let chart = tpsim_probe::plot::four_curves(rows, benchmark, index, level);
         let stem = format!("{}-by-{}", file_stem(benchmark), index.name());
         files.extend(chart_files(&stem, &chart)?);
     }

@@ -90,3 +90,95 @@ fn an_interrupted_run_writes_what_it_measured_and_says_so() {
     assert!(summary["sim_time"].as_f64().unwrap() < 1e9);
     assert!(String::from_utf8_lossy(&out.stdout).contains("(interrupted)"));
 }
+
+/// The longest a signalled command may take to end in these tests [s]: it
+/// ends within a fraction of a second (docs/architecture.md), and the
+/// margin is for a loaded machine.
+const PROMPT_END: f64 = 5.0;
+
+/// Starts `tpsim` with `args`, sends it SIGTERM `after` seconds later, and
+/// returns its output; fails if it has not ended within [`PROMPT_END`] of
+/// the signal.
+fn terminated(args: &[&str], after: f64) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs_f64(after));
+    let sent = std::time::Instant::now();
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    while child.try_wait().unwrap().is_none() {
+        if sent.elapsed().as_secs_f64() > PROMPT_END {
+            child.kill().unwrap();
+            panic!("tpsim {args:?} still ran {PROMPT_END} s after SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// mm1.toml under round robin with a 1 ns quantum and an end a billion
+/// seconds away: a clock that crawls through billions of events.
+fn crawling_mm1(dir: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(scenario("mm1"))
+        .unwrap()
+        .replace("200000s", "1000000000s")
+        .replace(
+            "discipline = \"fcfs\"",
+            "discipline = \"rr\"\nquantum = \"1ns\"",
+        );
+    let path = dir.join("crawl.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_signal_ends_a_run_whose_clock_crawls_at_once_and_keeps_what_it_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out = terminated(
+        &[
+            "run",
+            &crawling_mm1(dir.path()),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        1.0,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("tpsim: interrupted at"), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["stopped_by"], "interrupted");
+    assert!(summary["events"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_signal_ends_a_batch_of_a_million_replications_keeping_those_that_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = terminated(
+        &[
+            "batch",
+            &crawling_mm1(dir.path()),
+            "--replications",
+            "1000000",
+            "--jobs",
+            "256",
+        ],
+        1.0,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("tpsim: interrupted; the replications that finished were reported"),
+        "{stderr}"
+    );
+}

@@ -212,6 +212,10 @@ pub fn run(
 ) -> Vec<PointRuns> {
     let seed = points.first().map_or(0, |p| p.scenario.settings().seed);
     let replicate = |point: &Point, streams: tpsim_core::Streams| {
+        // Once stopped, the replications still queued end without starting.
+        if !going() {
+            return None;
+        }
         let run = point.scenario.run(streams.replication(), |_| going());
         done();
         (run.summary.stopped_by != StoppedBy::Interrupted).then(|| Finished {

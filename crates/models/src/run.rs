@@ -80,7 +80,9 @@ const PROGRESS_STEPS: u64 = 1000;
 
 /// Runs `model`, built on `streams`, to the end `settings` give, calling
 /// `progress` with the simulated time reached a thousand times over the
-/// run; `progress` returns whether to go on. The results do not depend on
+/// run and every [`tpsim_core::sim::CHECK_EVERY`] events between (so that
+/// a signal is heard within a fraction of a second of wall time, however
+/// slowly the clock moves); `progress` returns whether to go on. The results do not depend on
 /// `progress`: the run is only paused between reports. A run stopped by
 /// `progress` reports what it measured up to then, with
 /// [`StoppedBy::Interrupted`].
@@ -98,13 +100,15 @@ pub(crate) fn drive<M: Runnable>(
         settings.end_time,
         settings.max_events,
         PROGRESS_STEPS,
-        |model, now| {
-            let (completions, response_sum) = model.responses_so_far();
-            trace.push(Progress {
-                at: now.as_secs_f64(),
-                completions,
-                response_sum,
-            });
+        |model, now, slice_ended| {
+            if slice_ended {
+                let (completions, response_sum) = model.responses_so_far();
+                trace.push(Progress {
+                    at: now.as_secs_f64(),
+                    completions,
+                    response_sum,
+                });
+            }
             progress(now)
         },
     );

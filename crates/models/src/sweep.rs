@@ -294,13 +294,27 @@ pub fn show(value: &toml::Value) -> String {
 /// itself as the one point.
 pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>, SweepError> {
     let table: toml::Table = toml::from_str(text)
-        .map_err(|e| SweepError::Scenario(crate::scenario::syntax(file, &e)))?;
+        .map_err(|e| SweepError::Scenario(crate::scenario::syntax(file, text, &e)))?;
     let total = settings
         .iter()
         .try_fold(1usize, |n, s| n.checked_mul(s.values.len()))
         .unwrap_or(usize::MAX);
     if total > MAX_POINTS {
         return Err(SweepError::TooManyPoints(total));
+    }
+    let resolved: Vec<Vec<String>> = settings.iter().map(|s| resolve(&table, &s.path)).collect();
+    for (i, path) in resolved.iter().enumerate() {
+        if let Some(j) =
+            (0..i).find(|&j| path.starts_with(&resolved[j]) || resolved[j].starts_with(path))
+        {
+            return Err(SweepError::Setting {
+                arg: format!("{}=...", settings[i].key),
+                message: format!(
+                    "sets the same key as --set {}=...; give each key once, with all its values",
+                    settings[j].key
+                ),
+            });
+        }
     }
     let mut points = Vec::with_capacity(total);
     for i in 0..total {
@@ -347,6 +361,43 @@ fn plain(error: ScenarioError) -> ScenarioError {
         }
         invalid => invalid,
     }
+}
+
+/// The steps of `path` in `table` with every element named by its
+/// position (`class[cc]` as `class[2]`), so that two paths to the same key
+/// compare equal; an element not found keeps the name it was given.
+fn resolve(table: &toml::Table, path: &[Segment]) -> Vec<String> {
+    let mut here = Some(table);
+    path.iter()
+        .map(|segment| {
+            let entry = here.and_then(|t| t.get(&segment.key));
+            let (step, next) = match &segment.pick {
+                None => (segment.key.clone(), entry),
+                Some(pick) => {
+                    let items = entry.and_then(toml::Value::as_array);
+                    let position = match pick {
+                        Pick::Position(i) => Some(*i),
+                        Pick::Name(name) => items.and_then(|items| {
+                            items.iter().position(|i| {
+                                i.get("name").and_then(toml::Value::as_str) == Some(name.as_str())
+                            })
+                        }),
+                    };
+                    let step = match (position, pick) {
+                        (Some(i), _) => format!("{}[{i}]", segment.key),
+                        (None, Pick::Name(name)) => format!("{}[{name}]", segment.key),
+                        (None, Pick::Position(i)) => format!("{}[{i}]", segment.key),
+                    };
+                    (
+                        step,
+                        items.zip(position).and_then(|(items, i)| items.get(i)),
+                    )
+                }
+            };
+            here = next.and_then(toml::Value::as_table);
+            step
+        })
+        .collect()
 }
 
 /// Sets the key at `path` in `table` to `value`, making the tables on the
@@ -479,6 +530,35 @@ pub(crate) mod tests {
 
     fn refused(arg: &str) -> String {
         Setting::parse(arg).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_key_set_twice_is_refused_however_it_is_named() {
+        for (a, b) in [
+            ("run.end_time=1000s,3000s", "run.end_time=2000s"),
+            (
+                "class[jobs].arrivals.exp.rate=0.3/s,0.6/s",
+                "class[0].arrivals.exp.rate=0.4/s",
+            ),
+            (
+                "station[server].service={ exp = { mean = \"0.5s\" } }",
+                "station[0].service.exp.mean=0.8s",
+            ),
+        ] {
+            let e = sweep(&[a, b]).unwrap_err().to_string();
+            let first = a.split_once('=').unwrap().0;
+            assert!(
+                e.contains(&format!("sets the same key as --set {first}=...")),
+                "{a} {b}: {e}"
+            );
+        }
+        assert!(
+            sweep(&[
+                "class[jobs].arrivals.exp.rate=0.3/s",
+                "station[0].service.exp.mean=0.8s"
+            ])
+            .is_ok()
+        );
     }
 
     #[test]

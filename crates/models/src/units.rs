@@ -15,6 +15,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 
+/// Numbers in messages are printed as a person writes them.
+pub use tpsim_core::Figure;
+
 /// Seconds per unit, for every unit a duration may carry.
 const TIME_UNITS: [(&str, f64); 7] = [
     ("ns", 1e-9),

@@ -324,6 +324,8 @@ pub enum TableError {
         column: &'static str,
         /// The columns found.
         found: Vec<String>,
+        /// The columns this kind of table needs.
+        needed: Vec<&'static str>,
     },
     /// A field does not hold what its column calls for.
     BadValue {
@@ -341,12 +343,28 @@ pub enum TableError {
 impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TableError::MissingColumn { column, found } => write!(
-                f,
-                "no column `{column}` in the header (found: {}); the table needs {}",
-                found.join(", "),
-                COLUMNS.join(", ")
-            ),
+            TableError::MissingColumn {
+                column,
+                found,
+                needed,
+            } => {
+                // A header of a hundred thousand columns is not echoed.
+                const SHOWN: usize = 20;
+                let mut listed = found
+                    .iter()
+                    .take(SHOWN)
+                    .map(|c| c.chars().take(40).collect::<String>())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if found.len() > SHOWN {
+                    listed.push_str(&format!(", ... ({} columns in all)", found.len()));
+                }
+                write!(
+                    f,
+                    "no column `{column}` in the header (found: {listed}); the table needs {}",
+                    needed.join(", ")
+                )
+            }
             TableError::BadValue {
                 line,
                 column,
@@ -382,6 +400,7 @@ pub(crate) fn csv_columns<'t, const N: usize>(
                 .ok_or_else(|| TableError::MissingColumn {
                     column,
                     found: header.iter().map(str::to_string).collect(),
+                    needed: columns.to_vec(),
                 })?;
     }
     Ok((reader, at))

@@ -6,7 +6,7 @@
 //! interval over the replications. The terminal shows the chosen measures
 //! of the second.
 
-use crate::report::{maybe, new_table, num};
+use crate::report::{count, maybe, new_table, num};
 use std::collections::HashSet;
 use tpsim_models::batch::{PointRuns, matches};
 
@@ -64,8 +64,8 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
     if points.len() > 1 && alike {
         let p = &points[0];
         text.push_str(&format!(
-            "\nEvery point: {} replications, stopped by {}\n",
-            p.replications.len(),
+            "\nEvery point: {}, stopped by {}\n",
+            count(p.replications.len(), "replication", "replications"),
             p.stopped_by
         ));
         return text;
@@ -79,8 +79,8 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
                 format!("at {}: ", label(p))
             };
             format!(
-                "{at}{} replications, stopped by {}",
-                p.replications.len(),
+                "{at}{}, stopped by {}",
+                count(p.replications.len(), "replication", "replications"),
                 p.stopped_by
             )
         })

@@ -25,7 +25,7 @@ use crate::report::{new_table, num};
 use tpsim_models::analytic::Reference;
 use tpsim_models::batch::{PointRuns, matches};
 use tpsim_models::replicate::Estimate;
-use tpsim_models::units;
+use tpsim_models::units::{self, Figure};
 
 /// The measure of a system's throughput: the sum of its classes'.
 pub const THROUGHPUT: &str = "throughput";
@@ -400,11 +400,11 @@ pub enum Beside {
 /// the closed model's curves beside them (drawn once when every curve has
 /// the same ones, as when the other keys are ones MVA leaves out, such as
 /// memory size).
-pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside) -> Chart {
+pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside, level: f64) -> Chart {
     let mut series = Vec::new();
     for c in curves {
         let name = if c.label.is_empty() {
-            measure.to_string()
+            "simulation".to_string()
         } else {
             c.label.clone()
         };
@@ -457,16 +457,64 @@ pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside) -> Ch
             });
         }
     }
+    let y_label = measure_label(measure);
     Chart {
-        title: format!("{measure} against {}", axis.key),
+        title: format!(
+            "{} against {}",
+            capitalised(y_label.split(" [").next().unwrap_or_default()),
+            axis.key
+        ),
         x_label: axis.label(),
-        y_label: if measure == THROUGHPUT {
-            "throughput [1/s]".to_string()
-        } else {
-            measure.to_string()
-        },
+        y_label,
+        band_label: format!("{}% interval", Figure(level * 100.0)),
         series,
     }
+}
+
+/// A measure's name in `summary.json`'s terms as an axis label with its
+/// unit: `classes.job.mean_response` as "mean response of job [s]",
+/// `stations.cpu.utilization` as "utilization of cpu", the system's
+/// throughput as "throughput [1/s]".
+pub fn measure_label(measure: &str) -> String {
+    if measure == THROUGHPUT {
+        return "throughput [1/s]".to_string();
+    }
+    let parts: Vec<&str> = measure.split('.').collect();
+    let (field, owner) = match parts.as_slice() {
+        [_, owner @ .., field] if !owner.is_empty() => (*field, owner.join(".")),
+        [section, field] => (*field, (*section).to_string()),
+        _ => return measure.to_string(),
+    };
+    let unit = if field.ends_with("_bytes") {
+        " [bytes]"
+    } else if field == "throughput" || field.ends_with("per_second") {
+        " [1/s]"
+    } else if field.contains("response")
+        || field.contains("wait")
+        || field == "tav"
+        || field.contains("elapsed")
+    {
+        " [s]"
+    } else {
+        ""
+    };
+    let words = field
+        .trim_end_matches("_bytes")
+        .trim_end_matches("_per_second")
+        .replace('_', " ");
+    let per_second = if field.ends_with("_per_second") {
+        " per second"
+    } else {
+        ""
+    };
+    format!("{words}{per_second} of {owner}{unit}")
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 #[cfg(test)]
@@ -663,7 +711,7 @@ mod tests {
         let points = sweep(|_, n| f64::from(n) / 12.0);
         let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
         let curves = curves(&axis, &points, THROUGHPUT, 0.95);
-        let chart = chart(&axis, THROUGHPUT, &curves, Beside::Throughput);
+        let chart = chart(&axis, THROUGHPUT, &curves, Beside::Throughput, 0.95);
         let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
@@ -689,6 +737,7 @@ mod tests {
             THROUGHPUT,
             &super::curves(&axis, &gap, THROUGHPUT, 0.95),
             Beside::Nothing,
+            0.95,
         );
         assert_eq!(gapped.series.len(), 2);
         assert_eq!(gapped.series[0].points.len(), 4);
@@ -697,7 +746,13 @@ mod tests {
         let mut apart = points.clone();
         apart[0].reference.as_mut().unwrap().response = 9.0;
         let curves = super::curves(&axis, &apart, "classes.a.mean_response", 0.95);
-        let chart = super::chart(&axis, "classes.a.mean_response", &curves, Beside::Response);
+        let chart = super::chart(
+            &axis,
+            "classes.a.mean_response",
+            &curves,
+            Beside::Response,
+            0.95,
+        );
         let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
@@ -708,7 +763,26 @@ mod tests {
                 "MVA, memory.size=320KiB"
             ]
         );
-        assert_eq!(chart.y_label, "classes.a.mean_response");
+        assert_eq!(chart.y_label, "mean response of a [s]");
+        assert_eq!(chart.band_label, "95% interval");
         assert!(crate::plot::svg(&chart).is_ok());
+    }
+
+    #[test]
+    fn measures_are_labelled_in_words_with_their_units() {
+        for (measure, label) in [
+            ("classes.job.mean_response", "mean response of job [s]"),
+            ("classes.job.throughput", "throughput of job [1/s]"),
+            ("stations.cpu.utilization", "utilization of cpu"),
+            (
+                "paging.faults_per_second",
+                "faults per second of paging [1/s]",
+            ),
+            ("cpu.idle", "idle of cpu"),
+            ("memory.user_bytes", "user of memory [bytes]"),
+            (THROUGHPUT, "throughput [1/s]"),
+        ] {
+            assert_eq!(measure_label(measure), label, "{measure}");
+        }
     }
 }

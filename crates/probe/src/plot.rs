@@ -11,9 +11,11 @@
 use crate::analysis::{Index, LevelRow};
 use crate::compare::ComparisonRow;
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::sync::Once;
 use tpsim_models::system::LifetimePoint;
+use tpsim_models::units::Figure;
 
 /// One curve: points, and optionally a band around them.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,12 +37,22 @@ pub struct Chart {
     pub x_label: String,
     /// The y axis's label.
     pub y_label: String,
+    /// What the bands are, for the legend (such as "95% interval").
+    pub band_label: String,
     /// The curves.
     pub series: Vec<Series>,
 }
 
 /// The size of a chart, in pixels.
-const SIZE: (u32, u32) = (800, 500);
+const SIZE: (u32, u32) = (900, 500);
+
+/// The legend's width beside the plot, in pixels: the legend never covers
+/// a curve.
+const LEGEND_WIDTH: u32 = 230;
+
+/// The widest span of positive values, largest over smallest, drawn on a
+/// linear axis; wider spans get a logarithmic one.
+const LINEAR_SPAN: f64 = 100.0;
 
 const COLOURS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
@@ -61,7 +73,7 @@ fn axis_label(index: Index) -> &'static str {
 /// The study's chart of one installation: median, mean, 75th and 90th
 /// percentiles of `benchmark`'s elapsed time against the load, the 75th
 /// with its interval as a band.
-pub fn four_curves(rows: &[LevelRow], benchmark: &str, index: Index) -> Chart {
+pub fn four_curves(rows: &[LevelRow], benchmark: &str, index: Index, level: f64) -> Chart {
     let rows: Vec<&LevelRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
     let curve = |name: &str, y: fn(&LevelRow) -> f64| Series {
         name: name.to_string(),
@@ -74,6 +86,7 @@ pub fn four_curves(rows: &[LevelRow], benchmark: &str, index: Index) -> Chart {
         title: format!("{benchmark}: elapsed time against {}", axis_label(index)),
         x_label: axis_label(index).to_string(),
         y_label: "elapsed time [s]".to_string(),
+        band_label: format!("{}% interval", Figure(level * 100.0)),
         series: vec![
             curve("median", |r| r.median),
             curve("mean", |r| r.mean),
@@ -90,6 +103,7 @@ pub fn p75_chart(
     rows: &[ComparisonRow],
     benchmark: &str,
     index: Index,
+    level: f64,
 ) -> Chart {
     let rows: Vec<&ComparisonRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
     type Side = fn(&ComparisonRow) -> (Option<f64>, Option<(f64, f64)>);
@@ -115,6 +129,7 @@ pub fn p75_chart(
         ),
         x_label: axis_label(index).to_string(),
         y_label: "elapsed time, 75th percentile [s]".to_string(),
+        band_label: format!("{}% interval", Figure(level * 100.0)),
         series,
     }
 }
@@ -146,6 +161,7 @@ pub fn lifetime_chart(points: &[LifetimePoint]) -> Chart {
         title: "Measured lifetime: processor time between faults".to_string(),
         x_label: "resident set [pages]".to_string(),
         y_label: "mean processor time between faults [ms]".to_string(),
+        band_label: String::new(),
         series,
     }
 }
@@ -199,28 +215,63 @@ use image::ImageEncoder;
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
+    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
     let xs = chart
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0));
-    let ys = chart.series.iter().flat_map(|s| {
-        s.points
-            .iter()
-            .map(|p| p.1)
-            .chain(s.band.iter().flat_map(|b| [b.1, b.2]))
-    });
+    let ys: Vec<f64> = chart
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .map(|p| p.1)
+                .chain(s.band.iter().flat_map(|b| [b.1, b.2]))
+        })
+        .collect();
     let (x_low, x_high) = range(xs);
-    let (_, y_high) = range(ys);
-    let mut c = ChartBuilder::on(root)
+    let (y_low, y_high) = range(ys.iter().copied());
+    if y_low > 0.0 && y_high / y_low >= LINEAR_SPAN {
+        // Values over decades: a linear axis would show one spike and
+        // flat lines.
+        let y = (y_low / 1.2..y_high * 1.2).log_scale();
+        curves(&plot, chart, x_low..x_high, y, " (log scale)")?;
+    } else {
+        curves(&plot, chart, x_low..x_high, 0.0..y_high * 1.05, "")?;
+    }
+    draw_legend(&legend, chart)
+}
+
+/// The axes, bands, curves and points of `chart` on `area`, over the
+/// ranges `x` and `y`; `scale` is added to the y axis's label.
+fn curves<DB, Y>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    x: std::ops::Range<f64>,
+    y: Y,
+    scale: &str,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let mut c = ChartBuilder::on(area)
         .caption(&chart.title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x_low..x_high, 0.0..y_high * 1.05)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y)
         .map_err(err)?;
+    // Ticks as a person writes numbers: 5, not 5.0.
+    let tick = |v: &f64| Figure(*v).to_string();
     c.configure_mesh()
         .x_desc(&chart.x_label)
-        .y_desc(&chart.y_label)
+        .y_desc(format!("{}{scale}", chart.y_label))
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(err)?;
@@ -233,26 +284,77 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
                 .map(|b| (b.0, b.2))
                 .chain(s.band.iter().rev().map(|b| (b.0, b.1)))
                 .collect();
-            c.draw_series(std::iter::once(Polygon::new(outline, colour.mix(0.15))))
-                .map_err(err)?;
+            c.draw_series(std::iter::once(Polygon::new(
+                outline,
+                colour.mix(BAND_SHADE),
+            )))
+            .map_err(err)?;
+            for edge in [
+                s.band.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
+                s.band.iter().map(|b| (b.0, b.2)).collect(),
+            ] {
+                c.draw_series(LineSeries::new(edge, colour.mix(0.6).stroke_width(1)))
+                    .map_err(err)?;
+            }
         }
         c.draw_series(LineSeries::new(
             s.points.iter().copied(),
             colour.stroke_width(2),
         ))
-        .map_err(err)?
-        .label(s.name.clone())
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+        .map_err(err)?;
         c.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
             .map_err(err)?;
     }
-    c.configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
+    Ok(())
+}
+
+/// How opaque a band is.
+const BAND_SHADE: f64 = 0.25;
+
+/// The legend, in its own area beside the plot: a line for each curve,
+/// and a shaded box for each curve's band.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let font = ("sans-serif", 14).into_font();
+    let mut y = 50;
+    let line = 20;
+    let text = |label: &str| {
+        // Long names are cut to fit the legend's width.
+        let most = 26;
+        if label.chars().count() > most {
+            let kept: String = label.chars().take(most - 1).collect();
+            format!("{kept}…")
+        } else {
+            label.to_string()
+        }
+    };
+    for (i, s) in chart.series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        area.draw(&PathElement::new(
+            [(8, y + 7), (32, y + 7)],
+            colour.stroke_width(2),
+        ))
         .map_err(err)?;
+        area.draw(&Circle::new((20, y + 7), 3, colour.filled()))
+            .map_err(err)?;
+        area.draw(&Text::new(text(&s.name), (40, y), font.clone()))
+            .map_err(err)?;
+        y += line;
+        if !s.band.is_empty() {
+            area.draw(&Rectangle::new(
+                [(8, y + 1), (32, y + 13)],
+                colour.mix(BAND_SHADE).filled(),
+            ))
+            .map_err(err)?;
+            let label = format!("{}: {}", s.name, chart.band_label);
+            area.draw(&Text::new(text(&label), (40, y), font.clone()))
+                .map_err(err)?;
+            y += line;
+        }
+    }
     Ok(())
 }
 
@@ -314,7 +416,7 @@ mod tests {
 
     #[test]
     fn the_four_curves_follow_the_rows() {
-        let chart = four_curves(&rows(), "man", Index::Users);
+        let chart = four_curves(&rows(), "man", Index::Users, 0.95);
         let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
@@ -344,7 +446,13 @@ mod tests {
                 significant: false,
             })
             .collect();
-        let chart = p75_chart(("paged", "swapped"), &compared, "man", Index::Processes);
+        let chart = p75_chart(
+            ("paged", "swapped"),
+            &compared,
+            "man",
+            Index::Processes,
+            0.95,
+        );
         assert_eq!(chart.series[1].points.len(), 3);
         assert_eq!(chart.series[0].band.len(), 5);
         let svg = svg(&chart).unwrap();
@@ -355,8 +463,31 @@ mod tests {
         let png = png(&chart).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         // A chart with nothing to draw still renders.
-        let empty = four_curves(&r, "cc", Index::Users);
+        let empty = four_curves(&r, "cc", Index::Users, 0.95);
         assert!(svg_ok(&empty));
+    }
+
+    #[test]
+    fn values_over_decades_get_a_logarithmic_axis_and_the_legend_stays_beside_the_plot() {
+        let chart = |ys: [f64; 3]| Chart {
+            title: "t".into(),
+            x_label: "resident set [pages]".into(),
+            y_label: "mean processor time between faults [ms]".into(),
+            band_label: "95% interval".into(),
+            series: vec![Series {
+                name: "job".into(),
+                points: vec![(1.0, ys[0]), (2.0, ys[1]), (3.0, ys[2])],
+                band: vec![(1.0, ys[0] * 0.9, ys[0] * 1.1)],
+            }],
+        };
+        let wide = svg(&chart([0.01, 1.0, 1000.0])).unwrap();
+        assert!(wide.contains("(log scale)"), "{wide:.300}");
+        let narrow = svg(&chart([1.0, 2.0, 3.0])).unwrap();
+        assert!(!narrow.contains("(log scale)"));
+        // The band has its legend entry; ticks read 1, 2, 3, not 1.0.
+        assert!(narrow.contains("job: 95% interval"));
+        let text: Vec<&str> = narrow.lines().map(str::trim).collect();
+        assert!(text.contains(&"2") && !text.contains(&"1.0"), "{text:?}");
     }
 
     fn svg_ok(chart: &Chart) -> bool {

@@ -18,6 +18,27 @@ pub(crate) fn maybe(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_string(), fixed)
 }
 
+/// `n` things, with the noun in the singular for one: "1 class",
+/// "2 classes".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// An interval as a person writes one: `[-3.6677, -0.2073]`.
+fn interval((low, high): (f64, f64)) -> String {
+    format!("[{}, {}]", fixed(low), fixed(high))
+}
+
+/// A load level: a whole number as it is, the mean of merged levels to
+/// two decimals (5.86, not 5.857142857142857).
+fn level(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 /// A name as a table cell: a `|` would end the cell early in Markdown.
 fn cell(name: &str) -> String {
     name.replace('|', "\\|")
@@ -500,15 +521,12 @@ pub fn analysis_table(rows: &[LevelRow], options: &Options) -> String {
         ]);
         for r in rows.iter().filter(|r| r.benchmark == benchmark) {
             table.add_row(vec![
-                format!("{}", r.level),
+                level(r.level),
                 r.count.to_string(),
                 fixed(r.median),
                 fixed(r.mean),
                 fixed(r.p75),
-                r.p75_interval.map_or_else(
-                    || "-".to_string(),
-                    |(low, high)| format!("{} - {}", fixed(low), fixed(high)),
-                ),
+                r.p75_interval.map_or_else(|| "-".to_string(), interval),
                 fixed(r.p90),
                 r.needed.map_or_else(|| "-".to_string(), |n| n.to_string()),
             ]);
@@ -527,13 +545,21 @@ pub fn comparison_table(
     rows: &[ComparisonRow],
     options: &Options,
 ) -> String {
-    let test = match method {
-        Method::Replications => "Student t over paired replications",
-        Method::Bootstrap => "percentile bootstrap over the observations",
-    };
     let (a, b) = names;
+    let (test, difference) = match method {
+        Method::Replications => (
+            "Student t over paired replications",
+            format!(
+                "difference: the mean over the replications of each one's p75 {a} less p75 {b} (the p75 columns pool all replications, so it need not be their difference)"
+            ),
+        ),
+        Method::Bootstrap => (
+            "percentile bootstrap over the observations",
+            format!("difference: p75 {a} less p75 {b}"),
+        ),
+    };
     let mut text = format!(
-        "75th percentile of elapsed time [s] by {}: {a} against {b}; interval of the difference at {}% ({test}); * where it leaves out 0\n",
+        "75th percentile of elapsed time [s] by {}: {a} against {b}; {difference}; its interval at {}% ({test}); * where the interval leaves out 0\n",
         options.index.name(),
         options.level * 100.0
     );
@@ -553,15 +579,13 @@ pub fn comparison_table(
         for r in rows.iter().filter(|r| r.benchmark == benchmark) {
             let dash = || "-".to_string();
             table.add_row(vec![
-                format!("{}", r.level),
+                level(r.level),
                 r.a_count.to_string(),
                 r.a_p75.map_or_else(dash, fixed),
                 r.b_count.to_string(),
                 r.b_p75.map_or_else(dash, fixed),
                 r.difference.map_or_else(dash, fixed),
-                r.interval.map_or_else(dash, |(low, high)| {
-                    format!("{} - {}", fixed(low), fixed(high))
-                }),
+                r.interval.map_or_else(dash, interval),
                 if r.significant { "*" } else { "" }.to_string(),
             ]);
         }

@@ -5,6 +5,7 @@
 //! Every distribution knows its mean and second moment, which the analytic
 //! results (Pollaczek-Khinchine, MVA) need.
 
+use crate::figure::Figure;
 use crate::time::SimTime;
 use rand::Rng;
 use rand_distr::weighted::WeightedAliasIndex;
@@ -415,24 +416,9 @@ fn gamma_sf(shape: f64, rate: f64, x: f64) -> f64 {
         .sf(x)
 }
 
-/// A parameter as a person would write it: plain in the usual range,
-/// otherwise in scientific notation to six significant digits (an SCV of
-/// 1e300 is not three hundred digits long).
-fn parameter(x: f64) -> String {
-    if x == 0.0 || (1e-4..1e9).contains(&x.abs()) {
-        return format!("{x}");
-    }
-    let scientific = format!("{x:.5e}");
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("scientific notation has an exponent");
-    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-    format!("{mantissa}e{exponent}")
-}
-
 impl fmt::Display for Dist {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = parameter;
+        let p = Figure;
         match &self.0 {
             Kind::Exponential { mean } => write!(f, "exp(mean {} s)", p(*mean)),
             Kind::Deterministic { value } => write!(f, "det({} s)", p(*value)),
@@ -528,8 +514,8 @@ mod tests {
         );
         let wild = Dist::lognormal(2.5e-7, 1e300).unwrap();
         assert_eq!(wild.to_string(), "lognormal(mean 2.5e-7 s, scv 1e300)");
-        assert_eq!(parameter(1.234_567_89e12), "1.23457e12");
-        assert_eq!(parameter(-0.0), "-0");
+        assert_eq!(Figure(1.234_567_89e12).to_string(), "1.23457e12");
+        assert_eq!(Figure(-0.0).to_string(), "-0");
     }
 
     #[test]

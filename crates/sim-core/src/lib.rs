@@ -78,6 +78,7 @@
 
 pub mod calendar;
 pub mod dist;
+pub mod figure;
 pub mod random;
 pub mod replicate;
 pub mod sim;
@@ -86,6 +87,7 @@ pub mod time;
 
 pub use calendar::{Calendar, EventKey};
 pub use dist::{Dist, DistError, LONGEST_SAMPLE};
+pub use figure::Figure;
 pub use random::{Stream, Streams};
 pub use sim::{Context, Model, STALL_EVENTS, Simulation, StopReason};
 pub use stats::{BatchMeans, ConfidenceInterval, NoInterval, Quantiles, Tally, TimeWeighted};

@@ -322,6 +322,11 @@ impl Shard {
     pub fn owns(self, job: u64) -> bool {
         job % self.count == self.index - 1
     }
+
+    /// How many of the jobs `0..jobs` are this shard's.
+    pub fn owned_of(self, jobs: u64) -> u64 {
+        jobs / self.count + u64::from(jobs % self.count >= self.index)
+    }
 }
 
 impl std::str::FromStr for Shard {
@@ -786,6 +791,16 @@ mod tests {
         let owned: Vec<u64> = (0..12).filter(|&j| shard.owns(j)).collect();
         assert_eq!(owned, [1, 6, 11]);
         assert!((0..9).all(|j| Shard::WHOLE.owns(j)));
+        for count in 1..6 {
+            for index in 1..=count {
+                let shard = Shard::new(index, count).unwrap();
+                for jobs in 0..20 {
+                    let by_hand = (0..jobs).filter(|&j| shard.owns(j)).count() as u64;
+                    assert_eq!(shard.owned_of(jobs), by_hand, "{shard} of {jobs}");
+                }
+            }
+        }
+        assert_eq!(Shard::WHOLE.owned_of(u64::MAX), u64::MAX);
         assert_eq!(
             "0/3".parse::<Shard>(),
             Err(ShardError::OutOfRange { index: 0, count: 3 })

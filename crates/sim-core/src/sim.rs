@@ -237,10 +237,13 @@ impl<M: Model> Simulation<M> {
     }
 
     /// [`run_until`](Self::run_until) in `slices` equal slices of simulated
-    /// time, calling `progress` with the model and the clock after each one
-    /// (to read the model's meters as the run goes); `progress`
-    /// returns whether to go on, and a `false` ends the run with
-    /// [`StopReason::Interrupted`]. The run is only paused between slices,
+    /// time, calling `progress` with the model, the clock and whether a
+    /// slice has just ended: after each slice, to read the model's meters
+    /// as the run goes, and also every [`CHECK_EVERY`] events within a
+    /// slice, so that a caller hears from a run whose clock crawls (a
+    /// nanosecond quantum) within a fraction of a second of wall time.
+    /// `progress` returns whether to go on, and a `false` ends the run with
+    /// [`StopReason::Interrupted`]. The run is only paused between calls,
     /// never changed: the events and results are those of one call to
     /// `run_until`, unless the model stops itself or the caller stops it.
     pub fn run_in_slices(
@@ -248,13 +251,25 @@ impl<M: Model> Simulation<M> {
         end: SimTime,
         max_events: Option<u64>,
         slices: u64,
-        mut progress: impl FnMut(&M, SimTime) -> bool,
+        mut progress: impl FnMut(&M, SimTime, bool) -> bool,
     ) -> StopReason {
         let step = (end.saturating_sub(self.now()).as_nanos() / slices.max(1)).max(1);
         loop {
             let until = SimTime::from_nanos(self.now().as_nanos().saturating_add(step)).min(end);
-            let reason = self.run_until(until, max_events);
-            let go_on = progress(&self.model, self.now());
+            let reason = loop {
+                let check = self.events.saturating_add(CHECK_EVERY);
+                let limit = max_events.map_or(check, |limit| limit.min(check));
+                let reason = self.run_until(until, Some(limit));
+                let ours = reason == StopReason::EventLimit
+                    && max_events.is_none_or(|limit| self.events < limit);
+                if !ours {
+                    break reason;
+                }
+                if !progress(&self.model, self.now(), false) {
+                    return StopReason::Interrupted;
+                }
+            };
+            let go_on = progress(&self.model, self.now(), true);
             let paused = matches!(reason, StopReason::EndTime | StopReason::Exhausted);
             if until == end || !paused {
                 return reason;
@@ -265,6 +280,13 @@ impl<M: Model> Simulation<M> {
         }
     }
 }
+
+/// How many events [`Simulation::run_in_slices`] runs at most between two
+/// calls of its `progress`: a few milliseconds of wall time at the run
+/// loop's usual speed, so that even a thousand runs sharing two cores all
+/// hear a signal within a second; a call every few thousand events costs
+/// the loop nothing measurable.
+pub const CHECK_EVERY: u64 = 1 << 14;
 
 #[cfg(test)]
 mod tests {
@@ -361,10 +383,16 @@ mod tests {
         let _ = whole.run_until(SimTime::from_nanos(3_500_000_000), None);
         let mut sliced = ticker();
         let mut seen = Vec::new();
-        let reason = sliced.run_in_slices(SimTime::from_nanos(3_500_000_000), None, 7, |_, t| {
-            seen.push(t);
-            true
-        });
+        let reason = sliced.run_in_slices(
+            SimTime::from_nanos(3_500_000_000),
+            None,
+            7,
+            |_, t, ended| {
+                assert!(ended, "a few ticks never reach the event check");
+                seen.push(t);
+                true
+            },
+        );
         assert_eq!(reason, StopReason::EndTime);
         assert_eq!(sliced.model().ticks, whole.model().ticks);
         assert_eq!(seen.len(), 7);
@@ -388,11 +416,67 @@ mod tests {
     #[test]
     fn the_caller_may_stop_between_slices() {
         let mut sim = ticker();
-        let reason = sim.run_in_slices(SimTime::from_secs(4), None, 4, |_, t| {
+        let reason = sim.run_in_slices(SimTime::from_secs(4), None, 4, |_, t, _| {
             t < SimTime::from_secs(2)
         });
         assert_eq!(reason, StopReason::Interrupted);
         assert_eq!(sim.now(), SimTime::from_secs(2));
+    }
+
+    /// Ticks every nanosecond: a clock that crawls.
+    #[derive(Debug)]
+    struct Crawler {
+        ticks: u64,
+    }
+
+    impl Model for Crawler {
+        type Event = ();
+        fn handle(&mut self, (): (), ctx: &mut Context<()>) {
+            self.ticks += 1;
+            let _ = ctx.schedule_in(SimTime::from_nanos(1), ());
+        }
+    }
+
+    fn crawler() -> Simulation<Crawler> {
+        let mut sim = Simulation::new(Crawler { ticks: 0 });
+        let _ = sim.schedule_at(SimTime::ZERO, ());
+        sim
+    }
+
+    #[test]
+    fn a_run_whose_clock_crawls_hears_from_its_caller_within_a_slice() {
+        // One slice of ten million events: the caller is asked between
+        // slices and every CHECK_EVERY events within one.
+        let end = SimTime::from_nanos(10_000_000);
+        let mut calls = Vec::new();
+        let reason = crawler().run_in_slices(end, None, 1, |model, _, ended| {
+            calls.push((model.ticks, ended));
+            calls.len() < 3
+        });
+        assert_eq!(reason, StopReason::Interrupted);
+        assert_eq!(
+            calls,
+            [
+                (CHECK_EVERY, false),
+                (2 * CHECK_EVERY, false),
+                (3 * CHECK_EVERY, false)
+            ]
+        );
+        // Asked and answered yes all the way, the run is the same as one
+        // call to run_until, and its event limit still counts.
+        let mut whole = crawler();
+        let mut sliced = crawler();
+        assert_eq!(
+            whole.run_until(end, Some(5_000_000)),
+            StopReason::EventLimit
+        );
+        assert_eq!(
+            sliced.run_in_slices(end, Some(5_000_000), 3, |_, _, _| true),
+            StopReason::EventLimit
+        );
+        assert_eq!(sliced.events(), whole.events());
+        assert_eq!(sliced.now(), whole.now());
+        assert_eq!(sliced.model().ticks, whole.model().ticks);
     }
 
     /// Schedules its next event at the same instant, for ever.

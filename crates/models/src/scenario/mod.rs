@@ -19,7 +19,7 @@ mod system;
 use crate::network::Network;
 use crate::run::{Run, RunSettings};
 use crate::system::System;
-use crate::units::{PerSecond, Seconds};
+use crate::units::{Figure, PerSecond, Seconds};
 use network::NetworkFile;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -118,7 +118,7 @@ impl DistSpec {
                 } else {
                     Err(Problem {
                         key: format!("{key}.exp.rate"),
-                        message: format!("rate must be a finite number > 0, got {}", r.0),
+                        message: format!("rate must be a finite number > 0, got {}", Figure(r.0)),
                     })
                 }
             }
@@ -205,7 +205,7 @@ impl Scenario {
 /// time-sharing system if it has a `[system]` table, otherwise a queueing
 /// network.
 pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| syntax(file, &e))?;
+    let table: toml::Table = toml::from_str(text).map_err(|e| syntax(file, text, &e))?;
     if table.contains_key("system") {
         SystemFile::parse(file, text)?
             .validate(file)
@@ -225,11 +225,66 @@ pub fn load_system(file: &str, text: &str) -> Result<System, ScenarioError> {
     SystemFile::parse(file, text)?.validate(file)
 }
 
-pub(crate) fn syntax(file: &str, e: &toml::de::Error) -> ScenarioError {
+pub(crate) fn syntax(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let message = match e.span() {
+        Some(span) if span.start <= text.len() && text.is_char_boundary(span.start) => {
+            excerpt(text, span, e.message())
+        }
+        _ => e.message().trim_end().to_string(),
+    };
     ScenarioError::Syntax {
         file: file.to_string(),
-        message: e.to_string().trim_end().to_string(),
+        message,
     }
+}
+
+/// The widest part of a line an error message shows \[characters\]: a
+/// file that is one long line is not echoed whole.
+const EXCERPT_WIDTH: usize = 120;
+
+/// Where a syntax error is, as TOML's own messages show it (the line and
+/// a caret under the place), with a line longer than [`EXCERPT_WIDTH`]
+/// cut to that width around the place, `…` marking what is left out.
+fn excerpt(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[span.start..]
+        .find('\n')
+        .map_or(text.len(), |i| span.start + i);
+    let line_no = text[..span.start].matches('\n').count() + 1;
+    let line: Vec<char> = text[line_start..line_end]
+        .trim_end_matches('\r')
+        .chars()
+        .collect();
+    let at = text[line_start..span.start].chars().count();
+    let (from, to) = if line.len() <= EXCERPT_WIDTH {
+        (0, line.len())
+    } else {
+        let from = at
+            .saturating_sub(EXCERPT_WIDTH / 2)
+            .min(line.len() - EXCERPT_WIDTH);
+        (from, from + EXCERPT_WIDTH)
+    };
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.extend(&line[from..to]);
+    if to < line.len() {
+        shown.push('…');
+    }
+    let spanned = text
+        .get(span.clone())
+        .map_or(1, |s| s.chars().take_while(|&c| c != '\n').count());
+    let carets = spanned.clamp(1, to.saturating_sub(at).max(1));
+    let pad = at.saturating_sub(from) + usize::from(from > 0);
+    let gutter = " ".repeat(line_no.to_string().len());
+    format!(
+        "TOML parse error at line {line_no}, column {}\n{gutter} |\n{line_no} | {shown}\n{gutter} | {}{}\n{}",
+        at + 1,
+        " ".repeat(pad),
+        "^".repeat(carets),
+        message.trim_end()
+    )
 }
 
 /// The longest run time or duration setting a scenario may give \[s\].
@@ -269,8 +324,8 @@ impl Validator {
             self.report(
                 key,
                 format!(
-                    "a mean of {:.3} ns is below the clock's tick of 1 ns: every sample would be 0",
-                    mean * 1e9
+                    "a mean of {} ns is below the clock's tick of 1 ns: every sample would be 0",
+                    Figure(mean * 1e9)
                 ),
             );
             return None;
@@ -319,8 +374,8 @@ impl Validator {
             self.report(
                 key,
                 format!(
-                    "{:.3} ns is below the clock's tick of 1 ns and would be 0",
-                    value.0 * 1e9
+                    "{} ns is below the clock's tick of 1 ns and would be 0",
+                    Figure(value.0 * 1e9)
                 ),
             );
             None
@@ -332,7 +387,7 @@ impl Validator {
                 key,
                 format!(
                     "must be a duration {bound} and at most {LONGEST_RUN} s (about 317 years), got {} s",
-                    value.0
+                    Figure(value.0)
                 ),
             );
             None
@@ -363,6 +418,7 @@ impl Validator {
         seed: Option<u64>,
         run: &RunSpec,
     ) -> Option<RunSettings> {
+        self.printable_name("name", name);
         let end_time = self.time(run.end_time, "run.end_time", false);
         let warmup = match run.warmup {
             Some(w) => self.time(w, "run.warmup", true),
@@ -375,8 +431,8 @@ impl Validator {
                 "run.warmup",
                 format!(
                     "must be shorter than run.end_time ({} s >= {} s)",
-                    warm.as_secs_f64(),
-                    end.as_secs_f64()
+                    Figure(warm.as_secs_f64()),
+                    Figure(end.as_secs_f64())
                 ),
             );
         }

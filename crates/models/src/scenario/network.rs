@@ -4,7 +4,7 @@
 
 use super::{DistSpec, MOST_JOBS, RunSpec, ScenarioError, Validator, syntax};
 use crate::network::{ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target};
-use crate::units::Seconds;
+use crate::units::{Figure, Seconds};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -133,7 +133,7 @@ pub(crate) struct NetworkFile {
 impl NetworkFile {
     /// Parses the text of the scenario file `file`.
     pub fn parse(file: &str, text: &str) -> Result<NetworkFile, ScenarioError> {
-        toml::from_str(text).map_err(|e| syntax(file, &e))
+        toml::from_str(text).map_err(|e| syntax(file, text, &e))
     }
 
     /// Checks everything and builds the network; every problem found is
@@ -182,7 +182,7 @@ impl Validator {
                     if !(b.p.is_finite() && (0.0..=1.0).contains(&b.p)) {
                         self.report(
                             format!("{key}[{i}].p"),
-                            format!("must be a probability in [0, 1], got {}", b.p),
+                            format!("must be a probability in [0, 1], got {}", Figure(b.p)),
                         );
                         ok = false;
                     }
@@ -195,7 +195,10 @@ impl Validator {
                 if ok && (total - 1.0).abs() > 1e-9 {
                     self.report(
                         key,
-                        format!("branch probabilities must add up to 1, got {total}"),
+                        format!(
+                            "branch probabilities must add up to 1, got {}",
+                            Figure(total)
+                        ),
                     );
                     ok = false;
                 }

@@ -9,7 +9,7 @@ use crate::system::{
     Phases, Placement, Policy, Population, Probe, ProcessCount, ReferenceBits, Replacement,
     Scheduler, SeekCurve, SegmentFaults, Sessions, System, Users, effective_mips,
 };
-use crate::units::{Bytes, BytesPerSecond, Seconds};
+use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
@@ -635,7 +635,7 @@ const MOST_LOAD_SAMPLES: f64 = 1e6;
 impl SystemFile {
     /// Parses the text of `file`.
     pub fn parse(file: &str, text: &str) -> Result<SystemFile, ScenarioError> {
-        toml::from_str(text).map_err(|e| crate::scenario::syntax(file, &e))
+        toml::from_str(text).map_err(|e| crate::scenario::syntax(file, text, &e))
     }
 
     /// Checks everything and builds the system, reporting every problem.
@@ -757,6 +757,7 @@ fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         probe: probe.map_or(Some(None), |p| p.map(Some))?,
     };
     cycles_take_time(v, &system);
+    transfers_fit(v, &system);
     shells_fit(v, &system);
     benchmarks_fit(v, &system);
     sweeps_fit(v, &system);
@@ -768,6 +769,28 @@ const MOST_CPUS: u64 = 4096;
 /// The most terminals, or background processes of one entry, a system may
 /// have: each holds streams and a process slot.
 const MOST_PROCESSES: u64 = 1_000_000;
+
+/// Refuses a device so slow that it could not move one page within the
+/// run: every process that needs it would wait for the whole run, and
+/// the run would measure nothing.
+fn transfers_fit(v: &mut Validator, sys: &System) {
+    let end = sys.settings.end_time.as_secs_f64();
+    let page = sys.memory.page as f64;
+    for d in &sys.devices {
+        let transfer = page / d.rate;
+        if transfer > end {
+            v.report(
+                format!("device[{}].rate", d.name),
+                format!(
+                    "moves a page of {} bytes in {} s, longer than the run (run.end_time {} s): nothing could ever be read from it",
+                    sys.memory.page,
+                    Figure(transfer),
+                    Figure(end)
+                ),
+            );
+        }
+    }
+}
 
 /// Under swapping, a shell must fit in user memory: a user whose shell
 /// could never be in memory could never run a command.
@@ -819,7 +842,7 @@ fn benchmark(
         (None, Some(i)) => {
             v.report(
                 format!("{key}.instructions"),
-                format!("must be a number >= 0, got {i}"),
+                format!("must be a number >= 0, got {}", Figure(i)),
             );
             None
         }
@@ -869,14 +892,21 @@ fn probe(
             match (from, to) {
                 (Some(from), Some(to)) if from < to && to <= DAY => Some(Some((from, to))),
                 (Some(from), Some(to)) => {
-                    v.report(
-                        "probe.window",
-                        format!(
-                            "must lie within the day, from before to: from {} s to {} s is not within 0 to 86400 s",
-                            from.as_secs_f64(),
-                            to.as_secs_f64()
-                        ),
-                    );
+                    let (from, to) = (Figure(from.as_secs_f64()), Figure(to.as_secs_f64()));
+                    let (key, problem) = if to.0 > DAY.as_secs_f64() {
+                        (
+                            "probe.window.to",
+                            format!("must be within the day, at most 86400 s (24h), got {to} s"),
+                        )
+                    } else {
+                        (
+                            "probe.window",
+                            format!(
+                                "must end after it starts: from {from} s is not before to {to} s"
+                            ),
+                        )
+                    };
+                    v.report(key, problem);
                     None
                 }
                 _ => None,
@@ -968,7 +998,10 @@ fn processor_speed(v: &mut Validator, m: &MipsFile) -> Option<f64> {
     match *m {
         MipsFile::Speed(m) if positive(m) => Some(m),
         MipsFile::Speed(m) => {
-            v.report("system.mips", format!("must be a number > 0, got {m}"));
+            v.report(
+                "system.mips",
+                format!("must be a number > 0, got {}", Figure(m)),
+            );
             None
         }
         MipsFile::Calibrated(ref c) => {
@@ -998,14 +1031,14 @@ fn processor_speed(v: &mut Validator, m: &MipsFile) -> Option<f64> {
                 if !positive(x) {
                     v.report(
                         format!("system.mips.{key}"),
-                        format!("must be a speed > 0 in MIPS, got {x}"),
+                        format!("must be a speed > 0 in MIPS, got {}", Figure(x)),
                     );
                 }
             }
             if !(0.0..=1.0).contains(&hit_ratio) {
                 v.report(
                     "system.mips.hit_ratio",
-                    format!("must be a fraction in [0, 1], got {hit_ratio}"),
+                    format!("must be a fraction in [0, 1], got {}", Figure(hit_ratio)),
                 );
             }
             (c.unknown.is_empty()
@@ -1090,7 +1123,7 @@ fn multics(v: &mut Validator, f: Option<&MulticsFile>, max: Option<u32>) -> Opti
     if !(working_set_factor.is_finite() && working_set_factor >= 0.0) {
         v.report(
             "system.multics.working_set_factor",
-            format!("must be a number >= 0, got {working_set_factor}"),
+            format!("must be a number >= 0, got {}", Figure(working_set_factor)),
         );
         ok = false;
     }
@@ -1112,14 +1145,14 @@ fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
     if !(rpm.is_finite() && rpm >= 0.0) {
         v.report(
             format!("{key}.rpm"),
-            format!("must be a number >= 0, got {rpm}"),
+            format!("must be a number >= 0, got {}", Figure(rpm)),
         );
     }
     let rate = f.rate.0;
     if !(rate.is_finite() && rate > 0.0) {
         v.report(
             format!("{key}.rate"),
-            format!("must be a rate > 0, got {rate} B/s"),
+            format!("must be a rate > 0, got {} B/s", Figure(rate)),
         );
     }
     let fault_cpu = v.time(
@@ -1254,7 +1287,10 @@ fn size(v: &mut Validator, b: Bytes, key: &str, allow_zero: bool) -> Option<u64>
         Some(b.0.round() as u64)
     } else {
         let bound = if allow_zero { ">= 0" } else { "> 0" };
-        v.report(key, format!("must be a size {bound}, got {} bytes", b.0));
+        v.report(
+            key,
+            format!("must be a size {bound}, got {} bytes", Figure(b.0)),
+        );
         None
     }
 }
@@ -1422,7 +1458,7 @@ fn paging(
                 (None, Some(fraction)) => {
                     v.report(
                         "memory.disk_fraction",
-                        format!("must be a fraction in [0, 1], got {fraction}"),
+                        format!("must be a fraction in [0, 1], got {}", Figure(fraction)),
                     );
                     None
                 }
@@ -1789,7 +1825,10 @@ fn paging_swapper(v: &mut Validator, f: &MemoryFile, name: &str) -> Option<Optio
     if !(maxpgio.is_finite() && maxpgio > 0.0) {
         v.report(
             "memory.maxpgio",
-            format!("must be a positive number of page transfers a second, got {maxpgio}"),
+            format!(
+                "must be a positive number of page transfers a second, got {}",
+                Figure(maxpgio)
+            ),
         );
     }
     let maxslp = v.time(f.maxslp.unwrap_or(Seconds(20.0)), "memory.maxslp", false);
@@ -1831,7 +1870,7 @@ fn class(
                 if !(io.count.is_finite() && io.count >= 0.0) {
                     v.report(
                         format!("{ikey}.count"),
-                        format!("must be a number >= 0, got {}", io.count),
+                        format!("must be a number >= 0, got {}", Figure(io.count)),
                     );
                 }
                 let bytes = size(v, io.size, &format!("{ikey}.size"), false);
@@ -1866,7 +1905,7 @@ fn class(
             if !(c.is_finite() && *c > 0.0) {
                 v.report(
                     format!("{key}.locality.cfl.c"),
-                    format!("must be a number of pages > 0, got {c}"),
+                    format!("must be a number of pages > 0, got {}", Figure(*c)),
                 );
             }
             b.filter(|_| c.is_finite() && *c > 0.0).map(|b| {
@@ -1881,7 +1920,7 @@ fn class(
             if !(k.is_finite() && *k > 0.0) {
                 v.report(
                     format!("{key}.locality.bk.k"),
-                    format!("must be a number > 0, got {k}"),
+                    format!("must be a number > 0, got {}", Figure(*k)),
                 );
             }
             a.filter(|_| k.is_finite() && *k > 0.0).map(|a| {
@@ -1956,7 +1995,7 @@ fn class(
             if !(per_command.is_finite() && per_command >= 0.0) {
                 v.report(
                     format!("{key}.segment_faults.per_command"),
-                    format!("must be a number >= 0, got {per_command}"),
+                    format!("must be a number >= 0, got {}", Figure(per_command)),
                 );
             }
             v.time(sf.cpu, &format!("{key}.segment_faults.cpu"), true)
@@ -2041,7 +2080,10 @@ fn phases(
             if !ok {
                 v.report(
                     format!("{key}.locality.phases.pattern.zipf"),
-                    format!("must be an exponent > 0 and at most 10, got {exponent}"),
+                    format!(
+                        "must be an exponent > 0 and at most 10, got {}",
+                        Figure(exponent)
+                    ),
                 );
             }
             set.filter(|_| ok).map(|set| Pattern::zipf(exponent, set))
@@ -2061,7 +2103,10 @@ fn fraction(v: &mut Validator, value: Option<f64>, key: &str) -> Option<f64> {
     if (0.0..=1.0).contains(&value) {
         Some(value)
     } else {
-        v.report(key, format!("must be a fraction in [0, 1], got {value}"));
+        v.report(
+            key,
+            format!("must be a fraction in [0, 1], got {}", Figure(value)),
+        );
         None
     }
 }
@@ -2102,7 +2147,7 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
             if !(m.weight.is_finite() && m.weight >= 0.0) {
                 v.report(
                     format!("users.commands[{i}].weight"),
-                    format!("must be a number >= 0, got {}", m.weight),
+                    format!("must be a number >= 0, got {}", Figure(m.weight)),
                 );
             }
             let detached = fraction(v, m.background, &format!("users.commands[{i}].background"));
@@ -2145,6 +2190,9 @@ fn users(v: &mut Validator, f: &UsersFile, classes: &[CommandClassFile]) -> Opti
     })
 }
 
+/// The most logins an hour: one a nanosecond, the clock's tick.
+const MOST_LOGINS_PER_HOUR: f64 = 3600.0 * 1e9;
+
 fn sessions(v: &mut Validator, f: &LoginFile, terminals: u32) -> Option<Sessions> {
     let session = v.dist(&f.session, "users.login.session");
     let mut per_hour = [0.0; 24];
@@ -2159,12 +2207,23 @@ fn sessions(v: &mut Validator, f: &LoginFile, terminals: u32) -> Option<Sessions
         return None;
     }
     for (h, &rate) in f.per_hour.iter().enumerate() {
-        if rate.is_finite() && rate >= 0.0 {
+        if (0.0..=MOST_LOGINS_PER_HOUR).contains(&rate) {
             per_hour[h] = rate / 3600.0;
+        } else if rate > MOST_LOGINS_PER_HOUR {
+            // As for any arrival rate: a mean time between logins below
+            // the clock's tick would make every gap 0.
+            v.report(
+                format!("users.login.per_hour[{h}]"),
+                format!(
+                    "must be at most {} logins an hour (a mean time between logins of at least the clock's tick of 1 ns), got {}",
+                    Figure(MOST_LOGINS_PER_HOUR),
+                    Figure(rate)
+                ),
+            );
         } else {
             v.report(
                 format!("users.login.per_hour[{h}]"),
-                format!("must be a number of logins >= 0, got {rate}"),
+                format!("must be a number of logins >= 0, got {}", Figure(rate)),
             );
         }
     }
@@ -2175,7 +2234,10 @@ fn sessions(v: &mut Validator, f: &LoginFile, terminals: u32) -> Option<Sessions
     if !(start.is_finite() && (0.0..86_400.0).contains(&start)) {
         v.report(
             "users.login.start",
-            format!("must be a time of day from 0h up to 24h, got {start} s"),
+            format!(
+                "must be a time of day from 0h up to 24h, got {} s",
+                Figure(start)
+            ),
         );
         return None;
     }
@@ -2344,6 +2406,12 @@ mod tests {
             (
                 &format!(
                     "benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"9h\", to = \"25h\" }}"
+                ),
+                "probe.window.to",
+            ),
+            (
+                &format!(
+                    "benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"14h\", to = \"9h\" }}"
                 ),
                 "probe.window",
             ),

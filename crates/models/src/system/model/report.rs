@@ -268,6 +268,17 @@ impl SystemModel<'_> {
 
     /// The results measured from the end of the warm-up to `now`.
     pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
+        /// A fraction of processor time made of sums of meters: rounding
+        /// in those sums can leave it a few ulps outside [0, 1] (an idle
+        /// fraction of -1.8e-10 when the processors never rest); more
+        /// than that is a fault of the meters.
+        fn share(x: f64) -> f64 {
+            debug_assert!(
+                (-1e-9..=1.0 + 1e-9).contains(&x),
+                "a fraction of processor time of {x}"
+            );
+            x.clamp(0.0, 1.0)
+        }
         let sys = self.sys;
         let span = (now - self.stats.measured_from).as_secs_f64();
         let cpus = f64::from(sys.cpu.count);
@@ -279,9 +290,9 @@ impl SystemModel<'_> {
         }
         let capacity = if span > 0.0 { span * cpus } else { 1.0 };
         let (user, fault_handling, context_switch) = (
-            counters.cpu_user / capacity,
-            counters.cpu_fault / capacity,
-            counters.cpu_switch / capacity,
+            share(counters.cpu_user / capacity),
+            share(counters.cpu_fault / capacity),
+            share(counters.cpu_switch / capacity),
         );
         let mut stations = vec![self.cpus.meter.summary(
             "cpu",
@@ -363,9 +374,9 @@ impl SystemModel<'_> {
                 _ => None,
             },
         });
-        let other_idle = self.stats.idle_other.mean(now) / cpus;
+        let other_idle = share(self.stats.idle_other.mean(now) / cpus);
         let useful_of_non_idle = if other_idle < 1.0 {
-            user / (1.0 - other_idle)
+            share(user / (1.0 - other_idle))
         } else {
             0.0
         };
@@ -401,13 +412,13 @@ impl SystemModel<'_> {
                 user,
                 fault_handling,
                 context_switch,
-                interrupts: counters.cpu_interrupts / capacity,
-                segment_faults: counters.cpu_segment_faults / capacity,
+                interrupts: share(counters.cpu_interrupts / capacity),
+                segment_faults: share(counters.cpu_segment_faults / capacity),
                 // From the processors' own busy meter, not as what the other
                 // fractions leave: the four then add up to 1 only if every
                 // busy moment went to exactly one kind of work.
-                idle: 1.0 - self.cpus.meter.busy.mean(now) / cpus,
-                multiprogramming_idle: self.stats.idle_held_back.mean(now) / cpus,
+                idle: share(1.0 - self.cpus.meter.busy.mean(now) / cpus),
+                multiprogramming_idle: share(self.stats.idle_held_back.mean(now) / cpus),
                 other_idle,
                 useful_of_non_idle,
                 mips: sys.cpu.mips,
