@@ -186,6 +186,13 @@ fn a_run_directory_read_back_is_checked_against_its_manifest() {
         .collect();
     assert_eq!(names, ["summary.json", "stations.csv", "classes.csv"]);
     assert!(!Path::new(&out_dir.join(".tpsim.lock")).exists());
+    // The check the docs tell readers to make, with coreutils' own tool.
+    let checked = std::process::Command::new("sha256sum")
+        .args(["--quiet", "-c", ".tpsim-files"])
+        .current_dir(&out_dir)
+        .status()
+        .expect("sha256sum (GNU coreutils) runs");
+    assert!(checked.success());
     let summary = out_dir.join("summary.json");
     let text = std::fs::read_to_string(&summary).unwrap();
     std::fs::write(&summary, text.replace("\"mm1\"", "\"mm2\"")).unwrap();

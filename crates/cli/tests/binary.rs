@@ -80,6 +80,14 @@ fn an_interrupted_run_writes_what_it_measured_and_says_so() {
         .unwrap();
     assert!(killed.success());
     let out = child.wait_with_output().unwrap();
+    let summary = interrupted_run(&out, &out_dir);
+    assert!(summary["sim_time"].as_f64().unwrap() < 1e9);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(interrupted)"));
+}
+
+/// Checks that a run ended by a signal says so, with status 130, and
+/// returns the summary it wrote into `out_dir`, marked interrupted.
+fn interrupted_run(out: &std::process::Output, out_dir: &std::path::Path) -> serde_json::Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("tpsim: interrupted at"), "{stderr}");
@@ -87,8 +95,7 @@ fn an_interrupted_run_writes_what_it_measured_and_says_so() {
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["stopped_by"], "interrupted");
-    assert!(summary["sim_time"].as_f64().unwrap() < 1e9);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("(interrupted)"));
+    summary
 }
 
 /// The longest a signalled command may take to end in these tests [s]: it
@@ -151,13 +158,7 @@ fn a_signal_ends_a_run_whose_clock_crawls_at_once_and_keeps_what_it_measured() {
         ],
         1.0,
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("tpsim: interrupted at"), "{stderr}");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("summary.json")).unwrap())
-            .unwrap();
-    assert_eq!(summary["stopped_by"], "interrupted");
+    let summary = interrupted_run(&out, &out_dir);
     assert!(summary["events"].as_u64().unwrap() > 0);
 }
 

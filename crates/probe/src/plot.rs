@@ -277,12 +277,20 @@ where
         .map_err(err)?;
     for (i, s) in chart.series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        if !s.band.is_empty() {
-            let outline: Vec<(f64, f64)> = s
-                .band
+        for run in band_runs(s) {
+            if let [(x, low, high)] = run[..] {
+                // A level alone: an error bar, not a band to its neighbours.
+                c.draw_series(std::iter::once(PathElement::new(
+                    [(x, low), (x, high)],
+                    colour.mix(0.6).stroke_width(6),
+                )))
+                .map_err(err)?;
+                continue;
+            }
+            let outline: Vec<(f64, f64)> = run
                 .iter()
                 .map(|b| (b.0, b.2))
-                .chain(s.band.iter().rev().map(|b| (b.0, b.1)))
+                .chain(run.iter().rev().map(|b| (b.0, b.1)))
                 .collect();
             c.draw_series(std::iter::once(Polygon::new(
                 outline,
@@ -290,8 +298,8 @@ where
             )))
             .map_err(err)?;
             for edge in [
-                s.band.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
-                s.band.iter().map(|b| (b.0, b.2)).collect(),
+                run.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
+                run.iter().map(|b| (b.0, b.2)).collect(),
             ] {
                 c.draw_series(LineSeries::new(edge, colour.mix(0.6).stroke_width(1)))
                     .map_err(err)?;
@@ -308,11 +316,29 @@ where
     Ok(())
 }
 
+/// A series' band cut where a point of the curve has none, so that a
+/// band never bridges levels without an interval.
+fn band_runs(s: &Series) -> Vec<Vec<(f64, f64, f64)>> {
+    let mut runs: Vec<Vec<(f64, f64, f64)>> = Vec::new();
+    let mut open = false;
+    for &(x, _) in &s.points {
+        match s.band.iter().find(|b| b.0 == x) {
+            Some(&b) if open => runs.last_mut().expect("a run is open").push(b),
+            Some(&b) => {
+                runs.push(vec![b]);
+                open = true;
+            }
+            None => open = false,
+        }
+    }
+    runs
+}
+
 /// How opaque a band is.
 const BAND_SHADE: f64 = 0.25;
 
 /// The legend, in its own area beside the plot: a line for each curve,
-/// and a shaded box for each curve's band.
+/// and under it a shaded box for its band.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &Chart,
@@ -349,8 +375,8 @@ fn draw_legend<DB: DrawingBackend>(
                 colour.mix(BAND_SHADE).filled(),
             ))
             .map_err(err)?;
-            let label = format!("{}: {}", s.name, chart.band_label);
-            area.draw(&Text::new(text(&label), (40, y), font.clone()))
+            // Under its curve's entry, so the name need not be repeated.
+            area.draw(&Text::new(text(&chart.band_label), (40, y), font.clone()))
                 .map_err(err)?;
             y += line;
         }
@@ -468,6 +494,25 @@ mod tests {
     }
 
     #[test]
+    fn a_band_is_cut_where_a_level_has_no_interval() {
+        let series = Series {
+            name: "paged".into(),
+            points: (0..6).map(|x| (f64::from(x), 1.0)).collect(),
+            band: [0, 1, 3, 4]
+                .iter()
+                .map(|&x| (f64::from(x), 0.5, 1.5))
+                .chain(std::iter::once((5.0, 0.9, 1.1)))
+                .collect(),
+        };
+        let runs = band_runs(&series);
+        let xs: Vec<Vec<f64>> = runs
+            .iter()
+            .map(|r| r.iter().map(|b| b.0).collect())
+            .collect();
+        assert_eq!(xs, [vec![0.0, 1.0], vec![3.0, 4.0, 5.0]]);
+    }
+
+    #[test]
     fn values_over_decades_get_a_logarithmic_axis_and_the_legend_stays_beside_the_plot() {
         let chart = |ys: [f64; 3]| Chart {
             title: "t".into(),
@@ -485,7 +530,7 @@ mod tests {
         let narrow = svg(&chart([1.0, 2.0, 3.0])).unwrap();
         assert!(!narrow.contains("(log scale)"));
         // The band has its legend entry; ticks read 1, 2, 3, not 1.0.
-        assert!(narrow.contains("job: 95% interval"));
+        assert!(narrow.contains("95% interval"));
         let text: Vec<&str> = narrow.lines().map(str::trim).collect();
         assert!(text.contains(&"2") && !text.contains(&"1.0"), "{text:?}");
     }
