@@ -38,7 +38,7 @@ mod scheduling;
 mod timesharing;
 mod validation;
 
-use statrs::distribution::{ContinuousCDF, Normal};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 use std::path::PathBuf;
 use tpsim::core::{ConfidenceInterval, SimTime};
 use tpsim::models::{Network, Summary};
@@ -57,16 +57,62 @@ pub fn scenario(name: &str) -> Network {
     tpsim::models::load_network(&path.display().to_string(), &text).unwrap()
 }
 
-/// The mean seek of an arm between two cylinders of `cylinders` drawn
-/// independently and uniformly (distance 0 included), worked out pair by
-/// pair.
-pub fn mean_seek(seek: &tpsim::models::system::SeekCurve, cylinders: std::ops::Range<u32>) -> f64 {
-    let pairs: f64 = cylinders
+/// A drive's published seek figures (in seconds) over its cylinders, as a
+/// scenario's `arm` gives them.
+pub struct SeekFigures {
+    pub cylinders: u32,
+    pub track: f64,
+    pub average: f64,
+    pub full: f64,
+}
+
+/// The arm the disk tests give their drives (`arm = { cylinders = 400,
+/// track = "4ms", average = "25ms", full = "45ms" }`).
+pub const ARM_FIGURES: SeekFigures = SeekFigures {
+    cylinders: 400,
+    track: 0.004,
+    average: 0.025,
+    full: 0.045,
+};
+
+/// The mean seek of an arm between two cylinders of `area` drawn
+/// independently and uniformly (distance 0 included), worked out here
+/// from the drive's figures and not by the simulator's seek curve: the
+/// curve t(d) = track + a sqrt(d - 1) + b (d - 1) (docs/scenario-format.md)
+/// whose full stroke, d = cylinders - 1, takes `full`, and whose mean over
+/// every ordered pair of different cylinders, summed pair by pair, is
+/// `average`; a and b by Cramer's rule.
+pub fn mean_seek(drive: &SeekFigures, area: std::ops::Range<u32>) -> f64 {
+    let c = drive.cylinders;
+    let (mut root_sum, mut linear_sum, mut pairs) = (0.0, 0.0, 0.0);
+    for x in 0..c {
+        for y in (0..c).filter(|&y| y != x) {
+            let moved = f64::from(x.abs_diff(y) - 1);
+            root_sum += moved.sqrt();
+            linear_sum += moved;
+            pairs += 1.0;
+        }
+    }
+    // a * root_mean + b * linear_mean = average - track
+    // a * sqrt(stroke) + b * stroke = full - track
+    let (root_mean, linear_mean) = (root_sum / pairs, linear_sum / pairs);
+    let stroke = f64::from(c - 2);
+    let (p, q) = (drive.average - drive.track, drive.full - drive.track);
+    let det = root_mean * stroke - linear_mean * stroke.sqrt();
+    let a = (p * stroke - linear_mean * q) / det;
+    let b = (root_mean * q - stroke.sqrt() * p) / det;
+    let seek = |d: u32| {
+        if d == 0 {
+            0.0
+        } else {
+            drive.track + a * f64::from(d - 1).sqrt() + b * f64::from(d - 1)
+        }
+    };
+    let total: f64 = area
         .clone()
-        .flat_map(|x| cylinders.clone().map(move |y| x.abs_diff(y)))
-        .map(|d| seek.time(d))
+        .flat_map(|x| area.clone().map(move |y| seek(x.abs_diff(y))))
         .sum();
-    pairs / f64::from(cylinders.len() as u32).powi(2)
+    total / f64::from(area.len() as u32).powi(2)
 }
 
 /// A shipped time-sharing scenario, validated.
@@ -136,11 +182,24 @@ pub fn note_check(what: &str) {
     }
 }
 
-/// The interval of the mean of `samples` at the suite's per-check level.
+/// The interval of the mean of `samples` at the suite's per-check level:
+/// Student's t over independent replications, worked out here (with
+/// statrs's t quantile) rather than by the kernel's own interval.
 pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
     note_check(what);
-    ConfidenceInterval::from_samples(samples, check_level())
-        .expect("an interval needs at least two replications")
+    let n = samples.len();
+    assert!(n >= 2, "an interval needs at least two replications");
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    let variance = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .expect("at least one degree of freedom")
+        .inverse_cdf(0.5 + check_level() / 2.0);
+    ConfidenceInterval {
+        mean,
+        half_width: t * (variance / n as f64).sqrt(),
+        level: check_level(),
+        samples: n,
+    }
 }
 
 /// Asserts that `successes` in `trials` independent trials agree with a
