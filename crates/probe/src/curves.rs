@@ -472,9 +472,9 @@ pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside, level
 }
 
 /// A measure's name in `summary.json`'s terms as an axis label with its
-/// unit: `classes.job.mean_response` as "mean response of job [s]",
-/// `stations.cpu.utilization` as "utilization of cpu", the system's
-/// throughput as "throughput [1/s]".
+/// unit: `classes.job.mean_response` as `mean response of job [s]`,
+/// `stations.cpu.utilization` as `utilization of cpu`, the system's
+/// throughput as `throughput [1/s]`.
 pub fn measure_label(measure: &str) -> String {
     if measure == THROUGHPUT {
         return "throughput [1/s]".to_string();
