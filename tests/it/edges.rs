@@ -415,3 +415,40 @@ fn percentiles_lie_within_the_responses_a_run_measured() {
         );
     }
 }
+
+/// A signal is heard while a run is being set up, not only once its
+/// events flow: a caller that says stop at its first chance gets an
+/// interrupted run that handled no event, from a network of a million
+/// terminals and from a time-sharing system of 100,000. (Before, the
+/// whole population was set up first, over a second for ten million
+/// terminals, and the run then handled events until its first check.)
+#[test]
+fn a_run_is_stoppable_while_its_terminals_are_set_up() {
+    use tpsim::models::summary::StoppedBy;
+    let mut net = crate::scenario("repairman");
+    let tpsim::models::network::ClassKind::Closed { terminals, .. } = &mut net.classes[0].kind
+    else {
+        panic!("repairman.toml's class is closed");
+    };
+    *terminals = 1_000_000;
+    let mut asked = 0;
+    let run = tpsim::models::simulate_with_progress(&net, 1, 0, |_| {
+        asked += 1;
+        false
+    });
+    assert_eq!(run.summary.stopped_by, StoppedBy::Interrupted);
+    assert_eq!((run.summary.events, asked), (0, 1));
+
+    let path = crate::scenario_path("thrashing");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("terminals = 16", "terminals = 100000");
+    let sys = tpsim::models::load_system("thrashing.toml", &text).unwrap();
+    let mut asked = 0;
+    let run = tpsim::models::system::simulate_with_progress(&sys, 1, 0, |_| {
+        asked += 1;
+        false
+    });
+    assert_eq!(run.summary.stopped_by, StoppedBy::Interrupted);
+    assert_eq!((run.summary.events, asked), (0, 1));
+}

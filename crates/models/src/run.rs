@@ -8,6 +8,7 @@
 
 use crate::summary::{StoppedBy, Summary};
 use crate::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
+use tpsim_core::sim::CHECK_EVERY;
 use tpsim_core::{Context, Model, SimTime, Simulation, StopReason, Streams};
 
 /// What every scenario says about its runs: its name, its master seed and
@@ -65,14 +66,40 @@ pub struct Progress {
 
 /// A model [`drive`] can run.
 pub(crate) trait Runnable: Model {
-    /// Schedules what starts a run.
-    fn start(&mut self, ctx: &mut Context<Self::Event>);
+    /// Schedules what starts a run, asking `setup` whether to go on as it
+    /// goes; false if it was told to stop before it was done.
+    fn start(&mut self, ctx: &mut Context<Self::Event>, setup: &mut Setup<'_>) -> bool;
 
     /// What the run measured up to `now`, after `events` events.
     fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run;
 
     /// The completions so far, and the sum of their responses \[s\].
     fn responses_so_far(&self) -> (u64, f64);
+}
+
+/// The caller of a run's start, asked every [`CHECK_EVERY`] steps whether
+/// to go on: setting up ten million terminals takes over a second, and a
+/// signal must be heard within one.
+pub(crate) struct Setup<'a> {
+    steps: u64,
+    keep_going: &'a mut dyn FnMut() -> bool,
+}
+
+impl<'a> Setup<'a> {
+    /// A start that asks `keep_going`.
+    pub(crate) fn new(keep_going: &'a mut dyn FnMut() -> bool) -> Self {
+        Setup {
+            steps: 0,
+            keep_going,
+        }
+    }
+
+    /// Counts one step of the start (a terminal, a process); false once
+    /// the caller has said stop.
+    pub(crate) fn go_on(&mut self) -> bool {
+        self.steps += 1;
+        self.steps % CHECK_EVERY != 0 || (self.keep_going)()
+    }
 }
 
 /// How many times a run reports progress.
@@ -94,24 +121,28 @@ pub(crate) fn drive<M: Runnable>(
 ) -> Run {
     let mut sim = Simulation::new(model);
     let (model, ctx) = sim.parts_mut();
-    model.start(ctx);
+    let started = model.start(ctx, &mut Setup::new(&mut || progress(SimTime::ZERO)));
     let mut trace = Vec::with_capacity(PROGRESS_STEPS as usize);
-    let reason = sim.run_in_slices(
-        settings.end_time,
-        settings.max_events,
-        PROGRESS_STEPS,
-        |model, now, slice_ended| {
-            if slice_ended {
-                let (completions, response_sum) = model.responses_so_far();
-                trace.push(Progress {
-                    at: now.as_secs_f64(),
-                    completions,
-                    response_sum,
-                });
-            }
-            progress(now)
-        },
-    );
+    let reason = if !started {
+        StopReason::Interrupted
+    } else {
+        sim.run_in_slices(
+            settings.end_time,
+            settings.max_events,
+            PROGRESS_STEPS,
+            |model, now, slice_ended| {
+                if slice_ended {
+                    let (completions, response_sum) = model.responses_so_far();
+                    trace.push(Progress {
+                        at: now.as_secs_f64(),
+                        completions,
+                        response_sum,
+                    });
+                }
+                progress(now)
+            },
+        )
+    };
     let (now, events) = (sim.now(), sim.events());
     let mut run = sim.model_mut().finish(now, events, streams.replication());
     run.trace = trace;

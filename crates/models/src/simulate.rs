@@ -12,7 +12,7 @@
 
 use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, Target};
-use crate::run::{Run, Runnable, drive, event_index};
+use crate::run::{Run, Runnable, Setup, drive, event_index};
 use crate::summary::{self, Summary};
 use slab::Slab;
 use std::cmp::{Ordering, Reverse};
@@ -169,6 +169,13 @@ impl<'a> NetworkModel<'a> {
     /// Schedules what starts a run: each open class's first arrival, each
     /// terminal's first think time, and the end of the warm-up.
     pub fn start(&mut self, ctx: &mut Context<Event>) {
+        let started = self.start_heeding(ctx, &mut Setup::new(&mut || true));
+        debug_assert!(started, "a start that is never told to stop completes");
+    }
+
+    /// [`start`](Self::start), asking `setup` whether to go on every so
+    /// many terminals; false if told to stop before it was done.
+    fn start_heeding(&mut self, ctx: &mut Context<Event>, setup: &mut Setup<'_>) -> bool {
         for (c, class) in self.net.classes.iter().enumerate() {
             match &class.kind {
                 ClassKind::Open { interarrival } => {
@@ -182,6 +189,9 @@ impl<'a> NetworkModel<'a> {
                 }
                 ClassKind::Closed { terminals, .. } => {
                     for _ in 0..*terminals {
+                        if !setup.go_on() {
+                            return false;
+                        }
                         let job = self.new_job(c, SimTime::ZERO);
                         self.think(job, ctx);
                     }
@@ -192,6 +202,7 @@ impl<'a> NetworkModel<'a> {
         if warmup > SimTime::ZERO {
             let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
         }
+        true
     }
 
     fn new_job(&mut self, class: usize, now: SimTime) -> usize {
@@ -484,8 +495,8 @@ impl<'a> NetworkModel<'a> {
 }
 
 impl Runnable for NetworkModel<'_> {
-    fn start(&mut self, ctx: &mut Context<Event>) {
-        NetworkModel::start(self, ctx);
+    fn start(&mut self, ctx: &mut Context<Event>, setup: &mut Setup<'_>) -> bool {
+        self.start_heeding(ctx, setup)
     }
 
     fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run {

@@ -25,7 +25,7 @@ use super::{
     Replacement, Scheduler, System,
 };
 use crate::measure::{Responses, StationMeter, per_second};
-use crate::run::{Run, Runnable, drive, event_index};
+use crate::run::{Run, Runnable, Setup, drive, event_index};
 use crate::summary::{
     ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, ProbeSummary, Summary,
     SwappingSummary,
@@ -612,11 +612,16 @@ impl<'a> SystemModel<'a> {
     }
 
     /// Schedules what starts a run: the users, the background processes,
-    /// the samples of the load indices and the end of the warm-up.
-    pub fn start(&mut self, ctx: &mut Context<Event>) {
+    /// the samples of the load indices and the end of the warm-up; asks
+    /// `setup` whether to go on at each user and process, and returns
+    /// false if told to stop before it was done.
+    fn start_heeding(&mut self, ctx: &mut Context<Event>, setup: &mut Setup<'_>) -> bool {
         match &self.sys.users.population {
             Population::Fixed(n) => {
                 for i in 0..*n {
+                    if !setup.go_on() {
+                        return false;
+                    }
                     self.log_in(i as u64, None, ctx);
                 }
             }
@@ -626,6 +631,9 @@ impl<'a> SystemModel<'a> {
         }
         for (entry, b) in self.sys.background.iter().enumerate() {
             for i in 0..b.count {
+                if !setup.go_on() {
+                    return false;
+                }
                 let owner = self.owners.insert(Owner::new(
                     OwnerKind::Background { entry },
                     &self.streams,
@@ -653,6 +661,7 @@ impl<'a> SystemModel<'a> {
         if warmup > SimTime::ZERO {
             let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
         }
+        true
     }
 
     /// Whether an image can never be in memory (swapping only).
@@ -1626,8 +1635,8 @@ pub fn simulate_with_progress(
 }
 
 impl Runnable for SystemModel<'_> {
-    fn start(&mut self, ctx: &mut Context<Event>) {
-        SystemModel::start(self, ctx);
+    fn start(&mut self, ctx: &mut Context<Event>, setup: &mut Setup<'_>) -> bool {
+        self.start_heeding(ctx, setup)
     }
 
     fn finish(&mut self, now: SimTime, events: u64, replication: u64) -> Run {
