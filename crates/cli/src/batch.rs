@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use tpsim_models::SimTime;
-use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns};
-use tpsim_models::replicate::{Precision, Rule, Runner, Shard};
+use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns, WarmupRule};
+use tpsim_models::replicate::{Precision, Rule, Runner, Shard, Stop};
 use tpsim_models::shard::{self, Identity, Record};
 use tpsim_models::sweep::{self, Setting};
 use tpsim_models::warmup;
@@ -194,7 +194,13 @@ pub(crate) fn batch(
         seed: scenario.seed,
         fingerprint: shard::fingerprint(&text),
         keys,
-        rule: rule_sentence(&rule, args.warmup.is_some()),
+        rule,
+        warmup: match args.warmup {
+            Some(_) => WarmupRule::Mser5 {
+                pilots: warmup::PILOTS,
+            },
+            None => WarmupRule::Scenario,
+        },
         level: args.level,
         measures: chosen,
         points: points.len(),
@@ -219,7 +225,7 @@ pub(crate) fn batch(
 
 /// Whether some point's replications were cut short by an interrupt.
 fn is_partial(results: &[PointRuns]) -> bool {
-    results.iter().any(|p| p.stopped_by == "interrupted")
+    results.iter().any(|p| p.stopped_by == Stop::Interrupted)
 }
 
 /// Says so if the replications were cut short.
@@ -282,8 +288,7 @@ pub(crate) fn merge(
         crate::output::check_input(&path).map_err(input)?;
         let text = std::fs::read_to_string(&path)
             .map_err(|e| input(format!("cannot read shard record {name}: {e}")))?;
-        let record: Record = serde_json::from_str(&text)
-            .map_err(|e| input(format!("{name}: not a shard record: {e}")))?;
+        let record = Record::read(&name, &text).map_err(|e| input(e.to_string()))?;
         records.push((name, record));
         paths.push(path);
     }
@@ -342,14 +347,14 @@ fn report(
         seed: batch.seed,
         keys: &batch.keys,
         level: batch.level,
-        rule: batch.rule.clone(),
+        rule: batch.rule_sentence(),
     };
     let value = || {
         serde_json::json!({
             "scenario": batch.scenario,
             "seed": batch.seed,
             "level": batch.level,
-            "rule": batch.rule,
+            "rule": batch.rule_sentence(),
             "keys": batch.keys,
             "partial": is_partial(results),
             "points": results.iter().map(|p| serde_json::json!({
@@ -452,34 +457,6 @@ fn charts(
         draw(name, beside)?;
     }
     Ok(files)
-}
-
-/// The rule as a sentence, for headings; `mser` if the warm-ups were
-/// chosen by MSER-5.
-fn rule_sentence(rule: &Rule, mser: bool) -> String {
-    let replications = match *rule {
-        Rule::Count(n) => format!("{n} replications at each point"),
-        Rule::Precision {
-            initial,
-            precision:
-                Precision {
-                    relative_half_width,
-                    max_replications,
-                    ..
-                },
-        } => format!(
-            "replications at each point ({initial} first) until every chosen measure's interval is within {}% of its mean, at most {max_replications}",
-            relative_half_width * 100.0
-        ),
-    };
-    if mser {
-        format!(
-            "{replications}, after a warm-up chosen by MSER-5 from {} pilot runs",
-            warmup::PILOTS
-        )
-    } else {
-        replications
-    }
 }
 
 /// The replication rule the options ask for.

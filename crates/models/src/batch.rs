@@ -21,8 +21,8 @@
 use crate::analytic::{ClosedModel, Reference};
 use crate::summary::{StoppedBy, Summary};
 use crate::sweep::Point;
-use serde::Serialize;
-use tpsim_core::replicate::{Estimate, Rule, Runner, Shard};
+use serde::{Deserialize, Serialize};
+use tpsim_core::replicate::{Estimate, Precision, Rule, Runner, Shard, Stop};
 
 /// The measures of one run: the sections of `summary.json` and the fields
 /// of each row in alphabetical order, the rows of an array in order.
@@ -119,6 +119,45 @@ pub fn measure_names(point: &Point) -> Vec<String> {
 /// chosen: each class's throughput and mean response.
 pub const DEFAULT_MEASURES: [&str; 2] = ["classes.*.throughput", "classes.*.mean_response"];
 
+/// Where a batch's warm-ups came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum WarmupRule {
+    /// The scenario's own `run.warmup`.
+    Scenario,
+    /// Chosen by MSER-5 at each point from this many pilot runs (see
+    /// [`crate::warmup`]).
+    Mser5 {
+        /// The pilot runs per point.
+        pilots: u64,
+    },
+}
+
+/// `rule` with `warmup` as a sentence, for headings.
+pub fn rule_sentence(rule: &Rule, warmup: WarmupRule) -> String {
+    let replications = match *rule {
+        Rule::Count(n) => format!("{n} replications at each point"),
+        Rule::Precision {
+            initial,
+            precision:
+                Precision {
+                    relative_half_width,
+                    max_replications,
+                    ..
+                },
+        } => format!(
+            "replications at each point ({initial} first) until every chosen measure's interval is within {}% of its mean, at most {max_replications}",
+            relative_half_width * 100.0
+        ),
+    };
+    match warmup {
+        WarmupRule::Scenario => replications,
+        WarmupRule::Mser5 { pilots } => {
+            format!("{replications}, after a warm-up chosen by MSER-5 from {pilots} pilot runs")
+        }
+    }
+}
+
 /// One replication's results.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Replication {
@@ -140,9 +179,9 @@ pub struct PointRuns {
     pub measures: Vec<String>,
     /// The replications that finished, in order.
     pub replications: Vec<Replication>,
-    /// What ended this point's replications: `count`, `precision`,
-    /// `max_replications`, `interrupted`, or, in a shard, `other_shard`.
-    pub stopped_by: &'static str,
+    /// What ended this point's replications (in a shard,
+    /// [`Stop::OtherShard`] where it is wholly other shards' work).
+    pub stopped_by: Stop,
     /// The warm-up of its replications \[s\]: the scenario's, or one
     /// chosen from the data (see [`crate::warmup`]).
     pub warmup: f64,
@@ -254,7 +293,7 @@ pub fn run(
                 values: point.values.clone(),
                 measures,
                 replications,
-                stopped_by: batch.stopped_by.name(),
+                stopped_by: batch.stopped_by,
                 warmup: point.scenario.settings().warmup.as_secs_f64(),
                 reference: ClosedModel::of_scenario(&point.scenario)
                     .ok()
@@ -398,7 +437,7 @@ mod tests {
         );
         assert!(
             one.iter()
-                .all(|p| p.stopped_by == "count" && p.replications.len() == 4)
+                .all(|p| p.stopped_by == Stop::Count && p.replications.len() == 4)
         );
         assert_eq!(
             one[0]
@@ -445,7 +484,7 @@ mod tests {
             },
         };
         let (sequential, _) = batch(2, &precise);
-        assert!(sequential.iter().all(|p| p.stopped_by == "precision"));
+        assert!(sequential.iter().all(|p| p.stopped_by == Stop::Precision));
         assert!(sequential[1].replications.len() > sequential[0].replications.len());
         // Interrupted: nothing finishes, and the batch says so.
         let runner = Runner::new(2).unwrap();
@@ -458,7 +497,7 @@ mod tests {
             || {},
             || false,
         );
-        assert!(stopped.iter().all(|p| p.stopped_by == "interrupted"
+        assert!(stopped.iter().all(|p| p.stopped_by == Stop::Interrupted
             && p.replications.is_empty()
             && p.measures.is_empty()));
     }

@@ -98,7 +98,7 @@ impl<'a> Setup<'a> {
     /// the caller has said stop.
     pub(crate) fn go_on(&mut self) -> bool {
         self.steps += 1;
-        self.steps % CHECK_EVERY != 0 || (self.keep_going)()
+        !self.steps.is_multiple_of(CHECK_EVERY) || (self.keep_going)()
     }
 }
 

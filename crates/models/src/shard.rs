@@ -15,15 +15,16 @@
 //! made from them.
 
 use crate::analytic::Reference;
-use crate::batch::{PointRuns, Replication};
+use crate::batch::{PointRuns, Replication, WarmupRule, rule_sentence};
 use crate::summary::StoppedBy;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
-use tpsim_core::replicate::{Shard, Stop};
+use tpsim_core::replicate::{Rule, Shard, Stop};
 
-/// The `format` of the records this version writes and reads.
-pub const FORMAT: &str = "tpsim-shard-1";
+/// The `format` of the records this version writes and reads (2: the rule
+/// and the warm-up recorded as fields, no longer as a sentence).
+pub const FORMAT: &str = "tpsim-shard-2";
 
 /// What makes two shards parts of the same batch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,8 +37,10 @@ pub struct Identity {
     pub fingerprint: String,
     /// The swept keys (none for a plain batch).
     pub keys: Vec<String>,
-    /// The replication rule, as a sentence.
-    pub rule: String,
+    /// The replication rule.
+    pub rule: Rule,
+    /// Where the warm-ups came from.
+    pub warmup: WarmupRule,
     /// The confidence level of the intervals.
     pub level: f64,
     /// The patterns of the chosen measures.
@@ -51,8 +54,8 @@ pub struct Identity {
 pub struct Record {
     /// [`FORMAT`].
     pub format: String,
-    /// Which shard, `I/N`.
-    pub shard: String,
+    /// Which shard (`I/N` in the file).
+    pub shard: Shard,
     /// The batch it is part of.
     pub batch: Identity,
     /// The points it ran replications of, in order.
@@ -69,7 +72,7 @@ pub struct RecordPoint {
     /// The measures' names (empty when no replication finished here).
     pub measures: Vec<String>,
     /// What ended its replications in this shard.
-    pub stopped_by: String,
+    pub stopped_by: Stop,
     /// The warm-up of its replications \[s\].
     pub warmup: f64,
     /// The closed model's bounds and MVA solution there, if it has one.
@@ -90,7 +93,39 @@ pub struct RecordReplication {
     pub values: Vec<Option<f64>>,
 }
 
+impl Identity {
+    /// The replication rule and the warm-ups' source as a sentence, for
+    /// headings.
+    pub fn rule_sentence(&self) -> String {
+        rule_sentence(&self.rule, self.warmup)
+    }
+}
+
 impl Record {
+    /// The record in `text`, read from `file`: its format is checked
+    /// before anything else, so that a record of another version is told
+    /// so rather than which field it lacks.
+    pub fn read(file: &str, text: &str) -> Result<Record, MergeError> {
+        #[derive(Deserialize)]
+        struct Format {
+            format: String,
+        }
+        let unreadable = |e: serde_json::Error| MergeError::Unreadable {
+            file: file.to_string(),
+            message: e.to_string(),
+        };
+        let found = serde_json::from_str::<Format>(text)
+            .map_err(unreadable)?
+            .format;
+        if found != FORMAT {
+            return Err(MergeError::Format {
+                file: file.to_string(),
+                found,
+            });
+        }
+        serde_json::from_str(text).map_err(unreadable)
+    }
+
     /// The record of `shard`, whose run of the batch `batch` gave
     /// `results` (the points that are wholly other shards' work are left
     /// out).
@@ -98,12 +133,12 @@ impl Record {
         let points = results
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.stopped_by != Stop::OtherShard.name())
+            .filter(|(_, p)| p.stopped_by != Stop::OtherShard)
             .map(|(point, p)| RecordPoint {
                 point,
                 values: p.values.clone(),
                 measures: p.measures.clone(),
-                stopped_by: p.stopped_by.to_string(),
+                stopped_by: p.stopped_by,
                 warmup: p.warmup,
                 reference: p.reference.clone(),
                 replications: p
@@ -123,7 +158,7 @@ impl Record {
             .collect();
         Record {
             format: FORMAT.to_string(),
-            shard: shard.to_string(),
+            shard,
             batch,
             points,
         }
@@ -155,14 +190,12 @@ pub enum MergeError {
         /// Its format.
         found: String,
     },
-    /// A shard that is not `I/N`.
-    #[error("{file}: shard `{shard}`: {message}")]
-    Shard {
-        /// The record's file.
+    /// A file that is not a shard record.
+    #[error("{file}: not a shard record: {message}")]
+    Unreadable {
+        /// The file.
         file: String,
-        /// What it says.
-        shard: String,
-        /// Why that is not a shard.
+        /// Why it cannot be read as one.
         message: String,
     },
     /// Records of different batches.
@@ -226,15 +259,7 @@ pub fn merge(records: &[(String, Record)]) -> Result<Merged, MergeError> {
                 found: record.format.clone(),
             });
         }
-        let shard: Shard =
-            record
-                .shard
-                .parse()
-                .map_err(|e: tpsim_core::replicate::ShardError| MergeError::Shard {
-                    file: file.clone(),
-                    shard: record.shard.clone(),
-                    message: e.to_string(),
-                })?;
+        let shard = record.shard;
         same_batch(file, &record.batch, first_file, &first.batch)?;
         let (n, n_file) = *count.get_or_insert((shard.count(), file));
         if shard.count() != n {
@@ -250,7 +275,7 @@ pub fn merge(records: &[(String, Record)]) -> Result<Merged, MergeError> {
             return Err(MergeError::Twice {
                 file: file.clone(),
                 other: other.to_string(),
-                shard: record.shard.clone(),
+                shard: record.shard.to_string(),
             });
         }
     }
@@ -322,8 +347,8 @@ fn same_batch(
             first.points.to_string(),
         );
     }
-    if batch.rule != first.rule {
-        return differ("rules", batch.rule.clone(), first.rule.clone());
+    if (batch.rule, batch.warmup) != (first.rule, first.warmup) {
+        return differ("rules", batch.rule_sentence(), first.rule_sentence());
     }
     if batch.level != first.level {
         return differ(
@@ -374,14 +399,13 @@ fn merge_point(
                 "its swept values, warm-up or reference differ from another shard's".into(),
             ));
         }
-        let stop = Stop::from_name(&p.stopped_by)
-            .filter(|&s| s != Stop::OtherShard)
-            .ok_or_else(|| {
-                damaged(format!(
-                    "`{}` cannot end a point's replications",
-                    p.stopped_by
-                ))
-            })?;
+        let stop = p.stopped_by;
+        if stop == Stop::OtherShard {
+            return Err(damaged(format!(
+                "`{}` cannot end a point's replications",
+                stop.name()
+            )));
+        }
         stopped_by = match (stopped_by, stop) {
             (Some(Stop::Interrupted), _) | (_, Stop::Interrupted) => Some(Stop::Interrupted),
             (_, stop) => Some(stop),
@@ -426,7 +450,7 @@ fn merge_point(
         values: model.values.clone(),
         measures: measures.cloned().unwrap_or_default(),
         replications,
-        stopped_by: stopped_by.unwrap_or(Stop::Count).name(),
+        stopped_by: stopped_by.unwrap_or(Stop::Count),
         warmup: model.warmup,
         reference: model.reference.clone(),
     })
@@ -446,7 +470,8 @@ mod tests {
             seed: 1,
             fingerprint: fingerprint(MM1),
             keys: vec!["class[jobs].arrivals.exp.rate".into()],
-            rule: "3 replications at each point".into(),
+            rule: Rule::Count(3),
+            warmup: WarmupRule::Scenario,
             level: 0.95,
             measures: vec!["classes.*.mean_response".into()],
             points,
@@ -488,7 +513,7 @@ mod tests {
                 .rev()
                 .map(|(f, r)| {
                     let text = serde_json::to_string(r).unwrap();
-                    (f.clone(), serde_json::from_str(&text).unwrap())
+                    (f.clone(), Record::read(f, &text).unwrap())
                 })
                 .collect();
             let merged = merge(&read).unwrap();
@@ -524,12 +549,16 @@ mod tests {
             "shard-2.json and shard-1.json are shards of different batches: their seeds differ (2 against 1)"
         );
         assert!(
+            refused(&|r| r[2].1.batch.warmup = WarmupRule::Mser5 { pilots: 10 })
+                .contains("after a warm-up chosen by MSER-5 from 10 pilot runs against")
+        );
+        assert!(
             refused(&|r| r[2].1.batch.fingerprint = fingerprint("other"))
                 .contains("scenario files")
         );
         assert!(
-            refused(&|r| r[2].1.batch.rule = "5 replications at each point".into())
-                .contains("their rules differ")
+            refused(&|r| r[2].1.batch.rule = Rule::Count(5))
+                .contains("their rules differ (5 replications at each point against 3")
         );
         assert!(
             refused(&|r| r[1].1.batch.keys.clear()).contains("their swept keys differ ([] against")
@@ -538,11 +567,11 @@ mod tests {
         assert!(refused(&|r| r[1].1.batch.measures.clear()).contains("chosen measures"));
         assert!(refused(&|r| r[1].1.batch.scenario = "M/M/2".into()).contains("scenarios"));
         assert_eq!(
-            refused(&|r| r[1].1.shard = "2/4".into()),
+            refused(&|r| r[1].1.shard = Shard::new(2, 4).unwrap()),
             "shard-2.json and shard-1.json are shards of different batches: their numbers of shards differ (4 against 3)"
         );
         assert_eq!(
-            refused(&|r| r[2].1.shard = "1/3".into()),
+            refused(&|r| r[2].1.shard = Shard::new(1, 3).unwrap()),
             "shard-3.json and shard-1.json are both shard 1/3"
         );
         assert_eq!(
@@ -556,10 +585,6 @@ mod tests {
                 r.truncate(1);
             }),
             "shards 2/3, 3/3 of the batch are missing"
-        );
-        assert_eq!(
-            refused(&|r| r[0].1.shard = "0/3".into()),
-            "shard-1.json: shard `0/3`: shard 0 of 3 is out of range: shards are numbered 1 to 3"
         );
         assert!(
             refused(&|r| r[0].1.format = "tpsim-shard-0".into())
@@ -581,7 +606,7 @@ mod tests {
             .contains("values for")
         );
         assert!(
-            refused(&|r| r[1].1.points[0].stopped_by = "other_shard".into()).contains("cannot end")
+            refused(&|r| r[1].1.points[0].stopped_by = Stop::OtherShard).contains("cannot end")
         );
         assert!(
             refused(&|r| r[1].1.points[0].values[0].1 = "9/s".into())
@@ -592,6 +617,29 @@ mod tests {
                 .contains("its measures differ from another shard's")
         );
         assert_eq!(merge(&[]).unwrap_err(), MergeError::Nothing);
+    }
+
+    #[test]
+    fn a_record_is_read_format_first_and_its_shard_checked() {
+        let (_, records) = batch(&Rule::Count(2), 3);
+        let text = serde_json::to_string(&records[0].1).unwrap();
+        assert_eq!(Record::read("s.json", &text).unwrap(), records[0].1);
+        let read = |text: &str| Record::read("s.json", text).unwrap_err().to_string();
+        assert!(
+            read(&text.replace("\"shard\":\"1/3\"", "\"shard\":\"0/3\"")).starts_with(
+                "s.json: not a shard record: shard `0/3`: shard 0 of 3 is out of range"
+            )
+        );
+        // A record of the first format says so, not which field it lacks.
+        let old = text.replace(FORMAT, "tpsim-shard-1").replace(
+            "\"rule\":{\"count\":3}",
+            "\"rule\":\"3 replications at each point\"",
+        );
+        assert_eq!(
+            read(&old),
+            "s.json: not a shard record of this version of tpsim (format `tpsim-shard-1`, expected `tpsim-shard-2`)"
+        );
+        assert!(read("[1, 2]").starts_with("s.json: not a shard record: "));
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
         text.push_str(&format!(
             "\nEvery point: {}, stopped by {}\n",
             count(p.replications.len(), "replication", "replications"),
-            p.stopped_by
+            p.stopped_by.name()
         ));
         return text;
     }
@@ -81,7 +81,7 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
             format!(
                 "{at}{}, stopped by {}",
                 count(p.replications.len(), "replication", "replications"),
-                p.stopped_by
+                p.stopped_by.name()
             )
         })
         .collect();
@@ -207,7 +207,7 @@ pub fn estimates_csv(keys: &[String], points: &[PointRuns], level: f64) -> Strin
                 field(end(-1.0)),
                 field(end(1.0)),
                 num(level),
-                point.stopped_by.to_string(),
+                point.stopped_by.name().to_string(),
             ]);
             rows.push(row);
         }

@@ -557,7 +557,7 @@ mod tests {
                             values: vec![(mean + d) / 2.0, (mean + d) / 2.0],
                         })
                         .collect(),
-                    stopped_by: "count",
+                    stopped_by: tpsim_models::replicate::Stop::Count,
                     warmup: 100.0,
                     reference: Some(reference(n)),
                 });

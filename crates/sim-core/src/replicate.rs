@@ -44,6 +44,7 @@
 use crate::random::Streams;
 use crate::stats::{ConfidenceInterval, Tally};
 use rayon::prelude::*;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::Range;
 use thiserror::Error;
 
@@ -238,8 +239,10 @@ fn estimates<T>(runs: &[T], measures: impl Fn(&T) -> Vec<f64>, level: f64) -> Ve
         .collect()
 }
 
-/// How many replications a batch runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How many replications a batch runs (serialised as a shard records it:
+/// `{"count": 5}`, or the precision rule's fields).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Rule {
     /// This many.
     Count(u64),
@@ -340,6 +343,21 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// A shard serialises as `I/N`, as it is written on the command line.
+impl Serialize for Shard {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Shard {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shard, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse()
+            .map_err(|e| serde::de::Error::custom(format!("shard `{text}`: {e}")))
+    }
+}
+
 impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
@@ -355,8 +373,10 @@ pub struct Replicated<T> {
     pub stopped_by: Stop,
 }
 
-/// What ended a batch of replications.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What ended a batch of replications (serialised as its
+/// [`name`](Stop::name)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Stop {
     /// The fixed number of replications asked for ran.
     Count,
@@ -380,19 +400,6 @@ impl Stop {
             Stop::Interrupted => "interrupted",
             Stop::OtherShard => "other_shard",
         }
-    }
-
-    /// The stop of this name, if there is one.
-    pub fn from_name(name: &str) -> Option<Stop> {
-        [
-            Stop::Count,
-            Stop::Precision,
-            Stop::MaxReplications,
-            Stop::Interrupted,
-            Stop::OtherShard,
-        ]
-        .into_iter()
-        .find(|s| s.name() == name)
     }
 }
 
@@ -458,7 +465,8 @@ impl Estimate {
 /// for far too many), and never beyond the cap. This is the relative-
 /// precision procedure of Law (section 9.4.1) taken in rounds rather
 /// than one replication at a time, so rounds can run in parallel.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Precision {
     /// The largest relative half-width accepted, such as 0.05.
     pub relative_half_width: f64,
@@ -817,9 +825,44 @@ mod tests {
                 "{bad}"
             );
         }
-        for stop in [Stop::Count, Stop::OtherShard, Stop::MaxReplications] {
-            assert_eq!(Stop::from_name(stop.name()), Some(stop));
+    }
+
+    #[test]
+    fn shards_rules_and_stops_serialise_as_a_shard_record_writes_them() {
+        let shard = Shard::new(2, 3).unwrap();
+        let rule = Rule::Precision {
+            initial: 4,
+            precision: Precision {
+                relative_half_width: 0.05,
+                level: 0.95,
+                max_replications: 200,
+            },
+        };
+        let stops = [
+            Stop::Count,
+            Stop::Precision,
+            Stop::MaxReplications,
+            Stop::Interrupted,
+            Stop::OtherShard,
+        ];
+        let text = serde_json::to_string(&(shard, rule, Rule::Count(5), stops)).unwrap();
+        assert_eq!(
+            text,
+            r#"["2/3",{"precision":{"initial":4,"precision":{"relative_half_width":0.05,"level":0.95,"max_replications":200}}},{"count":5},["count","precision","max_replications","interrupted","other_shard"]]"#
+        );
+        for stop in stops {
+            assert_eq!(
+                serde_json::to_string(&stop).unwrap(),
+                format!("\"{}\"", stop.name())
+            );
         }
-        assert_eq!(Stop::from_name("done"), None);
+        assert_eq!(
+            serde_json::from_str::<(Shard, Rule, Rule, [Stop; 5])>(&text).unwrap(),
+            (shard, rule, Rule::Count(5), stops)
+        );
+        let refused = |json: &str| serde_json::from_str::<Shard>(json).unwrap_err().to_string();
+        assert!(refused(r#""0/3""#).starts_with("shard `0/3`: shard 0 of 3 is out of range"));
+        assert!(refused(r#""3""#).starts_with("shard `3`: "));
+        assert!(serde_json::from_str::<Stop>(r#""done""#).is_err());
     }
 }
