@@ -1,0 +1,391 @@
+//! `[[class]]`: command classes, their demands, I/O, locality and
+//! phases, mirrored and validated.
+
+use crate::scenario::{DistSpec, Validator};
+use crate::system::{CommandClass, Io, Lifetime, Locality, Pattern, Phases, SegmentFaults};
+use crate::units::{Bytes, Figure, Seconds};
+use serde::Deserialize;
+
+use super::devices::{DeviceFile, device_index};
+use super::memory::Wanted;
+use super::{OneOrMany, fraction, size};
+
+/// A class's I/O to one device.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IoFile {
+    /// Mean requests per command.
+    pub count: f64,
+    /// Bytes per request.
+    pub size: Bytes,
+    /// The device.
+    pub device: String,
+}
+
+/// A lifetime function as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub(crate) enum LocalityFile {
+    /// L = 2b / (1 + (c/m)²).
+    Cfl {
+        /// Lifetime at the knee.
+        b: Seconds,
+        /// The knee \[pages\].
+        c: f64,
+    },
+    /// L = a·m^k.
+    Bk {
+        /// Scale.
+        a: Seconds,
+        /// Exponent.
+        k: f64,
+    },
+    /// Every page touched at once (`locality = "sweep"`).
+    Sweep,
+    /// The phase model: references on a locality set per phase.
+    Phases {
+        /// Pages in a locality set.
+        set: f64,
+        /// Processor time per phase.
+        phase: DistSpec,
+        /// Mean processor time between references.
+        reference: Seconds,
+        /// How references fall on the set (uniformly if absent).
+        #[serde(default)]
+        pattern: Option<PatternFile>,
+    },
+}
+
+/// How a phase's references fall on its set, as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub(crate) enum PatternFile {
+    /// `"uniform"`.
+    Uniform,
+    /// `{ zipf = EXPONENT }`.
+    Zipf(f64),
+}
+
+/// `[[class]]`: a command class.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CommandClassFile {
+    /// The class's name.
+    pub name: String,
+    /// Processor demand as time on this system.
+    #[serde(default)]
+    pub cpu: Option<DistSpec>,
+    /// Processor demand in millions of instructions (bare numbers).
+    #[serde(default)]
+    pub instructions: Option<DistSpec>,
+    /// I/O requests.
+    #[serde(default)]
+    pub io: OneOrMany<IoFile>,
+    /// Image (address space) size.
+    pub size: Bytes,
+    /// The shared, read-only part of the image (default 0).
+    #[serde(default)]
+    pub text: Option<Bytes>,
+    /// Lifetime function, needed under paging.
+    #[serde(default)]
+    pub locality: Option<LocalityFile>,
+    /// Probability that a page taken away is dirty (default 0).
+    #[serde(default)]
+    pub dirty: Option<f64>,
+    /// Fraction of the private pages that start empty (default 0).
+    #[serde(default)]
+    pub zero_fill: Option<f64>,
+    /// UNIX `nice`, -20 to 19 (default 0): added to the priority under the
+    /// UNIX scheduler.
+    #[serde(default)]
+    pub nice: Option<i64>,
+    /// Segment faults per command and the processor time of each (default:
+    /// none).
+    #[serde(default)]
+    pub segment_faults: Option<SegmentFaultsFile>,
+}
+
+/// `class.segment_faults = { per_command, cpu }`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SegmentFaultsFile {
+    /// The mean number per command.
+    pub per_command: f64,
+    /// Processor time of each.
+    pub cpu: Seconds,
+}
+
+/// UNIX `nice` values (V7 keeps `p_nice - NZERO` in this range).
+const NICE_RANGE: std::ops::RangeInclusive<i64> = -20..=19;
+
+pub(super) fn class(
+    v: &mut Validator,
+    f: &CommandClassFile,
+    devices: &[DeviceFile],
+    mips: Option<f64>,
+    wanted: Wanted,
+    page: Option<u64>,
+) -> Option<CommandClass> {
+    let key = format!("class[{}]", f.name);
+    let demand = match (&f.cpu, &f.instructions) {
+        (Some(cpu), None) => v.dist(cpu, &format!("{key}.cpu")).map(|d| (d, 1.0)),
+        (None, Some(instructions)) => v
+            .dist(instructions, &format!("{key}.instructions"))
+            .zip(mips)
+            .map(|(d, mips)| (d, 1.0 / mips)),
+        _ => {
+            v.report(
+                &key,
+                "give exactly one of `cpu` (time) and `instructions` (millions)",
+            );
+            None
+        }
+    };
+    let io: Vec<_> =
+        f.io.0
+            .iter()
+            .enumerate()
+            .map(|(i, io)| {
+                let ikey = format!("{key}.io[{i}]");
+                if !(io.count.is_finite() && io.count >= 0.0) {
+                    v.report(
+                        format!("{ikey}.count"),
+                        format!("must be a number >= 0, got {}", Figure(io.count)),
+                    );
+                }
+                let bytes = size(v, io.size, &format!("{ikey}.size"), false);
+                let device = device_index(v, devices, &io.device, &format!("{ikey}.device"));
+                let ok = io.count.is_finite() && io.count >= 0.0;
+                Some(Io {
+                    device: device?,
+                    count: ok.then_some(io.count)?,
+                    size: bytes? as f64,
+                })
+            })
+            .collect();
+    let image = size(v, f.size, &format!("{key}.size"), false);
+    let text = size(
+        v,
+        f.text.unwrap_or(Bytes(0.0)),
+        &format!("{key}.text"),
+        true,
+    );
+    if let (Some(image), Some(text)) = (image, text)
+        && text > image
+    {
+        v.report(
+            format!("{key}.text"),
+            format!("the shared text ({text} bytes) cannot be larger than the image, {key}.size ({image} bytes)"),
+        );
+    }
+    let locality = match &f.locality {
+        None => None,
+        Some(LocalityFile::Cfl { b, c }) => {
+            let b = v.time(*b, &format!("{key}.locality.cfl.b"), false);
+            if !(c.is_finite() && *c > 0.0) {
+                v.report(
+                    format!("{key}.locality.cfl.c"),
+                    format!("must be a number of pages > 0, got {}", Figure(*c)),
+                );
+            }
+            b.filter(|_| c.is_finite() && *c > 0.0).map(|b| {
+                Locality::Lifetime(Lifetime::Cfl {
+                    b: b.as_secs_f64(),
+                    c: *c,
+                })
+            })
+        }
+        Some(LocalityFile::Bk { a, k }) => {
+            let a = v.time(*a, &format!("{key}.locality.bk.a"), false);
+            if !(k.is_finite() && *k > 0.0) {
+                v.report(
+                    format!("{key}.locality.bk.k"),
+                    format!("must be a number > 0, got {}", Figure(*k)),
+                );
+            }
+            a.filter(|_| k.is_finite() && *k > 0.0).map(|a| {
+                Locality::Lifetime(Lifetime::Bk {
+                    a: a.as_secs_f64(),
+                    k: *k,
+                })
+            })
+        }
+        Some(LocalityFile::Sweep) => Some(Locality::Lifetime(Lifetime::Sweep)),
+        Some(LocalityFile::Phases {
+            set,
+            phase,
+            reference,
+            pattern,
+        }) => phases(
+            v,
+            &key,
+            *set,
+            phase,
+            *reference,
+            pattern.as_ref(),
+            image.zip(page),
+        ),
+    };
+    let locality = match (wanted, locality) {
+        (Wanted::None, _) => None,
+        (Wanted::Lifetime, Some(Locality::Phases(_))) => {
+            v.report(
+                format!("{key}.locality.phases"),
+                "needs memory.replacement = \"clock\": replacement by process follows a lifetime function (cfl or bk)",
+            );
+            None
+        }
+        (Wanted::Phases, Some(Locality::Lifetime(_))) => {
+            v.report(
+                format!("{key}.locality"),
+                "memory.replacement = \"clock\" needs the phase model: give { phases = { set = ..., phase = ..., reference = ... } }",
+            );
+            None
+        }
+        (_, locality) => locality,
+    };
+    if let Some(Locality::Phases(Phases {
+        pattern: Pattern::Zipf { .. },
+        ..
+    })) = &locality
+        && text.is_some_and(|t| t > 0)
+    {
+        v.report(
+            format!("{key}.locality.phases.pattern"),
+            format!("a class with shared text ({key}.text) takes uniform references: a pattern by page is not defined over a text its processes share"),
+        );
+    }
+    match (wanted, &f.locality) {
+        (Wanted::Lifetime, None) => v.report(
+            format!("{key}.locality"),
+            "is required under memory.policy = \"paging\": give { cfl = { b = ..., c = ... } } or { bk = { a = ..., k = ... } }",
+        ),
+        (Wanted::Phases, None) => v.report(
+            format!("{key}.locality"),
+            "is required under memory.replacement = \"clock\": give { phases = { set = ..., phase = ..., reference = ... } }",
+        ),
+        _ => {}
+    }
+    let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
+    let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
+    let segment_faults = match &f.segment_faults {
+        None => Some(None),
+        Some(sf) => {
+            let per_command = sf.per_command;
+            if !(per_command.is_finite() && per_command >= 0.0) {
+                v.report(
+                    format!("{key}.segment_faults.per_command"),
+                    format!("must be a number >= 0, got {}", Figure(per_command)),
+                );
+            }
+            v.time(sf.cpu, &format!("{key}.segment_faults.cpu"), true)
+                .filter(|_| per_command.is_finite() && per_command >= 0.0)
+                .map(|cpu| Some(SegmentFaults { per_command, cpu }))
+        }
+    };
+    let (demand, demand_scale) = demand?;
+    let nice = f.nice.unwrap_or(0);
+    if !(NICE_RANGE).contains(&nice) {
+        v.report(
+            format!("{key}.nice"),
+            format!(
+                "must be a whole number from {} to {}, got {nice}",
+                NICE_RANGE.start(),
+                NICE_RANGE.end()
+            ),
+        );
+    }
+    Some(CommandClass {
+        name: f.name.clone(),
+        nice: NICE_RANGE.contains(&nice).then_some(nice as i32)?,
+        demand,
+        demand_scale,
+        io: io.into_iter().collect::<Option<_>>()?,
+        size: image?,
+        text: text.filter(|&t| t <= image.unwrap_or(0))?,
+        locality,
+        dirty: dirty?,
+        zero_fill: zero_fill?,
+        segment_faults: segment_faults?,
+    })
+}
+
+/// The phase model of a class whose image and page size are `sizes`
+/// (bytes), if both are valid.
+pub(super) fn phases(
+    v: &mut Validator,
+    key: &str,
+    set: f64,
+    phase: &DistSpec,
+    reference: Seconds,
+    pattern: Option<&PatternFile>,
+    sizes: Option<(u64, u64)>,
+) -> Option<Locality> {
+    let pages = sizes.map(|(image, page)| image.div_ceil(page));
+    let set_ok = set.is_finite() && set >= 1.0 && set.fract() == 0.0;
+    if !set_ok {
+        v.report(
+            format!("{key}.locality.phases.set"),
+            format!("must be a whole number of pages >= 1, got {set}"),
+        );
+    } else if let Some(pages) = pages
+        && set as u64 > pages
+    {
+        v.report(
+            format!("{key}.locality.phases.set"),
+            format!("a locality set of {set} pages is larger than the program ({pages} pages of {key}.size)"),
+        );
+    }
+    let phase_key = format!("{key}.locality.phases.phase");
+    let phase = v.dist(phase, &phase_key).filter(|d| {
+        let ok = d.mean() > 0.0;
+        if !ok {
+            v.report(
+                &phase_key,
+                "a phase must last some processor time: its mean must be > 0",
+            );
+        }
+        ok
+    });
+    let reference = v.time(
+        reference,
+        &format!("{key}.locality.phases.reference"),
+        false,
+    );
+    let set = (set_ok && pages.is_some_and(|p| set as u64 <= p)).then_some(set as u64);
+    let pattern = match pattern {
+        None | Some(PatternFile::Uniform) => Some(Pattern::Uniform),
+        Some(&PatternFile::Zipf(exponent)) => {
+            let ok = exponent.is_finite() && exponent > 0.0 && exponent <= 10.0;
+            if !ok {
+                v.report(
+                    format!("{key}.locality.phases.pattern.zipf"),
+                    format!(
+                        "must be an exponent > 0 and at most 10, got {}",
+                        Figure(exponent)
+                    ),
+                );
+            }
+            set.filter(|_| ok).map(|set| Pattern::zipf(exponent, set))
+        }
+    };
+    Some(Locality::Phases(Phases {
+        set: set?,
+        phase: phase?,
+        reference: reference?.as_secs_f64(),
+        pattern: pattern?,
+    }))
+}
+
+pub(super) fn class_index(
+    v: &mut Validator,
+    classes: &[CommandClassFile],
+    name: &str,
+    key: &str,
+) -> Option<usize> {
+    let found = classes.iter().position(|c| c.name == name);
+    if found.is_none() {
+        v.report(key, format!("no [[class]] named \"{name}\""));
+    }
+    found
+}

@@ -1,0 +1,226 @@
+//! `[probe]`: the terminal probe and its benchmarks, mirrored and
+//! validated.
+
+use crate::scenario::Validator;
+use crate::system::{Benchmark, DAY, Policy, Probe, System};
+use crate::units::{Figure, Seconds};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use std::fmt;
+use tpsim_core::SimTime;
+
+use super::DurationSpec;
+use super::classes::{CommandClassFile, class_index};
+
+/// A benchmark of the probe: a class's name, or a table naming the class
+/// and fixing the benchmark's processor demand.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct BenchmarkFile {
+    pub class: String,
+    /// Processor time, in place of a draw from the class.
+    pub cpu: Option<Seconds>,
+    /// Millions of instructions, in place of a draw from the class.
+    pub instructions: Option<f64>,
+}
+
+/// `{ class = "...", cpu = "5s" }` or `{ class = "...", instructions = 2.5 }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BenchmarkTable {
+    class: String,
+    #[serde(default)]
+    cpu: Option<Seconds>,
+    #[serde(default)]
+    instructions: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for BenchmarkFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BenchmarkVisitor;
+        impl<'de> Visitor<'de> for BenchmarkVisitor {
+            type Value = BenchmarkFile;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a class's name, or a table such as { class = \"man\", instructions = 2.5 }",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BenchmarkFile, E> {
+                Ok(BenchmarkFile {
+                    class: v.to_string(),
+                    cpu: None,
+                    instructions: None,
+                })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BenchmarkFile, A::Error> {
+                let t = BenchmarkTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(BenchmarkFile {
+                    class: t.class,
+                    cpu: t.cpu,
+                    instructions: t.instructions,
+                })
+            }
+        }
+        d.deserialize_any(BenchmarkVisitor)
+    }
+}
+
+/// `[probe]`: the terminal probe.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProbeFile {
+    /// The benchmarks, command classes run in turn.
+    pub benchmarks: Vec<BenchmarkFile>,
+    /// The sleep between cycles.
+    pub sleep: DurationSpec,
+    /// The part of the day in which cycles start (default all day).
+    #[serde(default)]
+    pub window: Option<WindowFile>,
+    /// The `time` command's resolution (default exact).
+    #[serde(default)]
+    pub resolution: Option<Seconds>,
+}
+
+/// `probe.window`: times of day.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WindowFile {
+    pub from: Seconds,
+    pub to: Seconds,
+}
+
+/// Under swapping, a shell must fit in user memory: a user whose shell
+/// could never be in memory could never run a command.
+/// Refuses a benchmark that a swapping system could never run: the probe
+/// would wait for it for ever.
+pub(super) fn benchmarks_fit(v: &mut Validator, sys: &System) {
+    let (Some(probe), Policy::Swapping { .. }) = (&sys.probe, &sys.memory.policy) else {
+        return;
+    };
+    let user = sys.memory.user_bytes();
+    for b in &probe.benchmarks {
+        let class = &sys.classes[b.class];
+        if class.size > user {
+            v.report(
+                "probe.benchmarks",
+                format!(
+                    "benchmark {}: its image ({} bytes) is larger than user memory ({user} bytes): under swapping it could never run",
+                    class.name, class.size
+                ),
+            );
+        }
+    }
+}
+
+/// A benchmark: its class, and the fixed demand it may give.
+pub(super) fn benchmark(
+    v: &mut Validator,
+    f: &BenchmarkFile,
+    classes: &[CommandClassFile],
+    mips: Option<f64>,
+) -> Option<Benchmark> {
+    let key = format!("probe.benchmarks[{}]", f.class);
+    let class = class_index(v, classes, &f.class, "probe.benchmarks");
+    let demand = match (f.cpu, f.instructions) {
+        (None, None) => Some(None),
+        (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
+        (None, Some(i)) if i.is_finite() && i >= 0.0 => match mips {
+            Some(mips) => v
+                .time(Seconds(i / mips), &format!("{key}.instructions"), true)
+                .map(Some),
+            None => {
+                v.report(
+                    format!("{key}.instructions"),
+                    "needs system.mips to turn instructions into time",
+                );
+                None
+            }
+        },
+        (None, Some(i)) => {
+            v.report(
+                format!("{key}.instructions"),
+                format!("must be a number >= 0, got {}", Figure(i)),
+            );
+            None
+        }
+        (Some(_), Some(_)) => {
+            v.report(
+                &key,
+                "give at most one of `cpu` (time) and `instructions` (millions)",
+            );
+            None
+        }
+    };
+    Some(Benchmark {
+        class: class?,
+        demand: demand?,
+    })
+}
+
+pub(super) fn probe(
+    v: &mut Validator,
+    f: &ProbeFile,
+    classes: &[CommandClassFile],
+    mips: Option<f64>,
+    day_start: SimTime,
+) -> Option<Probe> {
+    if f.benchmarks.is_empty() {
+        v.report("probe.benchmarks", "must name at least one [[class]]");
+    }
+    let benchmarks: Vec<Option<Benchmark>> = f
+        .benchmarks
+        .iter()
+        .map(|b| benchmark(v, b, classes, mips))
+        .collect();
+    let sleep = f.sleep.build(v, "probe.sleep");
+    if let Some(s) = &sleep
+        && s.mean() <= 0.0
+    {
+        v.report(
+            "probe.sleep",
+            "must have a mean above 0: the probe would measure without pause",
+        );
+    }
+    let window = match &f.window {
+        None => Some(None),
+        Some(w) => {
+            let from = v.time(w.from, "probe.window.from", true);
+            let to = v.time(w.to, "probe.window.to", false);
+            match (from, to) {
+                (Some(from), Some(to)) if from < to && to <= DAY => Some(Some((from, to))),
+                (Some(from), Some(to)) => {
+                    let (from, to) = (Figure(from.as_secs_f64()), Figure(to.as_secs_f64()));
+                    let (key, problem) = if to.0 > DAY.as_secs_f64() {
+                        (
+                            "probe.window.to",
+                            format!("must be within the day, at most 86400 s (24h), got {to} s"),
+                        )
+                    } else {
+                        (
+                            "probe.window",
+                            format!(
+                                "must end after it starts: from {from} s is not before to {to} s"
+                            ),
+                        )
+                    };
+                    v.report(key, problem);
+                    None
+                }
+                _ => None,
+            }
+        }
+    };
+    let resolution = match f.resolution {
+        None => Some(None),
+        Some(r) => v.time(r, "probe.resolution", false).map(Some),
+    };
+    if !v.problems.is_empty() {
+        return None;
+    }
+    Some(Probe {
+        benchmarks: benchmarks.into_iter().collect::<Option<_>>()?,
+        sleep: sleep?,
+        window: window?,
+        resolution: resolution?,
+        day_start,
+    })
+}

@@ -1,0 +1,907 @@
+//! Tests of time-sharing scenario reading: every key's refusals and
+//! the values a valid scenario gives.
+
+use super::*;
+use crate::scenario::Problem;
+use crate::system::{
+    ClockDaemon, Locality, Multics, Order, Pageout, PagingSwapper, Pattern, Placement, Policy,
+    ReferenceBits, Replacement, Scheduler, SegmentFaults,
+};
+use tpsim_core::SimTime;
+
+fn problems(text: &str) -> Vec<Problem> {
+    match SystemFile::parse("t.toml", text).and_then(|f| f.validate("t.toml")) {
+        Ok(_) => Vec::new(),
+        Err(ScenarioError::Invalid { problems, .. }) => problems,
+        Err(e) => vec![Problem {
+            key: "syntax".into(),
+            message: e.to_string(),
+        }],
+    }
+}
+
+const GOOD: &str = r#"
+        name = "small"
+        [run]
+        end_time = "1000s"
+        [system]
+        quantum = "100ms"
+        context_switch = "1ms"
+        [memory]
+        policy = "paging"
+        size = "512KiB"
+        kernel = "128KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        seek = { uniform = { low = "10ms", high = "50ms" } }
+        rpm = 3600
+        rate = "800KB/s"
+        fault_cpu = "1ms"
+        [users]
+        terminals = 8
+        think = { exp = { mean = "10s" } }
+        commands = [{ class = "edit", weight = 1 }]
+        [[class]]
+        name = "edit"
+        cpu = { exp = { mean = "200ms" } }
+        io = { count = 4, size = "1KiB", device = "disk" }
+        size = "64KiB"
+        locality = { cfl = { b = "5ms", c = 20 } }
+    "#;
+
+fn keys(text: &str) -> Vec<String> {
+    problems(text).into_iter().map(|p| p.key).collect()
+}
+
+/// GOOD with its disk given an arm, `extra` added to the device.
+fn armed(arm: &str, extra: &str) -> String {
+    GOOD.replace(
+        r#"seek = { uniform = { low = "10ms", high = "50ms" } }"#,
+        &format!("arm = {{ {arm} }}\n{extra}"),
+    )
+}
+
+#[test]
+fn a_sweep_program_must_fit_in_user_memory() {
+    // 384 pages of user memory: a sweep of 384 pages can finish a pass,
+    // one of 385 never could.
+    let sweep = |size: &str| {
+        GOOD.replace("size = \"64KiB\"", &format!("size = \"{size}\""))
+            .replace(
+                "locality = { cfl = { b = \"5ms\", c = 20 } }",
+                "locality = \"sweep\"",
+            )
+    };
+    assert!(keys(&sweep("384KiB")).is_empty());
+    let problems = problems(&sweep("385KiB"));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key, "class[edit].size");
+    assert!(
+        problems[0].message.contains("385 pages"),
+        "{}",
+        problems[0].message
+    );
+}
+
+fn with_probe(probe: &str) -> String {
+    format!("{GOOD}\n[probe]\n{probe}\n")
+}
+
+#[test]
+fn the_probe_validates_and_its_mistakes_are_named() {
+    let text = with_probe(
+        "benchmarks = [\"edit\", { class = \"edit\", cpu = \"5s\" }]\nsleep = \"10min\"\nwindow = { from = \"9h\", to = \"17h\" }\nresolution = \"1s\"",
+    );
+    let sys = SystemFile::parse("t.toml", &text)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let probe = sys.probe.unwrap();
+    assert_eq!(probe.benchmarks[0].demand, None);
+    assert_eq!(probe.benchmarks[1].demand, Some(SimTime::from_secs(5)));
+    assert_eq!(
+        probe.window,
+        Some((SimTime::from_secs(9 * 3600), SimTime::from_secs(17 * 3600)))
+    );
+    let good = "sleep = \"10min\"";
+    for (probe, key) in [
+        (
+            "benchmarks = [\"ed\"]\nsleep = \"10min\"",
+            "probe.benchmarks",
+        ),
+        ("benchmarks = []\nsleep = \"10min\"", "probe.benchmarks"),
+        ("benchmarks = [\"edit\"]\nsleep = \"0s\"", "probe.sleep"),
+        (
+            "benchmarks = [\"edit\"]\nsleep = { exp = { mean = \"0s\" } }",
+            "probe.sleep.exp",
+        ),
+        (
+            &format!("benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"17h\", to = \"9h\" }}"),
+            "probe.window",
+        ),
+        (
+            &format!("benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"9h\", to = \"25h\" }}"),
+            "probe.window.to",
+        ),
+        (
+            &format!("benchmarks = [\"edit\"]\n{good}\nwindow = {{ from = \"14h\", to = \"9h\" }}"),
+            "probe.window",
+        ),
+        (
+            &format!("benchmarks = [\"edit\"]\n{good}\nresolution = \"0s\""),
+            "probe.resolution",
+        ),
+        (
+            &format!("benchmarks = [{{ class = \"edit\", instructions = 2 }}]\n{good}"),
+            "probe.benchmarks[edit].instructions",
+        ),
+        (
+            &format!(
+                "benchmarks = [{{ class = \"edit\", cpu = \"1s\", instructions = 2 }}]\n{good}"
+            ),
+            "probe.benchmarks[edit]",
+        ),
+    ] {
+        assert_eq!(keys(&with_probe(probe)), [key], "{probe}");
+    }
+    // A demand in instructions too long for the clock is refused by key,
+    // not left to overflow.
+    let endless = with_probe(&format!(
+        "benchmarks = [{{ class = \"edit\", instructions = 1e300 }}]\n{good}"
+    ))
+    .replace("quantum = \"100ms\"", "quantum = \"100ms\"\nmips = 0.001");
+    assert_eq!(keys(&endless), ["probe.benchmarks[edit].instructions"]);
+    // Under swapping a benchmark must fit in memory.
+    let swapped = with_probe(&format!("benchmarks = [\"edit\"]\n{good}"))
+        .replace("policy = \"paging\"", "policy = \"swapping\"")
+        .replace("size = \"64KiB\"", "size = \"600KiB\"");
+    assert!(
+        keys(&swapped).contains(&"probe.benchmarks".to_string()),
+        "{:?}",
+        keys(&swapped)
+    );
+}
+
+const ARM: &str = r#"cylinders = 815, track = "10ms", average = "30ms", full = "55ms""#;
+
+#[test]
+fn an_arm_and_its_areas_validate() {
+    let text = armed(
+        &format!(r#"{ARM}, order = "disksort""#),
+        "swap_area = [38, 117]\nfile_system = [118, 814]",
+    );
+    let sys = SystemFile::parse("t.toml", &text)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let arm = sys.devices[0].arm.as_ref().unwrap();
+    assert_eq!((arm.cylinders, arm.order), (815, Order::Disksort));
+    assert_eq!((arm.swap_area.first, arm.swap_area.last), (38, 117));
+    assert_eq!((arm.file_system.first, arm.file_system.last), (118, 814));
+    assert!((arm.seek.time(814) - 0.055).abs() < 1e-12);
+    // Without areas, both span the disk; without an order, FCFS.
+    let sys = SystemFile::parse("t.toml", &armed(ARM, ""))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let arm = sys.devices[0].arm.as_ref().unwrap();
+    assert_eq!(arm.order, Order::Fcfs);
+    assert_eq!((arm.swap_area.first, arm.swap_area.last), (0, 814));
+    assert_eq!(arm.file_system, arm.swap_area);
+}
+
+#[test]
+fn scheduler_and_nice_are_checked() {
+    let unix = GOOD.replace(
+        "quantum = \"100ms\"",
+        "quantum = \"1s\"\nscheduler = \"unix\"",
+    );
+    let sys = SystemFile::parse("t.toml", &unix)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.cpu.scheduler, Scheduler::Unix);
+    let unknown = GOOD.replace(
+        "quantum = \"100ms\"",
+        "quantum = \"1s\"\nscheduler = \"lottery\"",
+    );
+    assert_eq!(keys(&unknown), ["system.scheduler"]);
+    for nice in ["-21", "20"] {
+        let text = GOOD.replace(
+            "size = \"64KiB\"",
+            &format!("size = \"64KiB\"\nnice = {nice}"),
+        );
+        assert_eq!(keys(&text), ["class[edit].nice"], "nice {nice}");
+    }
+    let text = GOOD.replace("size = \"64KiB\"", "size = \"64KiB\"\nnice = -20");
+    assert_eq!(keys(&text), Vec::<String>::new());
+}
+
+#[test]
+fn the_multics_settings_are_checked() {
+    let with = |settings: &str| {
+        GOOD.replace(
+            "quantum = \"100ms\"",
+            &format!(
+                "quantum = \"100ms\"\nscheduler = \"multics\"\nmax_multiprogramming = 4\n{settings}"
+            ),
+        )
+    };
+    let sys = SystemFile::parse("t.toml", &with(""))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.cpu.scheduler, Scheduler::Multics(Multics::default()));
+    let sys = SystemFile::parse("t.toml", &with("multics = { levels = 3 }"))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let Scheduler::Multics(m) = sys.cpu.scheduler else {
+        panic!("{:?}", sys.cpu.scheduler)
+    };
+    assert_eq!((m.levels, m.min_eligible), (3, 2));
+    for (settings, key) in [
+        ("multics = { levels = 0 }", "system.multics.levels"),
+        ("multics = { levels = 17 }", "system.multics.levels"),
+        (
+            "multics = { min_eligible = 0 }",
+            "system.multics.min_eligible",
+        ),
+        (
+            "multics = { min_eligible = 5 }",
+            "system.multics.min_eligible",
+        ),
+        (
+            "multics = { working_set_factor = -1 }",
+            "system.multics.working_set_factor",
+        ),
+        (
+            "multics = { working_set_factor = nan }",
+            "system.multics.working_set_factor",
+        ),
+    ] {
+        assert_eq!(keys(&with(settings)), [key], "{settings}");
+    }
+    let text = GOOD.replace(
+        "quantum = \"100ms\"",
+        "quantum = \"100ms\"\nscheduler = \"unix\"\nmultics = { levels = 3 }",
+    );
+    assert_eq!(keys(&text), ["system.multics"]);
+}
+
+#[test]
+fn shells_and_the_process_count_are_checked() {
+    let text = GOOD.replace("[users]", "[users]\nprocesses = \"some\"");
+    assert_eq!(keys(&text), ["users.processes"]);
+    let text = GOOD.replace("[users]", "[users]\nshell = \"bash\"");
+    assert_eq!(keys(&text), ["users.shell"]);
+    let swapped = GOOD.replace("policy = \"paging\"", "policy = \"swapping\"");
+    let huge = swapped
+        .replace("[users]", "[users]\nshell = \"edit\"")
+        .replace("size = \"64KiB\"", "size = \"600KiB\"");
+    assert!(
+        keys(&huge).contains(&"users.shell".to_string()),
+        "{:?}",
+        keys(&huge)
+    );
+}
+
+#[test]
+fn bad_arms_name_their_keys() {
+    let figures = |cylinders, track, average| {
+        format!(
+            r#"cylinders = {cylinders}, track = "{track}", average = "{average}", full = "55ms""#
+        )
+    };
+    for (arm, extra, key) in [
+        (
+            format!(r#"{ARM}, order = "sstf""#),
+            "",
+            "device[disk].arm.order",
+        ),
+        (
+            ARM.to_string(),
+            "swap_area = [800, 815]",
+            "device[disk].swap_area",
+        ),
+        (
+            ARM.to_string(),
+            "file_system = [200, 100]",
+            "device[disk].file_system",
+        ),
+        // An average close to the full stroke needs a falling curve.
+        (figures(815, "10ms", "54ms"), "", "device[disk].arm"),
+        (figures(815, "40ms", "30ms"), "", "device[disk].arm"),
+        (figures(2, "10ms", "30ms"), "", "device[disk].arm.cylinders"),
+        (figures(815, "0ms", "30ms"), "", "device[disk].arm.track"),
+    ] {
+        assert_eq!(keys(&armed(&arm, extra)), [key], "{arm} {extra}");
+    }
+    let both = GOOD.replace("rpm = 3600", &format!("rpm = 3600\narm = {{ {ARM} }}"));
+    assert_eq!(keys(&both), ["device[disk].seek"]);
+    let areas_alone = GOOD.replace("rpm = 3600", "rpm = 3600\nswap_area = [0, 10]");
+    assert_eq!(keys(&areas_alone), ["device[disk].swap_area"]);
+}
+
+#[test]
+fn a_good_system_validates() {
+    let sys = SystemFile::parse("t.toml", GOOD)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.memory.user_frames(), 384);
+    assert_eq!(sys.memory.pages_of(sys.classes[0].size), 64);
+    let Policy::Paging(p) = &sys.memory.policy else {
+        panic!("paging expected")
+    };
+    assert_eq!(p.free_target, 48);
+    assert!((sys.devices[0].revolution - 1.0 / 60.0).abs() < 1e-12);
+    assert!(
+        (sys.devices[0].mean_service(1000.0, crate::system::Region::Files)
+            - (0.030 + 1.0 / 120.0 + 0.00125))
+            .abs()
+            < 1e-12
+    );
+}
+
+#[test]
+fn inconsistent_memory_names_the_key() {
+    let text = GOOD.replace("kernel = \"128KiB\"", "kernel = \"1MiB\"");
+    assert_eq!(keys(&text), ["memory.kernel"]);
+    let text = GOOD.replace("page = \"1KiB\"", "page = \"0B\"");
+    assert_eq!(keys(&text), ["memory.page"]);
+    let text = GOOD.replace("size = \"64KiB\"", "size = \"0KiB\"");
+    assert_eq!(keys(&text), ["class[edit].size"]);
+    let text = GOOD.replace("page = \"1KiB\"", "page = \"1MiB\"");
+    assert_eq!(keys(&text), ["memory.page"]);
+    let text = GOOD.replace("page = \"1KiB\"", "page = \"3KiB\"");
+    assert_eq!(keys(&text), ["memory.size", "memory.kernel"]);
+    let text = GOOD.replace("page = \"1KiB\"", "page = 1024");
+    assert!(problems(&text)[0].message.contains("size"));
+}
+
+#[test]
+fn paging_needs_locality_and_known_devices() {
+    let text = GOOD
+        .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
+        .replace(
+            "device = \"disk\"\n        [[device]]",
+            "device = \"drum\"\n        [[device]]",
+        );
+    assert_eq!(keys(&text), ["memory.device", "class[edit].locality"]);
+    let text = GOOD
+        .replace("policy = \"paging\"", "policy = \"swapping\"")
+        .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "");
+    assert!(keys(&text).is_empty());
+    let text = GOOD.replace(
+        "device = \"disk\"\n        [[device]]",
+        "device = \"disk\"\n        disk_fraction = 0.5\n        [[device]]",
+    );
+    assert_eq!(keys(&text), ["memory.disk_fraction"]);
+}
+
+#[test]
+fn paging_spreads_over_a_list_of_drives_and_refuses_a_bad_list() {
+    let two_drives = |device: &str| {
+        GOOD.replace(
+                "device = \"disk\"\n        [[device]]",
+                &format!(
+                    "device = {device}\n        [[device]]\n        name = \"disk2\"\n        rate = \"1MB/s\"\n        [[device]]"
+                ),
+            )
+    };
+    let sys = SystemFile::parse("t.toml", &two_drives(r#"["disk", "disk2"]"#))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let Policy::Paging(p) = &sys.memory.policy else {
+        panic!("paging expected")
+    };
+    assert_eq!(p.drives, [1, 0]);
+    // With no programs' device named, a program's pages lie on the
+    // drives too; one drive named in a list is one drive.
+    assert_eq!(sys.memory.programs, None);
+    let one = SystemFile::parse("t.toml", &two_drives(r#"["disk"]"#))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(one.memory.programs, Some(1));
+    for bad in [r#"[]"#, r#"["disk", "disk"]"#, r#"["disk", "drum"]"#] {
+        assert_eq!(keys(&two_drives(bad)), ["memory.device"], "{bad}");
+    }
+    let swapped = two_drives(r#"["disk", "disk2"]"#)
+        .replace("policy = \"paging\"", "policy = \"swapping\"")
+        .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "");
+    assert_eq!(keys(&swapped), ["memory.device"]);
+    let bulk = two_drives(r#"["disk", "disk2"]"#).replace(
+            "[[device]]\n        name = \"disk2\"",
+            "bulk_store = \"disk2\"\n        disk_fraction = 0.5\n        [[device]]\n        name = \"disk2\"",
+        );
+    assert_eq!(keys(&bulk), ["memory.bulk_store"]);
+}
+
+/// GOOD under the clock, the phase model in `phases` and `memory`
+/// added to `[memory]`.
+fn clocked(phases: &str, memory: &str) -> String {
+    GOOD.replace(
+        "device = \"disk\"\n        [[device]]",
+        &format!(
+            "device = \"disk\"\n        replacement = \"clock\"\n{memory}\n        [[device]]"
+        ),
+    )
+    .replace(
+        "locality = { cfl = { b = \"5ms\", c = 20 } }",
+        &format!("locality = {{ phases = {{ {phases} }} }}"),
+    )
+}
+
+const PHASES: &str = r#"set = 20, phase = { exp = { mean = "500ms" } }, reference = "10us""#;
+
+/// A bulk store in front of the disk, for memory as frames, with its
+/// device (`DRUM`, to append).
+const BULK_STORE: &str = "bulk_store = \"drum\"\nbulk_store_size = \"64KiB\"";
+const DRUM: &str = "[[device]]\nname = \"drum\"\nrate = \"1MB/s\"\nfault_cpu = \"1ms\"\n";
+
+#[test]
+fn a_phase_s_references_may_follow_zipf_s_law() {
+    for (pattern, zipf) in [
+        ("", None),
+        (", pattern = \"uniform\"", None),
+        (", pattern = { zipf = 0.8 }", Some(0.8)),
+    ] {
+        let text = clocked(&format!("{PHASES}{pattern}"), "");
+        let sys = SystemFile::parse("t.toml", &text)
+            .unwrap()
+            .validate("t.toml")
+            .unwrap();
+        let Some(Locality::Phases(phases)) = &sys.classes[0].locality else {
+            panic!("phases")
+        };
+        match (&phases.pattern, zipf) {
+            (Pattern::Uniform, None) => {}
+            (Pattern::Zipf { exponent, weights }, Some(z)) => {
+                assert_eq!(*exponent, z);
+                assert_eq!(weights.len(), 20);
+                let total: u64 = weights.iter().sum();
+                assert!(total.abs_diff(1 << 40) < 20, "{total}");
+                // The 4th page is referenced (1/4)^0.8 as often as the 1st.
+                let ratio = weights[3] as f64 / weights[0] as f64;
+                assert!((ratio - 0.25f64.powf(0.8)).abs() < 1e-9, "{ratio}");
+            }
+            (other, _) => panic!("{pattern}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_clock_takes_a_bulk_store_sized_by_capacity_without_the_swapper() {
+    let text = clocked(PHASES, &format!("swapper = false\n{BULK_STORE}")) + DRUM;
+    let sys = SystemFile::parse("t.toml", &text)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        panic!("paging")
+    };
+    let bulk = paging.bulk_store.as_ref().expect("a bulk store");
+    assert_eq!(sys.devices[bulk.device].name, "drum");
+    assert_eq!(bulk.placement, Placement::Capacity(64));
+}
+
+#[test]
+fn the_clock_takes_3bsd_defaults_and_the_phase_model() {
+    let sys = SystemFile::parse("t.toml", &clocked(PHASES, ""))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        panic!("paging")
+    };
+    // 384 user frames: lotsfree is an eighth, desfree 64 pages but not
+    // above it.
+    assert_eq!(
+        paging.replacement,
+        Replacement::Clock(ClockDaemon {
+            lotsfree: 48,
+            desfree: 48,
+            slowscan: 30.0,
+            fastscan: 20.0,
+            handspread: None,
+            reference_bits: ReferenceBits::Hardware,
+            pageout: Pageout::Daemon,
+            minfree: 32,
+            swapper: Some(PagingSwapper {
+                maxpgio: 40.0,
+                maxslp: SimTime::from_secs(20),
+            }),
+        })
+    );
+    let phases = sys.classes[0].locality.as_ref().unwrap().phases().unwrap();
+    assert_eq!((phases.set, phases.reference), (20, 10e-6));
+    let sys = SystemFile::parse(
+        "t.toml",
+        &clocked(
+            PHASES,
+            "lotsfree = \"96KiB\"\ndesfree = \"32KiB\"\nslowscan = \"10s\"\nfastscan = \"5s\"",
+        ),
+    )
+    .unwrap()
+    .validate("t.toml")
+    .unwrap();
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        panic!("paging")
+    };
+    let Replacement::Clock(clock) = paging.replacement else {
+        panic!("clock")
+    };
+    assert_eq!((clock.lotsfree, clock.desfree), (96, 32));
+    // 48 of 96 free: halfway between 10 s and 5 s a revolution, so
+    // 384 frames / 7.5 s.
+    assert_eq!(clock.scan_budget(48, 0, 384), 52);
+    assert_eq!(clock.scan_budget(0, 0, 384), 77);
+    assert_eq!(clock.scan_budget(96, 0, 384), 0);
+    // Frames promised to processes just swapped in count as taken.
+    assert_eq!(clock.scan_budget(48, 48, 384), 77);
+    assert_eq!(clock.scan_budget(96, 96, 384), 0);
+    let sys = SystemFile::parse(
+        "t.toml",
+        &clocked(PHASES, "tau = \"250ms\"").replace("\"clock\"", "\"working-set\""),
+    )
+    .unwrap()
+    .validate("t.toml")
+    .unwrap();
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        panic!("paging")
+    };
+    let Replacement::WorkingSet { daemon, tau } = &paging.replacement else {
+        panic!("working set")
+    };
+    assert_eq!((daemon.lotsfree, *tau), (48, SimTime::from_secs_f64(0.25)));
+    // The working set has its own load control: no swapper.
+    assert_eq!(daemon.swapper, None);
+    let sys = SystemFile::parse(
+        "t.toml",
+        &clocked(PHASES, "minfree = \"8KiB\"\nmaxpgio = 20\nmaxslp = \"30s\""),
+    )
+    .unwrap()
+    .validate("t.toml")
+    .unwrap();
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        panic!("paging")
+    };
+    let clock = paging.replacement.daemon().unwrap();
+    assert_eq!(clock.minfree, 8);
+    assert_eq!(
+        clock.swapper,
+        Some(PagingSwapper {
+            maxpgio: 20.0,
+            maxslp: SimTime::from_secs(30)
+        })
+    );
+    let sys = SystemFile::parse("t.toml", &clocked(PHASES, "swapper = false"))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        panic!("paging")
+    };
+    assert_eq!(paging.replacement.daemon().unwrap().swapper, None);
+}
+
+#[test]
+fn the_clock_and_its_phase_model_refuse_bad_values_by_key() {
+    let cases = [
+        (
+            clocked(
+                r#"set = 65, phase = { det = { value = "1s" } }, reference = "1us""#,
+                "",
+            ),
+            "class[edit].locality.phases.set",
+        ),
+        (
+            clocked(
+                r#"set = 2.5, phase = { det = { value = "1s" } }, reference = "1us""#,
+                "",
+            ),
+            "class[edit].locality.phases.set",
+        ),
+        (
+            clocked(
+                r#"set = 20, phase = { det = { value = "0s" } }, reference = "1us""#,
+                "",
+            ),
+            "class[edit].locality.phases.phase",
+        ),
+        (
+            clocked(
+                r#"set = 20, phase = { det = { value = "1s" } }, reference = "0.1ns""#,
+                "",
+            ),
+            "class[edit].locality.phases.reference",
+        ),
+        (
+            clocked(&format!("{PHASES}, pattern = {{ zipf = 0.0 }}"), ""),
+            "class[edit].locality.phases.pattern.zipf",
+        ),
+        (
+            clocked(&format!("{PHASES}, pattern = {{ zipf = 11.0 }}"), ""),
+            "class[edit].locality.phases.pattern.zipf",
+        ),
+        (
+            clocked(&format!("{PHASES}, pattern = \"hot\""), ""),
+            "syntax",
+        ),
+        (
+            clocked(&format!("{PHASES}, pattern = {{ zipf = 1.0 }}"), "").replace(
+                "size = \"64KiB\"",
+                "size = \"64KiB\"\n        text = \"16KiB\"",
+            ),
+            "class[edit].locality.phases.pattern",
+        ),
+        (clocked(PHASES, "lotsfree = \"384KiB\""), "memory.lotsfree"),
+        (
+            clocked(PHASES, "lotsfree = \"16KiB\"\ndesfree = \"32KiB\""),
+            "memory.desfree",
+        ),
+        (clocked(PHASES, "fastscan = \"0s\""), "memory.fastscan"),
+        (
+            clocked(PHASES, "handspread = \"512KiB\""),
+            "memory.handspread",
+        ),
+        (clocked(PHASES, "tau = \"1s\""), "memory.tau"),
+        (
+            clocked(PHASES, "").replace("\"clock\"", "\"working-set\""),
+            "memory.tau",
+        ),
+        (
+            clocked(PHASES, "tau = \"0s\"").replace("\"clock\"", "\"working-set\""),
+            "memory.tau",
+        ),
+        (
+            clocked(PHASES, "").replace("\"clock\"", "\"page-fault-frequency\""),
+            "memory.fault_interval",
+        ),
+        (
+            clocked(PHASES, "fault_interval = \"1s\""),
+            "memory.fault_interval",
+        ),
+        (clocked(PHASES, "kluster = 0"), "memory.kluster"),
+        (
+            clocked(PHASES, "desfree = \"16KiB\"\nminfree = \"32KiB\""),
+            "memory.minfree",
+        ),
+        (
+            clocked(PHASES, "swapper = true\ntau = \"1s\"").replace("\"clock\"", "\"working-set\""),
+            "memory.swapper",
+        ),
+        (
+            GOOD.replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"disk\"\n        minfree = \"8KiB\"\n        [[device]]",
+            ),
+            "memory.minfree",
+        ),
+        (clocked(PHASES, "maxpgio = 0"), "memory.maxpgio"),
+        (clocked(PHASES, "maxslp = \"-1s\""), "memory.maxslp"),
+        (
+            clocked(PHASES, "swapper = false\nmaxslp = \"10s\""),
+            "memory.maxslp",
+        ),
+        (
+            clocked(PHASES, "reference_bits = \"vax\""),
+            "memory.reference_bits",
+        ),
+        (clocked(PHASES, "pageout = \"kernel\""), "memory.pageout"),
+        (
+            clocked(PHASES, "pageout = \"fault\"\nfastscan = \"1s\""),
+            "memory.fastscan",
+        ),
+        (
+            clocked(PHASES, "pageout = \"fault\"\nslowscan = \"1s\""),
+            "memory.slowscan",
+        ),
+        (
+            GOOD.replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"disk\"\n        pageout = \"fault\"\n        [[device]]",
+            ),
+            "memory.pageout",
+        ),
+        (
+            clocked(PHASES, "reference_bits = \"simulated\"\ntau = \"1s\"")
+                .replace("\"clock\"", "\"working-set\""),
+            "memory.reference_bits",
+        ),
+        (
+            GOOD.replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"disk\"\n        kluster = 4\n        [[device]]",
+            ),
+            "memory.kluster",
+        ),
+        (
+            clocked(
+                PHASES,
+                "swapper = false\nbulk_store = \"drum\"\ndisk_fraction = 0.5",
+            ) + DRUM,
+            "memory.disk_fraction",
+        ),
+        (
+            clocked(
+                PHASES,
+                &format!("swapper = false\nreclaim = true\n{BULK_STORE}"),
+            ) + DRUM,
+            "memory.reclaim",
+        ),
+        (clocked(PHASES, BULK_STORE) + DRUM, "memory.swapper"),
+        (
+            clocked(PHASES, "free_target = \"8KiB\""),
+            "memory.free_target",
+        ),
+        (
+            clocked(PHASES, "").replace("\"clock\"", "\"fifo\""),
+            "memory.replacement",
+        ),
+        (
+            GOOD.replace(
+                "locality = { cfl = { b = \"5ms\", c = 20 } }",
+                &format!("locality = {{ phases = {{ {PHASES} }} }}"),
+            ),
+            "class[edit].locality.phases",
+        ),
+        (
+            clocked(PHASES, "").replace(
+                &format!("locality = {{ phases = {{ {PHASES} }} }}"),
+                "locality = { cfl = { b = \"5ms\", c = 20 } }",
+            ),
+            "class[edit].locality",
+        ),
+        (
+            GOOD.replace(
+                "device = \"disk\"\n        [[device]]",
+                "device = \"disk\"\n        lotsfree = \"8KiB\"\n        [[device]]",
+            ),
+            "memory.lotsfree",
+        ),
+    ];
+    for (text, key) in cases {
+        assert_eq!(keys(&text), [key], "{text}");
+    }
+}
+
+#[test]
+fn the_pageout_daemon_s_keys_are_refused_where_there_is_no_daemon() {
+    let daemon_keys = [
+        "lotsfree = \"8KiB\"",
+        "desfree = \"8KiB\"",
+        "slowscan = \"1s\"",
+        "fastscan = \"1s\"",
+        "handspread = \"8KiB\"",
+        "pageout = \"fault\"",
+    ];
+    let swapping = GOOD.replace("policy = \"paging\"", "policy = \"swapping\"");
+    for line in daemon_keys {
+        let key = format!("memory.{}", line.split(' ').next().unwrap());
+        for (base, why) in [
+            (GOOD, "memory.replacement = \"clock\""),
+            (swapping.as_str(), "policy \"paging\""),
+        ] {
+            let text = base.replace(
+                "device = \"disk\"\n        [[device]]",
+                &format!("device = \"disk\"\n        {line}\n        [[device]]"),
+            );
+            let found = problems(&text);
+            assert_eq!(found.len(), 1, "{text}");
+            assert_eq!(found[0].key, key);
+            assert!(found[0].message.contains(why), "{}", found[0].message);
+        }
+    }
+}
+
+#[test]
+fn users_and_classes_are_cross_checked() {
+    let text = GOOD
+        .replace(
+            "class = \"edit\", weight = 1",
+            "class = \"vi\", weight = -1",
+        )
+        .replace("terminals = 8", "terminals = 0");
+    assert_eq!(
+        keys(&text),
+        [
+            "users.terminals",
+            "users.commands[0].class",
+            "users.commands[0].weight",
+            "users.commands"
+        ]
+    );
+    let text = GOOD.replace(
+        "cpu = { exp = { mean = \"200ms\" } }",
+        "instructions = { exp = { mean = 0.2 } }",
+    );
+    assert_eq!(keys(&text), ["system.mips"]);
+}
+
+#[test]
+fn segment_faults_are_checked_by_key() {
+    let with = |sf: &str| {
+        GOOD.replace(
+            "cpu = { exp = { mean = \"200ms\" } }",
+            &format!("cpu = {{ exp = {{ mean = \"200ms\" }} }}\nsegment_faults = {sf}"),
+        )
+    };
+    let sys = SystemFile::parse("t.toml", &with("{ per_command = 2.5, cpu = \"3ms\" }"))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(
+        sys.classes[0].segment_faults,
+        Some(SegmentFaults {
+            per_command: 2.5,
+            cpu: SimTime::from_nanos(3_000_000)
+        })
+    );
+    assert_eq!(
+        keys(&with("{ per_command = -1, cpu = \"-1ms\" }")),
+        [
+            "class[edit].segment_faults.per_command",
+            "class[edit].segment_faults.cpu"
+        ]
+    );
+}
+
+#[test]
+fn a_processor_speed_may_be_a_calibration_with_a_hit_ratio() {
+    let with = |mips: &str| {
+        GOOD.replace(
+            "quantum = \"100ms\"",
+            &format!("quantum = \"100ms\"\nmips = {mips}"),
+        )
+    };
+    let sys = SystemFile::parse(
+        "t.toml",
+        &with("{ cached = 0.92, uncached = 0.584, hit_ratio = 0.75 }"),
+    )
+    .unwrap()
+    .validate("t.toml")
+    .unwrap();
+    // The report's USL: 0.80 MIPS at a 75% hit ratio.
+    let mips = sys.cpu.mips.unwrap();
+    assert!((mips - 1.0 / (0.75 / 0.92 + 0.25 / 0.584)).abs() < 1e-12);
+    assert!((mips - 0.80).abs() < 0.005);
+    let sys = SystemFile::parse("t.toml", &with("0.5"))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.cpu.mips, Some(0.5));
+    // Without it, no speed is claimed.
+    let sys = SystemFile::parse("t.toml", GOOD)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.cpu.mips, None);
+    for (mips, expected) in [
+        (
+            "{ cached = 0.92, uncached = 0, hit_ratio = 1.5 }",
+            vec!["system.mips.uncached", "system.mips.hit_ratio"],
+        ),
+        (
+            "{ cached = 0.92, uncached = 0.5, hit = 0.5 }",
+            vec!["system.mips.hit", "system.mips.hit_ratio"],
+        ),
+        ("-1", vec!["system.mips"]),
+    ] {
+        assert_eq!(keys(&with(mips)), expected, "{mips}");
+    }
+}
+
+#[test]
+fn a_login_profile_needs_24_hours() {
+    let text = GOOD.replace(
+            "commands = [",
+            "login = { per_hour = [1, 2], session = { exp = { mean = \"1h\" } } }\n        commands = [",
+        );
+    assert_eq!(keys(&text), ["users.login.per_hour"]);
+}
