@@ -42,10 +42,59 @@ use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
 mod text;
 
 pub(super) use text::SharedText;
-use text::TEXT;
 
-/// No frame, no process, no slot.
+/// No frame, no slot.
 const NIL: u32 = u32::MAX;
+
+/// Whose page a frame holds or held: a process, a class's shared text, or
+/// nobody. Packed in a `u32` (the top bit marks a text), so that a frame
+/// stays small; [`FrameOwner::whose`] unpacks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FrameOwner(u32);
+
+/// An owner of a frame, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Whose {
+    /// The process in this slot.
+    Process(usize),
+    /// The shared text of this class.
+    Text(usize),
+}
+
+impl FrameOwner {
+    /// The bit that marks a class's text.
+    const TEXT: u32 = 1 << 31;
+    /// Nobody: a frame whose page is gone for good.
+    const NOBODY: FrameOwner = FrameOwner(u32::MAX);
+
+    /// The process in slot `pid`.
+    fn process(pid: usize) -> FrameOwner {
+        let raw = u32::try_from(pid).expect("fewer than 2^31 processes");
+        assert!(raw < Self::TEXT, "fewer than 2^31 processes");
+        FrameOwner(raw)
+    }
+
+    /// The shared text of `class`.
+    fn text(class: usize) -> FrameOwner {
+        let raw = u32::try_from(class).expect("fewer than 2^31 classes");
+        assert!(raw < Self::TEXT - 1, "fewer than 2^31 - 1 classes");
+        FrameOwner(Self::TEXT | raw)
+    }
+
+    /// Whether the frame is nobody's.
+    fn is_nobody(self) -> bool {
+        self == Self::NOBODY
+    }
+
+    /// The process or text; a frame that is nobody's has neither.
+    fn whose(self) -> Whose {
+        assert!(!self.is_nobody(), "a frame that is nobody's has no owner");
+        match self.0 & Self::TEXT {
+            0 => Whose::Process(self.0 as usize),
+            _ => Whose::Text((self.0 & !Self::TEXT) as usize),
+        }
+    }
+}
 
 /// Where a page of a process is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -306,9 +355,8 @@ enum Use {
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
-    /// The process whose page it holds or held (`NIL`: nobody's; `TEXT`
-    /// and a class: that class's shared text).
-    owner: u32,
+    /// Whose page it holds or held.
+    owner: FrameOwner,
     page: u32,
     use_: Use,
     /// Referenced since the hand last cleared the bit, as far as decided.
@@ -338,7 +386,7 @@ pub(super) struct BulkQueue {
     /// An entry (process, page, serial) per page written, oldest first;
     /// an entry whose page has left since, or was written again, is
     /// skipped, and dropped when the queue is compacted.
-    age: VecDeque<(u32, u32, u32)>,
+    age: VecDeque<(FrameOwner, u32, u32)>,
     /// The serial number of the next write.
     serial: u32,
 }
@@ -368,7 +416,7 @@ impl Frames {
         let mut frames = Frames {
             frames: vec![
                 Frame {
-                    owner: NIL,
+                    owner: FrameOwner::NOBODY,
                     page: 0,
                     use_: Use::Free,
                     referenced: false,
@@ -715,8 +763,8 @@ impl SystemModel<'_> {
         let p = &self.procs[pid];
         let page = p.table.faulting;
         let owner = match p.fault_in_text {
-            true => TEXT | p.class as u32,
-            false => pid as u32,
+            true => FrameOwner::text(p.class),
+            false => FrameOwner::process(pid),
         };
         self.frames.frames[f as usize] = Frame {
             owner,
@@ -801,7 +849,7 @@ impl SystemModel<'_> {
             };
             self.take_free_frame(f);
             let frame = &mut self.frames.frames[f as usize];
-            (frame.owner, frame.page, frame.use_) = (pid as u32, other, Use::Reading);
+            (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), other, Use::Reading);
             let t = &mut self.procs[pid].table;
             t.entries[other as usize] = Pte::Reading(f);
             t.klustered.push((other, f));
@@ -816,7 +864,7 @@ impl SystemModel<'_> {
     fn take_free_frame(&mut self, f: u32) {
         self.pool.frames -= 1;
         let frame = self.frames.frames[f as usize];
-        if frame.owner == NIL {
+        if frame.owner.is_nobody() {
             self.pool.anonymous -= 1;
         } else {
             self.held_by(frame.owner).reclaimable -= 1;
@@ -825,18 +873,18 @@ impl SystemModel<'_> {
     }
 
     /// The entry of `page` of `owner`, a process or a class's text.
-    fn entry_mut(&mut self, owner: u32, page: u32) -> &mut Pte {
-        match owner & TEXT {
-            0 => &mut self.procs[owner as usize].table.entries[page as usize],
-            _ => &mut self.frames.texts[(owner & !TEXT) as usize].entries[page as usize],
+    fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
+        match owner.whose() {
+            Whose::Process(pid) => &mut self.procs[pid].table.entries[page as usize],
+            Whose::Text(class) => &mut self.frames.texts[class].entries[page as usize],
         }
     }
 
     /// The pages held by `owner`, a process or a class's text.
-    fn held_by(&mut self, owner: u32) -> &mut Pages {
-        match owner & TEXT {
-            0 => &mut self.procs[owner as usize].held,
-            _ => &mut self.texts[(owner & !TEXT) as usize].held,
+    fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
+        match owner.whose() {
+            Whose::Process(pid) => &mut self.procs[pid].held,
+            Whose::Text(class) => &mut self.texts[class].held,
         }
     }
 
@@ -917,9 +965,9 @@ impl SystemModel<'_> {
     fn open_at_hand(&self, f: u32) -> bool {
         let frame = &self.frames.frames[f as usize];
         frame.use_ == Use::Resident
-            && match frame.owner & TEXT {
-                0 => self.procs[frame.owner as usize].state != State::Running,
-                _ => !self.text_in_use((frame.owner & !TEXT) as usize),
+            && match frame.owner.whose() {
+                Whose::Process(pid) => self.procs[pid].state != State::Running,
+                Whose::Text(class) => !self.text_in_use(class),
             }
     }
 
@@ -944,9 +992,9 @@ impl SystemModel<'_> {
         if simulated && was {
             frame.valid = false;
             let (owner, page) = (frame.owner, frame.page);
-            match owner & TEXT {
-                0 => self.procs[owner as usize].table.mark_missing(page),
-                _ => self.frames.texts[(owner & !TEXT) as usize].mark_missing(page),
+            match owner.whose() {
+                Whose::Process(pid) => self.procs[pid].table.mark_missing(page),
+                Whose::Text(class) => self.frames.texts[class].mark_missing(page),
             }
         }
         was
@@ -959,11 +1007,13 @@ impl SystemModel<'_> {
     /// there was one in the exposure if that time is shorter.
     fn decide_references(&mut self, f: u32) {
         let frame = self.frames.frames[f as usize];
-        if frame.owner & TEXT != 0 {
-            self.decide_text_references(f, (frame.owner & !TEXT) as usize);
-            return;
-        }
-        let pid = frame.owner as usize;
+        let pid = match frame.owner.whose() {
+            Whose::Text(class) => {
+                self.decide_text_references(f, class);
+                return;
+            }
+            Whose::Process(pid) => pid,
+        };
         let p = &self.procs[pid];
         let now = p.cpu_user;
         if p.table.in_set(frame.page) {
@@ -1068,7 +1118,13 @@ impl SystemModel<'_> {
     /// `page` of `pid`, just freed from memory, goes on the bulk store;
     /// while the store holds more than `capacity` pages, its oldest go on
     /// to the drives, a write each.
-    fn write_to_bulk(&mut self, owner: u32, page: u32, capacity: u64, ctx: &mut Context<Event>) {
+    fn write_to_bulk(
+        &mut self,
+        owner: FrameOwner,
+        page: u32,
+        capacity: u64,
+        ctx: &mut Context<Event>,
+    ) {
         let serial = self.frames.bulk.serial;
         let entry = self.entry_mut(owner, page);
         assert_eq!(
@@ -1151,9 +1207,9 @@ impl SystemModel<'_> {
         frame.modified = false;
         frame.valid = false;
         if valid {
-            match owner & TEXT {
-                0 => self.procs[owner as usize].table.mark_missing(page),
-                _ => self.frames.texts[(owner & !TEXT) as usize].mark_missing(page),
+            match owner.whose() {
+                Whose::Process(pid) => self.procs[pid].table.mark_missing(page),
+                Whose::Text(class) => self.frames.texts[class].mark_missing(page),
             }
         }
         let held = self.held_by(owner);
@@ -1163,7 +1219,7 @@ impl SystemModel<'_> {
             *self.entry_mut(owner, page) = Pte::Free(f);
         } else {
             *self.entry_mut(owner, page) = Pte::Out;
-            self.frames.frames[f as usize].owner = NIL;
+            self.frames.frames[f as usize].owner = FrameOwner::NOBODY;
             self.pool.anonymous += 1;
         }
         self.frames.push_back(f);
@@ -1271,7 +1327,7 @@ impl SystemModel<'_> {
                 Pte::Resident(f) => {
                     let frame = &mut self.frames.frames[f as usize];
                     frame.use_ = Use::Free;
-                    frame.owner = NIL;
+                    frame.owner = FrameOwner::NOBODY;
                     frame.modified = false;
                     frame.valid = false;
                     self.frames.push_front(f);
@@ -1279,7 +1335,7 @@ impl SystemModel<'_> {
                     self.pool.anonymous += 1;
                 }
                 Pte::Free(f) => {
-                    self.frames.frames[f as usize].owner = NIL;
+                    self.frames.frames[f as usize].owner = FrameOwner::NOBODY;
                     self.pool.anonymous += 1;
                 }
                 Pte::Reading(_) => unreachable!("a process waiting for a page does not exit"),
@@ -1302,13 +1358,13 @@ impl SystemModel<'_> {
         assert_eq!(self.frames.free_count(), self.pool.frames, "the free list");
         for (f, frame) in self.frames.frames.iter().enumerate() {
             let f = f as u32;
-            if frame.owner == NIL {
+            if frame.owner.is_nobody() {
                 assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
                 continue;
             }
-            let entries = match frame.owner & TEXT {
-                0 => &self.procs[frame.owner as usize].table.entries,
-                _ => &self.frames.texts[(frame.owner & !TEXT) as usize].entries,
+            let entries = match frame.owner.whose() {
+                Whose::Process(pid) => &self.procs[pid].table.entries,
+                Whose::Text(class) => &self.frames.texts[class].entries,
             };
             let expected = match frame.use_ {
                 Use::Free => Pte::Free(f),
@@ -1366,11 +1422,11 @@ impl SystemModel<'_> {
 fn on_bulk(
     procs: &Slab<Process>,
     texts: &[SharedText],
-    (owner, page, serial): (u32, u32, u32),
+    (owner, page, serial): (FrameOwner, u32, u32),
 ) -> bool {
-    let entries = match owner & TEXT {
-        0 => procs.get(owner as usize).map(|p| &p.table.entries),
-        _ => texts.get((owner & !TEXT) as usize).map(|t| &t.entries),
+    let entries = match owner.whose() {
+        Whose::Process(pid) => procs.get(pid).map(|p| &p.table.entries),
+        Whose::Text(class) => texts.get(class).map(|t| &t.entries),
     };
     entries.and_then(|e| e.get(page as usize)) == Some(&Pte::Bulk(serial))
 }
@@ -1511,7 +1567,8 @@ pub(super) mod tests {
             let in_set = model.procs[pid].table.slots[0];
             let place = |model: &mut SystemModel, page: u32| {
                 let frame = &mut model.frames.frames[0];
-                (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
+                (frame.owner, frame.page, frame.use_) =
+                    (FrameOwner::process(pid), page, Use::Resident);
             };
             place(model, in_set);
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
@@ -1548,7 +1605,7 @@ pub(super) mod tests {
         model.pool.frames -= 1;
         model.pool.anonymous -= 1;
         let frame = &mut model.frames.frames[f as usize];
-        (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Resident);
+        (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), page, Use::Resident);
         frame.valid = true;
         let p = &mut model.procs[pid];
         p.held.resident += 1;
@@ -1893,7 +1950,8 @@ pub(super) mod tests {
                     let f = model.frames.pop_front().unwrap();
                     model.take_free_frame(f);
                     let frame = &mut model.frames.frames[f as usize];
-                    (frame.owner, frame.page, frame.use_) = (pid as u32, page, Use::Reading);
+                    (frame.owner, frame.page, frame.use_) =
+                        (FrameOwner::process(pid), page, Use::Reading);
                     model.procs[pid].table.entries[page as usize] = Pte::Reading(f);
                     model.fill_frame(pid, page, f, true);
                     modified += u32::from(model.frames.frames[f as usize].modified);
@@ -1904,6 +1962,19 @@ pub(super) mod tests {
                 );
             });
         }
+    }
+
+    #[test]
+    fn a_frame_owner_is_a_process_or_a_text_and_nobody_is_neither() {
+        for i in [0, 1, 7, (1 << 31) - 2] {
+            assert_eq!(FrameOwner::process(i).whose(), Whose::Process(i));
+            assert_eq!(FrameOwner::text(i).whose(), Whose::Text(i));
+            assert_ne!(FrameOwner::process(i), FrameOwner::text(i));
+            assert!(!FrameOwner::text(i).is_nobody());
+        }
+        assert!(FrameOwner::NOBODY.is_nobody());
+        assert!(std::panic::catch_unwind(|| FrameOwner::NOBODY.whose()).is_err());
+        assert!(std::panic::catch_unwind(|| FrameOwner::process(1 << 31)).is_err());
     }
 
     #[test]

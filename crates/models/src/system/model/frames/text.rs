@@ -26,10 +26,6 @@
 
 use super::*;
 
-/// The frame owner standing for the shared text of a class: this bit and
-/// the class.
-pub(super) const TEXT: u32 = 1 << 31;
-
 /// A class's shared text: its page table, its missing pages and their
 /// exposure to references. A page being faulted on, not yet with a frame,
 /// is `Reading(NIL)`.
@@ -294,7 +290,7 @@ impl SystemModel<'_> {
         text.entries[page as usize] = Pte::Resident(f);
         text.mark_resident(page);
         let frame = &mut self.frames.frames[f as usize];
-        (frame.owner, frame.page, frame.use_) = (TEXT | class as u32, page, Use::Resident);
+        (frame.owner, frame.page, frame.use_) = (FrameOwner::text(class), page, Use::Resident);
         frame.referenced = true;
         frame.valid = true;
         frame.modified = false;
