@@ -45,6 +45,7 @@ mod frames;
 mod ordered;
 mod paged_swapper;
 mod paging;
+mod per_process;
 mod probe;
 mod report;
 mod scheduler;
@@ -57,9 +58,10 @@ use eligibility::{Eligibility, Rule};
 use frames::{Frames, LifetimeMeter, PageTable};
 use ordered::SlotHeap;
 use paging::{BulkPages, FreePool, Pages, Source, Text};
+use per_process::PerProcess;
 pub use probe::Observation;
 use report::Statistics;
-use scheduler::{Place, Rank, ReadyQueue, Standing, Usage, best_user_priority};
+use scheduler::{Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
 use swapping::Swapper;
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -304,21 +306,6 @@ struct Process {
     last_run: SimTime,
     /// When it joined the processor queue.
     cpu_arrival: SimTime,
-    /// Its place in the ready queue.
-    place: Place,
-    /// Its recent processor use (UNIX scheduler).
-    usage: Usage,
-    /// The kernel priority it was woken at, until it runs (UNIX
-    /// scheduler).
-    woken: Option<u8>,
-    /// Its queue level (Multics scheduler).
-    level: u8,
-    /// Its place in the order of eligibility awards.
-    order: u64,
-    /// The working-set estimate it was made eligible with \[pages\].
-    estimate: f64,
-    /// Processor time left of its quantum while eligible (Multics).
-    allowance: SimTime,
     /// Its keys in the ordered sets that replacement and the swapper choose
     /// from (see `reindex`).
     keys: Keys,
@@ -517,6 +504,8 @@ pub struct SystemModel<'a> {
     drive_rng: Stream,
     // Processors.
     ready: ReadyQueue,
+    /// The scheduler's state of each process.
+    sched: PerProcess<Scheduling>,
     cpus: Processors,
     /// The processes replacement and the swapper choose from.
     candidates: Candidates,
@@ -553,6 +542,7 @@ impl<'a> SystemModel<'a> {
             dirty_rng: streams.stream("paging/dirty"),
             drive_rng: streams.stream("paging/drives"),
             ready: ReadyQueue::new(sys.cpu.scheduler),
+            sched: PerProcess::default(),
             cpus: Processors::new(sys.cpu.count as usize),
             candidates: Candidates::default(),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
@@ -699,13 +689,6 @@ impl<'a> SystemModel<'a> {
             swapped_rss: 0,
             last_run: now,
             cpu_arrival: now,
-            place: Place::None,
-            usage: Usage::new(now),
-            woken: None,
-            level: 0,
-            order: 0,
-            estimate: 0.0,
-            allowance: SimTime::ZERO,
             keys: Keys::default(),
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
@@ -721,6 +704,8 @@ impl<'a> SystemModel<'a> {
             waiting_frame: false,
             generation: self.next_generation,
         });
+        self.sched.insert(pid, Scheduling::new(now));
+        self.eligibility.enter(pid);
         self.new_cycle(pid, now);
         if self.clock().is_some() {
             self.map_pages(pid);
@@ -747,7 +732,7 @@ impl<'a> SystemModel<'a> {
         p.started = now;
         p.faults = 0;
         // A new command, or work after a sleep, starts at the top level.
-        p.level = 0;
+        self.sched[pid].level = 0;
         p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
         p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
     }
@@ -794,7 +779,7 @@ impl<'a> SystemModel<'a> {
             // Under swapping a process needs its whole image.
             Policy::Swapping { .. } => p.pages as f64,
         };
-        self.eligibility.wait(pid, p.level, estimate);
+        self.eligibility.wait(pid, self.sched[pid].level, estimate);
     }
 
     /// Awards eligibility while the rule lets the next waiting process in.
@@ -807,13 +792,11 @@ impl<'a> SystemModel<'a> {
     /// Makes a process eligible, with its quantum under Multics, and lets
     /// it run.
     fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
-        let p = &mut self.procs[award.pid];
-        p.eligible = true;
-        p.order = award.order;
-        p.estimate = award.estimate;
+        self.procs[award.pid].eligible = true;
         if let Scheduler::Multics(_) = self.sys.cpu.scheduler {
             let nanos = self.sys.cpu.quantum.as_nanos();
-            p.allowance = SimTime::from_nanos(nanos.saturating_mul(1 << p.level));
+            let s = &mut self.sched[award.pid];
+            s.allowance = SimTime::from_nanos(nanos.saturating_mul(1 << s.level));
         }
         self.become_runnable(award.pid, ctx);
     }
@@ -842,7 +825,7 @@ impl<'a> SystemModel<'a> {
             };
             self.owners[p.owner].working_set = Some(resident as f64);
         }
-        self.eligibility.release(p.estimate);
+        self.eligibility.release(pid);
         true
     }
 
@@ -853,8 +836,8 @@ impl<'a> SystemModel<'a> {
         let Scheduler::Multics(multics) = self.sys.cpu.scheduler else {
             unreachable!("only Multics takes eligibility away");
         };
-        let p = &mut self.procs[pid];
-        p.level = (p.level + 1).min(multics.levels - 1);
+        let s = &mut self.sched[pid];
+        s.level = (s.level + 1).min(multics.levels - 1);
         assert!(
             self.give_up_eligibility(pid),
             "a process with a quantum is eligible"
@@ -883,19 +866,20 @@ impl<'a> SystemModel<'a> {
         self.cpus.meter.present.add(now, 1.0);
         let p = &mut self.procs[pid];
         p.cpu_arrival = now;
+        let s = &mut self.sched[pid];
         let standing = Standing {
-            woken: p.woken,
-            usage: &p.usage,
+            woken: s.woken,
+            usage: &s.usage,
             nice: self.sys.classes[p.class].nice,
-            level: p.level,
-            order: p.order,
+            level: s.level,
+            order: self.eligibility.order(pid),
         };
-        p.place = self.ready.push(pid, standing);
+        s.place = self.ready.push(pid, standing);
     }
 
     /// Takes `pid` out of the ready queue.
     fn dequeue(&mut self, pid: usize, now: SimTime) {
-        let place = std::mem::replace(&mut self.procs[pid].place, Place::None);
+        let place = std::mem::replace(&mut self.sched[pid].place, Place::None);
         self.ready.remove(place, pid);
         self.cpus.meter.present.add(now, -1.0);
     }
@@ -915,7 +899,7 @@ impl<'a> SystemModel<'a> {
     fn dispatch_best(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let pid = self.ready.pop(now).expect("a ready process");
-        self.procs[pid].place = Place::None;
+        self.sched[pid].place = Place::None;
         self.cpus
             .meter
             .start_service(self.procs[pid].cpu_arrival, now);
@@ -934,7 +918,7 @@ impl<'a> SystemModel<'a> {
     /// for a switch.
     fn preempt_for(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let place = self.procs[pid].place;
+        let place = self.sched[pid].place;
         if self.sys.cpu.scheduler == Scheduler::RoundRobin || place == Place::None {
             return;
         }
@@ -997,10 +981,10 @@ impl<'a> SystemModel<'a> {
 
     /// The rank at `now` of `pid`, running (UNIX and Multics schedulers).
     fn running_rank(&self, pid: usize, now: SimTime) -> Rank {
-        let p = &self.procs[pid];
+        let (p, s) = (&self.procs[pid], &self.sched[pid]);
         match self.sys.cpu.scheduler {
-            Scheduler::Multics(_) => Rank::multics(p.level, p.order),
-            _ => Rank::unix(p.usage.priority(now, self.sys.classes[p.class].nice)),
+            Scheduler::Multics(_) => Rank::multics(s.level, self.eligibility.order(pid)),
+            _ => Rank::unix(s.usage.priority(now, self.sys.classes[p.class].nice)),
         }
     }
 
@@ -1010,7 +994,9 @@ impl<'a> SystemModel<'a> {
     fn best_rank(&self, pid: usize) -> Rank {
         let p = &self.procs[pid];
         match self.sys.cpu.scheduler {
-            Scheduler::Multics(_) => Rank::multics(p.level, p.order),
+            Scheduler::Multics(_) => {
+                Rank::multics(self.sched[pid].level, self.eligibility.order(pid))
+            }
             _ => Rank::unix(best_user_priority(self.sys.classes[p.class].nice)),
         }
     }
@@ -1026,7 +1012,8 @@ impl<'a> SystemModel<'a> {
         if p.segment_due != SimTime::MAX {
             p.segment_due = p.segment_due - ran;
         }
-        p.allowance = p.allowance.saturating_sub(ran);
+        let s = &mut self.sched[pid];
+        s.allowance = s.allowance.saturating_sub(ran);
     }
 
     /// The processor time a burst of `pid` starting at `start` may run
@@ -1041,7 +1028,7 @@ impl<'a> SystemModel<'a> {
                 let q = quantum.as_nanos();
                 SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
             }
-            Scheduler::Multics(_) => self.procs[pid].allowance,
+            Scheduler::Multics(_) => self.sched[pid].allowance,
         }
     }
 
@@ -1060,12 +1047,13 @@ impl<'a> SystemModel<'a> {
         let fault_gap = self.fault_gap(pid);
         let slice = self.time_slice(pid, switch_end);
         let unix = self.sys.cpu.scheduler == Scheduler::Unix;
-        let p = &mut self.procs[pid];
-        p.woken = None;
+        let s = &mut self.sched[pid];
+        s.woken = None;
         if unix {
             // Only the UNIX scheduler follows recent processor use.
-            p.usage.start(now);
+            s.usage.start(now);
         }
+        let p = &self.procs[pid];
         let candidates = [
             (p.remaining, Outcome::Done),
             (p.io_due, Outcome::Io),
@@ -1200,7 +1188,7 @@ impl<'a> SystemModel<'a> {
         self.cpus.running[cpu] = None;
         self.cpus.idle.insert(cpu, ());
         if self.sys.cpu.scheduler == Scheduler::Unix {
-            self.procs[pid].usage.stop(now);
+            self.sched[pid].usage.stop(now);
         }
         self.cpus.meter.busy.add(now, -1.0);
         self.meter_idle(now);
@@ -1309,12 +1297,12 @@ impl SystemModel<'_> {
         }
         match done.purpose {
             Purpose::Io { pid } => {
-                self.procs[pid].woken = Some(scheduler::AFTER_DISK);
+                self.sched[pid].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
             Purpose::Exec { pid } => {
                 self.procs[pid].exec_pending = false;
-                self.procs[pid].woken = Some(scheduler::AFTER_DISK);
+                self.sched[pid].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
             Purpose::PageRead { pid } => self.page_read(pid, ctx),
@@ -1580,10 +1568,10 @@ impl SystemModel<'_> {
             }
         }
         assert_eq!(self.candidates.sizes(), filed, "no stale entries");
-        for (_, p) in self.procs.iter() {
+        for (pid, p) in self.procs.iter() {
             let queued = p.state == State::Runnable && p.residence == Residence::In;
             assert_eq!(
-                p.place != Place::None,
+                self.sched[pid].place != Place::None,
                 queued,
                 "queued when ready in memory"
             );

@@ -19,6 +19,7 @@
 //! level and the count alone: at most `max_multiprogramming` eligible,
 //! first come first served.
 
+use super::per_process::PerProcess;
 use std::collections::VecDeque;
 
 /// When eligibility may be awarded.
@@ -52,6 +53,17 @@ pub(super) struct Eligibility {
     working_sets: f64,
     /// Awards so far: the order of the eligible queue.
     awards: u64,
+    /// Each process's last award (nothing before its first).
+    granted: PerProcess<Granted>,
+}
+
+/// What a process was last awarded eligibility with.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Granted {
+    /// Its place in the order of awards.
+    order: u64,
+    /// The working-set estimate it was let in with \[pages\].
+    estimate: f64,
 }
 
 /// Eligibility awarded to a process.
@@ -77,7 +89,13 @@ impl Eligibility {
             eligible: 0,
             working_sets: 0.0,
             awards: 0,
+            granted: PerProcess::default(),
         }
+    }
+
+    /// `pid` is a new process, not yet eligible.
+    pub(super) fn enter(&mut self, pid: usize) {
+        self.granted.insert(pid, Granted::default());
     }
 
     /// `pid` waits for eligibility at `level` (the last level if beyond
@@ -110,6 +128,10 @@ impl Eligibility {
         self.eligible += 1;
         self.working_sets += head.estimate;
         self.awards += 1;
+        self.granted[head.pid] = Granted {
+            order: self.awards,
+            estimate: head.estimate,
+        };
         Some(Award {
             pid: head.pid,
             order: self.awards,
@@ -117,15 +139,27 @@ impl Eligibility {
         })
     }
 
-    /// A process awarded eligibility with `estimate` gives it up.
-    pub(super) fn release(&mut self, estimate: f64) {
+    /// `pid`, awarded eligibility, gives it up, and with it the estimate
+    /// it was let in with.
+    pub(super) fn release(&mut self, pid: usize) {
         assert!(self.eligible > 0, "a release follows an award");
         self.eligible -= 1;
-        self.working_sets -= estimate;
+        self.working_sets -= self.granted[pid].estimate;
         if self.eligible == 0 {
             // No drift from sums of fractions.
             self.working_sets = 0.0;
         }
+    }
+
+    /// `pid`'s place in the order of awards (Multics ranks the eligible
+    /// by it).
+    pub(super) fn order(&self, pid: usize) -> u64 {
+        self.granted[pid].order
+    }
+
+    /// The working-set estimate `pid` was last let in with \[pages\].
+    pub(super) fn estimate(&self, pid: usize) -> f64 {
+        self.granted[pid].estimate
     }
 
     /// The number of eligible processes.
@@ -149,6 +183,13 @@ mod tests {
         std::iter::from_fn(|| e.award()).map(|a| a.pid).collect()
     }
 
+    /// Eligibility under `rule` with `levels`, processes 0 to 9 entered.
+    fn with_processes(rule: Rule, levels: u8) -> Eligibility {
+        let mut e = Eligibility::new(rule, levels);
+        (0..10).for_each(|pid| e.enter(pid));
+        e
+    }
+
     #[test]
     fn a_count_alone_admits_first_come_first_served() {
         let rule = Rule {
@@ -156,12 +197,12 @@ mod tests {
             max: Some(2),
             memory: None,
         };
-        let mut e = Eligibility::new(rule, 1);
+        let mut e = with_processes(rule, 1);
         for pid in [7, 3, 9] {
             e.wait(pid, 4, 1e9);
         }
         assert_eq!(awards(&mut e), [7, 3]);
-        e.release(1e9);
+        e.release(7);
         let next = e.award().unwrap();
         assert_eq!((next.pid, next.order), (9, 3));
         assert_eq!(e.waiting(), 0);
@@ -174,21 +215,22 @@ mod tests {
             max: Some(3),
             memory: Some(100.0),
         };
-        let mut e = Eligibility::new(rule, 3);
+        let mut e = with_processes(rule, 3);
         // A large job is let in under the minimum, whatever its size.
         e.wait(1, 2, 150.0);
         assert_eq!(awards(&mut e), [1]);
         // Beside it nothing fits, not even a small one.
         e.wait(2, 0, 10.0);
         assert_eq!(awards(&mut e), [0usize; 0]);
-        e.release(150.0);
+        e.release(1);
         // Level 0 before level 2, whatever the order of arrival; the head
         // of the best level holds back the rest when it does not fit.
         e.wait(3, 2, 5.0);
         e.wait(4, 1, 90.0);
         assert_eq!(awards(&mut e), [2, 4]);
         assert_eq!(e.eligible(), 2);
-        e.release(10.0);
+        assert_eq!((e.estimate(2), e.order(2), e.order(4)), (10.0, 2, 3));
+        e.release(2);
         assert_eq!(awards(&mut e), [3]);
         // At the maximum, nothing more.
         e.wait(5, 0, 0.0);
@@ -204,15 +246,15 @@ mod tests {
             max: None,
             memory: Some(100.0),
         };
-        let mut e = Eligibility::new(rule, 1);
+        let mut e = with_processes(rule, 1);
         e.wait(1, 0, 60.0);
         e.wait(2, 0, 30.0);
         assert_eq!(awards(&mut e), [1, 2]);
-        e.release(30.0);
+        e.release(2);
         // 60 pages are still estimated in use: 50 more do not fit.
         e.wait(3, 0, 50.0);
         assert_eq!(awards(&mut e), [0usize; 0]);
-        e.release(60.0);
+        e.release(1);
         assert_eq!(awards(&mut e), [3]);
     }
 }

@@ -1536,7 +1536,7 @@ pub(super) mod tests {
         model.wait_eligible(pid);
         let award = model.eligibility.award().expect("nothing else waits");
         assert_eq!(award.pid, pid);
-        (model.procs[pid].eligible, model.procs[pid].estimate) = (true, award.estimate);
+        model.procs[pid].eligible = true;
     }
 
     /// The fraction of `n` looks that find the page in frame 0 referenced
@@ -1761,7 +1761,7 @@ pub(super) mod tests {
                 model.wait_eligible(pid);
                 let award = model.eligibility.award().expect("nothing else waits");
                 assert_eq!((award.pid, award.estimate), (pid, estimate));
-                model.eligibility.release(award.estimate);
+                model.eligibility.release(pid);
             }
         });
     }

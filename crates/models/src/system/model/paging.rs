@@ -387,7 +387,7 @@ impl SystemModel<'_> {
             .fault_time
             .add((now - self.procs[pid].fault_started).as_secs_f64());
         self.place_page(pid, ctx);
-        self.procs[pid].woken = Some(scheduler::AFTER_DISK);
+        self.sched[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
         if self.procs[pid].fault_in_text && self.clock().is_some() {
             // Processes of the class that faulted on the page while it was
@@ -396,7 +396,7 @@ impl SystemModel<'_> {
                 self.stats
                     .fault_time
                     .add((now - self.procs[waiter].fault_started).as_secs_f64());
-                self.procs[waiter].woken = Some(scheduler::AFTER_DISK);
+                self.sched[waiter].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(waiter, ctx);
             }
         }

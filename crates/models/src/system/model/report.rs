@@ -170,10 +170,11 @@ impl SystemModel<'_> {
     /// look at every process, once per load sample.
     fn sample_set_sizes(&mut self) {
         let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
-        for (_, p) in self.procs.iter() {
+        for (pid, p) in self.procs.iter() {
             if !indicators(p).0 {
                 continue;
             }
+            let estimate = self.eligibility.estimate(pid);
             let bins = &mut self.stats.set_sizes[p.class];
             let mut bump = |pages: u64, which: usize| {
                 let at = pages as usize;
@@ -188,7 +189,7 @@ impl SystemModel<'_> {
             };
             bump(p.held.resident, 0);
             if multics {
-                bump(p.estimate.round() as u64, 1);
+                bump(estimate.round() as u64, 1);
             }
         }
     }

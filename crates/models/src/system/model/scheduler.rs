@@ -192,6 +192,36 @@ impl Ord for Rank {
     }
 }
 
+/// What the scheduler keeps of each process.
+#[derive(Clone, Debug)]
+pub(super) struct Scheduling {
+    /// Its place in the ready queue.
+    pub(super) place: Place,
+    /// Its recent processor use (UNIX scheduler).
+    pub(super) usage: Usage,
+    /// The kernel priority it was woken at, until it runs (UNIX
+    /// scheduler).
+    pub(super) woken: Option<u8>,
+    /// Its queue level (Multics scheduler).
+    pub(super) level: u8,
+    /// Processor time left of its quantum while eligible (Multics).
+    pub(super) allowance: SimTime,
+}
+
+impl Scheduling {
+    /// A new process's, at `now`: not queued, no recent use, at the top
+    /// level.
+    pub(super) fn new(now: SimTime) -> Scheduling {
+        Scheduling {
+            place: Place::None,
+            usage: Usage::new(now),
+            woken: None,
+            level: 0,
+            allowance: SimTime::ZERO,
+        }
+    }
+}
+
 /// What places a process in the ready queue.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Standing<'a> {

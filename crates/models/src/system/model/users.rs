@@ -247,7 +247,7 @@ impl SystemModel<'_> {
                 // A shell still starting up forks the command when done.
                 if self.procs[shell].state == State::Sleeping {
                     self.new_cycle(shell, now);
-                    self.procs[shell].woken = Some(scheduler::AFTER_TERMINAL);
+                    self.sched[shell].woken = Some(scheduler::AFTER_TERMINAL);
                     self.admit(shell, ctx);
                 }
             }
@@ -274,7 +274,7 @@ impl SystemModel<'_> {
         };
         let pid = self.spawn(typed.class, runner, now);
         self.procs[pid].started = typed.at;
-        self.procs[pid].woken = Some(scheduler::AFTER_TERMINAL);
+        self.sched[pid].woken = Some(scheduler::AFTER_TERMINAL);
         self.count(pid, true);
         self.stats
             .processes
@@ -370,7 +370,7 @@ impl SystemModel<'_> {
 
     pub(super) fn wake(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.new_cycle(pid, ctx.now());
-        self.procs[pid].woken = Some(scheduler::AFTER_SLEEP);
+        self.sched[pid].woken = Some(scheduler::AFTER_SLEEP);
         self.admit(pid, ctx);
     }
 }
