@@ -282,6 +282,8 @@ struct Process {
     state: State,
     residence: Residence,
     eligible: bool,
+    /// Waiting for a free frame before its page read can start.
+    waiting_frame: bool,
     /// When the current command (or background cycle) began.
     started: SimTime,
     /// Processor demand still owed.
@@ -290,17 +292,8 @@ struct Process {
     io_due: SimTime,
     /// Processor time to its next segment fault (`SimTime::MAX`: none).
     segment_due: SimTime,
-    /// Private pages, resident and on the bulk store (paging).
-    held: Pages,
-    /// Its page table and phase (replacement by the clock).
-    table: PageTable,
     /// Pages in the address space.
     pages: u64,
-    /// When the image last moved in or out (swapping).
-    last_swap: SimTime,
-    /// The swapper behind the clock: its resident pages when it was last
-    /// swapped out (3BSD `p_swrss`).
-    swapped_rss: u64,
     /// When it last left a processor (global replacement takes pages from
     /// the process that ran least recently).
     last_run: SimTime,
@@ -316,6 +309,26 @@ struct Process {
     cpu_system: SimTime,
     /// Faults taken in the current command.
     faults: u64,
+    /// Whether the "user processes" index counts it.
+    counted: bool,
+    /// Distinguishes processes that reuse a slab slot.
+    generation: u64,
+}
+
+/// What memory management keeps of each process, in its own table
+/// beside the process table.
+#[derive(Debug)]
+struct ProcessMemory {
+    /// Private pages, resident and on the bulk store (paging).
+    held: Pages,
+    /// Its page table and phase (replacement by the clock).
+    table: PageTable,
+    /// When the image last moved in or out (swapping).
+    last_swap: SimTime,
+    /// The swapper behind the clock: its resident pages when it was last
+    /// swapped out (3BSD `p_swrss`).
+    swapped_rss: u64,
+    /// When its pending fault began.
     fault_started: SimTime,
     /// Private pages touched so far: the others have never been in memory
     /// (memory counted; with memory as frames the page table tells).
@@ -327,17 +340,11 @@ struct Process {
     /// Whether the pending page is read from the program's file (text, or
     /// a first touch of a page with contents), not from the swap area.
     fault_from_file: bool,
-    /// Waiting for a free frame before its page read can start.
-    waiting_frame: bool,
     /// Swapping: a new command whose image exec has still to read from
     /// the program's file.
     exec_pending: bool,
     /// Swapping: the bytes last brought into memory for it.
     exec_bytes: u64,
-    /// Whether the "user processes" index counts it.
-    counted: bool,
-    /// Distinguishes processes that reuse a slab slot.
-    generation: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -511,6 +518,8 @@ pub struct SystemModel<'a> {
     candidates: Candidates,
     eligibility: Eligibility,
     // Memory.
+    /// Memory's state of each process.
+    mem: PerProcess<ProcessMemory>,
     /// Paging: the free pool of frames.
     pool: FreePool,
     /// Paging: the pages on the bulk store.
@@ -546,6 +555,7 @@ impl<'a> SystemModel<'a> {
             cpus: Processors::new(sys.cpu.count as usize),
             candidates: Candidates::default(),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
+            mem: PerProcess::default(),
             pool: FreePool::new(sys.memory.user_frames()),
             bulk: BulkPages::default(),
             frames: {
@@ -682,28 +692,33 @@ impl<'a> SystemModel<'a> {
             remaining: SimTime::ZERO,
             io_due: SimTime::MAX,
             segment_due: SimTime::MAX,
-            held: Pages::default(),
-            table: PageTable::default(),
             pages: self.sys.memory.pages_of(size),
-            last_swap: now,
-            swapped_rss: 0,
             last_run: now,
             cpu_arrival: now,
             keys: Keys::default(),
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
             faults: 0,
-            fault_started: now,
-            touched: 0,
-            fault_source: Source::ZeroFill,
-            fault_in_text: false,
-            fault_from_file: false,
-            exec_pending: !self.paging(),
-            exec_bytes: 0,
             counted: true,
             waiting_frame: false,
             generation: self.next_generation,
         });
+        self.mem.insert(
+            pid,
+            ProcessMemory {
+                held: Pages::default(),
+                table: PageTable::default(),
+                last_swap: now,
+                swapped_rss: 0,
+                fault_started: now,
+                touched: 0,
+                fault_source: Source::ZeroFill,
+                fault_in_text: false,
+                fault_from_file: false,
+                exec_pending: !self.paging(),
+                exec_bytes: 0,
+            },
+        );
         self.sched.insert(pid, Scheduling::new(now));
         self.eligibility.enter(pid);
         self.new_cycle(pid, now);
@@ -815,13 +830,13 @@ impl<'a> SystemModel<'a> {
         if !std::mem::take(&mut self.procs[pid].eligible) {
             return false;
         }
-        let p = &self.procs[pid];
+        let (p, m) = (&self.procs[pid], &self.mem[pid]);
         if self.paging() {
             let resident = match self.text_of(pid) {
                 // Under frames, of a shared text only the resident pages
                 // of its locality set count.
-                Some(text) => p.held.resident + text.resident_in(&p.table),
-                None => p.held.resident + self.texts[p.class].held.resident,
+                Some(text) => m.held.resident + text.resident_in(&m.table),
+                None => m.held.resident + self.texts[p.class].held.resident,
             };
             self.owners[p.owner].working_set = Some(resident as f64);
         }
@@ -851,7 +866,7 @@ impl<'a> SystemModel<'a> {
         let now = ctx.now();
         self.recount(pid, now, |p| p.state = State::Runnable);
         match self.procs[pid].residence {
-            Residence::In if self.procs[pid].exec_pending => self.start_exec(pid, ctx),
+            Residence::In if self.mem[pid].exec_pending => self.start_exec(pid, ctx),
             Residence::In => {
                 self.enqueue(pid, now);
                 self.dispatch_idle(ctx);
@@ -1277,7 +1292,7 @@ impl SystemModel<'_> {
     fn region(&self, purpose: Purpose) -> Region {
         match purpose {
             Purpose::Io { .. } | Purpose::Exec { .. } => Region::Files,
-            Purpose::PageRead { pid } if self.procs[pid].fault_from_file => Region::Files,
+            Purpose::PageRead { pid } if self.mem[pid].fault_from_file => Region::Files,
             Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
             Purpose::SwapIn { .. } | Purpose::SwapOut { .. } => Region::Swap,
         }
@@ -1301,7 +1316,7 @@ impl SystemModel<'_> {
                 self.become_runnable(pid, ctx)
             }
             Purpose::Exec { pid } => {
-                self.procs[pid].exec_pending = false;
+                self.mem[pid].exec_pending = false;
                 self.sched[pid].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
@@ -1311,7 +1326,7 @@ impl SystemModel<'_> {
                 self.swap.busy = false;
                 self.stats.counters.swap_ins += 1;
                 self.stats.counters.swapped_bytes += done.bytes;
-                self.procs[pid].last_swap = now;
+                self.mem[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::In);
                 if self.procs[pid].state == State::Runnable {
                     self.enqueue(pid, now);
@@ -1327,7 +1342,7 @@ impl SystemModel<'_> {
                     // Under paging its pages were freed as it went out.
                     self.unload(self.procs[pid].class);
                 }
-                self.procs[pid].last_swap = now;
+                self.mem[pid].last_swap = now;
                 self.recount(pid, now, |p| p.residence = Residence::Out);
                 if self.retiring(pid) {
                     self.retire_shell(pid, ctx);
@@ -1347,6 +1362,11 @@ impl SystemModel<'_> {
         let keys = self.procs[pid].keys;
         self.candidates.refile(pid, keys, Keys::default());
         let p = self.procs.remove(pid);
+        // The entry stays in the table, unread, until the slot is reused.
+        let (held, table) = {
+            let m = &mut self.mem[pid];
+            (m.held, std::mem::take(&mut m.table))
+        };
         if p.counted {
             self.user_processes -= 1;
             self.stats
@@ -1354,13 +1374,13 @@ impl SystemModel<'_> {
                 .set(now, f64::from(self.user_processes));
         }
         if self.clock().is_some() {
-            self.release_frames(&p.table);
+            self.release_frames(&table);
             self.serve_frame_waiters(ctx);
         } else if self.paging() {
-            self.pool.frames += p.held.resident;
+            self.pool.frames += held.resident;
             // Its reclaimable pages can be reclaimed by no one now.
-            self.pool.anonymous += p.held.resident + p.held.reclaimable;
-            self.bulk.used -= p.held.on_bulk;
+            self.pool.anonymous += held.resident + held.reclaimable;
+            self.bulk.used -= held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
             // A process swapped out (a sleeping shell whose user logged
@@ -1404,7 +1424,8 @@ impl SystemModel<'_> {
     /// under the keys its state now calls for.
     fn reindex(&mut self, pid: usize) {
         let p = &self.procs[pid];
-        let keys = Keys::of(p, self.memory(), self.sys.classes[p.class].size);
+        let image = self.sys.classes[p.class].size;
+        let keys = Keys::of(p, &self.mem[pid], self.memory(), image);
         if keys != p.keys {
             self.candidates.refile(pid, p.keys, keys);
             self.procs[pid].keys = keys;
@@ -1484,6 +1505,7 @@ impl SystemModel<'_> {
     /// multiprogramming and waiting counts, the bulk store's pages.
     fn check_invariants(&self) {
         let procs = || self.procs.iter().map(|(_, p)| p);
+        let held = || self.procs.iter().map(|(pid, _)| self.mem[pid].held);
         assert_eq!(
             self.stats.occupancy.value(),
             self.occupancy(),
@@ -1492,16 +1514,18 @@ impl SystemModel<'_> {
         if self.paging() {
             // A process waiting for a page read holds the frame it goes into.
             // Klustering reads more pages with it.
-            let in_transit = procs()
-                .filter(|p| {
+            let in_transit = self
+                .procs
+                .iter()
+                .filter(|&(pid, p)| {
                     p.state == State::Fault
                         && !p.waiting_frame
-                        && p.fault_source != Source::InTransit
+                        && self.mem[pid].fault_source != Source::InTransit
                 })
-                .map(|p| 1 + p.table.klustered_count())
+                .map(|(pid, _)| 1 + self.mem[pid].table.klustered_count())
                 .sum::<u64>();
-            let resident: u64 = procs()
-                .map(|p| p.held.resident)
+            let resident: u64 = held()
+                .map(|h| h.resident)
                 .chain(self.texts.iter().map(|t| t.held.resident))
                 .sum();
             assert_eq!(
@@ -1509,13 +1533,13 @@ impl SystemModel<'_> {
                 self.sys.memory.user_frames(),
                 "frames are free, resident or being read into"
             );
-            let on_bulk: u64 = procs()
-                .map(|p| p.held.on_bulk)
+            let on_bulk: u64 = held()
+                .map(|h| h.on_bulk)
                 .chain(self.texts.iter().map(|t| t.held.on_bulk))
                 .sum();
             assert_eq!(self.bulk.used, on_bulk);
-            let reclaimable: u64 = procs()
-                .map(|p| p.held.reclaimable)
+            let reclaimable: u64 = held()
+                .map(|h| h.reclaimable)
                 .chain(self.texts.iter().map(|t| t.held.reclaimable))
                 .sum();
             assert_eq!(
@@ -1556,11 +1580,11 @@ impl SystemModel<'_> {
             (f64::from(mpl), f64::from(waiting))
         );
         let mut filed = [0; 5];
-        for (_, p) in self.procs.iter() {
+        for (pid, p) in self.procs.iter() {
             let image = self.sys.classes[p.class].size;
             assert_eq!(
                 p.keys,
-                Keys::of(p, self.memory(), image),
+                Keys::of(p, &self.mem[pid], self.memory(), image),
                 "filed as its state says"
             );
             for (n, f) in filed.iter_mut().zip(p.keys.filed()) {

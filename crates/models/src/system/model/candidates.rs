@@ -7,7 +7,7 @@
 //! event that every process is filed under the keys its state calls for.
 
 use super::ordered::SlotHeap;
-use super::{AGE_CAP, Process, Residence, State};
+use super::{AGE_CAP, Process, ProcessMemory, Residence, State};
 use std::cmp::Reverse;
 use tpsim_core::SimTime;
 
@@ -45,12 +45,13 @@ pub(super) enum Managed {
 }
 
 impl Keys {
-    /// The keys `p` should be filed under; `image` is its image's size.
-    pub(super) fn of(p: &Process, memory: Managed, image: u64) -> Keys {
+    /// The keys `p`, with memory's state `m`, should be filed under;
+    /// `image` is its image's size.
+    pub(super) fn of(p: &Process, m: &ProcessMemory, memory: Managed, image: u64) -> Keys {
         match memory {
             Managed::ProcessLru => {
                 return Keys {
-                    replaceable: (p.held.resident > 0 && p.state != State::Running)
+                    replaceable: (m.held.resident > 0 && p.state != State::Running)
                         .then_some(p.last_run),
                     ..Keys::default()
                 };
@@ -60,14 +61,14 @@ impl Keys {
                 let resident = p.residence == Residence::In && !p.waiting_frame;
                 return Keys {
                     swap_in: (p.residence == Residence::Out && p.state == State::Runnable)
-                        .then_some(p.last_swap),
+                        .then_some(m.last_swap),
                     // A process waiting for a page is not swapped out.
                     resident: (resident
                         && matches!(
                             p.state,
                             State::Runnable | State::Io | State::Running | State::Sleeping
                         ))
-                    .then_some(p.last_swap),
+                    .then_some(m.last_swap),
                     asleep: (resident && p.state == State::Sleeping).then_some(p.last_run),
                     ..Keys::default()
                 };
@@ -78,14 +79,14 @@ impl Keys {
         Keys {
             replaceable: None,
             swap_in: (p.residence == Residence::Out && p.state == State::Runnable && p.eligible)
-                .then_some(p.last_swap),
+                .then_some(m.last_swap),
             sleeping: (resident && matches!(p.state, State::Sleeping | State::WaitEligible))
                 .then_some(image),
             // A command still reading its image by exec is not swapped out.
             resident: (resident
-                && !p.exec_pending
+                && !m.exec_pending
                 && matches!(p.state, State::Runnable | State::Io | State::Running))
-            .then_some(p.last_swap),
+            .then_some(m.last_swap),
             asleep: None,
         }
     }

@@ -553,7 +553,7 @@ impl SystemModel<'_> {
     /// A new process's page table: nothing touched, its first phase begun.
     pub(super) fn map_pages(&mut self, pid: usize) {
         let pages = self.procs[pid].pages as usize;
-        let table = &mut self.procs[pid].table;
+        let table = &mut self.mem[pid].table;
         table.entries = vec![Pte::Untouched; pages];
         table.slot_of = vec![NIL; pages];
         self.new_phase(pid);
@@ -578,12 +578,13 @@ impl SystemModel<'_> {
     /// moves the process to its next phase).
     pub(super) fn phase_fault_gap(&mut self, pid: usize) -> SimTime {
         let missing = self.set_missing(pid);
-        self.procs[pid].table.drawn_missing = missing;
+        self.mem[pid].table.drawn_missing = missing;
         let p = &self.procs[pid];
-        let mean = p
+        let m = &self.mem[pid];
+        let mean = m
             .table
             .mean_time_between_faults(self.phases_of(pid), missing);
-        let to_phase_end = p.table.phase_end.saturating_sub(p.cpu_user);
+        let to_phase_end = m.table.phase_end.saturating_sub(p.cpu_user);
         if !mean.is_finite() {
             return to_phase_end;
         }
@@ -607,7 +608,8 @@ impl SystemModel<'_> {
     pub(super) fn clock_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let p = &self.procs[pid];
-        if p.cpu_user >= p.table.phase_end {
+        let m = &self.mem[pid];
+        if p.cpu_user >= m.table.phase_end {
             self.new_phase(pid);
             self.dispatch(cpu, pid, false, ctx);
             return;
@@ -623,9 +625,10 @@ impl SystemModel<'_> {
             self.stats.lifetimes[class].bin(resident).1 += 1;
         }
         let p = &self.procs[pid];
+        let m = &self.mem[pid];
         let rng = &mut self.owners[p.owner].rngs.faults;
         let text = self.frames.text(class);
-        let drawn = p.table.draw_missing(missing, text, rng);
+        let drawn = m.table.draw_missing(missing, text, rng);
         // The page is missing, so what page-fault frequency frees is not it.
         let freed = self.fault_frequency(pid, ctx);
         let (page, source, in_text, from_file) = match drawn {
@@ -638,7 +641,7 @@ impl SystemModel<'_> {
                 (page, source, true, from_file)
             }
         };
-        self.procs[pid].table.faulting = page;
+        self.mem[pid].table.faulting = page;
         self.fault_path(cpu, pid, source, in_text, from_file, ctx);
         // Processes waiting for frames get those freed now that the
         // processor is in the fault path, where none of them can take it.
@@ -652,7 +655,7 @@ impl SystemModel<'_> {
     /// revalidation are done at once.
     fn private_fault(&mut self, pid: usize, page: u32) -> (Source, bool) {
         let class = self.procs[pid].class;
-        let entry = self.procs[pid].table.entries[page as usize];
+        let entry = self.mem[pid].table.entries[page as usize];
         let sys = self.sys;
         let Policy::Paging(paging) = &sys.memory.policy else {
             unreachable!("the clock is a paging policy");
@@ -674,7 +677,7 @@ impl SystemModel<'_> {
                 // bulk store's overflow cannot take it.
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.frames.bulk.used -= 1;
-                self.procs[pid].table.entries[page as usize] = Pte::Out;
+                self.mem[pid].table.entries[page as usize] = Pte::Out;
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
@@ -692,7 +695,8 @@ impl SystemModel<'_> {
     /// missing then.
     fn fault_stands(&mut self, pid: usize, missing: u64) -> bool {
         let p = &self.procs[pid];
-        let drawn = p.table.drawn_missing;
+        let m = &self.mem[pid];
+        let drawn = m.table.drawn_missing;
         assert!(
             missing <= drawn,
             "a set's missing pages only fall in a burst"
@@ -709,7 +713,7 @@ impl SystemModel<'_> {
             return false;
         };
         let now = self.procs[pid].cpu_user;
-        let previous = std::mem::replace(&mut self.procs[pid].table.last_fault, now);
+        let previous = std::mem::replace(&mut self.mem[pid].table.last_fault, now);
         now - previous > interval && self.free_unreferenced_since(pid, previous, ctx)
     }
 
@@ -720,7 +724,7 @@ impl SystemModel<'_> {
         let frame = &mut self.frames.frames[f as usize];
         assert!(!frame.valid, "only an invalidated page traps");
         frame.valid = true;
-        self.procs[pid].table.mark_resident(page);
+        self.mem[pid].table.mark_resident(page);
     }
 
     /// `pid` takes back `page` from frame `f` on the free list.
@@ -735,11 +739,11 @@ impl SystemModel<'_> {
         frame.valid = true;
         frame.last_ref = vt;
         frame.decided = vt;
-        let p = &mut self.procs[pid];
-        p.held.reclaimable -= 1;
-        p.held.resident += 1;
-        p.table.entries[page as usize] = Pte::Resident(f);
-        p.table.mark_resident(page);
+        let m = &mut self.mem[pid];
+        m.held.reclaimable -= 1;
+        m.held.resident += 1;
+        m.table.entries[page as usize] = Pte::Resident(f);
+        m.table.mark_resident(page);
     }
 
     /// Takes a frame from the head of the free list for `pid`'s faulted
@@ -761,8 +765,9 @@ impl SystemModel<'_> {
         self.take_free_frame(f);
         let frame = self.frames.frames[f as usize];
         let p = &self.procs[pid];
-        let page = p.table.faulting;
-        let owner = match p.fault_in_text {
+        let m = &self.mem[pid];
+        let page = m.table.faulting;
+        let owner = match m.fault_in_text {
             true => FrameOwner::text(p.class),
             false => FrameOwner::process(pid),
         };
@@ -784,8 +789,9 @@ impl SystemModel<'_> {
     /// working set, brought in now). A page of shared text is the text's.
     pub(super) fn clock_place_page(&mut self, pid: usize, now: SimTime) {
         let p = &self.procs[pid];
-        let page = p.table.faulting;
-        if p.fault_in_text {
+        let m = &self.mem[pid];
+        let page = m.table.faulting;
+        if m.fault_in_text {
             let class = p.class;
             let Pte::Reading(f) = self.frames.texts[class].entries[page as usize] else {
                 unreachable!("a text page is read into the frame taken for it");
@@ -793,11 +799,11 @@ impl SystemModel<'_> {
             self.fill_text_frame(class, page, f, now);
             return;
         }
-        let Pte::Reading(f) = self.procs[pid].table.entries[page as usize] else {
+        let Pte::Reading(f) = self.mem[pid].table.entries[page as usize] else {
             unreachable!("a page is read into the frame taken for it");
         };
         self.fill_frame(pid, page, f, true);
-        for (page, f) in std::mem::take(&mut self.procs[pid].table.klustered) {
+        for (page, f) in std::mem::take(&mut self.mem[pid].table.klustered) {
             self.fill_frame(pid, page, f, false);
         }
     }
@@ -808,6 +814,7 @@ impl SystemModel<'_> {
         let dirty = self.sys.classes[self.procs[pid].class].dirty;
         let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
         let p = &mut self.procs[pid];
+        let m = &mut self.mem[pid];
         let frame = &mut self.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = referenced;
@@ -815,9 +822,9 @@ impl SystemModel<'_> {
         frame.last_ref = p.cpu_user;
         frame.modified = modified;
         frame.decided = p.cpu_user;
-        p.held.resident += 1;
-        p.table.entries[page as usize] = Pte::Resident(f);
-        p.table.mark_resident(page);
+        m.held.resident += 1;
+        m.table.entries[page as usize] = Pte::Resident(f);
+        m.table.mark_resident(page);
     }
 
     /// Klustering: takes free frames for the other pages of the faulted
@@ -828,20 +835,21 @@ impl SystemModel<'_> {
             return 0;
         };
         let p = &self.procs[pid];
+        let m = &self.mem[pid];
         let from_bulk = paging
             .bulk_store
             .as_ref()
-            .is_some_and(|b| p.fault_source == Source::Read(b.device));
-        if paging.kluster <= 1 || p.fault_from_file || p.fault_in_text || from_bulk {
+            .is_some_and(|b| m.fault_source == Source::Read(b.device));
+        if paging.kluster <= 1 || m.fault_from_file || m.fault_in_text || from_bulk {
             return 0;
         }
         let k = paging.kluster as u32;
-        let page = p.table.faulting;
+        let page = m.table.faulting;
         let first = page - page % k;
         let last = (first + k).min(p.pages as u32);
         let mut extra = 0;
         for other in first..last {
-            if other == page || self.procs[pid].table.entries[other as usize] != Pte::Out {
+            if other == page || self.mem[pid].table.entries[other as usize] != Pte::Out {
                 continue;
             }
             let Some(f) = self.frames.pop_front() else {
@@ -850,7 +858,7 @@ impl SystemModel<'_> {
             self.take_free_frame(f);
             let frame = &mut self.frames.frames[f as usize];
             (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), other, Use::Reading);
-            let t = &mut self.procs[pid].table;
+            let t = &mut self.mem[pid].table;
             t.entries[other as usize] = Pte::Reading(f);
             t.klustered.push((other, f));
             extra += 1;
@@ -875,7 +883,7 @@ impl SystemModel<'_> {
     /// The entry of `page` of `owner`, a process or a class's text.
     fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
         match owner.whose() {
-            Whose::Process(pid) => &mut self.procs[pid].table.entries[page as usize],
+            Whose::Process(pid) => &mut self.mem[pid].table.entries[page as usize],
             Whose::Text(class) => &mut self.frames.texts[class].entries[page as usize],
         }
     }
@@ -883,7 +891,7 @@ impl SystemModel<'_> {
     /// The pages held by `owner`, a process or a class's text.
     fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
         match owner.whose() {
-            Whose::Process(pid) => &mut self.procs[pid].held,
+            Whose::Process(pid) => &mut self.mem[pid].held,
             Whose::Text(class) => &mut self.texts[class].held,
         }
     }
@@ -993,7 +1001,7 @@ impl SystemModel<'_> {
             frame.valid = false;
             let (owner, page) = (frame.owner, frame.page);
             match owner.whose() {
-                Whose::Process(pid) => self.procs[pid].table.mark_missing(page),
+                Whose::Process(pid) => self.mem[pid].table.mark_missing(page),
                 Whose::Text(class) => self.frames.texts[class].mark_missing(page),
             }
         }
@@ -1015,13 +1023,14 @@ impl SystemModel<'_> {
             Whose::Process(pid) => pid,
         };
         let p = &self.procs[pid];
+        let m = &self.mem[pid];
         let now = p.cpu_user;
-        if p.table.in_set(frame.page) {
+        if m.table.in_set(frame.page) {
             let phases = self.phases_of(pid);
-            let since = frame.decided.max(p.table.phase_start);
+            let since = frame.decided.max(m.table.phase_start);
             let exposed = now.saturating_sub(since).as_secs_f64();
             if exposed > 0.0 {
-                let mean = p.table.mean_between_references(frame.page, phases);
+                let mean = m.table.mean_between_references(frame.page, phases);
                 let e: f64 = rand_distr::Distribution::sample(
                     &rand_distr::Exp1,
                     &mut self.frames.references,
@@ -1061,8 +1070,8 @@ impl SystemModel<'_> {
         ctx: &mut Context<Event>,
     ) -> bool {
         let mut freed = false;
-        for page in 0..self.procs[pid].table.entries.len() {
-            let Pte::Resident(f) = self.procs[pid].table.entries[page] else {
+        for page in 0..self.mem[pid].table.entries.len() {
+            let Pte::Resident(f) = self.mem[pid].table.entries[page] else {
                 continue;
             };
             self.decide_references(f);
@@ -1144,7 +1153,12 @@ impl SystemModel<'_> {
                 .age
                 .pop_front()
                 .expect("pages on the bulk store have entries in its age queue");
-            if !on_bulk(&self.procs, &self.frames.texts, (owner, page, serial)) {
+            if !on_bulk(
+                &self.procs,
+                &self.mem,
+                &self.frames.texts,
+                (owner, page, serial),
+            ) {
                 continue;
             }
             *self.entry_mut(owner, page) = Pte::Out;
@@ -1154,8 +1168,8 @@ impl SystemModel<'_> {
         }
         let bulk = &mut self.frames.bulk;
         if bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let (procs, texts) = (&self.procs, &self.frames.texts);
-            bulk.age.retain(|&entry| on_bulk(procs, texts, entry));
+            let (procs, mem, texts) = (&self.procs, &self.mem, &self.frames.texts);
+            bulk.age.retain(|&entry| on_bulk(procs, mem, texts, entry));
         }
     }
 
@@ -1164,11 +1178,11 @@ impl SystemModel<'_> {
     /// and the bytes to write are its modified pages with its user area
     /// and page tables (3BSD `swapout`, `vsswap`).
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
-        let p = &mut self.procs[pid];
-        p.swapped_rss = p.held.resident;
+        let m = &mut self.mem[pid];
+        m.swapped_rss = m.held.resident;
         let mut modified = 0;
-        for page in 0..p.table.entries.len() {
-            if let Pte::Resident(f) = self.procs[pid].table.entries[page] {
+        for page in 0..m.table.entries.len() {
+            if let Pte::Resident(f) = self.mem[pid].table.entries[page] {
                 modified += u64::from(self.unmap_frame(f));
             }
         }
@@ -1208,7 +1222,7 @@ impl SystemModel<'_> {
         frame.valid = false;
         if valid {
             match owner.whose() {
-                Whose::Process(pid) => self.procs[pid].table.mark_missing(page),
+                Whose::Process(pid) => self.mem[pid].table.mark_missing(page),
                 Whose::Text(class) => self.frames.texts[class].mark_missing(page),
             }
         }
@@ -1232,7 +1246,7 @@ impl SystemModel<'_> {
     /// consecutive pages begins at a uniformly drawn page.
     fn new_phase(&mut self, pid: usize) {
         let resident: Vec<u32> = {
-            let t = &self.procs[pid].table;
+            let t = &self.mem[pid].table;
             t.slots[..t.valid as usize]
                 .iter()
                 .map(|&page| match t.entries[page as usize] {
@@ -1258,11 +1272,12 @@ impl SystemModel<'_> {
             .get(self.procs[pid].class)
             .map_or(0, |t| t.entries.len()) as u32;
         let p = &mut self.procs[pid];
+        let m = &mut self.mem[pid];
         let pages = p.pages as u32;
         let rng = &mut self.owners[p.owner].rngs.faults;
         let first = rng.random_range(0..pages);
         let length = phase.sample(rng).min(LONGEST_SAMPLE);
-        let t = &mut p.table;
+        let t = &mut m.table;
         for &page in &t.slots {
             t.slot_of[page as usize] = NIL;
         }
@@ -1363,7 +1378,7 @@ impl SystemModel<'_> {
                 continue;
             }
             let entries = match frame.owner.whose() {
-                Whose::Process(pid) => &self.procs[pid].table.entries,
+                Whose::Process(pid) => &self.mem[pid].table.entries,
                 Whose::Text(class) => &self.frames.texts[class].entries,
             };
             let expected = match frame.use_ {
@@ -1377,7 +1392,7 @@ impl SystemModel<'_> {
         let on_bulk = self
             .procs
             .iter()
-            .flat_map(|(_, p)| &p.table.entries)
+            .flat_map(|(pid, _)| &self.mem[pid].table.entries)
             .chain(self.frames.texts.iter().flat_map(|t| &t.entries))
             .filter(|e| matches!(e, Pte::Bulk(_)))
             .count() as u64;
@@ -1388,8 +1403,9 @@ impl SystemModel<'_> {
                 "the bulk store holds at most its capacity"
             );
         }
-        for (_, p) in self.procs.iter() {
-            let t = &p.table;
+        for (pid, _) in self.procs.iter() {
+            let m = &self.mem[pid];
+            let t = &m.table;
             if let Some(w) = &t.weighted {
                 let missing: u64 = (0..t.slots.len())
                     .map(|i| (w.first as usize + i) % t.entries.len())
@@ -1405,7 +1421,7 @@ impl SystemModel<'_> {
                 .iter()
                 .filter(|e| matches!(e, Pte::Resident(_)))
                 .count() as u64;
-            assert_eq!(resident, p.held.resident, "resident pages");
+            assert_eq!(resident, m.held.resident, "resident pages");
             for (i, &page) in t.slots.iter().enumerate() {
                 assert_eq!(t.slot_of[page as usize], i as u32);
                 let valid = matches!(t.entries[page as usize],
@@ -1421,11 +1437,12 @@ impl SystemModel<'_> {
 /// last write has its serial.
 fn on_bulk(
     procs: &Slab<Process>,
+    mem: &PerProcess<ProcessMemory>,
     texts: &[SharedText],
     (owner, page, serial): (FrameOwner, u32, u32),
 ) -> bool {
     let entries = match owner.whose() {
-        Whose::Process(pid) => procs.get(pid).map(|p| &p.table.entries),
+        Whose::Process(pid) => procs.get(pid).map(|_| &mem[pid].table.entries),
         Whose::Text(class) => texts.get(class).map(|t| &t.entries),
     };
     entries.and_then(|e| e.get(page as usize)) == Some(&Pte::Bulk(serial))
@@ -1564,7 +1581,7 @@ pub(super) mod tests {
     #[test]
     fn the_hand_finds_a_page_referenced_as_often_as_its_exposure_implies() {
         with_process(TEN_PAGE_SETS, |model, _, pid| {
-            let in_set = model.procs[pid].table.slots[0];
+            let in_set = model.mem[pid].table.slots[0];
             let place = |model: &mut SystemModel, page: u32| {
                 let frame = &mut model.frames.frames[0];
                 (frame.owner, frame.page, frame.use_) =
@@ -1584,14 +1601,14 @@ pub(super) mod tests {
                 );
             }
             // Only the time since the phase began counts for a page of the set.
-            model.procs[pid].table.phase_start = ms(15);
+            model.mem[pid].table.phase_start = ms(15);
             let seen = found_referenced(model, pid, SimTime::ZERO, ms(20));
             let p = 1.0 - (-0.5f64).exp();
             let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
             assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
             // A page outside the set is never referenced.
             let outside = (0..40)
-                .find(|&page| !model.procs[pid].table.in_set(page))
+                .find(|&page| !model.mem[pid].table.in_set(page))
                 .unwrap();
             place(model, outside);
             assert_eq!(found_referenced(model, pid, SimTime::ZERO, ms(50)), 0.0);
@@ -1607,7 +1624,7 @@ pub(super) mod tests {
         let frame = &mut model.frames.frames[f as usize];
         (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), page, Use::Resident);
         frame.valid = true;
-        let p = &mut model.procs[pid];
+        let p = &mut model.mem[pid];
         p.held.resident += 1;
         p.table.entries[page as usize] = Pte::Resident(f);
         p.table.mark_resident(page);
@@ -1691,7 +1708,7 @@ pub(super) mod tests {
             assert_eq!(model.pool.frames, 8);
             // A fault that takes a frame and leaves fewer than lotsfree
             // free (7, above desfree's 2) moves the hand itself.
-            let p = &mut model.procs[pid];
+            let p = &mut model.mem[pid];
             (p.table.faulting, p.fault_in_text) = (70, false);
             assert!(model.clock_take_frame(pid, ctx));
             assert_eq!(model.pool.frames, 8);
@@ -1709,7 +1726,7 @@ pub(super) mod tests {
             }
             model.frames.budget = 64;
             let mut fault_on = |model: &mut SystemModel, page: u32| {
-                let p = &mut model.procs[pid];
+                let p = &mut model.mem[pid];
                 (p.table.faulting, p.fault_in_text) = (page, false);
                 assert!(model.clock_take_frame(pid, ctx));
             };
@@ -1739,12 +1756,12 @@ pub(super) mod tests {
             model.trim_working_set(pid, ctx);
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.procs[pid].table.entries[page as usize],
+                    model.mem[pid].table.entries[page as usize],
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
             }
-            assert_eq!(model.procs[pid].held.resident, 5);
+            assert_eq!(model.mem[pid].held.resident, 5);
             model.check_frames();
         });
     }
@@ -1777,12 +1794,12 @@ pub(super) mod tests {
                 let frame = &mut model.frames.frames[f as usize];
                 (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
             }
-            model.procs[pid].table.last_fault = ms(30);
+            model.mem[pid].table.last_fault = ms(30);
             // A fault 10 ms later is not late: nothing goes.
             model.procs[pid].cpu_user = ms(40);
             assert!(!model.fault_frequency(pid, ctx), "nothing freed");
-            assert_eq!(model.procs[pid].held.resident, 40);
-            assert_eq!(model.procs[pid].table.last_fault, ms(40));
+            assert_eq!(model.mem[pid].held.resident, 40);
+            assert_eq!(model.mem[pid].table.last_fault, ms(40));
             // One 11 ms after that is: the pages not referenced since 40 ms go,
             // here all but those brought in or referenced at 40 ms or later.
             for f in 35..40usize {
@@ -1795,7 +1812,7 @@ pub(super) mod tests {
             assert!(model.fault_frequency(pid, ctx), "pages freed");
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.procs[pid].table.entries[page as usize],
+                    model.mem[pid].table.entries[page as usize],
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
@@ -1810,7 +1827,7 @@ pub(super) mod tests {
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // The process holds all of its 40 pages but one of its set;
             // another process of the class holds the other 25 frames.
-            let missing = model.procs[pid].table.slots[0];
+            let missing = model.mem[pid].table.slots[0];
             for page in (0..40).filter(|&page| page != missing) {
                 give(model, pid, page);
             }
@@ -1820,19 +1837,19 @@ pub(super) mod tests {
             }
             assert_eq!(model.pool.frames, 0);
             // The other faults on a page of its own and waits for a frame.
-            model.procs[other].table.faulting = 30;
-            model.procs[other].fault_source = Source::Read(device(model, "disk"));
+            model.mem[other].table.faulting = 30;
+            model.mem[other].fault_source = Source::Read(device(model, "disk"));
             model.page_in(other, ctx);
             assert_eq!(model.pool.waiters, [other]);
             // The first faults 15 ms of processor time after its last fault:
             // the pages outside its set, not referenced since, are freed, and
             // the waiting process gets one while the first is in its fault
             // path (its own read starts after).
-            model.procs[pid].table.last_fault = ms(5);
+            model.mem[pid].table.last_fault = ms(5);
             model.procs[pid].cpu_user = ms(20);
             model.phase_fault_gap(pid);
             model.clock_fault(0, pid, ctx);
-            assert_eq!(model.procs[pid].table.faulting, missing);
+            assert_eq!(model.mem[pid].table.faulting, missing);
             assert!(
                 model.pool.waiters.is_empty(),
                 "the waiting process is served"
@@ -1854,17 +1871,17 @@ pub(super) mod tests {
         // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
         let fault_on_5 = |model: &mut SystemModel, pid: usize| {
             for page in [4, 5, 7] {
-                model.procs[pid].table.entries[page] = Pte::Out;
+                model.mem[pid].table.entries[page] = Pte::Out;
             }
-            model.procs[pid].table.faulting = 5;
-            model.procs[pid].fault_from_file = false;
+            model.mem[pid].table.faulting = 5;
+            model.mem[pid].fault_from_file = false;
         };
         with_process(&text, |model, ctx, pid| {
             fault_on_5(model, pid);
             assert_eq!(model.kluster(pid), 2);
             assert!(model.clock_take_frame(pid, ctx));
             model.clock_place_page(pid, SimTime::ZERO);
-            let entries = &model.procs[pid].table.entries;
+            let entries = &model.mem[pid].table.entries;
             for (page, resident) in [
                 (3, false),
                 (4, true),
@@ -1879,21 +1896,21 @@ pub(super) mod tests {
                     "page {page}"
                 );
             }
-            let referenced = |page: usize| match model.procs[pid].table.entries[page] {
+            let referenced = |page: usize| match model.mem[pid].table.entries[page] {
                 Pte::Resident(f) => model.frames.frames[f as usize].referenced,
                 _ => unreachable!(),
             };
             assert!(referenced(5) && !referenced(4) && !referenced(7));
-            assert_eq!(model.procs[pid].held.resident, 3);
+            assert_eq!(model.mem[pid].held.resident, 3);
             assert_eq!(model.stats.counters.klustered, 2);
             // A page of the program's file is read alone.
-            model.procs[pid].table.entries[9] = Pte::Out;
-            model.procs[pid].table.faulting = 8;
-            model.procs[pid].fault_from_file = true;
+            model.mem[pid].table.entries[9] = Pte::Out;
+            model.mem[pid].table.faulting = 8;
+            model.mem[pid].fault_from_file = true;
             assert_eq!(model.kluster(pid), 0);
             // So is a page of the shared text.
-            model.procs[pid].fault_from_file = false;
-            model.procs[pid].fault_in_text = true;
+            model.mem[pid].fault_from_file = false;
+            model.mem[pid].fault_in_text = true;
             assert_eq!(model.kluster(pid), 0);
         });
         // With a bulk store in front of the disk, a page read from the bulk
@@ -1905,9 +1922,9 @@ pub(super) mod tests {
         with_process(&text, |model, _, pid| {
             fault_on_5(model, pid);
             let (drum, disk) = (device(model, "drum"), device(model, "disk"));
-            model.procs[pid].fault_source = Source::Read(drum);
+            model.mem[pid].fault_source = Source::Read(drum);
             assert_eq!(model.kluster(pid), 0);
-            model.procs[pid].fault_source = Source::Read(disk);
+            model.mem[pid].fault_source = Source::Read(disk);
             assert_eq!(model.kluster(pid), 2);
         });
     }
@@ -1930,7 +1947,7 @@ pub(super) mod tests {
             assert_eq!(model.pool.frames, 16);
             assert_eq!(model.stats.counters.pages_stolen, 12);
             assert_eq!(model.stats.counters.page_writes, 10);
-            assert_eq!(model.procs[pid].held.resident, 48);
+            assert_eq!(model.mem[pid].held.resident, 48);
             model.check_frames();
         });
     }
@@ -1952,7 +1969,7 @@ pub(super) mod tests {
                     let frame = &mut model.frames.frames[f as usize];
                     (frame.owner, frame.page, frame.use_) =
                         (FrameOwner::process(pid), page, Use::Reading);
-                    model.procs[pid].table.entries[page as usize] = Pte::Reading(f);
+                    model.mem[pid].table.entries[page as usize] = Pte::Reading(f);
                     model.fill_frame(pid, page, f, true);
                     modified += u32::from(model.frames.frames[f as usize].modified);
                 }
@@ -2018,7 +2035,7 @@ pub(super) mod tests {
         );
         with_process(&text, |model, _, pid| {
             let set: Vec<u32> = {
-                let w = model.procs[pid].table.weighted.as_ref().expect("weighted");
+                let w = model.mem[pid].table.weighted.as_ref().expect("weighted");
                 let pages = model.procs[pid].pages as u32;
                 (0..10).map(|i| (w.first + i) % pages).collect()
             };
@@ -2030,15 +2047,13 @@ pub(super) mod tests {
             let share = |i: u32| 1.0 / (f64::from(i + 1) * h);
             let missing: f64 = (5..10).map(share).sum();
             let phases = model.phases_of(pid).clone();
-            let mean = model.procs[pid].table.mean_time_between_faults(&phases, 5);
+            let mean = model.mem[pid].table.mean_time_between_faults(&phases, 5);
             assert!((mean - 1e-3 / missing).abs() < 1e-9 * mean, "{mean}");
             // The hand decides a page's references at its own rate: the
             // page at position i, one in i H references.
             for i in [1u32, 3, 10] {
                 let page = set[i as usize - 1];
-                let between = model.procs[pid]
-                    .table
-                    .mean_between_references(page, &phases);
+                let between = model.mem[pid].table.mean_between_references(page, &phases);
                 let expected = 1e-3 * f64::from(i) * h;
                 assert!(
                     (between - expected).abs() < 1e-9 * expected,
@@ -2050,7 +2065,7 @@ pub(super) mod tests {
             let mut counts = [0u32; 10];
             for _ in 0..n {
                 let Missing::Private(page) =
-                    model.procs[pid]
+                    model.mem[pid]
                         .table
                         .draw_missing(5, None, &mut model.placement_rng)
                 else {
@@ -2071,9 +2086,7 @@ pub(super) mod tests {
             // A resident page is referenced at its own rate: the set's
             // first page ten times as often as its last.
             for (i, page) in [(0u32, set[0]), (4, set[4])] {
-                let mean = model.procs[pid]
-                    .table
-                    .mean_between_references(page, &phases);
+                let mean = model.mem[pid].table.mean_between_references(page, &phases);
                 assert!((mean - 1e-3 / share(i)).abs() < 1e-9 * mean, "{i}: {mean}");
             }
             // And the hand finds it referenced accordingly: the set's first
@@ -2126,7 +2139,7 @@ pub(super) mod tests {
             assert_eq!(requests_at(model, "drum"), 12.0);
             assert_eq!(requests_at(model, "disk"), 4.0);
             for page in 0..12 {
-                let entry = model.procs[pid].table.entries[page];
+                let entry = model.mem[pid].table.entries[page];
                 assert_eq!(
                     matches!(entry, Pte::Bulk(_)),
                     page >= 4,
@@ -2144,11 +2157,11 @@ pub(super) mod tests {
         with_process(&with_bulk_store(), |model, ctx, pid| {
             // The whole locality set resident but one page, freed to the
             // bulk store: the fault is on it.
-            let set = model.procs[pid].table.slots.clone();
+            let set = model.mem[pid].table.slots.clone();
             let frames: Vec<u32> = set.iter().map(|&page| give(model, pid, page)).collect();
             model.free_frame(frames[3], ctx);
             assert!(matches!(
-                model.procs[pid].table.entries[set[3] as usize],
+                model.mem[pid].table.entries[set[3] as usize],
                 Pte::Bulk(_)
             ));
             // Dispatched, it draws its fault from the set's missing pages.
@@ -2160,14 +2173,14 @@ pub(super) mod tests {
                 .iter()
                 .position(|d| d.name == "drum")
                 .unwrap();
-            assert_eq!(model.procs[pid].fault_source, Source::Read(drum));
-            assert_eq!(model.procs[pid].table.faulting, set[3]);
+            assert_eq!(model.mem[pid].fault_source, Source::Read(drum));
+            assert_eq!(model.mem[pid].table.faulting, set[3]);
             assert_eq!(model.stats.counters.bulk_reads, 1);
             assert_eq!(model.stats.counters.disk_reads, 0);
             // It has left the bulk store: however full that gets now, the
             // page is not pushed on to the disk while it is read.
             assert_eq!(model.frames.bulk.used, 0);
-            assert_eq!(model.procs[pid].table.entries[set[3] as usize], Pte::Out);
+            assert_eq!(model.mem[pid].table.entries[set[3] as usize], Pte::Out);
             model.check_frames();
         });
     }
@@ -2186,7 +2199,7 @@ pub(super) mod tests {
             for write in 1..=2_100 {
                 let f = give(model, pid, 10);
                 model.free_frame(f, ctx);
-                model.procs[pid].table.entries[10] = Pte::Out;
+                model.mem[pid].table.entries[10] = Pte::Out;
                 model.frames.bulk.used -= 1;
                 if write == 2_044 {
                     assert_eq!(model.frames.bulk.age.len(), 2_048, "not yet dropped");
@@ -2200,7 +2213,7 @@ pub(super) mod tests {
                 model.free_frame(f, ctx);
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
-            let entries = &model.procs[pid].table.entries;
+            let entries = &model.mem[pid].table.entries;
             assert_eq!(entries[0], Pte::Out);
             assert!(
                 (1..4)
@@ -2235,7 +2248,7 @@ pub(super) mod tests {
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
             assert_eq!(model.frames.bulk.used, 8);
-            let entries = &model.procs[other].table.entries;
+            let entries = &model.mem[other].table.entries;
             assert_eq!(entries[8], Pte::Out);
             assert!((0..8).all(|page| matches!(entries[page], Pte::Bulk(_))));
             model.check_frames();
@@ -2253,7 +2266,7 @@ pub(super) mod tests {
             // trap at its next reference, so the whole set counts as missing.
             model.frames.budget = 60;
             model.scan(ctx);
-            assert_eq!((model.pool.frames, model.procs[pid].held.resident), (4, 60));
+            assert_eq!((model.pool.frames, model.mem[pid].held.resident), (4, 60));
             assert_eq!(model.set_resident(pid), 0);
             assert!((0..60).all(|f| !model.frames.frames[f].valid));
             // The page in frame 3 is touched: the trap makes it valid again.
@@ -2262,7 +2275,7 @@ pub(super) mod tests {
             assert_eq!(model.stats.counters.reclaims, 1);
             assert_eq!(
                 model.set_resident(pid),
-                u64::from(model.procs[pid].table.in_set(page))
+                u64::from(model.mem[pid].table.in_set(page))
             );
             // The next pass frees the pages still invalid, until 32 frames
             // are free, and invalidates frame 3 again.

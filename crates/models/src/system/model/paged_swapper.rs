@@ -84,7 +84,7 @@ impl SystemModel<'_> {
             let Some(pid) = self.candidates.longest_out() else {
                 return;
             };
-            let rss = self.procs[pid].swapped_rss;
+            let rss = self.mem[pid].swapped_rss;
             let burst = (2.0 * settings.maxpgio) as u64;
             let promised = self.swap.deficit.min(clock.lotsfree);
             if free > promised + (rss / 2).min(burst) || (rss < burst && free > clock.desfree) {
@@ -95,12 +95,12 @@ impl SystemModel<'_> {
             }
             wanting = Some(pid);
         }
-        let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
-        let waited = desperate || wanting.is_some_and(|pid| age(&self.procs[pid]) >= HARD_SWAP_AGE);
+        let age = |m: &ProcessMemory| (now - m.last_swap).min(AGE_CAP);
+        let waited = desperate || wanting.is_some_and(|pid| age(&self.mem[pid]) >= HARD_SWAP_AGE);
         // A process in a kernel path is left for the next look.
         let victim = long_asleep.or_else(|| {
             self.candidates.longest_in(now).filter(|&pid| {
-                waited && age(&self.procs[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
+                waited && age(&self.mem[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
             })
         });
         if let Some(pid) = victim {
@@ -167,7 +167,7 @@ mod tests {
                     // Its pages are free and reclaimable; the five modified
                     // are written with its user area and page tables.
                     assert_eq!(model.pool.frames, 64, "{what}");
-                    let p = &model.procs[pid];
+                    let p = &model.mem[pid];
                     assert_eq!((p.held.resident, p.held.reclaimable), (0, 60));
                     assert_eq!(p.swapped_rss, 60);
                     assert_eq!(model.user_area_bytes(pid), 6 * 512 + 2 * 512);
@@ -196,7 +196,7 @@ mod tests {
         ] {
             with_process_at(&clocked(), secs(30), |model, ctx, first| {
                 let second = another(model, ctx);
-                model.procs[first].last_swap = secs(30 - in_for);
+                model.mem[first].last_swap = secs(30 - in_for);
                 model.reindex(first);
                 for page in 0..30 {
                     give(model, first, page);
@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn the_only_process_in_memory_is_not_swapped_out_for_paging() {
         with_process_at(&clocked(), secs(30), |model, ctx, pid| {
-            model.procs[pid].last_swap = secs(20);
+            model.mem[pid].last_swap = secs(20);
             model.reindex(pid);
             for page in 0..60 {
                 give(model, pid, page);
@@ -249,10 +249,10 @@ mod tests {
                 for page in 0..64 - free {
                     give(model, other, page);
                 }
+                model.mem[pid].swapped_rss = rss;
                 model.recount(pid, ctx.now(), |p| {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;
-                    p.swapped_rss = rss;
                 });
                 model.swap.deficit = deficit;
                 model.paged_swapper(settings(model), ctx);
@@ -276,16 +276,16 @@ mod tests {
         for (out_for, pushed) in [(5, true), (4, false)] {
             with_process_at(&clocked(), secs(30), |model, ctx, wanting| {
                 let other = another(model, ctx);
-                model.procs[other].last_swap = secs(20);
+                model.mem[other].last_swap = secs(20);
                 model.reindex(other);
                 for page in 0..60 {
                     give(model, other, page);
                 }
+                let m = &mut model.mem[wanting];
+                (m.swapped_rss, m.last_swap) = (100, secs(30 - out_for));
                 model.recount(wanting, ctx.now(), |p| {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;
-                    p.swapped_rss = 100;
-                    p.last_swap = secs(30 - out_for);
                 });
                 model.paged_swapper(settings(model), ctx);
                 let what = format!("out for {out_for} s");

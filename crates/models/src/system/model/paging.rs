@@ -130,9 +130,9 @@ impl SystemModel<'_> {
         match holder {
             Holder::Process { pid, generation } => self
                 .procs
-                .get_mut(pid)
-                .filter(|p| p.generation == generation)
-                .map(|p| &mut p.held),
+                .get(pid)
+                .is_some_and(|p| p.generation == generation)
+                .then(|| &mut self.mem[pid].held),
             Holder::Text { class } => Some(&mut self.texts[class].held),
         }
     }
@@ -159,7 +159,7 @@ impl SystemModel<'_> {
         let Some(lifetime) = locality.lifetime() else {
             return self.phase_fault_gap(pid);
         };
-        let resident = p.held.resident + self.texts[p.class].held.resident;
+        let resident = self.mem[pid].held.resident + self.texts[p.class].held.resident;
         let mean = lifetime.mean_time_between_faults(resident, p.pages);
         if !mean.is_finite() {
             return SimTime::MAX;
@@ -183,7 +183,7 @@ impl SystemModel<'_> {
         let text = &self.texts[p.class];
         let private = p.pages - text.pages;
         let missing_text = text.pages - text.held.resident;
-        let missing_private = private - p.held.resident;
+        let missing_private = private - self.mem[pid].held.resident;
         if missing_text + missing_private == 0 {
             // Another process of the class brought in the last missing text
             // page during this burst: nothing is missing any more.
@@ -201,7 +201,11 @@ impl SystemModel<'_> {
         let (holder, missing, untouched) = if in_text {
             (Holder::Text { class: p.class }, missing_text, 0)
         } else {
-            (self.holder(pid), missing_private, private - p.touched)
+            (
+                self.holder(pid),
+                missing_private,
+                private - self.mem[pid].touched,
+            )
         };
         let zero_fill = if in_text {
             0.0
@@ -235,7 +239,7 @@ impl SystemModel<'_> {
             }
         };
         if first_touch {
-            self.procs[pid].touched += 1;
+            self.mem[pid].touched += 1;
         }
         match source {
             Source::Reclaim => {
@@ -299,12 +303,12 @@ impl SystemModel<'_> {
                 self.sys.devices[device].fault_cpu
             }
         };
-        let p = &mut self.procs[pid];
-        p.faults += 1;
-        p.fault_started = now;
-        p.fault_source = source;
-        p.fault_in_text = in_text;
-        p.fault_from_file = from_file;
+        self.procs[pid].faults += 1;
+        let m = &mut self.mem[pid];
+        m.fault_started = now;
+        m.fault_source = source;
+        m.fault_in_text = in_text;
+        m.fault_from_file = from_file;
         let burst = Burst {
             pid,
             kind: BurstKind::Fault,
@@ -327,7 +331,7 @@ impl SystemModel<'_> {
     /// page to read needs a frame and the read.
     pub(super) fn fault_path_done(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let source = self.procs[pid].fault_source;
+        let source = self.mem[pid].fault_source;
         let soft = match source {
             Source::Reclaim => true,
             Source::InTransit if self.wait_in_transit(pid) => true,
@@ -348,7 +352,7 @@ impl SystemModel<'_> {
         if soft {
             self.stats
                 .fault_time
-                .add((now - self.procs[pid].fault_started).as_secs_f64());
+                .add((now - self.mem[pid].fault_started).as_secs_f64());
             self.dispatch(cpu, pid, false, ctx);
             return;
         }
@@ -367,7 +371,7 @@ impl SystemModel<'_> {
             self.pool.waiters.push_back(pid);
             return;
         }
-        match self.procs[pid].fault_source {
+        match self.mem[pid].fault_source {
             Source::Read(device) => {
                 let pages = 1 + self.kluster(pid);
                 self.swap.transfers += pages;
@@ -385,17 +389,17 @@ impl SystemModel<'_> {
         let now = ctx.now();
         self.stats
             .fault_time
-            .add((now - self.procs[pid].fault_started).as_secs_f64());
+            .add((now - self.mem[pid].fault_started).as_secs_f64());
         self.place_page(pid, ctx);
         self.sched[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
-        if self.procs[pid].fault_in_text && self.clock().is_some() {
+        if self.mem[pid].fault_in_text && self.clock().is_some() {
             // Processes of the class that faulted on the page while it was
             // being read run on too.
             for waiter in self.transit_done(pid) {
                 self.stats
                     .fault_time
-                    .add((now - self.procs[waiter].fault_started).as_secs_f64());
+                    .add((now - self.mem[waiter].fault_started).as_secs_f64());
                 self.sched[waiter].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(waiter, ctx);
             }
@@ -408,9 +412,9 @@ impl SystemModel<'_> {
             self.clock_place_page(pid, ctx.now());
             return;
         }
-        let p = &mut self.procs[pid];
-        if p.fault_in_text {
-            let text = &mut self.texts[p.class];
+        let class = self.procs[pid].class;
+        if self.mem[pid].fault_in_text {
+            let text = &mut self.texts[class];
             if text.held.resident < text.pages {
                 text.held.resident += 1;
             } else {
@@ -421,7 +425,7 @@ impl SystemModel<'_> {
                 self.serve_frame_waiters(ctx);
             }
         } else {
-            p.held.resident += 1;
+            self.mem[pid].held.resident += 1;
         }
     }
 
@@ -441,7 +445,7 @@ impl SystemModel<'_> {
         let class = self.procs[pid].class;
         let got = if self.pool.frames > 0 {
             true
-        } else if self.procs[pid].held.resident > 0 {
+        } else if self.mem[pid].held.resident > 0 {
             self.evict(self.holder(pid), 1, ctx);
             true
         } else if self.texts[class].held.resident > 0 {
@@ -639,8 +643,8 @@ impl SystemModel<'_> {
     /// each live holder keeps only its newest entries, as many as the pages
     /// it has there.
     fn compact(&mut self, queue: Queue) {
-        for (_, p) in self.procs.iter_mut() {
-            *p.held.in_queue(queue).1 = 0;
+        for (pid, _) in self.procs.iter() {
+            *self.mem[pid].held.in_queue(queue).1 = 0;
         }
         for t in &mut self.texts {
             *t.held.in_queue(queue).1 = 0;
@@ -724,7 +728,7 @@ mod tests {
         // resident pages of its class's text.
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, _, pid| {
             make_eligible(model, pid);
-            model.procs[pid].held.resident = 5;
+            model.mem[pid].held.resident = 5;
             model.texts[0].held.resident = 3;
             model.texts[1].held.resident = 7;
             assert!(model.give_up_eligibility(pid));
@@ -766,7 +770,7 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // Each of 20,000 pages taken is dirty with probability 0.3: a
             // binomial count, standard deviation 65.
-            model.procs[pid].held.resident = 20_000;
+            model.mem[pid].held.resident = 20_000;
             model.evict(model.holder(pid), 20_000, ctx);
             let writes = model.stats.counters.page_writes;
             assert!(writes.abs_diff(6_000) < 5 * 65, "{writes}");
@@ -777,7 +781,7 @@ mod tests {
             // A class whose pages are all dirty writes every one.
             let owner = model.procs[pid].owner;
             let other = model.spawn(1, owner, SimTime::ZERO);
-            model.procs[other].held.resident = 10;
+            model.mem[other].held.resident = 10;
             model.evict(model.holder(other), 10, ctx);
             assert_eq!(model.stats.counters.page_writes, writes + 10);
             // Every page taken is counted as stolen, written or not.
@@ -795,30 +799,30 @@ mod tests {
             "bulk_store = \"drum\"\nbulk_store_size = \"64KiB\"\n[[device]]\nname = \"drum\"\nrate = \"4MB/s\"",
         );
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
-            model.procs[pid].held.resident = 101;
+            model.mem[pid].held.resident = 101;
             model.evict(model.holder(pid), 100, ctx);
             assert_eq!(model.bulk.used, 64);
-            assert_eq!(model.procs[pid].held.on_bulk, 64);
+            assert_eq!(model.mem[pid].held.on_bulk, 64);
             assert_eq!(model.stats.counters.page_writes, 100 + 36);
             model.evict(model.holder(pid), 1, ctx);
             assert_eq!(model.bulk.used, 64);
             assert_eq!(model.stats.counters.page_writes, 138);
             // Twenty pages read back leave stale entries in the age queue;
             // compacting it keeps as many as the pages still there.
-            model.procs[pid].held.on_bulk -= 20;
+            model.mem[pid].held.on_bulk -= 20;
             model.bulk.used -= 20;
             assert_eq!(model.bulk.age.len(), 64);
             model.compact(Queue::Bulk);
             assert_eq!(model.bulk.age.len(), 44);
-            assert_eq!(model.procs[pid].held.bulk_entries, 44);
+            assert_eq!(model.mem[pid].held.bulk_entries, 44);
             // A page taken and read back 2,100 times leaves as many stale
             // entries: the queue is compacted when it outgrows twice 1,024
             // entries, not before (so compacting costs O(1) a page,
             // amortised).
             for taken in 1..=2_100 {
-                model.procs[pid].held.resident = 1;
+                model.mem[pid].held.resident = 1;
                 model.evict(model.holder(pid), 1, ctx);
-                model.procs[pid].held.on_bulk -= 1;
+                model.mem[pid].held.on_bulk -= 1;
                 model.bulk.used -= 1;
                 if taken == 2_004 {
                     assert_eq!(model.bulk.age.len(), 2_048, "not yet compacted");
@@ -838,10 +842,10 @@ mod tests {
             // outgrows twice 1,024 entries (the pool has 64 frames), not
             // before.
             for taken in 1..=2_100 {
-                model.procs[pid].held.resident = 1;
+                model.mem[pid].held.resident = 1;
                 model.evict(model.holder(pid), 1, ctx);
                 // Reclaimed, as a fault on it would take it back.
-                model.procs[pid].held.reclaimable -= 1;
+                model.mem[pid].held.reclaimable -= 1;
                 model.pool.frames -= 1;
                 if taken == 2_048 {
                     assert_eq!(model.pool.age.len(), 2_048, "not yet compacted");
@@ -860,21 +864,21 @@ mod tests {
             // pages first, then the text.
             let owner = model.procs[pid].owner;
             let other = model.spawn(1, owner, SimTime::ZERO);
-            model.procs[other].held.resident = 5;
+            model.mem[other].held.resident = 5;
             model.procs[other].last_run = SimTime::from_secs(3);
             model.reindex(other);
             let text = &mut model.texts[1];
             text.held.resident = 10;
             text.last_used = SimTime::from_secs(5);
             model.steal(7, pid, ctx);
-            assert_eq!(model.procs[other].held.resident, 0);
+            assert_eq!(model.mem[other].held.resident, 0);
             assert_eq!(model.texts[1].held.resident, 8);
             // Used before the process last ran, the text goes first.
-            model.procs[other].held.resident = 5;
+            model.mem[other].held.resident = 5;
             model.reindex(other);
             model.texts[1].last_used = SimTime::from_secs(2);
             model.steal(3, pid, ctx);
-            assert_eq!(model.procs[other].held.resident, 5);
+            assert_eq!(model.mem[other].held.resident, 5);
             assert_eq!(model.texts[1].held.resident, 5);
         });
     }
@@ -885,21 +889,15 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // Another process holds 55 pages; 9 frames are free.
             let other = model.spawn(1, model.procs[pid].owner, SimTime::ZERO);
-            model.procs[other].held.resident = 55;
+            model.mem[other].held.resident = 55;
             model.reindex(other);
             (model.pool.frames, model.pool.anonymous) = (9, 9);
             // A fault that leaves the target free takes nothing.
             assert!(model.take_frame(pid, ctx));
-            assert_eq!(
-                (model.pool.frames, model.procs[other].held.resident),
-                (8, 55)
-            );
+            assert_eq!((model.pool.frames, model.mem[other].held.resident), (8, 55));
             // One that leaves fewer takes a page back to the target.
             assert!(model.take_frame(pid, ctx));
-            assert_eq!(
-                (model.pool.frames, model.procs[other].held.resident),
-                (8, 54)
-            );
+            assert_eq!((model.pool.frames, model.mem[other].held.resident), (8, 54));
         });
     }
 

@@ -197,7 +197,7 @@ impl SystemModel<'_> {
         };
         let p = &self.procs[pid];
         if self.paging() {
-            p.held.resident * self.sys.memory.page
+            self.mem[pid].held.resident * self.sys.memory.page
         } else if p.residence == Residence::In {
             self.sys.classes[p.class].size - self.texts[p.class].bytes
         } else {

@@ -65,15 +65,15 @@ impl SystemModel<'_> {
             return false;
         }
         let now = ctx.now();
-        let age = |p: &Process| (now - p.last_swap).min(AGE_CAP);
+        let age = |m: &ProcessMemory| (now - m.last_swap).min(AGE_CAP);
         let Some((pid, out_for)) = self
             .waiting_for_swap_in()
-            .map(|pid| (pid, age(&self.procs[pid])))
+            .map(|pid| (pid, age(&self.mem[pid])))
         else {
             return false;
         };
         let image = self.bytes_to_load(pid);
-        if self.swap.free_bytes >= image && self.procs[pid].exec_pending {
+        if self.swap.free_bytes >= image && self.mem[pid].exec_pending {
             // A new command, created when memory was short: it gets its
             // memory and reads its image from the program's file itself,
             // while the swapper looks again.
@@ -94,7 +94,7 @@ impl SystemModel<'_> {
             }
             self.candidates
                 .longest_in(now)
-                .filter(|&q| age(&self.procs[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
+                .filter(|&q| age(&self.mem[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
         });
         match victim {
             Some(victim) => self.swap_out(victim, ctx),
@@ -121,7 +121,7 @@ impl SystemModel<'_> {
         let bytes = self.bytes_to_load(pid);
         self.swap.free_bytes -= bytes;
         self.texts[self.procs[pid].class].in_memory += 1;
-        self.procs[pid].exec_bytes = bytes;
+        self.mem[pid].exec_bytes = bytes;
     }
 
     /// Exec under swapping: `pid`, in memory, reads its image (its text
@@ -129,7 +129,7 @@ impl SystemModel<'_> {
     /// and runs when it is in.
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), |p| p.state = State::Io);
-        let bytes = self.procs[pid].exec_bytes as f64;
+        let bytes = self.mem[pid].exec_bytes as f64;
         let programs = self.program_device();
         self.request(programs, Purpose::Exec { pid }, bytes, ctx);
     }

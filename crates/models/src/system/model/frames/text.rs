@@ -160,7 +160,7 @@ impl SystemModel<'_> {
 
     /// The missing pages of `pid`'s locality set, private and text.
     pub(super) fn set_missing(&self, pid: usize) -> u64 {
-        let t = &self.procs[pid].table;
+        let t = &self.mem[pid].table;
         t.missing()
             + self
                 .text_of(pid)
@@ -171,7 +171,8 @@ impl SystemModel<'_> {
     /// text.
     pub(super) fn resident_set(&self, pid: usize) -> u64 {
         let p = &self.procs[pid];
-        p.held.resident + self.texts[p.class].held.resident
+        let m = &self.mem[pid];
+        m.held.resident + self.texts[p.class].held.resident
     }
 
     /// Meters the processor time the process of `burst` ran in it up to
@@ -179,12 +180,13 @@ impl SystemModel<'_> {
     /// at its resident set (after the warm-up), and in the exposure of its
     /// set's text pages.
     pub(in crate::system::model) fn meter_work(&mut self, burst: &Burst, upto: SimTime) {
-        let p = &mut self.procs[burst.pid];
-        let from = burst.switch_end.max(p.table.exposed_to);
-        p.table.exposed_to = p.table.exposed_to.max(upto);
+        let m = &mut self.mem[burst.pid];
+        let from = burst.switch_end.max(m.table.exposed_to);
+        m.table.exposed_to = m.table.exposed_to.max(upto);
         let measured = upto.saturating_sub(from.max(self.stats.measured_from));
         self.meter_lifetime(burst.pid, measured.as_secs_f64());
         let p = &self.procs[burst.pid];
+        let m = &self.mem[burst.pid];
         let work = upto.saturating_sub(from).as_nanos();
         let Some(text) = self.frames.texts.get_mut(p.class) else {
             return;
@@ -192,7 +194,7 @@ impl SystemModel<'_> {
         if work == 0 {
             return;
         }
-        for &(a, b) in &p.table.text_ranges {
+        for &(a, b) in &m.table.text_ranges {
             text.exposure.add(a as usize, b as usize, work);
         }
     }
@@ -302,7 +304,7 @@ impl SystemModel<'_> {
     /// for the read under way.
     pub(in crate::system::model) fn wait_in_transit(&mut self, pid: usize) -> bool {
         let class = self.procs[pid].class;
-        let page = self.procs[pid].table.faulting;
+        let page = self.mem[pid].table.faulting;
         let text = &mut self.frames.texts[class];
         match text.entries[page as usize] {
             Pte::Resident(_) => true,
@@ -318,7 +320,8 @@ impl SystemModel<'_> {
     /// off its text's waiting list in the order they came.
     pub(in crate::system::model) fn transit_done(&mut self, pid: usize) -> Vec<usize> {
         let p = &self.procs[pid];
-        let page = p.table.faulting;
+        let m = &self.mem[pid];
+        let page = m.table.faulting;
         let text = &mut self.frames.texts[p.class];
         if text.waiting.is_empty() {
             return Vec::new();
@@ -381,7 +384,7 @@ impl SystemModel<'_> {
             assert_eq!(reclaimable, self.texts[class].held.reclaimable);
             for &(page, pid) in &text.waiting {
                 assert!(matches!(text.entries[page as usize], Pte::Reading(_)));
-                assert_eq!(self.procs[pid as usize].fault_source, Source::InTransit);
+                assert_eq!(self.mem[pid as usize].fault_source, Source::InTransit);
             }
         }
     }
@@ -440,7 +443,7 @@ mod tests {
         with_two(|model, _, a, b| {
             // The set is the whole image, from a page drawn at random: its
             // text ranges cover the text once.
-            let mut covered: Vec<u32> = model.procs[a]
+            let mut covered: Vec<u32> = model.mem[a]
                 .table
                 .text_ranges
                 .iter()
@@ -454,7 +457,7 @@ mod tests {
             }
             assert_eq!((model.set_missing(a), model.set_missing(b)), (37, 37));
             assert_eq!(model.resident_set(a), 3);
-            assert_eq!(model.frames.texts[0].resident_in(&model.procs[b].table), 3);
+            assert_eq!(model.frames.texts[0].resident_in(&model.mem[b].table), 3);
             // A fault of either on the text draws only missing text pages.
             let text = &model.frames.texts[0];
             let drawn: Vec<u32> = (20..37)
@@ -508,7 +511,7 @@ mod tests {
             }
             for _ in 0..200 {
                 model.new_phase(pid);
-                let t = &model.procs[pid].table;
+                let t = &model.mem[pid].table;
                 let text_pages: u32 = t.text_ranges.iter().map(|(a, b)| b - a).sum();
                 assert_eq!(text_pages as usize + t.slots.len(), 30);
                 assert!(t.slots.iter().all(|&page| page >= 20));
@@ -530,14 +533,14 @@ mod tests {
             let n = 40_000;
             let mut stood = 0;
             for _ in 0..n {
-                model.procs[a].table.drawn_missing = 40;
+                model.mem[a].table.drawn_missing = 40;
                 stood += u32::from(model.fault_stands(a, 10));
             }
             let p = 0.25;
             let seen = f64::from(stood) / f64::from(n);
             let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
             assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
-            model.procs[a].table.drawn_missing = 40;
+            model.mem[a].table.drawn_missing = 40;
             assert!(model.fault_stands(a, 40), "nothing came in: it stands");
         });
     }
@@ -590,7 +593,7 @@ mod tests {
             assert_eq!(source, Source::InTransit);
             // The first takes a frame and reads; the second waits for it.
             for (pid, source) in [(a, Source::Read(0)), (b, Source::InTransit)] {
-                let p = &mut model.procs[pid];
+                let p = &mut model.mem[pid];
                 (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
             }
             assert!(model.clock_take_frame(a, ctx));
@@ -615,7 +618,7 @@ mod tests {
             assert_eq!(model.text_fault(b, 3, now).0, Source::InTransit);
             for (pid, source, started) in [(a, source, ms(200)), (b, Source::InTransit, ms(500))] {
                 model.recount(pid, now, |p| p.state = State::Fault);
-                let p = &mut model.procs[pid];
+                let p = &mut model.mem[pid];
                 (p.table.faulting, p.fault_in_text) = (3, true);
                 (p.fault_source, p.fault_started) = (source, started);
             }
@@ -638,14 +641,14 @@ mod tests {
     fn a_process_whose_fault_path_finds_its_page_still_being_read_leaves_the_processor() {
         with_two(|model, ctx, a, b| {
             let (source, _) = model.text_fault(a, 3, SimTime::ZERO);
-            let p = &mut model.procs[a];
+            let p = &mut model.mem[a];
             (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
             assert!(model.clock_take_frame(a, ctx));
             // The second process's fault path runs while the read is under
             // way: at its end the process waits for that read, off the
             // processor, and the read's end wakes it.
             assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
-            model.procs[b].table.faulting = 3;
+            model.mem[b].table.faulting = 3;
             model.recount(b, SimTime::ZERO, |p| p.state = State::Running);
             model.cpus.idle.remove(0);
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
