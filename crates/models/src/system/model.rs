@@ -10,9 +10,13 @@
 //!
 //! This module holds the processes, processors and devices; `users` the
 //! terminals and background work, `eligibility` who may compete for
-//! memory and processors, `scheduler` the ready queue, `paging` and
-//! `swapping` the two memory managers, `devices` the disks, and `report`
-//! the statistics and the summary.
+//! memory and processors, `scheduler` the ready queue, `paging`, `frames`
+//! and `swapping` the memory managers, `files` programs' files and exec,
+//! `devices` the disks, and `report` the statistics and the summary. A
+//! process's state is split the same way: `Process` holds what every
+//! process has, and the scheduler, eligibility, memory and the file
+//! system each keep their own in a table indexed by the process's slot
+//! (`per_process`).
 //!
 //! Draws that describe the workload (think times, the command mix, demands,
 //! the spacing of I/O requests) come from the streams of the user or
@@ -41,6 +45,7 @@ use tpsim_core::{
 mod candidates;
 mod devices;
 mod eligibility;
+mod files;
 mod frames;
 mod ordered;
 mod paged_swapper;
@@ -55,6 +60,7 @@ mod users;
 use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
+use files::{Exec, Files};
 use frames::{Frames, LifetimeMeter, PageTable};
 use ordered::SlotHeap;
 use paging::{BulkPages, FreePool, Pages, Source, Text};
@@ -340,11 +346,6 @@ struct ProcessMemory {
     /// Whether the pending page is read from the program's file (text, or
     /// a first touch of a page with contents), not from the swap area.
     fault_from_file: bool,
-    /// Swapping: a new command whose image exec has still to read from
-    /// the program's file.
-    exec_pending: bool,
-    /// Swapping: the bytes last brought into memory for it.
-    exec_bytes: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -530,6 +531,8 @@ pub struct SystemModel<'a> {
     swap: Swapper,
     /// Each class's shared text.
     texts: Vec<Text>,
+    /// The file system.
+    files: Files,
     // Devices.
     devices: Vec<DeviceState<Purpose>>,
     stats: Statistics,
@@ -582,6 +585,7 @@ impl<'a> SystemModel<'a> {
                     in_memory: 0,
                 })
                 .collect(),
+            files: Files::default(),
             devices: sys
                 .devices
                 .iter()
@@ -715,12 +719,15 @@ impl<'a> SystemModel<'a> {
                 fault_source: Source::ZeroFill,
                 fault_in_text: false,
                 fault_from_file: false,
-                exec_pending: !self.paging(),
-                exec_bytes: 0,
             },
         );
         self.sched.insert(pid, Scheduling::new(now));
         self.eligibility.enter(pid);
+        let exec = Exec {
+            pending: !self.paging(),
+            bytes: 0,
+        };
+        self.files.exec.insert(pid, exec);
         self.new_cycle(pid, now);
         if self.clock().is_some() {
             self.map_pages(pid);
@@ -866,7 +873,7 @@ impl<'a> SystemModel<'a> {
         let now = ctx.now();
         self.recount(pid, now, |p| p.state = State::Runnable);
         match self.procs[pid].residence {
-            Residence::In if self.mem[pid].exec_pending => self.start_exec(pid, ctx),
+            Residence::In if self.files.exec[pid].pending => self.start_exec(pid, ctx),
             Residence::In => {
                 self.enqueue(pid, now);
                 self.dispatch_idle(ctx);
@@ -1315,11 +1322,7 @@ impl SystemModel<'_> {
                 self.sched[pid].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
-            Purpose::Exec { pid } => {
-                self.mem[pid].exec_pending = false;
-                self.sched[pid].woken = Some(scheduler::AFTER_DISK);
-                self.become_runnable(pid, ctx)
-            }
+            Purpose::Exec { pid } => self.exec_done(pid, ctx),
             Purpose::PageRead { pid } => self.page_read(pid, ctx),
             Purpose::PageWrite => {}
             Purpose::SwapIn { pid } => {
@@ -1425,7 +1428,8 @@ impl SystemModel<'_> {
     fn reindex(&mut self, pid: usize) {
         let p = &self.procs[pid];
         let image = self.sys.classes[p.class].size;
-        let keys = Keys::of(p, &self.mem[pid], self.memory(), image);
+        let exec_pending = self.files.exec[pid].pending;
+        let keys = Keys::of(p, &self.mem[pid], exec_pending, self.memory(), image);
         if keys != p.keys {
             self.candidates.refile(pid, p.keys, keys);
             self.procs[pid].keys = keys;
@@ -1584,7 +1588,13 @@ impl SystemModel<'_> {
             let image = self.sys.classes[p.class].size;
             assert_eq!(
                 p.keys,
-                Keys::of(p, &self.mem[pid], self.memory(), image),
+                Keys::of(
+                    p,
+                    &self.mem[pid],
+                    self.files.exec[pid].pending,
+                    self.memory(),
+                    image
+                ),
                 "filed as its state says"
             );
             for (n, f) in filed.iter_mut().zip(p.keys.filed()) {

@@ -46,8 +46,15 @@ pub(super) enum Managed {
 
 impl Keys {
     /// The keys `p`, with memory's state `m`, should be filed under;
-    /// `image` is its image's size.
-    pub(super) fn of(p: &Process, m: &ProcessMemory, memory: Managed, image: u64) -> Keys {
+    /// `exec_pending` if exec has still to read its image; `image` is its
+    /// image's size.
+    pub(super) fn of(
+        p: &Process,
+        m: &ProcessMemory,
+        exec_pending: bool,
+        memory: Managed,
+        image: u64,
+    ) -> Keys {
         match memory {
             Managed::ProcessLru => {
                 return Keys {
@@ -84,7 +91,7 @@ impl Keys {
                 .then_some(image),
             // A command still reading its image by exec is not swapped out.
             resident: (resident
-                && !m.exec_pending
+                && !exec_pending
                 && matches!(p.state, State::Runnable | State::Io | State::Running))
             .then_some(m.last_swap),
             asleep: None,

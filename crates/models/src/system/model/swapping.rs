@@ -73,7 +73,7 @@ impl SystemModel<'_> {
             return false;
         };
         let image = self.bytes_to_load(pid);
-        if self.swap.free_bytes >= image && self.mem[pid].exec_pending {
+        if self.swap.free_bytes >= image && self.files.exec[pid].pending {
             // A new command, created when memory was short: it gets its
             // memory and reads its image from the program's file itself,
             // while the swapper looks again.
@@ -121,17 +121,7 @@ impl SystemModel<'_> {
         let bytes = self.bytes_to_load(pid);
         self.swap.free_bytes -= bytes;
         self.texts[self.procs[pid].class].in_memory += 1;
-        self.mem[pid].exec_bytes = bytes;
-    }
-
-    /// Exec under swapping: `pid`, in memory, reads its image (its text
-    /// too unless a copy is in memory already) from the program's file,
-    /// and runs when it is in.
-    pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.recount(pid, ctx.now(), |p| p.state = State::Io);
-        let bytes = self.mem[pid].exec_bytes as f64;
-        let programs = self.program_device();
-        self.request(programs, Purpose::Exec { pid }, bytes, ctx);
+        self.files.exec[pid].bytes = bytes;
     }
 
     /// Gives back the memory of `pid`'s image, and its class's text if no
@@ -155,18 +145,9 @@ impl SystemModel<'_> {
             .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
     }
 
-    /// The device a program's file is read from: the programs' device, or
-    /// one of the paging drives the programs are spread over.
-    pub(super) fn program_device(&mut self) -> usize {
-        match self.sys.memory.programs {
-            Some(device) => device,
-            None => self.swap_device(),
-        }
-    }
-
     /// The device processes are swapped to: the swap device, or a paging
     /// drive.
-    fn swap_device(&mut self) -> usize {
+    pub(super) fn swap_device(&mut self) -> usize {
         match &self.sys.memory.policy {
             Policy::Swapping { device } => *device,
             Policy::Paging(paging) => paging.drive(&mut self.drive_rng),
