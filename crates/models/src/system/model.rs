@@ -1025,6 +1025,7 @@ impl<'a> SystemModel<'a> {
 
     /// Takes processor time `ran` off what `pid` still owes: its demand,
     /// the time to its next I/O request and what is left of its quantum.
+    #[inline]
     fn charge(&mut self, pid: usize, ran: SimTime) {
         let p = &mut self.procs[pid];
         p.remaining = p.remaining - ran;
