@@ -8,16 +8,26 @@ use crate::system::{
 };
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, Deserializer};
+use serde_aux::serde_introspection::serde_introspect;
 
 use super::devices::{DeviceFile, device_index};
 use super::size;
 
-/// `[memory]`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// `[memory]`: the keys every policy has, then those of its policy and
+/// replacement. It is read in layers: each layer takes the keys its type
+/// declares, and a key no layer of the policy and replacement given takes
+/// is refused with the keys that do apply (and where the refused key
+/// would), so which keys apply where is written once, in the types.
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct MemoryFile {
-    /// `swapping` or `paging`.
-    pub policy: String,
+    pub common: CommonKeys,
+    pub policy: PolicyFile,
+}
+
+/// The keys of `[memory]` under every policy.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct CommonKeys {
     /// Physical memory.
     pub size: Bytes,
     /// The kernel's share (default 0).
@@ -32,70 +42,27 @@ pub(crate) struct MemoryFile {
     /// `device`).
     #[serde(default)]
     pub programs: Option<String>,
+}
+
+/// `memory.policy` and the keys that go with it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum PolicyFile {
+    Swapping,
+    Paging {
+        keys: PagingKeys,
+        replacement: Box<ReplacementFile>,
+    },
+}
+
+/// The keys of paging under every replacement.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct PagingKeys {
     /// A bulk store in front of the paging device.
     #[serde(default)]
     pub bulk_store: Option<String>,
     /// The bulk store's capacity.
     #[serde(default)]
     pub bulk_store_size: Option<Bytes>,
-    /// The fraction of page reads that go to the disk, if given rather than
-    /// following from the bulk store's capacity.
-    #[serde(default)]
-    pub disk_fraction: Option<f64>,
-    /// How pages are replaced: `process-lru` (default) or `clock`.
-    #[serde(default)]
-    pub replacement: Option<String>,
-    /// Free memory the page daemon keeps (default ⅛ of user memory).
-    #[serde(default)]
-    pub free_target: Option<Bytes>,
-    /// Clock: the daemon scans while less memory than this is free
-    /// (default ⅛ of user memory).
-    #[serde(default)]
-    pub lotsfree: Option<Bytes>,
-    /// Clock: a fault leaving less memory than this free wakes the daemon
-    /// at once (default 64 pages, at most `lotsfree`).
-    #[serde(default)]
-    pub desfree: Option<Bytes>,
-    /// Clock: the swapper swaps a process out when the average free memory
-    /// falls below this (default 32 pages, at most `desfree`).
-    #[serde(default)]
-    pub minfree: Option<Bytes>,
-    /// Clock: whether the 3BSD swapper is the load control behind it
-    /// (default true).
-    #[serde(default)]
-    pub swapper: Option<bool>,
-    /// Clock's swapper: page transfers a second above which paging cannot
-    /// keep up (default 40).
-    #[serde(default)]
-    pub maxpgio: Option<f64>,
-    /// Clock's swapper: a process asleep longer than this is swapped out
-    /// when memory is short (default 20 s).
-    #[serde(default)]
-    pub maxslp: Option<Seconds>,
-    /// Clock: a revolution of the hand at `lotsfree` free (default 30 s).
-    #[serde(default)]
-    pub slowscan: Option<Seconds>,
-    /// Clock: a revolution of the hand at none free (default 20 s).
-    #[serde(default)]
-    pub fastscan: Option<Seconds>,
-    /// Clock: two hands this far apart (default: one hand).
-    #[serde(default)]
-    pub handspread: Option<Bytes>,
-    /// Memory as frames: who moves the hand, `daemon` (default) or
-    /// `fault`.
-    #[serde(default)]
-    pub pageout: Option<String>,
-    /// Memory as frames: `hardware` (default) or `simulated` reference
-    /// bits.
-    #[serde(default)]
-    pub reference_bits: Option<String>,
-    /// Working set: its window of processor time.
-    #[serde(default)]
-    pub tau: Option<Seconds>,
-    /// Page-fault frequency: the critical interval of processor time
-    /// between faults.
-    #[serde(default)]
-    pub fault_interval: Option<Seconds>,
     /// Whether taken pages stay reclaimable in the free pool (default
     /// false).
     #[serde(default)]
@@ -103,24 +70,257 @@ pub(crate) struct MemoryFile {
     /// Processor time of a fault without I/O (default 0).
     #[serde(default)]
     pub soft_fault_cpu: Option<Seconds>,
-    /// Memory as frames: pages per cluster read from the swap area
-    /// (default 1: no klustering).
+}
+
+/// `memory.replacement` and the keys that go with it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ReplacementFile {
+    ProcessLru(ProcessLruKeys),
+    Clock(FramesKeys, ClockKeys),
+    WorkingSet(FramesKeys, WorkingSetKeys),
+    PageFaultFrequency(FramesKeys, FaultFrequencyKeys),
+}
+
+/// Replacement by process (`process-lru`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct ProcessLruKeys {
+    /// The fraction of page reads that go to the disk, if given rather than
+    /// following from the bulk store's capacity.
+    #[serde(default)]
+    pub disk_fraction: Option<f64>,
+    /// Free memory the page daemon keeps (default ⅛ of user memory).
+    #[serde(default)]
+    pub free_target: Option<Bytes>,
+}
+
+/// Memory as frames (`clock`, `working-set`, `page-fault-frequency`):
+/// the pageout daemon and the frames.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct FramesKeys {
+    /// The daemon scans while less memory than this is free (default ⅛
+    /// of user memory).
+    #[serde(default)]
+    pub lotsfree: Option<Bytes>,
+    /// A fault leaving less memory than this free wakes the daemon at
+    /// once (default 64 pages, at most `lotsfree`).
+    #[serde(default)]
+    pub desfree: Option<Bytes>,
+    /// The swapper swaps a process out when the average free memory falls
+    /// below this (default 32 pages, at most `desfree`).
+    #[serde(default)]
+    pub minfree: Option<Bytes>,
+    /// A revolution of the hand at `lotsfree` free (default 30 s).
+    #[serde(default)]
+    pub slowscan: Option<Seconds>,
+    /// A revolution of the hand at none free (default 20 s).
+    #[serde(default)]
+    pub fastscan: Option<Seconds>,
+    /// Two hands this far apart (default: one hand).
+    #[serde(default)]
+    pub handspread: Option<Bytes>,
+    /// Who moves the hand, `daemon` (default) or `fault`.
+    #[serde(default)]
+    pub pageout: Option<String>,
+    /// `hardware` (default) or `simulated` reference bits.
+    #[serde(default)]
+    pub reference_bits: Option<String>,
+    /// Pages per cluster read from the swap area (default 1: no
+    /// klustering).
     #[serde(default)]
     pub kluster: Option<u64>,
 }
 
+/// The clock's own keys: the 3BSD swapper behind it.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct ClockKeys {
+    /// Whether the 3BSD swapper is the load control behind it (default
+    /// true).
+    #[serde(default)]
+    pub swapper: Option<bool>,
+    /// Page transfers a second above which paging cannot keep up (default
+    /// 40).
+    #[serde(default)]
+    pub maxpgio: Option<f64>,
+    /// A process asleep longer than this is swapped out when memory is
+    /// short (default 20 s).
+    #[serde(default)]
+    pub maxslp: Option<Seconds>,
+}
+
+/// The working set's own key.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct WorkingSetKeys {
+    /// Its window of processor time.
+    #[serde(default)]
+    pub tau: Option<Seconds>,
+}
+
+/// Page-fault frequency's own key.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct FaultFrequencyKeys {
+    /// The critical interval of processor time between faults.
+    #[serde(default)]
+    pub fault_interval: Option<Seconds>,
+}
+
+/// The policies and replacements, as `memory.policy` and
+/// `memory.replacement` name them.
+const POLICIES: [&str; 2] = ["swapping", "paging"];
+const REPLACEMENTS: [&str; 4] = [
+    "process-lru",
+    "clock",
+    "working-set",
+    "page-fault-frequency",
+];
+
+/// The keys of a layer, as serde names them.
+fn keys_of<T: DeserializeOwned>() -> &'static [&'static str] {
+    serde_introspect::<T>()
+}
+
+/// The keys that apply under `policy` and `replacement` (known names).
+fn keys_under(policy: &str, replacement: &str) -> Vec<&'static str> {
+    let mut keys = vec!["policy"];
+    if policy == "paging" {
+        keys.push("replacement");
+    }
+    keys.extend(keys_of::<CommonKeys>());
+    if policy == "paging" {
+        keys.extend(keys_of::<PagingKeys>());
+        let frames = keys_of::<FramesKeys>();
+        keys.extend(match replacement {
+            "process-lru" => keys_of::<ProcessLruKeys>().to_vec(),
+            "clock" => [frames, keys_of::<ClockKeys>()].concat(),
+            "working-set" => [frames, keys_of::<WorkingSetKeys>()].concat(),
+            _ => [frames, keys_of::<FaultFrequencyKeys>()].concat(),
+        });
+    }
+    keys
+}
+
+/// Takes out of `table` the keys `T` declares, and reads them.
+fn take<T: DeserializeOwned>(table: &mut toml::Table) -> Result<T, String> {
+    let mine: toml::Table = keys_of::<T>()
+        .iter()
+        .filter_map(|key| table.remove_entry(*key))
+        .collect();
+    serde_path_to_error::deserialize(toml::Value::Table(mine)).map_err(|e| {
+        // A missing key is an error of the table, whose path is `.`.
+        match e.path().iter().next() {
+            Some(_) => format!("memory.{}: {}", e.path(), e.inner().message()),
+            None => format!("memory: {}", e.inner().message()),
+        }
+    })
+}
+
+/// Takes a string-valued key out of `table`, if it is there.
+fn take_name(table: &mut toml::Table, key: &str) -> Result<Option<String>, String> {
+    match table.remove(key) {
+        None => Ok(None),
+        Some(toml::Value::String(name)) => Ok(Some(name)),
+        Some(other) => Err(format!(
+            "memory.{key}: expected a string, got {}",
+            other.type_str()
+        )),
+    }
+}
+
+/// One of `names`, or what is wrong with `name`.
+fn known(name: &str, names: &[&str], key: &str) -> Result<(), String> {
+    if names.contains(&name) {
+        return Ok(());
+    }
+    Err(format!(
+        "memory.{key}: unknown {key} \"{name}\": expected {}",
+        names.join(", ")
+    ))
+}
+
 impl MemoryFile {
-    /// The pageout daemon's keys, each with whether it is given: refused
-    /// together where there is no daemon (swapping, replacement by process).
-    fn pageout_daemon_keys(&self) -> [(&'static str, bool); 6] {
-        [
-            ("lotsfree", self.lotsfree.is_some()),
-            ("desfree", self.desfree.is_some()),
-            ("slowscan", self.slowscan.is_some()),
-            ("fastscan", self.fastscan.is_some()),
-            ("handspread", self.handspread.is_some()),
-            ("pageout", self.pageout.is_some()),
-        ]
+    /// Reads `[memory]` from `table`, layer by layer.
+    fn read(mut table: toml::Table) -> Result<MemoryFile, String> {
+        let policy = take_name(&mut table, "policy")?
+            .ok_or("memory.policy: missing: \"swapping\" or \"paging\"")?;
+        known(&policy, &POLICIES, "policy")?;
+        let replacement = if policy == "paging" {
+            let name = take_name(&mut table, "replacement")?;
+            let name = name.unwrap_or_else(|| "process-lru".to_string());
+            known(&name, &REPLACEMENTS, "replacement")?;
+            name
+        } else {
+            String::new()
+        };
+        let common = take(&mut table)?;
+        let policy_file = if policy == "paging" {
+            let keys = take(&mut table)?;
+            let replacement = match replacement.as_str() {
+                "process-lru" => ReplacementFile::ProcessLru(take(&mut table)?),
+                "clock" => ReplacementFile::Clock(take(&mut table)?, take(&mut table)?),
+                "working-set" => ReplacementFile::WorkingSet(take(&mut table)?, take(&mut table)?),
+                _ => ReplacementFile::PageFaultFrequency(take(&mut table)?, take(&mut table)?),
+            };
+            PolicyFile::Paging {
+                keys,
+                replacement: Box::new(replacement),
+            }
+        } else {
+            PolicyFile::Swapping
+        };
+        if let Some(key) = table.keys().next() {
+            return Err(not_here(key, &policy, &replacement));
+        }
+        Ok(MemoryFile {
+            common,
+            policy: policy_file,
+        })
+    }
+}
+
+/// Why `key` is refused under `policy` (and `replacement`, under paging):
+/// where it does apply, if anywhere, and the keys that apply here.
+fn not_here(key: &str, policy: &str, replacement: &str) -> String {
+    let here = if policy == "paging" {
+        format!("memory.policy = \"paging\" with memory.replacement = \"{replacement}\"")
+    } else {
+        format!("memory.policy = \"{policy}\"")
+    };
+    let mut places: Vec<String> = Vec::new();
+    for p in POLICIES {
+        let replacements: &[&str] = if p == "paging" { &REPLACEMENTS } else { &[""] };
+        let under: Vec<&str> = replacements
+            .iter()
+            .copied()
+            .filter(|&r| keys_under(p, r).contains(&key))
+            .collect();
+        match (p, under.len()) {
+            (_, 0) => {}
+            ("paging", n) if n == REPLACEMENTS.len() => places.push("policy \"paging\"".into()),
+            ("paging", _) => places.push(format!(
+                "memory.replacement = {}",
+                under
+                    .iter()
+                    .map(|r| format!("\"{r}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )),
+            _ => places.push(format!("policy \"{p}\"")),
+        }
+    }
+    let applies = if places.is_empty() {
+        "is not a key of [memory]".to_string()
+    } else {
+        format!("applies only under {}", places.join(" and under "))
+    };
+    format!(
+        "memory.{key}: {applies}; under {here} the keys are {}",
+        keys_under(policy, replacement).join(", ")
+    )
+}
+
+impl<'de> Deserialize<'de> for MemoryFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<MemoryFile, D::Error> {
+        let table = toml::Table::deserialize(deserializer)?;
+        MemoryFile::read(table).map_err(de::Error::custom)
     }
 }
 
@@ -133,9 +333,10 @@ pub(crate) enum DeviceNames {
 }
 
 pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<Memory> {
-    let total = size(v, f.size, "memory.size", false);
-    let kernel = size(v, f.kernel.unwrap_or(Bytes(0.0)), "memory.kernel", true);
-    let page = size(v, f.page, "memory.page", false);
+    let c = &f.common;
+    let total = size(v, c.size, "memory.size", false);
+    let kernel = size(v, c.kernel.unwrap_or(Bytes(0.0)), "memory.kernel", true);
+    let page = size(v, c.page, "memory.page", false);
     let drives = drives(v, f, devices);
     let (Some(total), Some(kernel), Some(page)) = (total, kernel, page) else {
         return None;
@@ -168,50 +369,23 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
             );
         }
     }
-    let policy = match f.policy.as_str() {
-        "swapping" => {
-            refuse_present(
-                v,
-                [
-                    ("bulk_store", f.bulk_store.is_some()),
-                    ("bulk_store_size", f.bulk_store_size.is_some()),
-                    ("disk_fraction", f.disk_fraction.is_some()),
-                    ("replacement", f.replacement.is_some()),
-                    ("free_target", f.free_target.is_some()),
-                ]
-                .into_iter()
-                .chain(f.pageout_daemon_keys())
-                .chain([
-                    ("tau", f.tau.is_some()),
-                    ("fault_interval", f.fault_interval.is_some()),
-                    ("reference_bits", f.reference_bits.is_some()),
-                    ("reclaim", f.reclaim.is_some()),
-                    ("soft_fault_cpu", f.soft_fault_cpu.is_some()),
-                    ("kluster", f.kluster.is_some()),
-                ]),
-                "applies only to policy \"paging\"",
-            );
-            match drives.as_deref()? {
-                [device] => Some(Policy::Swapping { device: *device }),
-                _ => {
-                    v.report(
-                        "memory.device",
-                        "one swap device: a list of drives applies only to policy \"paging\"",
-                    );
-                    None
-                }
+    let policy = match &f.policy {
+        PolicyFile::Swapping => match drives.as_deref()? {
+            [device] => Some(Policy::Swapping { device: *device }),
+            _ => {
+                v.report(
+                    "memory.device",
+                    "one swap device: a list of drives applies only to policy \"paging\"",
+                );
+                None
             }
-        }
-        "paging" => paging(v, f, devices, drives.clone(), page, user_frames),
-        other => {
-            v.report(
-                "memory.policy",
-                format!("unknown policy \"{other}\": expected swapping or paging"),
-            );
-            None
+        },
+        PolicyFile::Paging { keys, replacement } => {
+            let frames = Frames { page, user_frames };
+            paging(v, keys, replacement, devices, drives.clone(), frames)
         }
     };
-    let programs = match (&f.programs, drives.as_deref()) {
+    let programs = match (&c.programs, drives.as_deref()) {
         (Some(name), _) => device_index(v, devices, name, "memory.programs").map(Some),
         (None, Some([one])) => Some(Some(*one)),
         (None, drives) => drives.map(|_| None),
@@ -225,13 +399,21 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
     })
 }
 
+/// The page size and the frames of user memory, which sizes in bytes are
+/// read against.
+#[derive(Clone, Copy, Debug)]
+struct Frames {
+    page: u64,
+    user_frames: u64,
+}
+
 /// The devices `memory.device` names: one, or several distinct drives.
 pub(super) fn drives(
     v: &mut Validator,
     f: &MemoryFile,
     devices: &[DeviceFile],
 ) -> Option<Vec<usize>> {
-    let names = match &f.device {
+    let names = match &f.common.device {
         DeviceNames::One(name) => std::slice::from_ref(name),
         DeviceNames::Many(names) if names.is_empty() => {
             v.report("memory.device", "an empty list: name at least one device");
@@ -254,21 +436,27 @@ pub(super) fn drives(
     Some(drives)
 }
 
-pub(super) fn paging(
+fn paging(
     v: &mut Validator,
-    f: &MemoryFile,
+    keys: &PagingKeys,
+    replacement: &ReplacementFile,
     devices: &[DeviceFile],
     drives: Option<Vec<usize>>,
-    page: u64,
-    user_frames: u64,
+    frames: Frames,
 ) -> Option<Policy> {
-    let bulk_store = match &f.bulk_store {
+    let Frames { page, user_frames } = frames;
+    let lru = match replacement {
+        ReplacementFile::ProcessLru(lru) => Some(lru),
+        _ => None,
+    };
+    let disk_fraction = lru.and_then(|l| l.disk_fraction);
+    let bulk_store = match &keys.bulk_store {
         None => {
             refuse_present(
                 v,
                 [
-                    ("bulk_store_size", f.bulk_store_size.is_some()),
-                    ("disk_fraction", f.disk_fraction.is_some()),
+                    ("bulk_store_size", keys.bulk_store_size.is_some()),
+                    ("disk_fraction", disk_fraction.is_some()),
                 ],
                 "needs memory.bulk_store",
             );
@@ -282,7 +470,7 @@ pub(super) fn paging(
                     "must be a different device from memory.device",
                 );
             }
-            let placement = match (f.bulk_store_size, f.disk_fraction) {
+            let placement = match (keys.bulk_store_size, disk_fraction) {
                 (Some(b), None) => size(v, b, "memory.bulk_store_size", false)
                     .map(|b| Placement::Capacity(b / page)),
                 (None, Some(fraction)) if (0.0..=1.0).contains(&fraction) => {
@@ -295,10 +483,17 @@ pub(super) fn paging(
                     );
                     None
                 }
-                _ => {
+                _ if lru.is_some() => {
                     v.report(
                         "memory.bulk_store",
                         "give exactly one of memory.bulk_store_size and memory.disk_fraction",
+                    );
+                    None
+                }
+                _ => {
+                    v.report(
+                        "memory.bulk_store",
+                        "give its size with memory.bulk_store_size: under memory as frames pages go to the bulk store as they leave memory",
                     );
                     None
                 }
@@ -309,8 +504,9 @@ pub(super) fn paging(
             }))
         }
     };
-    let replacement = replacement(v, f, page, user_frames);
-    let free_target = match f.free_target {
+    let replacement = self::replacement(v, keys, replacement, frames);
+    let kluster = replacement.as_ref().map(|r| r.1);
+    let free_target = match lru.and_then(|l| l.free_target) {
         None => Some(user_frames / 8),
         Some(b) => size(v, b, "memory.free_target", true).and_then(|b| {
             let frames = b / page;
@@ -326,36 +522,18 @@ pub(super) fn paging(
         }),
     };
     let soft_fault_cpu = v.time(
-        f.soft_fault_cpu.unwrap_or(Seconds(0.0)),
+        keys.soft_fault_cpu.unwrap_or(Seconds(0.0)),
         "memory.soft_fault_cpu",
         true,
     );
-    let kluster = match (f.kluster, &replacement) {
-        (None, _) => Some(1),
-        (Some(k), Some(Replacement::ProcessLru)) => {
-            v.report(
-                "memory.kluster",
-                "applies only to memory as frames (memory.replacement other than \"process-lru\")",
-            );
-            Some(k)
-        }
-        (Some(k), _) if (1..=64).contains(&k) => Some(k),
-        (Some(k), _) => {
-            v.report(
-                "memory.kluster",
-                format!("must be a whole number of pages from 1 to 64, got {k}"),
-            );
-            None
-        }
-    };
     Some(Policy::Paging(Paging {
         drives: drives?,
         bulk_store: bulk_store?,
-        replacement: replacement?,
-        free_target: free_target?,
-        reclaim: f.reclaim.unwrap_or(false),
-        soft_fault_cpu: soft_fault_cpu?,
+        replacement: replacement?.0,
         kluster: kluster?,
+        free_target: free_target?,
+        reclaim: keys.reclaim.unwrap_or(false),
+        soft_fault_cpu: soft_fault_cpu?,
     }))
 }
 
@@ -369,140 +547,102 @@ pub(super) enum Wanted {
 }
 
 pub(super) fn wanted_locality(f: &MemoryFile) -> Wanted {
-    match (f.policy.as_str(), f.replacement.as_deref()) {
-        ("paging", Some("clock" | "working-set" | "page-fault-frequency")) => Wanted::Phases,
-        ("paging", _) => Wanted::Lifetime,
-        _ => Wanted::None,
+    match &f.policy {
+        PolicyFile::Swapping => Wanted::None,
+        PolicyFile::Paging { replacement, .. } => match **replacement {
+            ReplacementFile::ProcessLru(_) => Wanted::Lifetime,
+            _ => Wanted::Phases,
+        },
     }
 }
 
-/// The replacement policy and its settings.
-pub(super) fn replacement(
+/// The replacement policy and its settings, with the pages per cluster
+/// read from the swap area (1 under replacement by process).
+fn replacement(
     v: &mut Validator,
-    f: &MemoryFile,
-    page: u64,
-    user_frames: u64,
-) -> Option<Replacement> {
-    let name = f.replacement.as_deref().unwrap_or("process-lru");
-    if f.tau.is_some() && name != "working-set" {
-        v.report(
-            "memory.tau",
-            "applies only to memory.replacement = \"working-set\"",
-        );
-    }
-    if f.fault_interval.is_some() && name != "page-fault-frequency" {
-        v.report(
-            "memory.fault_interval",
-            "applies only to memory.replacement = \"page-fault-frequency\"",
-        );
-    }
-    match name {
-        "process-lru" => {
-            refuse_present(
-                v,
-                f.pageout_daemon_keys().into_iter().chain([
-                    ("reference_bits", f.reference_bits.is_some()),
-                    ("minfree", f.minfree.is_some()),
-                    ("swapper", f.swapper.is_some()),
-                    ("maxpgio", f.maxpgio.is_some()),
-                    ("maxslp", f.maxslp.is_some()),
-                ]),
-                "applies only to memory as frames: memory.replacement = \"clock\", \"working-set\" or \"page-fault-frequency\"",
-            );
-            Some(Replacement::ProcessLru)
-        }
-        "clock" | "working-set" | "page-fault-frequency" => {
-            if f.bulk_store.is_some() {
-                if f.disk_fraction.is_some() {
-                    v.report(
-                        "memory.disk_fraction",
-                        format!("applies only to memory.replacement = \"process-lru\": under \"{name}\" pages go to the bulk store as they leave memory, so give it a size with memory.bulk_store_size"),
-                    );
-                }
-                if f.reclaim == Some(true) {
-                    v.report(
-                        "memory.reclaim",
-                        "cannot be true with a bulk store under memory as frames: a page leaving memory goes to the bulk store",
-                    );
-                }
-                if f.swapper == Some(true) || (f.swapper.is_none() && name == "clock") {
-                    v.report(
-                        "memory.swapper",
-                        "must be false with a bulk store: the 3BSD swapper writes to the swap area, and the clock in front of a bulk store (Multics) runs alone",
-                    );
-                }
-            }
-            if f.free_target.is_some() {
-                v.report(
-                "memory.free_target",
-                "applies only to memory.replacement = \"process-lru\"; the pageout daemon keeps memory.lotsfree",
-            );
-            }
-            let daemon = daemon(v, f, name, page, user_frames);
-            if name != "clock"
-                && daemon.is_some_and(|d| d.reference_bits == ReferenceBits::Simulated)
-            {
-                v.report(
-                    "memory.reference_bits",
-                    format!("\"simulated\" works with memory.replacement = \"clock\" only: {name} needs the time of each page's last reference"),
-                );
-            }
-            if name == "clock" {
-                return Some(Replacement::Clock(daemon?));
-            }
-            let (value, key, what) = if name == "working-set" {
-                (f.tau, "memory.tau", "the window of processor time")
-            } else {
-                (
-                    f.fault_interval,
-                    "memory.fault_interval",
-                    "the critical interval of processor time between faults",
-                )
-            };
-            let window = match value {
-                Some(value) => v.time(value, key, false),
-                None => {
-                    v.report(
-                        key,
-                        format!("is required under memory.replacement = \"{name}\": {what}, such as \"500ms\""),
-                    );
-                    None
-                }
-            };
-            Some(if name == "working-set" {
-                Replacement::WorkingSet {
-                    daemon: daemon?,
-                    tau: window?,
-                }
-            } else {
-                Replacement::PageFaultFrequency {
-                    daemon: daemon?,
-                    interval: window?,
-                }
-            })
-        }
-        other => {
+    keys: &PagingKeys,
+    replacement: &ReplacementFile,
+    frames: Frames,
+) -> Option<(Replacement, u64)> {
+    let (f, name, clock) = match replacement {
+        ReplacementFile::ProcessLru(_) => return Some((Replacement::ProcessLru, 1)),
+        ReplacementFile::Clock(f, clock) => (f, "clock", Some(clock)),
+        ReplacementFile::WorkingSet(f, _) => (f, "working-set", None),
+        ReplacementFile::PageFaultFrequency(f, _) => (f, "page-fault-frequency", None),
+    };
+    if keys.bulk_store.is_some() {
+        if keys.reclaim == Some(true) {
             v.report(
-                "memory.replacement",
+                "memory.reclaim",
+                "cannot be true with a bulk store under memory as frames: a page leaving memory goes to the bulk store",
+            );
+        }
+        if clock.is_some_and(|c| c.swapper != Some(false)) {
+            v.report(
+                "memory.swapper",
+                "must be false with a bulk store: the 3BSD swapper writes to the swap area, and the clock in front of a bulk store (Multics) runs alone",
+            );
+        }
+    }
+    let kluster = match f.kluster {
+        None => Some(1),
+        Some(k) if (1..=64).contains(&k) => Some(k),
+        Some(k) => {
+            v.report(
+                "memory.kluster",
+                format!("must be a whole number of pages from 1 to 64, got {k}"),
+            );
+            None
+        }
+    };
+    let daemon = daemon(v, f, clock, frames);
+    if clock.is_none() && daemon.is_some_and(|d| d.reference_bits == ReferenceBits::Simulated) {
+        v.report(
+            "memory.reference_bits",
+            format!("\"simulated\" works with memory.replacement = \"clock\" only: {name} needs the time of each page's last reference"),
+        );
+    }
+    let window = |v: &mut Validator, value: Option<Seconds>, key: &str, what: &str| match value {
+        Some(value) => v.time(value, key, false),
+        None => {
+            v.report(
+                key,
                 format!(
-                    "unknown replacement \"{other}\": expected process-lru, clock, working-set or page-fault-frequency"
+                    "is required under memory.replacement = \"{name}\": {what}, such as \"500ms\""
                 ),
             );
             None
         }
-    }
+    };
+    let replacement = match replacement {
+        ReplacementFile::ProcessLru(_) => unreachable!("returned above"),
+        ReplacementFile::Clock(..) => Replacement::Clock(daemon?),
+        ReplacementFile::WorkingSet(_, ws) => Replacement::WorkingSet {
+            tau: window(v, ws.tau, "memory.tau", "the window of processor time")?,
+            daemon: daemon?,
+        },
+        ReplacementFile::PageFaultFrequency(_, pff) => Replacement::PageFaultFrequency {
+            interval: window(
+                v,
+                pff.fault_interval,
+                "memory.fault_interval",
+                "the critical interval of processor time between faults",
+            )?,
+            daemon: daemon?,
+        },
+    };
+    Some((replacement, kluster?))
 }
 
 /// The pageout daemon's settings, with 3BSD's defaults (`h/vm.h`):
 /// `lotsfree` ⅛ of user memory, `desfree` 64 pages but not above
 /// `lotsfree`, a revolution in 30 s at `lotsfree` and 20 s at none free,
 /// one hand.
-pub(super) fn daemon(
+fn daemon(
     v: &mut Validator,
-    f: &MemoryFile,
-    name: &str,
-    page: u64,
-    user_frames: u64,
+    f: &FramesKeys,
+    clock: Option<&ClockKeys>,
+    Frames { page, user_frames }: Frames,
 ) -> Option<ClockDaemon> {
     let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
         None => Some(default),
@@ -548,7 +688,12 @@ pub(super) fn daemon(
             Some(m)
         }
     });
-    let swapper = paging_swapper(v, f, name);
+    let swapper = match clock {
+        Some(clock) => paging_swapper(v, clock),
+        // The working set and page-fault frequency have their own load
+        // control.
+        None => Some(None),
+    };
     let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
         v.time(s.unwrap_or(Seconds(default)), key, false)
             .map(|t| t.as_secs_f64())
@@ -616,7 +761,9 @@ pub(super) fn daemon(
 }
 
 /// Reports each memory key of `fields` that is present (`true`) as one
-/// that does not apply here, saying `why`.
+/// that does not apply with the values given beside it (a bulk store's
+/// size without a bulk store, the swapper's settings with it switched
+/// off, scan times when faults move the hand), saying `why`.
 fn refuse_present<'a>(
     v: &mut Validator,
     fields: impl IntoIterator<Item = (&'a str, bool)>,
@@ -631,19 +778,9 @@ fn refuse_present<'a>(
 
 /// The 3BSD swapper behind the clock, with 3BSD's defaults (`h/vm.h`):
 /// on, `maxpgio` 40 transfers a second, `maxslp` 20 s. `Some(None)`: no
-/// swapper (switched off, or a policy with its own load control).
-fn paging_swapper(v: &mut Validator, f: &MemoryFile, name: &str) -> Option<Option<PagingSwapper>> {
-    let on = f.swapper.unwrap_or(name == "clock");
-    if on && name != "clock" {
-        v.report(
-            "memory.swapper",
-            format!(
-                "works with memory.replacement = \"clock\" only: {name} has its own load control"
-            ),
-        );
-        return None;
-    }
-    if !on {
+/// swapper (switched off).
+fn paging_swapper(v: &mut Validator, f: &ClockKeys) -> Option<Option<PagingSwapper>> {
+    if f.swapper == Some(false) {
         refuse_present(
             v,
             [
