@@ -346,8 +346,10 @@ pub struct PagingSwapper {
     pub maxslp: SimTime,
 }
 
-/// Who moves the clock's hand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Who moves the clock's hand (`memory.pageout`: `"daemon"` or
+/// `"fault"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Pageout {
     /// The pageout daemon (3BSD): a budget of frames to examine each
     /// second, set by `slowscan` and `fastscan` from the free memory at the
@@ -362,8 +364,10 @@ pub enum Pageout {
     Fault,
 }
 
-/// Where the clock's reference bits come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where the clock's reference bits come from (`memory.reference_bits`:
+/// `"hardware"` or `"simulated"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ReferenceBits {
     /// The hardware sets a page's bit at each reference, at no cost.
     Hardware,

@@ -5,6 +5,7 @@ use crate::scenario::{DistSpec, Validator};
 use crate::system::{CommandClass, Io, Lifetime, Locality, Pattern, Phases, SegmentFaults};
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
+use tpsim_core::Dist;
 
 use super::devices::{DeviceFile, device_index};
 use super::memory::Wanted;
@@ -127,7 +128,63 @@ pub(super) fn class(
     page: Option<u64>,
 ) -> Option<CommandClass> {
     let key = format!("class[{}]", f.name);
-    let demand = match (&f.cpu, &f.instructions) {
+    let demand = demand(v, f, &key, mips);
+    let io = ios(v, f, &key, devices);
+    let image = size(v, f.size, &format!("{key}.size"), false);
+    let text = size(
+        v,
+        f.text.unwrap_or(Bytes(0.0)),
+        &format!("{key}.text"),
+        true,
+    );
+    if let (Some(image), Some(text)) = (image, text)
+        && text > image
+    {
+        v.report(
+            format!("{key}.text"),
+            format!("the shared text ({text} bytes) cannot be larger than the image, {key}.size ({image} bytes)"),
+        );
+    }
+    let locality = locality(v, f, &key, wanted, image.zip(page), text);
+    let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
+    let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
+    let segment_faults = segment_faults(v, f, &key);
+    let (demand, demand_scale) = demand?;
+    let nice = f.nice.unwrap_or(0);
+    if !(NICE_RANGE).contains(&nice) {
+        v.report(
+            format!("{key}.nice"),
+            format!(
+                "must be a whole number from {} to {}, got {nice}",
+                NICE_RANGE.start(),
+                NICE_RANGE.end()
+            ),
+        );
+    }
+    Some(CommandClass {
+        name: f.name.clone(),
+        nice: NICE_RANGE.contains(&nice).then_some(nice as i32)?,
+        demand,
+        demand_scale,
+        io: io?,
+        size: image?,
+        text: text.filter(|&t| t <= image.unwrap_or(0))?,
+        locality,
+        dirty: dirty?,
+        zero_fill: zero_fill?,
+        segment_faults: segment_faults?,
+    })
+}
+
+/// A class's processor demand, in seconds with the scale that makes its
+/// draws seconds: a time, or instructions at `mips`.
+fn demand(
+    v: &mut Validator,
+    f: &CommandClassFile,
+    key: &str,
+    mips: Option<f64>,
+) -> Option<(Dist, f64)> {
+    match (&f.cpu, &f.instructions) {
         (Some(cpu), None) => v.dist(cpu, &format!("{key}.cpu")).map(|d| (d, 1.0)),
         (None, Some(instructions)) => v
             .dist(instructions, &format!("{key}.instructions"))
@@ -135,12 +192,22 @@ pub(super) fn class(
             .map(|(d, mips)| (d, 1.0 / mips)),
         _ => {
             v.report(
-                &key,
+                key,
                 "give exactly one of `cpu` (time) and `instructions` (millions)",
             );
             None
         }
-    };
+    }
+}
+
+/// A class's I/O, each entry checked (all are reported before any is
+/// refused).
+fn ios(
+    v: &mut Validator,
+    f: &CommandClassFile,
+    key: &str,
+    devices: &[DeviceFile],
+) -> Option<Vec<Io>> {
     let io: Vec<_> =
         f.io.0
             .iter()
@@ -163,22 +230,22 @@ pub(super) fn class(
                 })
             })
             .collect();
-    let image = size(v, f.size, &format!("{key}.size"), false);
-    let text = size(
-        v,
-        f.text.unwrap_or(Bytes(0.0)),
-        &format!("{key}.text"),
-        true,
-    );
-    if let (Some(image), Some(text)) = (image, text)
-        && text > image
-    {
-        v.report(
-            format!("{key}.text"),
-            format!("the shared text ({text} bytes) cannot be larger than the image, {key}.size ({image} bytes)"),
-        );
-    }
-    let locality = match &f.locality {
+    io.into_iter().collect()
+}
+
+/// A class's locality, as the memory policy wants it (`wanted`): none
+/// under swapping, a lifetime function under replacement by process, the
+/// phase model under memory as frames. `sizes` are its image and the page
+/// size, `text` its shared text, where valid.
+fn locality(
+    v: &mut Validator,
+    f: &CommandClassFile,
+    key: &str,
+    wanted: Wanted,
+    sizes: Option<(u64, u64)>,
+    text: Option<u64>,
+) -> Option<Locality> {
+    let given = match &f.locality {
         None => None,
         Some(LocalityFile::Cfl { b, c }) => {
             let b = v.time(*b, &format!("{key}.locality.cfl.b"), false);
@@ -216,17 +283,9 @@ pub(super) fn class(
             phase,
             reference,
             pattern,
-        }) => phases(
-            v,
-            &key,
-            *set,
-            phase,
-            *reference,
-            pattern.as_ref(),
-            image.zip(page),
-        ),
+        }) => phases(v, key, *set, phase, *reference, pattern.as_ref(), sizes),
     };
-    let locality = match (wanted, locality) {
+    let locality = match (wanted, given) {
         (Wanted::None, _) => None,
         (Wanted::Lifetime, Some(Locality::Phases(_))) => {
             v.report(
@@ -266,48 +325,28 @@ pub(super) fn class(
         ),
         _ => {}
     }
-    let dirty = fraction(v, f.dirty, &format!("{key}.dirty"));
-    let zero_fill = fraction(v, f.zero_fill, &format!("{key}.zero_fill"));
-    let segment_faults = match &f.segment_faults {
-        None => Some(None),
-        Some(sf) => {
-            let per_command = sf.per_command;
-            if !(per_command.is_finite() && per_command >= 0.0) {
-                v.report(
-                    format!("{key}.segment_faults.per_command"),
-                    format!("must be a number >= 0, got {}", Figure(per_command)),
-                );
-            }
-            v.time(sf.cpu, &format!("{key}.segment_faults.cpu"), true)
-                .filter(|_| per_command.is_finite() && per_command >= 0.0)
-                .map(|cpu| Some(SegmentFaults { per_command, cpu }))
-        }
+    locality
+}
+
+/// A class's segment faults, if it has them (`Some(None)`: none).
+fn segment_faults(
+    v: &mut Validator,
+    f: &CommandClassFile,
+    key: &str,
+) -> Option<Option<SegmentFaults>> {
+    let Some(sf) = &f.segment_faults else {
+        return Some(None);
     };
-    let (demand, demand_scale) = demand?;
-    let nice = f.nice.unwrap_or(0);
-    if !(NICE_RANGE).contains(&nice) {
+    let per_command = sf.per_command;
+    if !(per_command.is_finite() && per_command >= 0.0) {
         v.report(
-            format!("{key}.nice"),
-            format!(
-                "must be a whole number from {} to {}, got {nice}",
-                NICE_RANGE.start(),
-                NICE_RANGE.end()
-            ),
+            format!("{key}.segment_faults.per_command"),
+            format!("must be a number >= 0, got {}", Figure(per_command)),
         );
     }
-    Some(CommandClass {
-        name: f.name.clone(),
-        nice: NICE_RANGE.contains(&nice).then_some(nice as i32)?,
-        demand,
-        demand_scale,
-        io: io.into_iter().collect::<Option<_>>()?,
-        size: image?,
-        text: text.filter(|&t| t <= image.unwrap_or(0))?,
-        locality,
-        dirty: dirty?,
-        zero_fill: zero_fill?,
-        segment_faults: segment_faults?,
-    })
+    v.time(sf.cpu, &format!("{key}.segment_faults.cpu"), true)
+        .filter(|_| per_command.is_finite() && per_command >= 0.0)
+        .map(|cpu| Some(SegmentFaults { per_command, cpu }))
 }
 
 /// The phase model of a class whose image and page size are `sizes`

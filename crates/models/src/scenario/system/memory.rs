@@ -120,10 +120,10 @@ pub(crate) struct FramesKeys {
     pub handspread: Option<Bytes>,
     /// Who moves the hand, `daemon` (default) or `fault`.
     #[serde(default)]
-    pub pageout: Option<String>,
+    pub pageout: Option<Pageout>,
     /// `hardware` (default) or `simulated` reference bits.
     #[serde(default)]
-    pub reference_bits: Option<String>,
+    pub reference_bits: Option<ReferenceBits>,
     /// Pages per cluster read from the swap area (default 1: no
     /// klustering).
     #[serde(default)]
@@ -642,8 +642,38 @@ fn daemon(
     v: &mut Validator,
     f: &FramesKeys,
     clock: Option<&ClockKeys>,
-    Frames { page, user_frames }: Frames,
+    frames: Frames,
 ) -> Option<ClockDaemon> {
+    let (lotsfree, desfree, minfree) = thresholds(v, f, frames);
+    let swapper = match clock {
+        Some(clock) => paging_swapper(v, clock),
+        // The working set and page-fault frequency have their own load
+        // control.
+        None => Some(None),
+    };
+    let hand = hand(v, f, frames);
+    let (slowscan, fastscan, handspread, pageout) = hand?;
+    Some(ClockDaemon {
+        lotsfree: lotsfree?,
+        desfree: desfree?,
+        slowscan,
+        fastscan,
+        handspread,
+        reference_bits: f.reference_bits.unwrap_or(ReferenceBits::Hardware),
+        pageout,
+        minfree: minfree?,
+        swapper: swapper?,
+    })
+}
+
+/// The daemon's free-memory thresholds in frames, each where valid:
+/// `lotsfree` ⅛ of user memory, `desfree` 64 pages but not above it,
+/// `minfree` 32 pages but not above `desfree`.
+fn thresholds(
+    v: &mut Validator,
+    f: &FramesKeys,
+    Frames { page, user_frames }: Frames,
+) -> (Option<u64>, Option<u64>, Option<u64>) {
     let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
         None => Some(default),
         Some(b) => size(v, b, key, false).map(|b| b / page),
@@ -688,12 +718,17 @@ fn daemon(
             Some(m)
         }
     });
-    let swapper = match clock {
-        Some(clock) => paging_swapper(v, clock),
-        // The working set and page-fault frequency have their own load
-        // control.
-        None => Some(None),
-    };
+    (lotsfree, desfree, minfree)
+}
+
+/// How the hand moves: its revolution times at `lotsfree` and at none
+/// free \[s\] (30 s and 20 s), the frames between two hands (one hand),
+/// and who moves it.
+fn hand(
+    v: &mut Validator,
+    f: &FramesKeys,
+    Frames { page, user_frames }: Frames,
+) -> Option<(f64, f64, Option<u64>, Pageout)> {
     let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
         v.time(s.unwrap_or(Seconds(default)), key, false)
             .map(|t| t.as_secs_f64())
@@ -715,49 +750,18 @@ fn daemon(
                 ok.then_some(Some(spread))
             }),
     };
-    let pageout = match f.pageout.as_deref() {
-        None | Some("daemon") => Some(Pageout::Daemon),
-        Some("fault") => {
-            refuse_present(
-                v,
-                [
-                    ("slowscan", f.slowscan.is_some()),
-                    ("fastscan", f.fastscan.is_some()),
-                ],
-                "applies only to memory.pageout = \"daemon\": the fault handler moves the hand without a budget",
-            );
-            Some(Pageout::Fault)
-        }
-        Some(other) => {
-            v.report(
-                "memory.pageout",
-                format!("unknown pageout \"{other}\": expected daemon or fault"),
-            );
-            None
-        }
-    };
-    let reference_bits = match f.reference_bits.as_deref() {
-        None | Some("hardware") => Some(ReferenceBits::Hardware),
-        Some("simulated") => Some(ReferenceBits::Simulated),
-        Some(other) => {
-            v.report(
-                "memory.reference_bits",
-                format!("unknown reference bits \"{other}\": expected hardware or simulated"),
-            );
-            None
-        }
-    };
-    Some(ClockDaemon {
-        lotsfree: lotsfree?,
-        desfree: desfree?,
-        slowscan: slowscan?,
-        fastscan: fastscan?,
-        handspread: handspread?,
-        reference_bits: reference_bits?,
-        pageout: pageout?,
-        minfree: minfree?,
-        swapper: swapper?,
-    })
+    let pageout = f.pageout.unwrap_or(Pageout::Daemon);
+    if pageout == Pageout::Fault {
+        refuse_present(
+            v,
+            [
+                ("slowscan", f.slowscan.is_some()),
+                ("fastscan", f.fastscan.is_some()),
+            ],
+            "applies only to memory.pageout = \"daemon\": the fault handler moves the hand without a budget",
+        );
+    }
+    Some((slowscan?, fastscan?, handspread?, pageout))
 }
 
 /// Reports each memory key of `fields` that is present (`true`) as one

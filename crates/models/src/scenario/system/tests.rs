@@ -674,11 +674,6 @@ fn the_clock_and_its_phase_model_refuse_bad_values_by_key() {
             "memory.maxslp",
         ),
         (
-            clocked(PHASES, "reference_bits = \"vax\""),
-            "memory.reference_bits",
-        ),
-        (clocked(PHASES, "pageout = \"kernel\""), "memory.pageout"),
-        (
             clocked(PHASES, "pageout = \"fault\"\nfastscan = \"1s\""),
             "memory.fastscan",
         ),
@@ -810,6 +805,14 @@ fn a_memory_key_that_does_not_apply_is_told_where_it_does_and_what_applies_here(
         (
             GOOD.replacen("size = \"512KiB\"\n", "", 1),
             "memory: missing field `size`",
+        ),
+        (
+            clocked(PHASES, "reference_bits = \"vax\""),
+            "memory.reference_bits: unknown variant `vax`, expected `hardware` or `simulated`",
+        ),
+        (
+            clocked(PHASES, "pageout = \"kernel\""),
+            "memory.pageout: unknown variant `kernel`, expected `daemon` or `fault`",
         ),
     ];
     for (text, expected) in cases {
