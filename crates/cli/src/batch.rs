@@ -12,7 +12,7 @@ use tpsim_models::SimTime;
 use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns, WarmupRule};
 use tpsim_models::replicate::{Precision, Rule, Runner, Shard, Stop};
 use tpsim_models::shard::{self, Identity, Record};
-use tpsim_models::sweep::{self, Setting};
+use tpsim_models::sweep::{self, Point, Setting};
 use tpsim_models::warmup;
 use tpsim_probe::curves;
 
@@ -119,43 +119,14 @@ pub(crate) fn batch(
             point.scenario.settings_mut().seed = seed;
         }
     }
-    let chosen: Vec<String> = if args.measures.is_empty() {
-        DEFAULT_MEASURES.iter().map(|m| m.to_string()).collect()
-    } else {
-        args.measures.clone()
-    };
-    let names = batch::measure_names(&points[0]);
-    if let Some(unmatched) = chosen
-        .iter()
-        .find(|p| !names.iter().any(|n| batch::matches(p, n)))
-    {
-        return Err(input(format!(
-            "--measure {unmatched}: no measure of {name} matches it; the measures are {}",
-            names.join(", ")
-        )));
-    }
+    let chosen = chosen_measures(args, &points[0], &name).map_err(input)?;
     let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
     let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
     curves::axis(&keys, x, &values).map_err(input)?;
     let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref(), &[path])?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
-    let planned = match rule {
-        Rule::Count(n) => shard.owned_of(points.len() as u64 * n),
-        Rule::Precision { initial, .. } => shard.owned_of(points.len() as u64) * initial,
-    };
-    let pilots = if args.warmup.is_some() {
-        points.len() as u64 * warmup::PILOTS
-    } else {
-        0
-    };
-    let bar = ProgressBar::with_draw_target(Some(pilots + planned), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} runs, {per_sec}, {elapsed} elapsed, ETA {eta}",
-        )
-        .expect("the template is valid"),
-    );
+    let bar = runs_bar(planned_runs(points.len() as u64, &rule, shard, args));
     let done = || {
         if bar.position() + 1 > bar.length().unwrap_or(0) {
             bar.inc_length(1);
@@ -164,47 +135,23 @@ pub(crate) fn batch(
     };
     let going = || !INTERRUPTED.load(Ordering::SeqCst);
     if args.warmup.is_some() {
-        for point in &mut points {
-            let chosen = match warmup::choose(&point.scenario, &runner, done, going) {
-                Ok(chosen) => chosen,
-                Err(warmup::WarmupError::Interrupted) => {
-                    bar.finish_and_clear();
-                    let _ = writeln!(
-                        stderr,
-                        "tpsim: interrupted while choosing the warm-up; nothing was run"
-                    );
-                    return Ok(Finished::Interrupted);
-                }
-                Err(e) => {
-                    bar.finish_and_clear();
-                    let at = if point.values.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" at {}", point.label())
-                    };
-                    return Err(input(format!("--warmup mser5{at}: {name}: {e}")));
-                }
-            };
-            point.scenario.settings_mut().warmup = SimTime::from_secs_f64(chosen.warmup);
+        let chosen = choose_warmups(&mut points, &runner, &name, done, going);
+        if chosen.is_err() {
+            bar.finish_and_clear();
+        }
+        match chosen {
+            Ok(()) => {}
+            Err(WarmupStop::Interrupted) => {
+                let _ = writeln!(
+                    stderr,
+                    "tpsim: interrupted while choosing the warm-up; nothing was run"
+                );
+                return Ok(Finished::Interrupted);
+            }
+            Err(WarmupStop::Refused(message)) => return Err(input(message)),
         }
     }
-    let scenario = points[0].scenario.settings();
-    let identity = Identity {
-        scenario: scenario.name.clone(),
-        seed: scenario.seed,
-        fingerprint: shard::fingerprint(&text),
-        keys,
-        rule,
-        warmup: match args.warmup {
-            Some(_) => WarmupRule::Mser5 {
-                pilots: warmup::PILOTS,
-            },
-            None => WarmupRule::Scenario,
-        },
-        level: args.level,
-        measures: chosen,
-        points: points.len(),
-    };
+    let identity = identity(&points, &text, keys, rule, args, chosen);
     let results = batch::run(
         &points,
         &rule,
@@ -221,6 +168,127 @@ pub(crate) fn batch(
         _ => report(&identity, &results, x, out.as_ref(), args.json, stdout)?,
     };
     interrupted(partial, stderr)
+}
+
+/// What makes a batch of `points` read from `text` the batch it is, as
+/// its shards record it.
+fn identity(
+    points: &[Point],
+    text: &str,
+    keys: Vec<String>,
+    rule: Rule,
+    args: &ReplicationArgs,
+    chosen: Vec<String>,
+) -> Identity {
+    let scenario = points[0].scenario.settings();
+    Identity {
+        scenario: scenario.name.clone(),
+        seed: scenario.seed,
+        fingerprint: shard::fingerprint(text),
+        keys,
+        rule,
+        warmup: match args.warmup {
+            Some(_) => WarmupRule::Mser5 {
+                pilots: warmup::PILOTS,
+            },
+            None => WarmupRule::Scenario,
+        },
+        level: args.level,
+        measures: chosen,
+        points: points.len(),
+    }
+}
+
+/// The runs a batch of `points` points plans at the start, for its
+/// progress bar: `shard`'s replications of the first round under `rule`,
+/// and the pilot runs of the warm-ups if MSER-5 chooses them.
+fn planned_runs(points: u64, rule: &Rule, shard: Shard, args: &ReplicationArgs) -> u64 {
+    let planned = match *rule {
+        Rule::Count(n) => shard.owned_of(points * n),
+        Rule::Precision { initial, .. } => shard.owned_of(points) * initial,
+    };
+    let pilots = if args.warmup.is_some() {
+        points * warmup::PILOTS
+    } else {
+        0
+    };
+    pilots + planned
+}
+
+/// The patterns of the measures a batch shows and aims at: those asked
+/// for, each matching some measure of `point` (of the scenario `name`), or
+/// the defaults.
+fn chosen_measures(
+    args: &ReplicationArgs,
+    point: &Point,
+    name: &str,
+) -> Result<Vec<String>, String> {
+    let chosen: Vec<String> = if args.measures.is_empty() {
+        DEFAULT_MEASURES.iter().map(|m| m.to_string()).collect()
+    } else {
+        args.measures.clone()
+    };
+    let names = batch::measure_names(point);
+    if let Some(unmatched) = chosen
+        .iter()
+        .find(|p| !names.iter().any(|n| batch::matches(p, n)))
+    {
+        return Err(format!(
+            "--measure {unmatched}: no measure of {name} matches it; the measures are {}",
+            names.join(", ")
+        ));
+    }
+    Ok(chosen)
+}
+
+/// A progress bar of `runs` runs on standard error (drawn only when it is
+/// a terminal).
+fn runs_bar(runs: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs, {per_sec}, {elapsed} elapsed, ETA {eta}",
+        )
+        .expect("the template is valid"),
+    );
+    bar
+}
+
+/// Why the warm-ups could not all be chosen.
+enum WarmupStop {
+    /// A signal came.
+    Interrupted,
+    /// MSER-5 found none at a point: what to tell the user.
+    Refused(String),
+}
+
+/// Sets each point's warm-up to the one MSER-5 chooses from pilot runs on
+/// `runner` (`done` after each, `going` asked during them).
+fn choose_warmups(
+    points: &mut [Point],
+    runner: &Runner,
+    name: &str,
+    done: impl Fn() + Sync + Send,
+    going: impl Fn() -> bool + Sync + Send,
+) -> Result<(), WarmupStop> {
+    for point in points {
+        let chosen = match warmup::choose(&point.scenario, runner, &done, &going) {
+            Ok(chosen) => chosen,
+            Err(warmup::WarmupError::Interrupted) => return Err(WarmupStop::Interrupted),
+            Err(e) => {
+                let at = if point.values.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", point.label())
+                };
+                return Err(WarmupStop::Refused(format!(
+                    "--warmup mser5{at}: {name}: {e}"
+                )));
+            }
+        };
+        point.scenario.settings_mut().warmup = SimTime::from_secs_f64(chosen.warmup);
+    }
+    Ok(())
 }
 
 /// Whether some point's replications were cut short by an interrupt.

@@ -532,28 +532,7 @@ fn run_scenario(
         lifetime,
         set_sizes,
         ..
-    } = {
-        // Drawn on standard error only when it is a terminal.
-        let bar = ProgressBar::with_draw_target(
-            Some(scenario.settings().end_time.as_nanos() / 1_000_000),
-            ProgressDrawTarget::stderr(),
-        );
-        // With an event limit the run may end long before its end time:
-        // no percentage or time left that the limit would make wrong.
-        let template = if scenario.settings().max_events.is_some() {
-            "{spinner} {pos} ms simulated (run.max_events may end the run first), {elapsed} elapsed"
-        } else {
-            "{bar:40} {percent:>3}% of simulated time, {elapsed} elapsed, ETA {eta}"
-        };
-        bar.set_style(ProgressStyle::with_template(template).expect("the template is valid"));
-        let progress = |now: tpsim_models::SimTime| {
-            bar.set_position(now.as_nanos() / 1_000_000);
-            !INTERRUPTED.load(Ordering::SeqCst)
-        };
-        let run = scenario.run(0, progress);
-        bar.finish_and_clear();
-        run
-    };
+    } = run_with_progress(&scenario);
     summary.wall_seconds = started.elapsed().as_secs_f64();
     let files = match &out {
         Some(_) => {
@@ -578,6 +557,37 @@ fn run_scenario(
         .map_err(|e| Failure::Run(e.into()))?;
     // After the tables, so that a full disk does not cost them.
     publish(out.as_ref(), &files)?;
+    notes(&summary, &args.scenario, stderr);
+    ending(&summary, scenario.settings().warmup, &args.scenario, stderr)
+}
+
+/// Runs `scenario` with a progress bar on standard error (drawn only when
+/// it is a terminal), stopping when a signal comes.
+fn run_with_progress(scenario: &Scenario) -> Run {
+    let bar = ProgressBar::with_draw_target(
+        Some(scenario.settings().end_time.as_nanos() / 1_000_000),
+        ProgressDrawTarget::stderr(),
+    );
+    // With an event limit the run may end long before its end time: no
+    // percentage or time left that the limit would make wrong.
+    let template = if scenario.settings().max_events.is_some() {
+        "{spinner} {pos} ms simulated (run.max_events may end the run first), {elapsed} elapsed"
+    } else {
+        "{bar:40} {percent:>3}% of simulated time, {elapsed} elapsed, ETA {eta}"
+    };
+    bar.set_style(ProgressStyle::with_template(template).expect("the template is valid"));
+    let progress = |now: tpsim_models::SimTime| {
+        bar.set_position(now.as_nanos() / 1_000_000);
+        !INTERRUPTED.load(Ordering::SeqCst)
+    };
+    let run = scenario.run(0, progress);
+    bar.finish_and_clear();
+    run
+}
+
+/// The notes a completed run of `scenario` leaves on standard error:
+/// commands that could not run, and a run that completed nothing.
+fn notes(summary: &Summary, scenario: &Path, stderr: &mut dyn Write) {
     for c in &summary.classes {
         if let Some(rejected) = c.rejected.filter(|&r| r > 0) {
             let _ = writeln!(
@@ -594,12 +604,21 @@ fn run_scenario(
     }
     // A run stopped early has its own note.
     if summary.stopped_by == StoppedBy::EndTime
-        && let Some(note) = nothing_completed(&summary)
+        && let Some(note) = nothing_completed(summary)
     {
-        let _ = writeln!(stderr, "tpsim: note: {}: {note}", args.scenario.display());
+        let _ = writeln!(stderr, "tpsim: note: {}: {note}", scenario.display());
     }
-    let configured_warmup = scenario.settings().warmup;
-    let name = args.scenario.display();
+}
+
+/// How a run of `scenario`, with the warm-up it was configured with,
+/// ended: whole, interrupted (said on standard error), or a failure.
+fn ending(
+    summary: &Summary,
+    configured_warmup: tpsim_models::SimTime,
+    scenario: &Path,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let name = scenario.display();
     match summary.stopped_by {
         StoppedBy::EndTime => Ok(Finished::Whole),
         StoppedBy::Interrupted => {

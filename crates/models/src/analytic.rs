@@ -7,7 +7,7 @@
 //! (1984) ch. 6.
 
 use crate::network::{ClassKind, Discipline, Network};
-use crate::system::{Order, Policy, Population, Region, Scheduler, System};
+use crate::system::{CommandClass, Device, Order, Policy, Population, Region, Scheduler, System};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -391,49 +391,12 @@ impl ClosedModel {
                 "exec is taken to read every command's whole image, shared text included".into(),
             );
         }
+        let weighted: Vec<(&CommandClass, f64)> = mix().collect();
         for (d, device) in sys.devices.iter().enumerate() {
-            let mut demand = 0.0;
-            let mut second = 0.0;
-            let mut requests = 0.0;
             // Each command's I/O, and under swapping exec's read of its
             // image from the programs' device (text included).
             let exec = swapping && sys.memory.programs == Some(d);
-            for (class, w) in mix() {
-                let reads = class.io.iter().filter(|io| io.device == d);
-                let reads = reads
-                    .map(|io| (io.count, io.size))
-                    .chain(exec.then_some((1.0, class.size as f64)));
-                for (count, size) in reads {
-                    let mean = device.mean_service(size, Region::Files);
-                    let variance =
-                        device.seek_moments(Region::Files).1 + device.revolution.powi(2) / 12.0;
-                    demand += w * count * mean;
-                    second += w * count * (variance + mean * mean);
-                    requests += w * count;
-                }
-            }
-            if requests == 0.0 {
-                continue;
-            }
-            if device.arm.as_ref().is_some_and(|a| a.order != Order::Fcfs) {
-                caveats.push(format!(
-                    "device \"{}\" orders its queue by cylinder, so its service time depends on the queue; the first-come-first-served time is used",
-                    device.name
-                ));
-            }
-            let mean = demand / requests;
-            let scv = second / requests / (mean * mean) - 1.0;
-            if (scv - 1.0).abs() > 1e-3 {
-                caveats.push(format!(
-                    "device \"{}\" is FCFS with non-exponential service (SCV {scv:.3}): not product form",
-                    device.name
-                ));
-            }
-            centers.push(Center {
-                name: device.name.clone(),
-                delay: false,
-                demand,
-            });
+            centers.extend(device_center(d, device, &weighted, exec, &mut caveats));
         }
         Ok(ClosedModel {
             centers,
@@ -550,6 +513,57 @@ pub fn mva(centers: &[Center], think: f64, population: u32) -> Vec<MvaPoint> {
         });
     }
     points
+}
+
+/// The center of device `d` in the closed model, if the commands of the
+/// mix (classes with their weights) use it: each command's I/O on it and,
+/// if `exec`, exec's read of the command's whole image. Adds to
+/// `caveats` where the device is not product form.
+fn device_center(
+    d: usize,
+    device: &Device,
+    mix: &[(&CommandClass, f64)],
+    exec: bool,
+    caveats: &mut Vec<String>,
+) -> Option<Center> {
+    let mut demand = 0.0;
+    let mut second = 0.0;
+    let mut requests = 0.0;
+    for &(class, w) in mix {
+        let reads = class.io.iter().filter(|io| io.device == d);
+        let reads = reads
+            .map(|io| (io.count, io.size))
+            .chain(exec.then_some((1.0, class.size as f64)));
+        for (count, size) in reads {
+            let mean = device.mean_service(size, Region::Files);
+            let variance = device.seek_moments(Region::Files).1 + device.revolution.powi(2) / 12.0;
+            demand += w * count * mean;
+            second += w * count * (variance + mean * mean);
+            requests += w * count;
+        }
+    }
+    if requests == 0.0 {
+        return None;
+    }
+    if device.arm.as_ref().is_some_and(|a| a.order != Order::Fcfs) {
+        caveats.push(format!(
+            "device \"{}\" orders its queue by cylinder, so its service time depends on the queue; the first-come-first-served time is used",
+            device.name
+        ));
+    }
+    let mean = demand / requests;
+    let scv = second / requests / (mean * mean) - 1.0;
+    if (scv - 1.0).abs() > 1e-3 {
+        caveats.push(format!(
+            "device \"{}\" is FCFS with non-exponential service (SCV {scv:.3}): not product form",
+            device.name
+        ));
+    }
+    Some(Center {
+        name: device.name.clone(),
+        delay: false,
+        demand,
+    })
 }
 
 #[cfg(test)]

@@ -245,6 +245,57 @@ impl Validator {
         stations: &[StationFile],
     ) -> Option<StationSpec> {
         let key = format!("station[{}]", s.name);
+        let discipline = self.discipline(s, &key);
+        let servers = s.servers.unwrap_or(1);
+        if servers == 0 {
+            self.report(format!("{key}.servers"), "must be at least 1");
+        }
+        if s.servers.is_some() && matches!(discipline, Some(Discipline::Delay)) {
+            self.report(
+                format!("{key}.servers"),
+                "a delay station has a server for every job: remove `servers`",
+            );
+        }
+        for name in s.per_class.keys() {
+            if !classes.iter().any(|c| &c.name == name) {
+                self.report(
+                    format!("{key}.per_class.{name}"),
+                    format!("no class named \"{name}\""),
+                );
+            }
+        }
+        let default_service = s
+            .service
+            .as_ref()
+            .and_then(|d| self.dist(d, &format!("{key}.service")));
+        let default_route =
+            s.to.as_ref()
+                .and_then(|r| self.route(r, &format!("{key}.to"), stations));
+        let mut service = Vec::new();
+        let mut routes = Vec::new();
+        for c in classes {
+            let own = s.per_class.get(&c.name);
+            let own_service = own
+                .and_then(|o| o.service.as_ref())
+                .and_then(|d| self.dist(d, &format!("{key}.per_class.{}.service", c.name)));
+            let own_route = own
+                .and_then(|o| o.to.as_ref())
+                .and_then(|r| self.route(r, &format!("{key}.per_class.{}.to", c.name), stations));
+            service.push(own_service.or_else(|| default_service.clone()));
+            routes.push(own_route.or_else(|| default_route.clone()));
+        }
+        Some(StationSpec {
+            name: s.name.clone(),
+            discipline: discipline?,
+            servers: servers.max(1),
+            service,
+            routes,
+        })
+    }
+
+    /// Station `s`'s discipline (its key `key`), with the round-robin
+    /// quantum and context switch it alone takes.
+    fn discipline(&mut self, s: &StationFile, key: &str) -> Option<Discipline> {
         let discipline = match s.discipline.as_str() {
             "fcfs" => Some(Discipline::Fcfs),
             "ps" => Some(Discipline::Ps),
@@ -293,51 +344,7 @@ impl Validator {
                 }
             }
         }
-        let servers = s.servers.unwrap_or(1);
-        if servers == 0 {
-            self.report(format!("{key}.servers"), "must be at least 1");
-        }
-        if s.servers.is_some() && matches!(discipline, Some(Discipline::Delay)) {
-            self.report(
-                format!("{key}.servers"),
-                "a delay station has a server for every job: remove `servers`",
-            );
-        }
-        for name in s.per_class.keys() {
-            if !classes.iter().any(|c| &c.name == name) {
-                self.report(
-                    format!("{key}.per_class.{name}"),
-                    format!("no class named \"{name}\""),
-                );
-            }
-        }
-        let default_service = s
-            .service
-            .as_ref()
-            .and_then(|d| self.dist(d, &format!("{key}.service")));
-        let default_route =
-            s.to.as_ref()
-                .and_then(|r| self.route(r, &format!("{key}.to"), stations));
-        let mut service = Vec::new();
-        let mut routes = Vec::new();
-        for c in classes {
-            let own = s.per_class.get(&c.name);
-            let own_service = own
-                .and_then(|o| o.service.as_ref())
-                .and_then(|d| self.dist(d, &format!("{key}.per_class.{}.service", c.name)));
-            let own_route = own
-                .and_then(|o| o.to.as_ref())
-                .and_then(|r| self.route(r, &format!("{key}.per_class.{}.to", c.name), stations));
-            service.push(own_service.or_else(|| default_service.clone()));
-            routes.push(own_route.or_else(|| default_route.clone()));
-        }
-        Some(StationSpec {
-            name: s.name.clone(),
-            discipline: discipline?,
-            servers: servers.max(1),
-            service,
-            routes,
-        })
+        discipline
     }
 
     /// Checks `[run]` and returns the run settings of the scenario

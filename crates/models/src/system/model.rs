@@ -1509,74 +1509,94 @@ impl SystemModel<'_> {
     /// Recounts what the model keeps incrementally: memory held, the
     /// multiprogramming and waiting counts, the bulk store's pages.
     fn check_invariants(&self) {
-        let procs = || self.procs.iter().map(|(_, p)| p);
-        let held = || self.procs.iter().map(|(pid, _)| self.mem[pid].held);
         assert_eq!(
             self.stats.occupancy.value(),
             self.occupancy(),
             "the occupancy meter follows free memory"
         );
         if self.paging() {
-            // A process waiting for a page read holds the frame it goes into.
-            // Klustering reads more pages with it.
-            let in_transit = self
-                .procs
-                .iter()
-                .filter(|&(pid, p)| {
-                    p.state == State::Fault
-                        && !p.waiting_frame
-                        && self.mem[pid].fault_source != Source::InTransit
-                })
-                .map(|(pid, _)| 1 + self.mem[pid].table.klustered_count())
-                .sum::<u64>();
-            let resident: u64 = held()
-                .map(|h| h.resident)
-                .chain(self.texts.iter().map(|t| t.held.resident))
-                .sum();
-            assert_eq!(
-                self.pool.frames + resident + in_transit,
-                self.sys.memory.user_frames(),
-                "frames are free, resident or being read into"
-            );
-            let on_bulk: u64 = held()
-                .map(|h| h.on_bulk)
-                .chain(self.texts.iter().map(|t| t.held.on_bulk))
-                .sum();
-            assert_eq!(self.bulk.used, on_bulk);
-            let reclaimable: u64 = held()
-                .map(|h| h.reclaimable)
-                .chain(self.texts.iter().map(|t| t.held.reclaimable))
-                .sum();
-            assert_eq!(
-                self.pool.frames,
-                self.pool.anonymous + reclaimable,
-                "free frames hold nothing or a reclaimable page"
-            );
-            if self.clock().is_some() {
-                self.check_frames();
-            }
+            self.check_paged_memory();
         } else {
-            let private: u64 = procs()
-                .filter(|p| p.residence != Residence::Out)
-                .map(|p| self.sys.classes[p.class].size - self.texts[p.class].bytes)
-                .sum();
-            let text: u64 = self
-                .texts
-                .iter()
-                .filter(|t| t.in_memory > 0)
-                .map(|t| t.bytes)
-                .sum();
-            assert_eq!(
-                self.swap.free_bytes + private + text,
-                self.sys.memory.user_bytes()
-            );
-            for (class, t) in self.texts.iter().enumerate() {
-                let users = procs()
-                    .filter(|p| p.class == class && p.residence != Residence::Out)
-                    .count() as u32;
-                assert_eq!(t.in_memory, users, "text users of class {class}");
-            }
+            self.check_swapped_memory();
         }
+        self.check_counts();
+    }
+
+    /// Paging: every frame is free, resident or being read into, and the
+    /// free pool and the bulk store hold what their holders say.
+    fn check_paged_memory(&self) {
+        let held = || self.procs.iter().map(|(pid, _)| self.mem[pid].held);
+        // A process waiting for a page read holds the frame it goes into.
+        // Klustering reads more pages with it.
+        let in_transit = self
+            .procs
+            .iter()
+            .filter(|&(pid, p)| {
+                p.state == State::Fault
+                    && !p.waiting_frame
+                    && self.mem[pid].fault_source != Source::InTransit
+            })
+            .map(|(pid, _)| 1 + self.mem[pid].table.klustered_count())
+            .sum::<u64>();
+        let resident: u64 = held()
+            .map(|h| h.resident)
+            .chain(self.texts.iter().map(|t| t.held.resident))
+            .sum();
+        assert_eq!(
+            self.pool.frames + resident + in_transit,
+            self.sys.memory.user_frames(),
+            "frames are free, resident or being read into"
+        );
+        let on_bulk: u64 = held()
+            .map(|h| h.on_bulk)
+            .chain(self.texts.iter().map(|t| t.held.on_bulk))
+            .sum();
+        assert_eq!(self.bulk.used, on_bulk);
+        let reclaimable: u64 = held()
+            .map(|h| h.reclaimable)
+            .chain(self.texts.iter().map(|t| t.held.reclaimable))
+            .sum();
+        assert_eq!(
+            self.pool.frames,
+            self.pool.anonymous + reclaimable,
+            "free frames hold nothing or a reclaimable page"
+        );
+        if self.clock().is_some() {
+            self.check_frames();
+        }
+    }
+
+    /// Swapping: free memory and the images and texts in memory add up to
+    /// user memory, and each text counts the processes in memory using it.
+    fn check_swapped_memory(&self) {
+        let procs = || self.procs.iter().map(|(_, p)| p);
+        let private: u64 = procs()
+            .filter(|p| p.residence != Residence::Out)
+            .map(|p| self.sys.classes[p.class].size - self.texts[p.class].bytes)
+            .sum();
+        let text: u64 = self
+            .texts
+            .iter()
+            .filter(|t| t.in_memory > 0)
+            .map(|t| t.bytes)
+            .sum();
+        assert_eq!(
+            self.swap.free_bytes + private + text,
+            self.sys.memory.user_bytes()
+        );
+        for (class, t) in self.texts.iter().enumerate() {
+            let users = procs()
+                .filter(|p| p.class == class && p.residence != Residence::Out)
+                .count() as u32;
+            assert_eq!(t.in_memory, users, "text users of class {class}");
+        }
+    }
+
+    /// The multiprogramming and waiting meters, the candidate sets, the
+    /// ready queue, eligibility and the processors count what the
+    /// processes' states say.
+    fn check_counts(&self) {
+        let procs = || self.procs.iter().map(|(_, p)| p);
         let (mpl, waiting) = procs().map(indicators).fold((0, 0), |(m, w), (a, b)| {
             (m + u32::from(a), w + u32::from(b))
         });

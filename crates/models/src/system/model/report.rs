@@ -269,17 +269,6 @@ impl SystemModel<'_> {
 
     /// The results measured from the end of the warm-up to `now`.
     pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
-        /// A fraction of processor time made of sums of meters: rounding
-        /// in those sums can leave it a few ulps outside [0, 1] (an idle
-        /// fraction of -1.8e-10 when the processors never rest); more
-        /// than that is a fault of the meters.
-        fn share(x: f64) -> f64 {
-            debug_assert!(
-                (-1e-9..=1.0 + 1e-9).contains(&x),
-                "a fraction of processor time of {x}"
-            );
-            x.clamp(0.0, 1.0)
-        }
         let sys = self.sys;
         let span = (now - self.stats.measured_from).as_secs_f64();
         let cpus = f64::from(sys.cpu.count);
@@ -290,11 +279,6 @@ impl SystemModel<'_> {
             add_burst(&mut counters, burst, probe, self.stats.measured_from, now);
         }
         let capacity = if span > 0.0 { span * cpus } else { 1.0 };
-        let (user, fault_handling, context_switch) = (
-            share(counters.cpu_user / capacity),
-            share(counters.cpu_fault / capacity),
-            share(counters.cpu_switch / capacity),
-        );
         let mut stations = vec![self.cpus.meter.summary(
             "cpu",
             cpu_discipline(sys.cpu.scheduler),
@@ -307,6 +291,44 @@ impl SystemModel<'_> {
             d.meter
                 .summary(&spec.name, discipline(spec), 1, true, now, span)
         }));
+        let mut occupancy = self.stats.occupancy.clone();
+        occupancy.set(now, self.occupancy());
+        Summary {
+            scenario: sys.settings.name.clone(),
+            seed: self.streams.master_seed(),
+            replication,
+            sim_time: now.as_secs_f64(),
+            // Statistics run from their last reset: the end of the warm-up,
+            // or the start if the run ended before it.
+            warmup: self.stats.measured_from.as_secs_f64(),
+            events,
+            wall_seconds: 0.0,
+            stopped_by: StoppedBy::EndTime,
+            stalled_on: None,
+            stations,
+            classes: self.class_summaries(span),
+            cpu: Some(self.cpu_split(&counters, capacity, now)),
+            paging: self.paging().then(|| self.paging_summary(&counters, span)),
+            swapping: self.swapping_summary(&counters),
+            memory: Some(MemorySummary {
+                user_bytes: sys.memory.user_bytes(),
+                mean_occupancy: occupancy.mean(now),
+                mean_multiprogramming: self.stats.mpl.mean(now),
+                mean_waiting_for_memory: self.stats.waiting.mean(now),
+            }),
+            load: Some(LoadSummary {
+                mean_users: self.stats.users.mean(now),
+                mean_processes: self.stats.processes.mean(now),
+                logins_refused: counters.logins_refused,
+            }),
+            probe: self.probe.map(|_| self.probe_summary(&counters, capacity)),
+        }
+    }
+
+    /// The classes users type, those they run in the background (`NAME&`)
+    /// and the background processes', over `span` seconds measured.
+    fn class_summaries(&self, span: f64) -> Vec<ClassSummary> {
+        let sys = self.sys;
         // Logins that follow the hour of the day make the load change over
         // the run: there is no steady state for batch means to estimate.
         let stationary = matches!(sys.users.population, Population::Fixed(_));
@@ -349,8 +371,43 @@ impl SystemModel<'_> {
                 .zip(&self.stats.background)
                 .map(|(spec, stats)| class_summary(&spec.name, ClassKind::Background, stats)),
         );
+        classes
+    }
+
+    /// Where the processors' time went, of `capacity` processor-seconds.
+    fn cpu_split(&self, counters: &Counters, capacity: f64, now: SimTime) -> CpuSplit {
+        let sys = self.sys;
+        let cpus = f64::from(sys.cpu.count);
+        let user = share(counters.cpu_user / capacity);
+        let other_idle = share(self.stats.idle_other.mean(now) / cpus);
+        let useful_of_non_idle = if other_idle < 1.0 {
+            share(user / (1.0 - other_idle))
+        } else {
+            0.0
+        };
+        CpuSplit {
+            cpus: sys.cpu.count,
+            user,
+            fault_handling: share(counters.cpu_fault / capacity),
+            context_switch: share(counters.cpu_switch / capacity),
+            interrupts: share(counters.cpu_interrupts / capacity),
+            segment_faults: share(counters.cpu_segment_faults / capacity),
+            // From the processors' own busy meter, not as what the other
+            // fractions leave: the four then add up to 1 only if every
+            // busy moment went to exactly one kind of work.
+            idle: share(1.0 - self.cpus.meter.busy.mean(now) / cpus),
+            multiprogramming_idle: share(self.stats.idle_held_back.mean(now) / cpus),
+            other_idle,
+            useful_of_non_idle,
+            mips: sys.cpu.mips,
+            delivered_mips: sys.cpu.mips.map(|mips| mips * useful_of_non_idle * cpus),
+        }
+    }
+
+    /// Faults, reads and writes of pages over `span` seconds (paging).
+    fn paging_summary(&self, counters: &Counters, span: f64) -> PagingSummary {
         let reads = counters.bulk_reads + counters.disk_reads;
-        let paging = self.paging().then(|| PagingSummary {
+        PagingSummary {
             faults: counters.faults,
             faults_per_second: per_second(counters.faults, span),
             reclaims: counters.reclaims,
@@ -374,16 +431,15 @@ impl SystemModel<'_> {
                 Policy::Paging(p) if p.kluster > 1 => Some(counters.klustered),
                 _ => None,
             },
-        });
-        let other_idle = share(self.stats.idle_other.mean(now) / cpus);
-        let useful_of_non_idle = if other_idle < 1.0 {
-            share(user / (1.0 - other_idle))
-        } else {
-            0.0
-        };
+        }
+    }
+
+    /// Swaps and the mean image moved, where a swapper runs: under
+    /// swapping, and behind the clock unless switched off.
+    fn swapping_summary(&self, counters: &Counters) -> Option<SwappingSummary> {
         let moved = counters.swap_ins + counters.swap_outs;
         let swapper = !self.paging() || self.clock().is_some_and(|c| c.swapper.is_some());
-        let swapping = swapper.then(|| SwappingSummary {
+        swapper.then(|| SwappingSummary {
             swap_ins: counters.swap_ins,
             swap_outs: counters.swap_outs,
             mean_image_bytes: if moved > 0 {
@@ -391,73 +447,40 @@ impl SystemModel<'_> {
             } else {
                 0.0
             },
-        });
-        let mut occupancy = self.stats.occupancy.clone();
-        occupancy.set(now, self.occupancy());
-        Summary {
-            scenario: sys.settings.name.clone(),
-            seed: self.streams.master_seed(),
-            replication,
-            sim_time: now.as_secs_f64(),
-            // Statistics run from their last reset: the end of the warm-up,
-            // or the start if the run ended before it.
-            warmup: self.stats.measured_from.as_secs_f64(),
-            events,
-            wall_seconds: 0.0,
-            stopped_by: StoppedBy::EndTime,
-            stalled_on: None,
-            stations,
-            classes,
-            cpu: Some(CpuSplit {
-                cpus: sys.cpu.count,
-                user,
-                fault_handling,
-                context_switch,
-                interrupts: share(counters.cpu_interrupts / capacity),
-                segment_faults: share(counters.cpu_segment_faults / capacity),
-                // From the processors' own busy meter, not as what the other
-                // fractions leave: the four then add up to 1 only if every
-                // busy moment went to exactly one kind of work.
-                idle: share(1.0 - self.cpus.meter.busy.mean(now) / cpus),
-                multiprogramming_idle: share(self.stats.idle_held_back.mean(now) / cpus),
-                other_idle,
-                useful_of_non_idle,
-                mips: sys.cpu.mips,
-                delivered_mips: sys.cpu.mips.map(|mips| mips * useful_of_non_idle * cpus),
-            }),
-            paging,
-            swapping,
-            memory: Some(MemorySummary {
-                user_bytes: sys.memory.user_bytes(),
-                mean_occupancy: occupancy.mean(now),
-                mean_multiprogramming: self.stats.mpl.mean(now),
-                mean_waiting_for_memory: self.stats.waiting.mean(now),
-            }),
-            load: Some(LoadSummary {
-                mean_users: self.stats.users.mean(now),
-                mean_processes: self.stats.processes.mean(now),
-                logins_refused: counters.logins_refused,
-            }),
-            probe: self.probe.map(|_| {
-                let (memory, samples) = self.stats.probe_memory;
-                ProbeSummary {
-                    observations: self.stats.observations.iter().filter(|o| !o.warmup).count()
-                        as u64,
-                    cpu_share: counters.probe_cpu / capacity,
-                    io_share: if counters.requests > 0 {
-                        counters.probe_requests as f64 / counters.requests as f64
-                    } else {
-                        0.0
-                    },
-                    memory_share: if samples > 0 {
-                        memory / samples as f64
-                    } else {
-                        0.0
-                    },
-                }
-            }),
+        })
+    }
+
+    /// The probe's share of the processors (of `capacity`
+    /// processor-seconds), of the device requests and of memory.
+    fn probe_summary(&self, counters: &Counters, capacity: f64) -> ProbeSummary {
+        let (memory, samples) = self.stats.probe_memory;
+        ProbeSummary {
+            observations: self.stats.observations.iter().filter(|o| !o.warmup).count() as u64,
+            cpu_share: counters.probe_cpu / capacity,
+            io_share: if counters.requests > 0 {
+                counters.probe_requests as f64 / counters.requests as f64
+            } else {
+                0.0
+            },
+            memory_share: if samples > 0 {
+                memory / samples as f64
+            } else {
+                0.0
+            },
         }
     }
+}
+
+/// A fraction of processor time made of sums of meters: rounding in those
+/// sums can leave it a few ulps outside [0, 1] (an idle fraction of
+/// -1.8e-10 when the processors never rest); more than that is a fault of
+/// the meters.
+fn share(x: f64) -> f64 {
+    debug_assert!(
+        (-1e-9..=1.0 + 1e-9).contains(&x),
+        "a fraction of processor time of {x}"
+    );
+    x.clamp(0.0, 1.0)
 }
 
 /// The order a device serves its queue in.
