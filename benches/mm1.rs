@@ -1,10 +1,11 @@
 //! Whole-simulator speed on queueing networks: the shipped M/M/1 (rho =
 //! 0.8), machine-repairman and central-server scenarios, reported as events
 //! per second, kernel, model and statistics included, beside their
-//! baseline measured in the same run: M/M/1 as a bare event loop
-//! (`bare.rs`).
+//! baselines measured in the same run: M/M/1 as a bare event loop, and as
+//! the same loop keeping the statistics tpsim's M/M/1 reports (`bare.rs`).
 
 mod bare;
+mod bare_with_statistics;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -26,6 +27,7 @@ fn network(c: &mut Criterion) {
         });
     }
     bare::bench(&mut group);
+    bare_with_statistics::bench(&mut group);
     group.finish();
 }
 

@@ -146,5 +146,74 @@ fn timesharing_memory(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, timesharing, timesharing_users, timesharing_memory);
+/// `thrashing-clock.toml` with everything multiplied by `k`: its user
+/// memory, users, processors and paging drives (pages spread over them),
+/// and the daemon's thresholds (20 pages each in the shipped scenario),
+/// so that each part carries the same load; `events` events.
+fn multiplied(k: u64, events: u64) -> System {
+    let path = format!(
+        "{}/../scenarios/thrashing-clock.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("the scenario is shipped");
+    let (head, device) = text
+        .split_once("[[device]]")
+        .expect("thrashing-clock.toml has a device");
+    let (device, rest) = device
+        .split_once("[users]")
+        .expect("its users follow its device");
+    let names: Vec<String> = (0..k).map(|d| format!("\"disk{d}\"")).collect();
+    let head = head
+        .replace("cpus = 1\n", &format!("cpus = {k}\n"))
+        .replace("size = \"160KiB\"", &format!("size = \"{}KiB\"", 160 * k))
+        .replace(
+            "device = \"disk\"",
+            &format!(
+                "device = [{}]\nlotsfree = \"{t}KiB\"\ndesfree = \"{t}KiB\"\nminfree = \"{t}KiB\"",
+                names.join(", "),
+                t = 20 * k
+            ),
+        );
+    let devices: String = (0..k)
+        .map(|d| {
+            format!(
+                "[[device]]{}",
+                device.replace("\"disk\"", &format!("\"disk{d}\""))
+            )
+        })
+        .collect();
+    let rest = rest.replace("terminals = 16", &format!("terminals = {}", 16 * k));
+    let text = format!("{head}{devices}[users]{rest}");
+    let mut sys = tpsim::models::load_system("thrashing-clock-scaled.toml", &text)
+        .expect("the multiplied scenario is valid");
+    for_events(&mut sys, events);
+    sys
+}
+
+/// The cost of an event as the whole system grows, every part by the same
+/// factor (1, 16, 256 and 1,024 times `thrashing-clock`): what grows with
+/// the size of the system, rather than with its load per part, shows here.
+fn timesharing_scale(c: &mut Criterion) {
+    let mut group = c.benchmark_group("timesharing-scale");
+    group.sample_size(10);
+    for k in [1, 16, 256, 1_024] {
+        // Long enough that the first think times and memory filling up are
+        // a small part of the run.
+        let events = 200_000 + 100 * 16 * k;
+        let sys = multiplied(k, events);
+        group.throughput(Throughput::Elements(events));
+        group.bench_function(format!("thrashing-clock/x{k}"), |b| {
+            b.iter(|| black_box(tpsim::models::system::simulate(black_box(&sys), 1, 0)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    timesharing,
+    timesharing_users,
+    timesharing_memory,
+    timesharing_scale
+);
 criterion_main!(benches);

@@ -31,6 +31,7 @@ PAIRS = (
      (10, 1_000, 100_000, 1_000_000)]
     + [("mm1", f"network/{s}", "network/bare_loop", "speed") for s in
        ("mm1", "repairman", "central-server")]
+    + [("mm1", "network/mm1", "network/bare_loop_with_statistics", "speed")]
     + [("timesharing", f"timesharing/{s}", "timesharing/bare_loop", "speed") for s in
        ("thrashing", "berkeley-1979-paged", "berkeley-1979-swapped", "multics-mit-1975")]
 )
