@@ -10,24 +10,40 @@ use rand_distr::{Distribution, Exp1};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hint::black_box;
-use tpsim::core::Streams;
+use tpsim::core::{Stream, Streams};
 
 /// Simulated time of each run [s].
 pub const END: u64 = 50_000;
+
+/// The kinds of event of the loops.
+pub const ARRIVAL: u8 = 0;
+pub const DEPARTURE: u8 = 1;
+
+/// A loop's calendar: (time \[ns\], kind), earliest first.
+pub type Calendar = BinaryHeap<Reverse<(u64, u8)>>;
+
+/// The start of a loop for replication `seed`: its arrival and service
+/// streams, and its calendar holding the first arrival (rate 0.8).
+pub fn start(seed: u64) -> (Stream, Stream, Calendar) {
+    let streams = Streams::new(seed, 0);
+    let (mut arrivals, services) = (streams.stream("a"), streams.stream("s"));
+    let mut heap = BinaryHeap::new();
+    let first: f64 = Exp1.sample(&mut arrivals);
+    heap.push(Reverse((nanos(first / 0.8), ARRIVAL)));
+    (arrivals, services, heap)
+}
+
+/// `x` seconds in nanoseconds, as tpsim keeps times.
+pub fn nanos(x: f64) -> u64 {
+    (x * 1e9) as u64
+}
 
 /// The bare loop: arrivals at rate 0.8, service at rate 1, times in
 /// nanoseconds as tpsim keeps them. Returns the events handled and the
 /// time-average number present, so that nothing is optimised away.
 pub fn bare_mm1(seed: u64) -> (u64, f64) {
-    const ARRIVAL: u8 = 0;
-    const DEPARTURE: u8 = 1;
-    let streams = Streams::new(seed, 0);
-    let (mut arrivals, mut services) = (streams.stream("a"), streams.stream("s"));
+    let (mut arrivals, mut services, mut heap) = start(seed);
     let end = END * 1_000_000_000;
-    let nanos = |x: f64| (x * 1e9) as u64;
-    let mut heap = BinaryHeap::new();
-    let first: f64 = Exp1.sample(&mut arrivals);
-    heap.push(Reverse((nanos(first / 0.8), ARRIVAL)));
     let (mut present, mut events, mut last, mut area) = (0u64, 0u64, 0u64, 0.0);
     while let Some(Reverse((now, kind))) = heap.pop() {
         if now > end {

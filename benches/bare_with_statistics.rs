@@ -5,14 +5,14 @@
 //! is the simulator's alone. Measured beside tpsim's M/M/1 as
 //! `network/bare_loop_with_statistics`.
 
-use crate::bare::END;
+use crate::bare::{ARRIVAL, DEPARTURE, END, nanos, start};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Throughput};
 use rand_distr::{Distribution, Exp1};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::hint::black_box;
-use tpsim::core::{BatchMeans, Quantiles, SimTime, Streams, Tally, TimeWeighted};
+use tpsim::core::{BatchMeans, Quantiles, SimTime, Tally, TimeWeighted};
 
 /// The bare loop keeping what tpsim's M/M/1 run reports, with tpsim's own
 /// statistics types: each response in a Welford tally, an HDR histogram
@@ -21,15 +21,8 @@ use tpsim::core::{BatchMeans, Quantiles, SimTime, Streams, Tally, TimeWeighted};
 /// waited (the station). Returns the events handled and the mean
 /// response, so that nothing is optimised away.
 fn bare_mm1_with_statistics(seed: u64) -> (u64, f64) {
-    const ARRIVAL: u8 = 0;
-    const DEPARTURE: u8 = 1;
-    let streams = Streams::new(seed, 0);
-    let (mut arrivals, mut services) = (streams.stream("a"), streams.stream("s"));
+    let (mut arrivals, mut services, mut heap) = start(seed);
     let end = END * 1_000_000_000;
-    let nanos = |x: f64| (x * 1e9) as u64;
-    let mut heap = BinaryHeap::new();
-    let first: f64 = Exp1.sample(&mut arrivals);
-    heap.push(Reverse((nanos(first / 0.8), ARRIVAL)));
     let mut queue: VecDeque<u64> = VecDeque::new();
     let (mut events, mut waited) = (0u64, 0u64);
     let (mut responses, mut visits, mut waits) = (Tally::new(), Tally::new(), Tally::new());
