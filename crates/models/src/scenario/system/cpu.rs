@@ -22,7 +22,7 @@ pub(crate) struct CpuFile {
     pub quantum: Seconds,
     /// `"round-robin"` (default), `"unix"` or `"multics"`.
     #[serde(default)]
-    pub scheduler: Option<String>,
+    pub scheduler: Option<SchedulerName>,
     /// The Multics scheduler's settings.
     #[serde(default)]
     pub multics: Option<MulticsFile>,
@@ -32,6 +32,15 @@ pub(crate) struct CpuFile {
     /// The eligibility limit (default: none).
     #[serde(default)]
     pub max_multiprogramming: Option<u32>,
+}
+
+/// `system.scheduler`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum SchedulerName {
+    RoundRobin,
+    Unix,
+    Multics,
 }
 
 /// `system.multics`: the Multics scheduler's settings (defaults in
@@ -149,18 +158,11 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
         true,
     );
     let max_multiprogramming = f.max_multiprogramming.filter(|&m| m > 0);
-    let scheduler = match f.scheduler.as_deref().unwrap_or("round-robin") {
-        "round-robin" => Some(Scheduler::RoundRobin),
-        "unix" => Some(Scheduler::Unix),
-        "multics" => multics(v, f.multics.as_ref(), max_multiprogramming).map(Scheduler::Multics),
-        other => {
-            v.report(
-                "system.scheduler",
-                format!(
-                    "unknown scheduler \"{other}\": expected \"round-robin\", \"unix\" or \"multics\""
-                ),
-            );
-            None
+    let scheduler = match f.scheduler.unwrap_or(SchedulerName::RoundRobin) {
+        SchedulerName::RoundRobin => Some(Scheduler::RoundRobin),
+        SchedulerName::Unix => Some(Scheduler::Unix),
+        SchedulerName::Multics => {
+            multics(v, f.multics.as_ref(), max_multiprogramming).map(Scheduler::Multics)
         }
     };
     if f.multics.is_some() && !matches!(scheduler, None | Some(Scheduler::Multics(_))) {
