@@ -10,8 +10,10 @@
 //!
 //! This module holds the processes, processors and devices; `users` the
 //! terminals and background work, `eligibility` who may compete for
-//! memory and processors, `scheduler` the ready queue, `paging`, `frames`
-//! and `swapping` the memory managers, `files` programs' files and exec,
+//! memory and processors, `scheduler` the ready queue, `memory` the
+//! calls the rest makes into memory management (the only place besides
+//! the managers that asks which policy runs), `paging`, `frames` and
+//! `swapping` the memory managers, `files` programs' files and exec,
 //! `devices` the disks, and `report` the statistics and the summary. A
 //! process's state is split the same way: `Process` holds what every
 //! process has, and the scheduler, eligibility, memory and the file
@@ -28,12 +30,9 @@ use super::{
     CommandClass, Locality, Mix, Phases, Placement, Policy, Population, ProcessCount, Region,
     Replacement, Scheduler, System,
 };
-use crate::measure::{Responses, StationMeter, per_second};
+use crate::measure::{Responses, StationMeter};
 use crate::run::{Run, Runnable, Setup, drive, event_index};
-use crate::summary::{
-    ClassSummary, CpuSplit, LoadSummary, MemorySummary, PagingSummary, ProbeSummary, Summary,
-    SwappingSummary,
-};
+use crate::summary::{ClassSummary, CpuSplit, LoadSummary, MemorySummary, ProbeSummary, Summary};
 use rand::RngExt;
 use serde::Serialize;
 use slab::Slab;
@@ -47,6 +46,7 @@ mod devices;
 mod eligibility;
 mod files;
 mod frames;
+mod memory;
 mod ordered;
 mod paged_swapper;
 mod paging;
@@ -561,18 +561,7 @@ impl<'a> SystemModel<'a> {
             mem: PerProcess::default(),
             pool: FreePool::new(sys.memory.user_frames()),
             bulk: BulkPages::default(),
-            frames: {
-                let frames = matches!(&sys.memory.policy,
-                    Policy::Paging(p) if p.replacement.daemon().is_some());
-                Frames::new(
-                    if frames { sys.memory.user_frames() } else { 0 },
-                    sys.classes
-                        .iter()
-                        .filter(|_| frames)
-                        .map(|c| sys.memory.pages_of(c.text)),
-                    streams.stream("paging/references"),
-                )
-            },
+            frames: memory::frames_of(sys, streams),
             swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
             texts: sys
                 .classes
@@ -592,26 +581,6 @@ impl<'a> SystemModel<'a> {
                 .map(|d| DeviceState::new(d, streams.stream(&format!("device/{}", d.name))))
                 .collect(),
             stats: Statistics::new(sys),
-        }
-    }
-
-    fn paging(&self) -> bool {
-        matches!(self.sys.memory.policy, Policy::Paging(_))
-    }
-
-    /// How memory is managed, as the candidate sets need to know.
-    fn memory(&self) -> candidates::Managed {
-        match &self.sys.memory.policy {
-            Policy::Swapping { .. } => candidates::Managed::Swapping,
-            Policy::Paging(p) => match p.replacement {
-                Replacement::ProcessLru => candidates::Managed::ProcessLru,
-                Replacement::Clock(daemon) => candidates::Managed::Frames {
-                    swapper: daemon.swapper.is_some(),
-                },
-                Replacement::WorkingSet { .. } | Replacement::PageFaultFrequency { .. } => {
-                    candidates::Managed::Frames { swapper: false }
-                }
-            },
         }
     }
 
@@ -644,7 +613,7 @@ impl<'a> SystemModel<'a> {
                     &format!("background/{}/{i}", b.name),
                 ));
                 let image = self.sys.classes[b.class].size;
-                if self.too_big(image) {
+                if self.never_fits(image) {
                     self.stats.background[entry].rejected += 1;
                     continue;
                 }
@@ -658,19 +627,12 @@ impl<'a> SystemModel<'a> {
             .set(ctx.now(), f64::from(self.user_processes));
         self.start_probe(ctx);
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
-        if self.clock().is_some() {
-            let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
-        }
+        self.start_memory(ctx);
         let warmup = self.sys.settings.warmup;
         if warmup > SimTime::ZERO {
             let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
         }
         true
-    }
-
-    /// Whether an image can never be in memory (swapping only).
-    fn too_big(&self, image: u64) -> bool {
-        !self.paging() && image > self.sys.memory.user_bytes()
     }
 
     /// Says whether the "user processes" index counts `pid`, a new process.
@@ -724,23 +686,12 @@ impl<'a> SystemModel<'a> {
         self.sched.insert(pid, Scheduling::new(now));
         self.eligibility.enter(pid);
         let exec = Exec {
-            pending: !self.paging(),
+            pending: self.exec_reads_image(),
             bytes: 0,
         };
         self.files.exec.insert(pid, exec);
         self.new_cycle(pid, now);
-        if self.clock().is_some() {
-            self.map_pages(pid);
-        }
-        if self.paging() {
-            self.recount(pid, now, |p| p.residence = Residence::In);
-        } else if self.swap.free_bytes >= self.bytes_to_load(pid)
-            && self.waiting_for_swap_in().is_none()
-        {
-            // Created in memory, as by fork when there is room.
-            self.load(pid);
-            self.recount(pid, now, |p| p.residence = Residence::In);
-        }
+        self.let_in(pid, now);
         pid
     }
 
@@ -789,18 +740,7 @@ impl<'a> SystemModel<'a> {
     /// Queues `pid` for eligibility at its level with its working-set
     /// estimate.
     fn wait_eligible(&mut self, pid: usize) {
-        let p = &self.procs[pid];
-        let estimate = match &self.sys.memory.policy {
-            // Under the local policies a process with no history is taken
-            // to need its whole image; under Multics, nothing.
-            Policy::Paging(paging) => match self.owners[p.owner].working_set {
-                Some(pages) => pages,
-                None if paging.replacement.load_control() => p.pages as f64,
-                None => 0.0,
-            },
-            // Under swapping a process needs its whole image.
-            Policy::Swapping { .. } => p.pages as f64,
-        };
+        let estimate = self.working_set_estimate(pid);
         self.eligibility.wait(pid, self.sched[pid].level, estimate);
     }
 
@@ -837,16 +777,7 @@ impl<'a> SystemModel<'a> {
         if !std::mem::take(&mut self.procs[pid].eligible) {
             return false;
         }
-        let (p, m) = (&self.procs[pid], &self.mem[pid]);
-        if self.paging() {
-            let resident = match self.text_of(pid) {
-                // Under frames, of a shared text only the resident pages
-                // of its locality set count.
-                Some(text) => m.held.resident + text.resident_in(&m.table),
-                None => m.held.resident + self.texts[p.class].held.resident,
-            };
-            self.owners[p.owner].working_set = Some(resident as f64);
-        }
+        self.note_resident_set(pid);
         self.eligibility.release(pid);
         true
     }
@@ -1131,10 +1062,8 @@ impl<'a> SystemModel<'a> {
             BurstKind::User(_) => p.cpu_user += work,
             BurstKind::Fault | BurstKind::SegmentFault => p.cpu_system += work,
         }
-        if let BurstKind::User(_) = burst.kind
-            && self.clock().is_some()
-        {
-            self.meter_work(burst, upto);
+        if let BurstKind::User(_) = burst.kind {
+            self.user_work_done(burst, upto);
         }
         let probe = self.is_probe(burst.pid);
         add_burst(
@@ -1326,33 +1255,8 @@ impl SystemModel<'_> {
             Purpose::Exec { pid } => self.exec_done(pid, ctx),
             Purpose::PageRead { pid } => self.page_read(pid, ctx),
             Purpose::PageWrite => {}
-            Purpose::SwapIn { pid } => {
-                self.swap.busy = false;
-                self.stats.counters.swap_ins += 1;
-                self.stats.counters.swapped_bytes += done.bytes;
-                self.mem[pid].last_swap = now;
-                self.recount(pid, now, |p| p.residence = Residence::In);
-                if self.procs[pid].state == State::Runnable {
-                    self.enqueue(pid, now);
-                    self.dispatch_idle(ctx);
-                }
-                self.swapper(ctx);
-            }
-            Purpose::SwapOut { pid } => {
-                self.swap.busy = false;
-                self.stats.counters.swap_outs += 1;
-                self.stats.counters.swapped_bytes += done.bytes;
-                if !self.paging() {
-                    // Under paging its pages were freed as it went out.
-                    self.unload(self.procs[pid].class);
-                }
-                self.mem[pid].last_swap = now;
-                self.recount(pid, now, |p| p.residence = Residence::Out);
-                if self.retiring(pid) {
-                    self.retire_shell(pid, ctx);
-                }
-                self.swapper(ctx);
-            }
+            Purpose::SwapIn { pid } => self.swap_in_done(pid, done.bytes, ctx),
+            Purpose::SwapOut { pid } => self.swap_out_done(pid, done.bytes, ctx),
         }
     }
 
@@ -1366,35 +1270,13 @@ impl SystemModel<'_> {
         let keys = self.procs[pid].keys;
         self.candidates.refile(pid, keys, Keys::default());
         let p = self.procs.remove(pid);
-        // The entry stays in the table, unread, until the slot is reused.
-        let (held, table) = {
-            let m = &mut self.mem[pid];
-            (m.held, std::mem::take(&mut m.table))
-        };
         if p.counted {
             self.user_processes -= 1;
             self.stats
                 .processes
                 .set(now, f64::from(self.user_processes));
         }
-        if self.clock().is_some() {
-            self.release_frames(&table);
-            self.serve_frame_waiters(ctx);
-        } else if self.paging() {
-            self.pool.frames += held.resident;
-            // Its reclaimable pages can be reclaimed by no one now.
-            self.pool.anonymous += held.resident + held.reclaimable;
-            self.bulk.used -= held.on_bulk;
-            self.serve_frame_waiters(ctx);
-        } else {
-            // A process swapped out (a sleeping shell whose user logged
-            // out) has no memory to give back.
-            debug_assert!(matches!(residence, Residence::In | Residence::Out));
-            if residence == Residence::In {
-                self.unload(p.class);
-            }
-            self.swapper(ctx);
-        }
+        self.release_memory(pid, p.class, residence, ctx);
     }
 
     /// Applies `change` to `pid`, keeping the counts of processes in the
@@ -1430,7 +1312,7 @@ impl SystemModel<'_> {
         let p = &self.procs[pid];
         let image = self.sys.classes[p.class].size;
         let exec_pending = self.files.exec[pid].pending;
-        let keys = Keys::of(p, &self.mem[pid], exec_pending, self.memory(), image);
+        let keys = Keys::of(p, &self.mem[pid], exec_pending, self.managed(), image);
         if keys != p.keys {
             self.candidates.refile(pid, p.keys, keys);
             self.procs[pid].keys = keys;
@@ -1514,82 +1396,8 @@ impl SystemModel<'_> {
             self.occupancy(),
             "the occupancy meter follows free memory"
         );
-        if self.paging() {
-            self.check_paged_memory();
-        } else {
-            self.check_swapped_memory();
-        }
+        self.check_memory();
         self.check_counts();
-    }
-
-    /// Paging: every frame is free, resident or being read into, and the
-    /// free pool and the bulk store hold what their holders say.
-    fn check_paged_memory(&self) {
-        let held = || self.procs.iter().map(|(pid, _)| self.mem[pid].held);
-        // A process waiting for a page read holds the frame it goes into.
-        // Klustering reads more pages with it.
-        let in_transit = self
-            .procs
-            .iter()
-            .filter(|&(pid, p)| {
-                p.state == State::Fault
-                    && !p.waiting_frame
-                    && self.mem[pid].fault_source != Source::InTransit
-            })
-            .map(|(pid, _)| 1 + self.mem[pid].table.klustered_count())
-            .sum::<u64>();
-        let resident: u64 = held()
-            .map(|h| h.resident)
-            .chain(self.texts.iter().map(|t| t.held.resident))
-            .sum();
-        assert_eq!(
-            self.pool.frames + resident + in_transit,
-            self.sys.memory.user_frames(),
-            "frames are free, resident or being read into"
-        );
-        let on_bulk: u64 = held()
-            .map(|h| h.on_bulk)
-            .chain(self.texts.iter().map(|t| t.held.on_bulk))
-            .sum();
-        assert_eq!(self.bulk.used, on_bulk);
-        let reclaimable: u64 = held()
-            .map(|h| h.reclaimable)
-            .chain(self.texts.iter().map(|t| t.held.reclaimable))
-            .sum();
-        assert_eq!(
-            self.pool.frames,
-            self.pool.anonymous + reclaimable,
-            "free frames hold nothing or a reclaimable page"
-        );
-        if self.clock().is_some() {
-            self.check_frames();
-        }
-    }
-
-    /// Swapping: free memory and the images and texts in memory add up to
-    /// user memory, and each text counts the processes in memory using it.
-    fn check_swapped_memory(&self) {
-        let procs = || self.procs.iter().map(|(_, p)| p);
-        let private: u64 = procs()
-            .filter(|p| p.residence != Residence::Out)
-            .map(|p| self.sys.classes[p.class].size - self.texts[p.class].bytes)
-            .sum();
-        let text: u64 = self
-            .texts
-            .iter()
-            .filter(|t| t.in_memory > 0)
-            .map(|t| t.bytes)
-            .sum();
-        assert_eq!(
-            self.swap.free_bytes + private + text,
-            self.sys.memory.user_bytes()
-        );
-        for (class, t) in self.texts.iter().enumerate() {
-            let users = procs()
-                .filter(|p| p.class == class && p.residence != Residence::Out)
-                .count() as u32;
-            assert_eq!(t.in_memory, users, "text users of class {class}");
-        }
     }
 
     /// The multiprogramming and waiting meters, the candidate sets, the
@@ -1613,7 +1421,7 @@ impl SystemModel<'_> {
                     p,
                     &self.mem[pid],
                     self.files.exec[pid].pending,
-                    self.memory(),
+                    self.managed(),
                     image
                 ),
                 "filed as its state says"
@@ -1726,9 +1534,8 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
 /// most
 /// `max_multiprogramming` processes, whatever their sizes.
 fn eligibility_rule(sys: &System) -> Rule {
-    if let (Scheduler::RoundRobin | Scheduler::Unix, Policy::Paging(p)) =
-        (sys.cpu.scheduler, &sys.memory.policy)
-        && p.replacement.load_control()
+    if let Scheduler::RoundRobin | Scheduler::Unix = sys.cpu.scheduler
+        && memory::load_controlled(sys)
     {
         // The local policies' load control: a command is let in while the
         // working sets (resident sets) of those in fit in user memory, one

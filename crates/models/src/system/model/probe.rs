@@ -174,15 +174,6 @@ impl SystemModel<'_> {
         (self.ready.len() + running) as u32
     }
 
-    /// User memory free \[bytes\].
-    fn free_memory(&self) -> u64 {
-        if self.paging() {
-            self.pool.frames * self.sys.memory.page
-        } else {
-            self.swap.free_bytes
-        }
-    }
-
     /// The private memory of the probe's benchmark now \[bytes\]: its
     /// resident pages, or its image in memory less the shared text.
     pub(super) fn probe_memory(&self) -> u64 {
@@ -195,13 +186,6 @@ impl SystemModel<'_> {
         else {
             return 0;
         };
-        let p = &self.procs[pid];
-        if self.paging() {
-            self.mem[pid].held.resident * self.sys.memory.page
-        } else if p.residence == Residence::In {
-            self.sys.classes[p.class].size - self.texts[p.class].bytes
-        } else {
-            0
-        }
+        self.private_memory(pid)
     }
 }

@@ -103,27 +103,13 @@ impl SystemModel<'_> {
     /// only with free memory, so the divisions are done only then, not
     /// after every event.
     pub(super) fn meter_occupancy(&mut self, now: SimTime) {
-        let free = if self.paging() {
-            self.pool.frames
-        } else {
-            self.swap.free_bytes
-        };
+        let free = self.free_units();
         if free != self.stats.occupancy_free {
             self.stats.occupancy_free = free;
             let occupancy = self.occupancy();
             if occupancy != self.stats.occupancy.value() {
                 self.stats.occupancy.set(now, occupancy);
             }
-        }
-    }
-
-    pub(super) fn occupancy(&self) -> f64 {
-        if self.paging() {
-            let frames = self.sys.memory.user_frames();
-            (frames - self.pool.frames) as f64 / frames as f64
-        } else {
-            let bytes = self.sys.memory.user_bytes();
-            (bytes - self.swap.free_bytes) as f64 / bytes as f64
         }
     }
 
@@ -168,7 +154,7 @@ impl SystemModel<'_> {
     /// Files the resident set (and under Multics the working-set estimate)
     /// of every process in the multiprogramming set under its class: a
     /// look at every process, once per load sample.
-    fn sample_set_sizes(&mut self) {
+    pub(super) fn sample_set_sizes(&mut self) {
         let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
         for (pid, p) in self.procs.iter() {
             if !indicators(p).0 {
@@ -196,11 +182,7 @@ impl SystemModel<'_> {
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
         let runnable = self.runnable();
-        // After the warm-up (a sample at its very end may come before the
-        // reset, which would drop it).
-        if self.paging() && ctx.now() > self.sys.settings.warmup {
-            self.sample_set_sizes();
-        }
+        self.sample_memory(ctx.now());
         if self.probe.is_some() && ctx.now() >= self.sys.settings.warmup {
             let user = self.sys.memory.user_bytes() as f64;
             let held = self.probe_memory() as f64 / user;
@@ -291,6 +273,7 @@ impl SystemModel<'_> {
             d.meter
                 .summary(&spec.name, discipline(spec), 1, true, now, span)
         }));
+        let (paging, swapping) = self.memory_summaries(&counters, span);
         let mut occupancy = self.stats.occupancy.clone();
         occupancy.set(now, self.occupancy());
         Summary {
@@ -308,8 +291,8 @@ impl SystemModel<'_> {
             stations,
             classes: self.class_summaries(span),
             cpu: Some(self.cpu_split(&counters, capacity, now)),
-            paging: self.paging().then(|| self.paging_summary(&counters, span)),
-            swapping: self.swapping_summary(&counters),
+            paging,
+            swapping,
             memory: Some(MemorySummary {
                 user_bytes: sys.memory.user_bytes(),
                 mean_occupancy: occupancy.mean(now),
@@ -402,52 +385,6 @@ impl SystemModel<'_> {
             mips: sys.cpu.mips,
             delivered_mips: sys.cpu.mips.map(|mips| mips * useful_of_non_idle * cpus),
         }
-    }
-
-    /// Faults, reads and writes of pages over `span` seconds (paging).
-    fn paging_summary(&self, counters: &Counters, span: f64) -> PagingSummary {
-        let reads = counters.bulk_reads + counters.disk_reads;
-        PagingSummary {
-            faults: counters.faults,
-            faults_per_second: per_second(counters.faults, span),
-            reclaims: counters.reclaims,
-            zero_fills: counters.zero_fills,
-            tav: if counters.faults > 0 {
-                counters.cpu_fault / counters.faults as f64
-            } else {
-                0.0
-            },
-            mean_fault_elapsed: self.stats.fault_time.mean(),
-            bulk_store_reads: counters.bulk_reads,
-            disk_reads: counters.disk_reads,
-            disk_fraction: if reads > 0 {
-                counters.disk_reads as f64 / reads as f64
-            } else {
-                0.0
-            },
-            page_writes: counters.page_writes,
-            pages_stolen: counters.pages_stolen,
-            klustered_pages: match &self.sys.memory.policy {
-                Policy::Paging(p) if p.kluster > 1 => Some(counters.klustered),
-                _ => None,
-            },
-        }
-    }
-
-    /// Swaps and the mean image moved, where a swapper runs: under
-    /// swapping, and behind the clock unless switched off.
-    fn swapping_summary(&self, counters: &Counters) -> Option<SwappingSummary> {
-        let moved = counters.swap_ins + counters.swap_outs;
-        let swapper = !self.paging() || self.clock().is_some_and(|c| c.swapper.is_some());
-        swapper.then(|| SwappingSummary {
-            swap_ins: counters.swap_ins,
-            swap_outs: counters.swap_outs,
-            mean_image_bytes: if moved > 0 {
-                counters.swapped_bytes / moved as f64
-            } else {
-                0.0
-            },
-        })
     }
 
     /// The probe's share of the processors (of `capacity`

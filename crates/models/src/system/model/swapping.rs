@@ -107,6 +107,41 @@ impl SystemModel<'_> {
         false
     }
 
+    /// A swap-in of `bytes` for `pid` is done: it is in memory, and runs
+    /// if it is ready.
+    pub(super) fn swap_in_done(&mut self, pid: usize, bytes: f64, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        self.swap.busy = false;
+        self.stats.counters.swap_ins += 1;
+        self.stats.counters.swapped_bytes += bytes;
+        self.mem[pid].last_swap = now;
+        self.recount(pid, now, |p| p.residence = Residence::In);
+        if self.procs[pid].state == State::Runnable {
+            self.enqueue(pid, now);
+            self.dispatch_idle(ctx);
+        }
+        self.swapper(ctx);
+    }
+
+    /// A swap-out of `bytes` for `pid` is done: under swapping its image's
+    /// memory goes back (under paging its pages were freed as it went
+    /// out), and a retiring shell goes.
+    pub(super) fn swap_out_done(&mut self, pid: usize, bytes: f64, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        self.swap.busy = false;
+        self.stats.counters.swap_outs += 1;
+        self.stats.counters.swapped_bytes += bytes;
+        if !self.paging() {
+            self.unload(self.procs[pid].class);
+        }
+        self.mem[pid].last_swap = now;
+        self.recount(pid, now, |p| p.residence = Residence::Out);
+        if self.retiring(pid) {
+            self.retire_shell(pid, ctx);
+        }
+        self.swapper(ctx);
+    }
+
     /// The bytes bringing `pid` into memory takes: its private part, and
     /// its class's text unless already in memory.
     pub(super) fn bytes_to_load(&self, pid: usize) -> u64 {

@@ -1,0 +1,371 @@
+//! The core's calls into memory management, in one place.
+//!
+//! The processes, processors, eligibility, the devices, the users and the
+//! probe ask memory through the calls here and nothing else: let a new
+//! process's image in, the working-set estimate it waits for eligibility
+//! with and the resident set it leaves, the processor time it ran (the
+//! clock meters its references), a swap moving it, its exit, and what the
+//! load indices and the summary report of memory. Each call dispatches on
+//! the policy (swapping, replacement by process, memory as frames); the
+//! mechanisms are in `swapping`, `paged_swapper`, `paging` and `frames`,
+//! which alone test the policy besides this file. The next fault of a
+//! burst (`fault_gap`), a fault (`fault`), a page read done (`page_read`)
+//! and the daemon's turn (`pageout`) are called by those names.
+
+use super::candidates::Managed;
+use super::frames::Frames;
+use super::{Burst, Context, Counters, Event, Residence, SimTime, Streams, SystemModel};
+#[cfg(debug_assertions)]
+use super::{Source, State};
+use crate::measure::per_second;
+use crate::summary::{PagingSummary, SwappingSummary};
+use crate::system::{Policy, Replacement, System};
+
+/// The frames of `sys`'s memory as frames, with their reference stream
+/// (none under other policies).
+pub(super) fn frames_of(sys: &System, streams: &Streams) -> Frames {
+    let frames = matches!(&sys.memory.policy,
+        Policy::Paging(p) if p.replacement.daemon().is_some());
+    Frames::new(
+        if frames { sys.memory.user_frames() } else { 0 },
+        sys.classes
+            .iter()
+            .filter(|_| frames)
+            .map(|c| sys.memory.pages_of(c.text)),
+        streams.stream("paging/references"),
+    )
+}
+
+/// Whether `sys`'s memory policy lets a command in only while the
+/// resident sets fit (the working set and page-fault frequency).
+pub(super) fn load_controlled(sys: &System) -> bool {
+    matches!(&sys.memory.policy, Policy::Paging(p) if p.replacement.load_control())
+}
+
+impl SystemModel<'_> {
+    /// Whether memory is paged (counted or as frames).
+    pub(super) fn paging(&self) -> bool {
+        matches!(self.sys.memory.policy, Policy::Paging(_))
+    }
+
+    /// How memory is managed, as the candidate sets need to know.
+    pub(super) fn managed(&self) -> Managed {
+        match &self.sys.memory.policy {
+            Policy::Swapping { .. } => Managed::Swapping,
+            Policy::Paging(p) => match p.replacement {
+                Replacement::ProcessLru => Managed::ProcessLru,
+                Replacement::Clock(daemon) => Managed::Frames {
+                    swapper: daemon.swapper.is_some(),
+                },
+                Replacement::WorkingSet { .. } | Replacement::PageFaultFrequency { .. } => {
+                    Managed::Frames { swapper: false }
+                }
+            },
+        }
+    }
+
+    /// What memory schedules at the start of a run: the pageout daemon's
+    /// first turn, under the clock.
+    pub(super) fn start_memory(&mut self, ctx: &mut Context<Event>) {
+        if self.clock().is_some() {
+            let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
+        }
+    }
+
+    /// Whether an image of `image` bytes can never be in memory (swapping
+    /// holds images whole).
+    pub(super) fn never_fits(&self, image: u64) -> bool {
+        !self.paging() && image > self.sys.memory.user_bytes()
+    }
+
+    /// Whether exec reads a new command's image before it runs (swapping),
+    /// rather than its pages coming in by faults.
+    pub(super) fn exec_reads_image(&self) -> bool {
+        !self.paging()
+    }
+
+    /// Lets `pid`, a new process, into memory as far as the policy does at
+    /// once: under paging it is in (its pages come by faults; under frames
+    /// its page table is made); under swapping it is created in memory if
+    /// there is room and nobody waits to come in, as by fork.
+    pub(super) fn let_in(&mut self, pid: usize, now: SimTime) {
+        if self.clock().is_some() {
+            self.map_pages(pid);
+        }
+        if self.paging() {
+            self.recount(pid, now, |p| p.residence = Residence::In);
+        } else if self.swap.free_bytes >= self.bytes_to_load(pid)
+            && self.waiting_for_swap_in().is_none()
+        {
+            self.load(pid);
+            self.recount(pid, now, |p| p.residence = Residence::In);
+        }
+    }
+
+    /// The working-set estimate `pid` waits for eligibility with \[pages\]:
+    /// under paging its owner's last resident set, or with no history its
+    /// whole image under the local policies and nothing under Multics;
+    /// under swapping its whole image.
+    pub(super) fn working_set_estimate(&self, pid: usize) -> f64 {
+        let p = &self.procs[pid];
+        match &self.sys.memory.policy {
+            Policy::Paging(paging) => match self.owners[p.owner].working_set {
+                Some(pages) => pages,
+                None if paging.replacement.load_control() => p.pages as f64,
+                None => 0.0,
+            },
+            Policy::Swapping { .. } => p.pages as f64,
+        }
+    }
+
+    /// `pid` gives up eligibility: under paging its resident set is left
+    /// as its owner's working-set estimate (under frames, of a shared text
+    /// only the resident pages of its locality set count).
+    pub(super) fn note_resident_set(&mut self, pid: usize) {
+        if !self.paging() {
+            return;
+        }
+        let (p, m) = (&self.procs[pid], &self.mem[pid]);
+        let resident = match self.text_of(pid) {
+            Some(text) => m.held.resident + text.resident_in(&m.table),
+            None => m.held.resident + self.texts[p.class].held.resident,
+        };
+        self.owners[p.owner].working_set = Some(resident as f64);
+    }
+
+    /// The process of `burst` ran its own work up to `upto`: under the
+    /// clock, its references are metered.
+    pub(super) fn user_work_done(&mut self, burst: &Burst, upto: SimTime) {
+        if self.clock().is_some() {
+            self.meter_work(burst, upto);
+        }
+    }
+
+    /// `pid`, of `class`, has exited from `residence`: its memory goes back
+    /// (its frames, its counted pages, or its image), and whoever waits
+    /// for memory is served.
+    pub(super) fn release_memory(
+        &mut self,
+        pid: usize,
+        class: usize,
+        residence: Residence,
+        ctx: &mut Context<Event>,
+    ) {
+        // The entry stays in the table, unread, until the slot is reused.
+        let (held, table) = {
+            let m = &mut self.mem[pid];
+            (m.held, std::mem::take(&mut m.table))
+        };
+        if self.clock().is_some() {
+            self.release_frames(&table);
+            self.serve_frame_waiters(ctx);
+        } else if self.paging() {
+            self.pool.frames += held.resident;
+            // Its reclaimable pages can be reclaimed by no one now.
+            self.pool.anonymous += held.resident + held.reclaimable;
+            self.bulk.used -= held.on_bulk;
+            self.serve_frame_waiters(ctx);
+        } else {
+            // A process swapped out (a sleeping shell whose user logged
+            // out) has no memory to give back.
+            debug_assert!(matches!(residence, Residence::In | Residence::Out));
+            if residence == Residence::In {
+                self.unload(class);
+            }
+            self.swapper(ctx);
+        }
+    }
+
+    /// Free user memory, in the unit the policy counts it in: frames
+    /// under paging, bytes under swapping.
+    pub(super) fn free_units(&self) -> u64 {
+        if self.paging() {
+            self.pool.frames
+        } else {
+            self.swap.free_bytes
+        }
+    }
+
+    /// User memory free \[bytes\].
+    pub(super) fn free_memory(&self) -> u64 {
+        if self.paging() {
+            self.pool.frames * self.sys.memory.page
+        } else {
+            self.swap.free_bytes
+        }
+    }
+
+    /// The fraction of user memory in use.
+    pub(super) fn occupancy(&self) -> f64 {
+        if self.paging() {
+            let frames = self.sys.memory.user_frames();
+            (frames - self.pool.frames) as f64 / frames as f64
+        } else {
+            let bytes = self.sys.memory.user_bytes();
+            (bytes - self.swap.free_bytes) as f64 / bytes as f64
+        }
+    }
+
+    /// The private memory `pid` holds now \[bytes\]: its resident pages,
+    /// or its image in memory less the shared text.
+    pub(super) fn private_memory(&self, pid: usize) -> u64 {
+        let p = &self.procs[pid];
+        if self.paging() {
+            self.mem[pid].held.resident * self.sys.memory.page
+        } else if p.residence == Residence::In {
+            self.sys.classes[p.class].size - self.texts[p.class].bytes
+        } else {
+            0
+        }
+    }
+
+    /// Memory's part of a load sample at `now`: under paging, the set
+    /// sizes of the processes in memory (after the warm-up; a sample at
+    /// its very end may come before the reset, which would drop it).
+    pub(super) fn sample_memory(&mut self, now: SimTime) {
+        if self.paging() && now > self.sys.settings.warmup {
+            self.sample_set_sizes();
+        }
+    }
+
+    /// The summary's paging section (under paging) and swapping section
+    /// (where a swapper runs: under swapping, and behind the clock unless
+    /// switched off).
+    pub(super) fn memory_summaries(
+        &self,
+        counters: &Counters,
+        span: f64,
+    ) -> (Option<PagingSummary>, Option<SwappingSummary>) {
+        let swapper = !self.paging() || self.clock().is_some_and(|c| c.swapper.is_some());
+        (
+            self.paging().then(|| self.paging_summary(counters, span)),
+            swapper.then(|| self.swapping_summary(counters)),
+        )
+    }
+
+    /// Faults, reads and writes of pages over `span` seconds (paging).
+    fn paging_summary(&self, counters: &Counters, span: f64) -> PagingSummary {
+        let reads = counters.bulk_reads + counters.disk_reads;
+        PagingSummary {
+            faults: counters.faults,
+            faults_per_second: per_second(counters.faults, span),
+            reclaims: counters.reclaims,
+            zero_fills: counters.zero_fills,
+            tav: if counters.faults > 0 {
+                counters.cpu_fault / counters.faults as f64
+            } else {
+                0.0
+            },
+            mean_fault_elapsed: self.stats.fault_time.mean(),
+            bulk_store_reads: counters.bulk_reads,
+            disk_reads: counters.disk_reads,
+            disk_fraction: if reads > 0 {
+                counters.disk_reads as f64 / reads as f64
+            } else {
+                0.0
+            },
+            page_writes: counters.page_writes,
+            pages_stolen: counters.pages_stolen,
+            klustered_pages: match &self.sys.memory.policy {
+                Policy::Paging(p) if p.kluster > 1 => Some(counters.klustered),
+                _ => None,
+            },
+        }
+    }
+
+    /// Swaps and the mean image moved.
+    fn swapping_summary(&self, counters: &Counters) -> SwappingSummary {
+        let moved = counters.swap_ins + counters.swap_outs;
+        SwappingSummary {
+            swap_ins: counters.swap_ins,
+            swap_outs: counters.swap_outs,
+            mean_image_bytes: if moved > 0 {
+                counters.swapped_bytes / moved as f64
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// Rechecks memory's accounting.
+    #[cfg(debug_assertions)]
+    pub(super) fn check_memory(&self) {
+        if self.paging() {
+            self.check_paged_memory();
+        } else {
+            self.check_swapped_memory();
+        }
+    }
+
+    /// Paging: every frame is free, resident or being read into, and the
+    /// free pool and the bulk store hold what their holders say.
+    #[cfg(debug_assertions)]
+    fn check_paged_memory(&self) {
+        let held = || self.procs.iter().map(|(pid, _)| self.mem[pid].held);
+        // A process waiting for a page read holds the frame it goes into.
+        // Klustering reads more pages with it.
+        let in_transit = self
+            .procs
+            .iter()
+            .filter(|&(pid, p)| {
+                p.state == State::Fault
+                    && !p.waiting_frame
+                    && self.mem[pid].fault_source != Source::InTransit
+            })
+            .map(|(pid, _)| 1 + self.mem[pid].table.klustered_count())
+            .sum::<u64>();
+        let resident: u64 = held()
+            .map(|h| h.resident)
+            .chain(self.texts.iter().map(|t| t.held.resident))
+            .sum();
+        assert_eq!(
+            self.pool.frames + resident + in_transit,
+            self.sys.memory.user_frames(),
+            "frames are free, resident or being read into"
+        );
+        let on_bulk: u64 = held()
+            .map(|h| h.on_bulk)
+            .chain(self.texts.iter().map(|t| t.held.on_bulk))
+            .sum();
+        assert_eq!(self.bulk.used, on_bulk);
+        let reclaimable: u64 = held()
+            .map(|h| h.reclaimable)
+            .chain(self.texts.iter().map(|t| t.held.reclaimable))
+            .sum();
+        assert_eq!(
+            self.pool.frames,
+            self.pool.anonymous + reclaimable,
+            "free frames hold nothing or a reclaimable page"
+        );
+        if self.clock().is_some() {
+            self.check_frames();
+        }
+    }
+
+    /// Swapping: free memory and the images and texts in memory add up to
+    /// user memory, and each text counts the processes in memory using it.
+    #[cfg(debug_assertions)]
+    fn check_swapped_memory(&self) {
+        let procs = || self.procs.iter().map(|(_, p)| p);
+        let private: u64 = procs()
+            .filter(|p| p.residence != Residence::Out)
+            .map(|p| self.sys.classes[p.class].size - self.texts[p.class].bytes)
+            .sum();
+        let text: u64 = self
+            .texts
+            .iter()
+            .filter(|t| t.in_memory > 0)
+            .map(|t| t.bytes)
+            .sum();
+        assert_eq!(
+            self.swap.free_bytes + private + text,
+            self.sys.memory.user_bytes()
+        );
+        for (class, t) in self.texts.iter().enumerate() {
+            let users = procs()
+                .filter(|p| p.class == class && p.residence != Residence::Out)
+                .count() as u32;
+            assert_eq!(t.in_memory, users, "text users of class {class}");
+        }
+    }
+}
