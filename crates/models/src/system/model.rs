@@ -61,14 +61,14 @@ use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use files::{Exec, Files};
-use frames::{Frames, LifetimeMeter, PageTable};
+use frames::LifetimeMeter;
+use memory::{MemoryState, ProcessMemory};
 use ordered::SlotHeap;
-use paging::{BulkPages, FreePool, Pages, Source, Text};
+use paging::{Pages, Source};
 use per_process::PerProcess;
 pub use probe::Observation;
 use report::Statistics;
 use scheduler::{Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
-use swapping::Swapper;
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -321,33 +321,6 @@ struct Process {
     generation: u64,
 }
 
-/// What memory management keeps of each process, in its own table
-/// beside the process table.
-#[derive(Debug)]
-struct ProcessMemory {
-    /// Private pages, resident and on the bulk store (paging).
-    held: Pages,
-    /// Its page table and phase (replacement by the clock).
-    table: PageTable,
-    /// When the image last moved in or out (swapping).
-    last_swap: SimTime,
-    /// The swapper behind the clock: its resident pages when it was last
-    /// swapped out (3BSD `p_swrss`).
-    swapped_rss: u64,
-    /// When its pending fault began.
-    fault_started: SimTime,
-    /// Private pages touched so far: the others have never been in memory
-    /// (memory counted; with memory as frames the page table tells).
-    touched: u64,
-    /// Where the pending faulted page comes from.
-    fault_source: Source,
-    /// Whether the pending page is of the class's shared text.
-    fault_in_text: bool,
-    /// Whether the pending page is read from the program's file (text, or
-    /// a first touch of a page with contents), not from the swap area.
-    fault_from_file: bool,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Outcome {
     Done,
@@ -518,19 +491,8 @@ pub struct SystemModel<'a> {
     /// The processes replacement and the swapper choose from.
     candidates: Candidates,
     eligibility: Eligibility,
-    // Memory.
-    /// Memory's state of each process.
-    mem: PerProcess<ProcessMemory>,
-    /// Paging: the free pool of frames.
-    pool: FreePool,
-    /// Paging: the pages on the bulk store.
-    bulk: BulkPages,
-    /// Replacement by the clock: the frames and the hand.
-    frames: Frames,
-    /// Swapping: free memory and the swapper.
-    swap: Swapper,
-    /// Each class's shared text.
-    texts: Vec<Text>,
+    /// Memory management's state.
+    memory: MemoryState,
     /// The file system.
     files: Files,
     // Devices.
@@ -558,22 +520,7 @@ impl<'a> SystemModel<'a> {
             cpus: Processors::new(sys.cpu.count as usize),
             candidates: Candidates::default(),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
-            mem: PerProcess::default(),
-            pool: FreePool::new(sys.memory.user_frames()),
-            bulk: BulkPages::default(),
-            frames: memory::frames_of(sys, streams),
-            swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
-            texts: sys
-                .classes
-                .iter()
-                .map(|c| Text {
-                    held: Pages::default(),
-                    pages: sys.memory.pages_of(c.text),
-                    bytes: c.text,
-                    last_used: SimTime::ZERO,
-                    in_memory: 0,
-                })
-                .collect(),
+            memory: MemoryState::new(sys, streams),
             files: Files::default(),
             devices: sys
                 .devices
@@ -669,20 +616,7 @@ impl<'a> SystemModel<'a> {
             waiting_frame: false,
             generation: self.next_generation,
         });
-        self.mem.insert(
-            pid,
-            ProcessMemory {
-                held: Pages::default(),
-                table: PageTable::default(),
-                last_swap: now,
-                swapped_rss: 0,
-                fault_started: now,
-                touched: 0,
-                fault_source: Source::ZeroFill,
-                fault_in_text: false,
-                fault_from_file: false,
-            },
-        );
+        self.memory.enter(pid, now);
         self.sched.insert(pid, Scheduling::new(now));
         self.eligibility.enter(pid);
         let exec = Exec {
@@ -1146,7 +1080,7 @@ impl<'a> SystemModel<'a> {
         self.meter_idle(now);
         self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
-        self.texts[self.procs[pid].class].last_used = now;
+        self.memory.left_processor(self.procs[pid].class, now);
     }
 
     /// `pid` on `cpu` took a segment fault: the kernel's handling runs on
@@ -1229,7 +1163,7 @@ impl SystemModel<'_> {
     fn region(&self, purpose: Purpose) -> Region {
         match purpose {
             Purpose::Io { .. } | Purpose::Exec { .. } => Region::Files,
-            Purpose::PageRead { pid } if self.mem[pid].fault_from_file => Region::Files,
+            Purpose::PageRead { pid } if self.memory.of[pid].fault_from_file => Region::Files,
             Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
             Purpose::SwapIn { .. } | Purpose::SwapOut { .. } => Region::Swap,
         }
@@ -1288,11 +1222,7 @@ impl SystemModel<'_> {
         let after = indicators(&self.procs[pid]);
         let is_in = self.procs[pid].residence == Residence::In;
         if was_in != is_in {
-            self.swap.loaded = if is_in {
-                self.swap.loaded + 1
-            } else {
-                self.swap.loaded - 1
-            };
+            self.memory.swap.count_loaded(is_in);
         }
         if before.0 != after.0 {
             let delta = f64::from(u8::from(after.0)) - f64::from(u8::from(before.0));
@@ -1312,7 +1242,7 @@ impl SystemModel<'_> {
         let p = &self.procs[pid];
         let image = self.sys.classes[p.class].size;
         let exec_pending = self.files.exec[pid].pending;
-        let keys = Keys::of(p, &self.mem[pid], exec_pending, self.managed(), image);
+        let keys = Keys::of(p, &self.memory.of[pid], exec_pending, self.managed(), image);
         if keys != p.keys {
             self.candidates.refile(pid, p.keys, keys);
             self.procs[pid].keys = keys;
@@ -1368,13 +1298,7 @@ impl Model for SystemModel<'_> {
             Event::BurstEnd { cpu } => self.burst_end(cpu as usize, ctx),
             Event::DeviceDone { device } => self.device_done(device as usize, ctx),
             Event::Wake { pid } => self.wake(pid as usize, ctx),
-            Event::SwapperRetry => {
-                // The swapper looks once a second while it cannot act: one
-                // look pending at a time, not one per failed attempt.
-                assert!(self.swap.retry, "a swapper look fired that was not pending");
-                self.swap.retry = false;
-                self.swapper(ctx);
-            }
+            Event::SwapperRetry => self.swapper_retry(ctx),
             Event::LoadSample => self.sample_load(ctx),
             Event::Pageout => self.pageout(ctx),
             Event::ProbeCycle { owner } => self.probe_cycle(owner as usize, ctx),
@@ -1419,7 +1343,7 @@ impl SystemModel<'_> {
                 p.keys,
                 Keys::of(
                     p,
-                    &self.mem[pid],
+                    &self.memory.of[pid],
                     self.files.exec[pid].pending,
                     self.managed(),
                     image

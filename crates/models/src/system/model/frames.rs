@@ -553,7 +553,7 @@ impl SystemModel<'_> {
     /// A new process's page table: nothing touched, its first phase begun.
     pub(super) fn map_pages(&mut self, pid: usize) {
         let pages = self.procs[pid].pages as usize;
-        let table = &mut self.mem[pid].table;
+        let table = &mut self.memory.of[pid].table;
         table.entries = vec![Pte::Untouched; pages];
         table.slot_of = vec![NIL; pages];
         self.new_phase(pid);
@@ -578,9 +578,9 @@ impl SystemModel<'_> {
     /// moves the process to its next phase).
     pub(super) fn phase_fault_gap(&mut self, pid: usize) -> SimTime {
         let missing = self.set_missing(pid);
-        self.mem[pid].table.drawn_missing = missing;
+        self.memory.of[pid].table.drawn_missing = missing;
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let mean = m
             .table
             .mean_time_between_faults(self.phases_of(pid), missing);
@@ -608,7 +608,7 @@ impl SystemModel<'_> {
     pub(super) fn clock_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         if p.cpu_user >= m.table.phase_end {
             self.new_phase(pid);
             self.dispatch(cpu, pid, false, ctx);
@@ -625,9 +625,9 @@ impl SystemModel<'_> {
             self.stats.lifetimes[class].bin(resident).1 += 1;
         }
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let rng = &mut self.owners[p.owner].rngs.faults;
-        let text = self.frames.text(class);
+        let text = self.memory.frames.text(class);
         let drawn = m.table.draw_missing(missing, text, rng);
         // The page is missing, so what page-fault frequency frees is not it.
         let freed = self.fault_frequency(pid, ctx);
@@ -641,7 +641,7 @@ impl SystemModel<'_> {
                 (page, source, true, from_file)
             }
         };
-        self.mem[pid].table.faulting = page;
+        self.memory.of[pid].table.faulting = page;
         self.fault_path(cpu, pid, source, in_text, from_file, ctx);
         // Processes waiting for frames get those freed now that the
         // processor is in the fault path, where none of them can take it.
@@ -655,7 +655,7 @@ impl SystemModel<'_> {
     /// revalidation are done at once.
     fn private_fault(&mut self, pid: usize, page: u32) -> (Source, bool) {
         let class = self.procs[pid].class;
-        let entry = self.mem[pid].table.entries[page as usize];
+        let entry = self.memory.of[pid].table.entries[page as usize];
         let sys = self.sys;
         let Policy::Paging(paging) = &sys.memory.policy else {
             unreachable!("the clock is a paging policy");
@@ -676,8 +676,8 @@ impl SystemModel<'_> {
                 // frame is taken it counts as on the drives, where the
                 // bulk store's overflow cannot take it.
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
-                self.frames.bulk.used -= 1;
-                self.mem[pid].table.entries[page as usize] = Pte::Out;
+                self.memory.frames.bulk.used -= 1;
+                self.memory.of[pid].table.entries[page as usize] = Pte::Out;
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
@@ -695,7 +695,7 @@ impl SystemModel<'_> {
     /// missing then.
     fn fault_stands(&mut self, pid: usize, missing: u64) -> bool {
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let drawn = m.table.drawn_missing;
         assert!(
             missing <= drawn,
@@ -713,7 +713,7 @@ impl SystemModel<'_> {
             return false;
         };
         let now = self.procs[pid].cpu_user;
-        let previous = std::mem::replace(&mut self.mem[pid].table.last_fault, now);
+        let previous = std::mem::replace(&mut self.memory.of[pid].table.last_fault, now);
         now - previous > interval && self.free_unreferenced_since(pid, previous, ctx)
     }
 
@@ -721,25 +721,25 @@ impl SystemModel<'_> {
     /// invalidated in frame `f`; the trap makes it valid again, without I/O.
     fn revalidate(&mut self, pid: usize, page: u32, f: u32) {
         self.stats.counters.reclaims += 1;
-        let frame = &mut self.frames.frames[f as usize];
+        let frame = &mut self.memory.frames.frames[f as usize];
         assert!(!frame.valid, "only an invalidated page traps");
         frame.valid = true;
-        self.mem[pid].table.mark_resident(page);
+        self.memory.of[pid].table.mark_resident(page);
     }
 
     /// `pid` takes back `page` from frame `f` on the free list.
     fn reclaim(&mut self, pid: usize, page: u32, f: u32) {
         self.stats.counters.reclaims += 1;
-        self.frames.unlink(f);
-        self.pool.frames -= 1;
+        self.memory.frames.unlink(f);
+        self.memory.pool.frames -= 1;
         let vt = self.procs[pid].cpu_user;
-        let frame = &mut self.frames.frames[f as usize];
+        let frame = &mut self.memory.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = true;
         frame.valid = true;
         frame.last_ref = vt;
         frame.decided = vt;
-        let m = &mut self.mem[pid];
+        let m = &mut self.memory.of[pid];
         m.held.reclaimable -= 1;
         m.held.resident += 1;
         m.table.entries[page as usize] = Pte::Resident(f);
@@ -758,27 +758,27 @@ impl SystemModel<'_> {
             Pageout::Daemon => clock.desfree,
             Pageout::Fault => clock.lotsfree,
         };
-        let Some(f) = self.frames.pop_front() else {
+        let Some(f) = self.memory.frames.pop_front() else {
             self.scan(ctx);
             return false;
         };
         self.take_free_frame(f);
-        let frame = self.frames.frames[f as usize];
+        let frame = self.memory.frames.frames[f as usize];
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let page = m.table.faulting;
         let owner = match m.fault_in_text {
             true => FrameOwner::text(p.class),
             false => FrameOwner::process(pid),
         };
-        self.frames.frames[f as usize] = Frame {
+        self.memory.frames.frames[f as usize] = Frame {
             owner,
             page,
             use_: Use::Reading,
             ..frame
         };
         *self.entry_mut(owner, page) = Pte::Reading(f);
-        if self.pool.frames < wake_below {
+        if self.memory.pool.frames < wake_below {
             self.scan(ctx);
         }
         true
@@ -789,21 +789,21 @@ impl SystemModel<'_> {
     /// working set, brought in now). A page of shared text is the text's.
     pub(super) fn clock_place_page(&mut self, pid: usize, now: SimTime) {
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let page = m.table.faulting;
         if m.fault_in_text {
             let class = p.class;
-            let Pte::Reading(f) = self.frames.texts[class].entries[page as usize] else {
+            let Pte::Reading(f) = self.memory.frames.texts[class].entries[page as usize] else {
                 unreachable!("a text page is read into the frame taken for it");
             };
             self.fill_text_frame(class, page, f, now);
             return;
         }
-        let Pte::Reading(f) = self.mem[pid].table.entries[page as usize] else {
+        let Pte::Reading(f) = self.memory.of[pid].table.entries[page as usize] else {
             unreachable!("a page is read into the frame taken for it");
         };
         self.fill_frame(pid, page, f, true);
-        for (page, f) in std::mem::take(&mut self.mem[pid].table.klustered) {
+        for (page, f) in std::mem::take(&mut self.memory.of[pid].table.klustered) {
             self.fill_frame(pid, page, f, false);
         }
     }
@@ -814,8 +814,8 @@ impl SystemModel<'_> {
         let dirty = self.sys.classes[self.procs[pid].class].dirty;
         let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
         let p = &mut self.procs[pid];
-        let m = &mut self.mem[pid];
-        let frame = &mut self.frames.frames[f as usize];
+        let m = &mut self.memory.of[pid];
+        let frame = &mut self.memory.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = referenced;
         frame.valid = true;
@@ -835,7 +835,7 @@ impl SystemModel<'_> {
             return 0;
         };
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let from_bulk = paging
             .bulk_store
             .as_ref()
@@ -849,16 +849,16 @@ impl SystemModel<'_> {
         let last = (first + k).min(p.pages as u32);
         let mut extra = 0;
         for other in first..last {
-            if other == page || self.mem[pid].table.entries[other as usize] != Pte::Out {
+            if other == page || self.memory.of[pid].table.entries[other as usize] != Pte::Out {
                 continue;
             }
-            let Some(f) = self.frames.pop_front() else {
+            let Some(f) = self.memory.frames.pop_front() else {
                 break;
             };
             self.take_free_frame(f);
-            let frame = &mut self.frames.frames[f as usize];
+            let frame = &mut self.memory.frames.frames[f as usize];
             (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), other, Use::Reading);
-            let t = &mut self.mem[pid].table;
+            let t = &mut self.memory.of[pid].table;
             t.entries[other as usize] = Pte::Reading(f);
             t.klustered.push((other, f));
             extra += 1;
@@ -870,10 +870,10 @@ impl SystemModel<'_> {
     /// Accounts for frame `f`, just taken off the free list: a page it still
     /// held is lost to its owner for good.
     fn take_free_frame(&mut self, f: u32) {
-        self.pool.frames -= 1;
-        let frame = self.frames.frames[f as usize];
+        self.memory.pool.frames -= 1;
+        let frame = self.memory.frames.frames[f as usize];
         if frame.owner.is_nobody() {
-            self.pool.anonymous -= 1;
+            self.memory.pool.anonymous -= 1;
         } else {
             self.held_by(frame.owner).reclaimable -= 1;
             *self.entry_mut(frame.owner, frame.page) = Pte::Out;
@@ -883,16 +883,16 @@ impl SystemModel<'_> {
     /// The entry of `page` of `owner`, a process or a class's text.
     fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
         match owner.whose() {
-            Whose::Process(pid) => &mut self.mem[pid].table.entries[page as usize],
-            Whose::Text(class) => &mut self.frames.texts[class].entries[page as usize],
+            Whose::Process(pid) => &mut self.memory.of[pid].table.entries[page as usize],
+            Whose::Text(class) => &mut self.memory.frames.texts[class].entries[page as usize],
         }
     }
 
     /// The pages held by `owner`, a process or a class's text.
     fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
         match owner.whose() {
-            Whose::Process(pid) => &mut self.mem[pid].held,
-            Whose::Text(class) => &mut self.texts[class].held,
+            Whose::Process(pid) => &mut self.memory.of[pid].held,
+            Whose::Text(class) => &mut self.memory.texts[class].held,
         }
     }
 
@@ -903,9 +903,9 @@ impl SystemModel<'_> {
         if let Some(settings) = clock.swapper {
             self.vmmeter(settings);
         }
-        self.frames.budget = clock.scan_budget(
-            self.pool.frames,
-            self.swap.deficit,
+        self.memory.frames.budget = clock.scan_budget(
+            self.memory.pool.frames,
+            self.memory.swap.deficit,
             self.sys.memory.user_frames(),
         );
         self.scan(ctx);
@@ -927,21 +927,21 @@ impl SystemModel<'_> {
     /// looks at if it was not referenced since the front hand passed.
     fn scan(&mut self, ctx: &mut Context<Event>) {
         let clock = *self.clock().expect("under the clock");
-        let count = self.frames.frames.len() as u32;
+        let count = self.memory.frames.frames.len() as u32;
         let mut freed = false;
         // The fault handler has no budget, only a bound: in two revolutions
         // the hand frees every page it may take.
         let mut steps = match clock.pageout {
-            Pageout::Daemon => self.frames.budget,
+            Pageout::Daemon => self.memory.frames.budget,
             Pageout::Fault => 2 * u64::from(count),
         };
-        while steps > 0 && self.pool.frames < clock.lotsfree {
+        while steps > 0 && self.memory.pool.frames < clock.lotsfree {
             steps -= 1;
             if clock.pageout == Pageout::Daemon {
-                self.frames.budget -= 1;
+                self.memory.frames.budget -= 1;
             }
-            let f = self.frames.hand;
-            self.frames.hand = (f + 1) % count;
+            let f = self.memory.frames.hand;
+            self.memory.frames.hand = (f + 1) % count;
             let simulated = clock.reference_bits == ReferenceBits::Simulated;
             let free = match clock.handspread {
                 // One hand clears the bit of a referenced page and frees
@@ -971,7 +971,7 @@ impl SystemModel<'_> {
     /// Whether a hand may take the page in frame `f`: a resident page
     /// whose owner is not on a processor.
     fn open_at_hand(&self, f: u32) -> bool {
-        let frame = &self.frames.frames[f as usize];
+        let frame = &self.memory.frames.frames[f as usize];
         frame.use_ == Use::Resident
             && match frame.owner.whose() {
                 Whose::Process(pid) => self.procs[pid].state != State::Running,
@@ -984,10 +984,10 @@ impl SystemModel<'_> {
     /// valid again).
     fn referenced_since_cleared(&mut self, f: u32, simulated: bool) -> bool {
         if simulated {
-            return self.frames.frames[f as usize].valid;
+            return self.memory.frames.frames[f as usize].valid;
         }
         self.decide_references(f);
-        self.frames.frames[f as usize].referenced
+        self.memory.frames.frames[f as usize].referenced
     }
 
     /// Clears the reference bit of the page in frame `f` (simulated bits:
@@ -995,14 +995,14 @@ impl SystemModel<'_> {
     /// whether it was set.
     fn clear_reference(&mut self, f: u32, simulated: bool) -> bool {
         let was = self.referenced_since_cleared(f, simulated);
-        let frame = &mut self.frames.frames[f as usize];
+        let frame = &mut self.memory.frames.frames[f as usize];
         frame.referenced = false;
         if simulated && was {
             frame.valid = false;
             let (owner, page) = (frame.owner, frame.page);
             match owner.whose() {
-                Whose::Process(pid) => self.mem[pid].table.mark_missing(page),
-                Whose::Text(class) => self.frames.texts[class].mark_missing(page),
+                Whose::Process(pid) => self.memory.of[pid].table.mark_missing(page),
+                Whose::Text(class) => self.memory.frames.texts[class].mark_missing(page),
             }
         }
         was
@@ -1014,7 +1014,7 @@ impl SystemModel<'_> {
     /// now to the last reference of a Poisson stream is exponential, and
     /// there was one in the exposure if that time is shorter.
     fn decide_references(&mut self, f: u32) {
-        let frame = self.frames.frames[f as usize];
+        let frame = self.memory.frames.frames[f as usize];
         let pid = match frame.owner.whose() {
             Whose::Text(class) => {
                 self.decide_text_references(f, class);
@@ -1023,7 +1023,7 @@ impl SystemModel<'_> {
             Whose::Process(pid) => pid,
         };
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let now = p.cpu_user;
         if m.table.in_set(frame.page) {
             let phases = self.phases_of(pid);
@@ -1033,17 +1033,17 @@ impl SystemModel<'_> {
                 let mean = m.table.mean_between_references(frame.page, phases);
                 let e: f64 = rand_distr::Distribution::sample(
                     &rand_distr::Exp1,
-                    &mut self.frames.references,
+                    &mut self.memory.frames.references,
                 );
                 let age = mean * e;
                 if age < exposed {
-                    let frame = &mut self.frames.frames[f as usize];
+                    let frame = &mut self.memory.frames.frames[f as usize];
                     frame.referenced = true;
                     frame.last_ref = now.saturating_sub(SimTime::from_secs_f64(age));
                 }
             }
         }
-        self.frames.frames[f as usize].decided = now;
+        self.memory.frames.frames[f as usize].decided = now;
     }
 
     /// Working set: frees the resident pages of `pid` not referenced within
@@ -1070,12 +1070,12 @@ impl SystemModel<'_> {
         ctx: &mut Context<Event>,
     ) -> bool {
         let mut freed = false;
-        for page in 0..self.mem[pid].table.entries.len() {
-            let Pte::Resident(f) = self.mem[pid].table.entries[page] else {
+        for page in 0..self.memory.of[pid].table.entries.len() {
+            let Pte::Resident(f) = self.memory.of[pid].table.entries[page] else {
                 continue;
             };
             self.decide_references(f);
-            if self.frames.frames[f as usize].last_ref < since {
+            if self.memory.frames.frames[f as usize].last_ref < since {
                 self.free_frame(f, ctx);
                 freed = true;
             }
@@ -1089,7 +1089,7 @@ impl SystemModel<'_> {
     fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
         self.stats.counters.pages_stolen += 1;
         let (pid, page) = {
-            let frame = &self.frames.frames[f as usize];
+            let frame = &self.memory.frames.frames[f as usize];
             (frame.owner, frame.page)
         };
         let modified = self.unmap_frame(f);
@@ -1107,7 +1107,7 @@ impl SystemModel<'_> {
     /// A page write to `device`.
     fn page_write(&mut self, device: usize, ctx: &mut Context<Event>) {
         self.stats.counters.page_writes += 1;
-        self.swap.transfers += 1;
+        self.memory.swap.transfers += 1;
         let bytes = self.sys.memory.page as f64;
         self.request(device, Purpose::PageWrite, bytes, ctx);
     }
@@ -1134,7 +1134,7 @@ impl SystemModel<'_> {
         capacity: u64,
         ctx: &mut Context<Event>,
     ) {
-        let serial = self.frames.bulk.serial;
+        let serial = self.memory.frames.bulk.serial;
         let entry = self.entry_mut(owner, page);
         assert_eq!(
             *entry,
@@ -1142,12 +1142,13 @@ impl SystemModel<'_> {
             "a page freed to a bulk store is not reclaimable"
         );
         *entry = Pte::Bulk(serial);
-        let bulk = &mut self.frames.bulk;
+        let bulk = &mut self.memory.frames.bulk;
         bulk.serial = serial.wrapping_add(1);
         bulk.used += 1;
         bulk.age.push_back((owner, page, serial));
-        while self.frames.bulk.used > capacity {
+        while self.memory.frames.bulk.used > capacity {
             let (owner, page, serial) = self
+                .memory
                 .frames
                 .bulk
                 .age
@@ -1155,20 +1156,20 @@ impl SystemModel<'_> {
                 .expect("pages on the bulk store have entries in its age queue");
             if !on_bulk(
                 &self.procs,
-                &self.mem,
-                &self.frames.texts,
+                &self.memory.of,
+                &self.memory.frames.texts,
                 (owner, page, serial),
             ) {
                 continue;
             }
             *self.entry_mut(owner, page) = Pte::Out;
-            self.frames.bulk.used -= 1;
+            self.memory.frames.bulk.used -= 1;
             let drive = self.paging_device();
             self.page_write(drive, ctx);
         }
-        let bulk = &mut self.frames.bulk;
+        let bulk = &mut self.memory.frames.bulk;
         if bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let (procs, mem, texts) = (&self.procs, &self.mem, &self.frames.texts);
+            let (procs, mem, texts) = (&self.procs, &self.memory.of, &self.memory.frames.texts);
             bulk.age.retain(|&entry| on_bulk(procs, mem, texts, entry));
         }
     }
@@ -1178,11 +1179,11 @@ impl SystemModel<'_> {
     /// and the bytes to write are its modified pages with its user area
     /// and page tables (3BSD `swapout`, `vsswap`).
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
-        let m = &mut self.mem[pid];
+        let m = &mut self.memory.of[pid];
         m.swapped_rss = m.held.resident;
         let mut modified = 0;
         for page in 0..m.table.entries.len() {
-            if let Pte::Resident(f) = self.mem[pid].table.entries[page] {
+            if let Pte::Resident(f) = self.memory.of[pid].table.entries[page] {
                 modified += u64::from(self.unmap_frame(f));
             }
         }
@@ -1215,15 +1216,15 @@ impl SystemModel<'_> {
             unreachable!("the clock is a paging policy");
         };
         let reclaim = paging.reclaim;
-        let frame = &mut self.frames.frames[f as usize];
+        let frame = &mut self.memory.frames.frames[f as usize];
         let (owner, page, modified, valid) = (frame.owner, frame.page, frame.modified, frame.valid);
         frame.use_ = Use::Free;
         frame.modified = false;
         frame.valid = false;
         if valid {
             match owner.whose() {
-                Whose::Process(pid) => self.mem[pid].table.mark_missing(page),
-                Whose::Text(class) => self.frames.texts[class].mark_missing(page),
+                Whose::Process(pid) => self.memory.of[pid].table.mark_missing(page),
+                Whose::Text(class) => self.memory.frames.texts[class].mark_missing(page),
             }
         }
         let held = self.held_by(owner);
@@ -1233,11 +1234,11 @@ impl SystemModel<'_> {
             *self.entry_mut(owner, page) = Pte::Free(f);
         } else {
             *self.entry_mut(owner, page) = Pte::Out;
-            self.frames.frames[f as usize].owner = FrameOwner::NOBODY;
-            self.pool.anonymous += 1;
+            self.memory.frames.frames[f as usize].owner = FrameOwner::NOBODY;
+            self.memory.pool.anonymous += 1;
         }
-        self.frames.push_back(f);
-        self.pool.frames += 1;
+        self.memory.frames.push_back(f);
+        self.memory.pool.frames += 1;
         modified
     }
 
@@ -1246,7 +1247,7 @@ impl SystemModel<'_> {
     /// consecutive pages begins at a uniformly drawn page.
     fn new_phase(&mut self, pid: usize) {
         let resident: Vec<u32> = {
-            let t = &self.mem[pid].table;
+            let t = &self.memory.of[pid].table;
             t.slots[..t.valid as usize]
                 .iter()
                 .map(|&page| match t.entries[page as usize] {
@@ -1267,12 +1268,13 @@ impl SystemModel<'_> {
             Pattern::Zipf { weights, .. } => Some(weights.clone()),
         };
         let text_pages = self
+            .memory
             .frames
             .texts
             .get(self.procs[pid].class)
             .map_or(0, |t| t.entries.len()) as u32;
         let p = &mut self.procs[pid];
-        let m = &mut self.mem[pid];
+        let m = &mut self.memory.of[pid];
         let pages = p.pages as u32;
         let rng = &mut self.owners[p.owner].rngs.faults;
         let first = rng.random_range(0..pages);
@@ -1301,7 +1303,7 @@ impl SystemModel<'_> {
         for i in 0..t.slots.len() as u32 {
             let page = t.slots[i as usize];
             if let Pte::Resident(f) = t.entries[page as usize]
-                && self.frames.frames[f as usize].valid
+                && self.memory.frames.frames[f as usize].valid
             {
                 t.swap_slots(i, t.valid);
                 t.valid += 1;
@@ -1340,21 +1342,21 @@ impl SystemModel<'_> {
         for pte in &table.entries {
             match *pte {
                 Pte::Resident(f) => {
-                    let frame = &mut self.frames.frames[f as usize];
+                    let frame = &mut self.memory.frames.frames[f as usize];
                     frame.use_ = Use::Free;
                     frame.owner = FrameOwner::NOBODY;
                     frame.modified = false;
                     frame.valid = false;
-                    self.frames.push_front(f);
-                    self.pool.frames += 1;
-                    self.pool.anonymous += 1;
+                    self.memory.frames.push_front(f);
+                    self.memory.pool.frames += 1;
+                    self.memory.pool.anonymous += 1;
                 }
                 Pte::Free(f) => {
-                    self.frames.frames[f as usize].owner = FrameOwner::NOBODY;
-                    self.pool.anonymous += 1;
+                    self.memory.frames.frames[f as usize].owner = FrameOwner::NOBODY;
+                    self.memory.pool.anonymous += 1;
                 }
                 Pte::Reading(_) => unreachable!("a process waiting for a page does not exit"),
-                Pte::Bulk(_) => self.frames.bulk.used -= 1,
+                Pte::Bulk(_) => self.memory.frames.bulk.used -= 1,
                 Pte::Untouched | Pte::Out => {}
             }
         }
@@ -1370,16 +1372,20 @@ impl SystemModel<'_> {
     /// Checks the frames against the page tables (debug builds).
     #[cfg(debug_assertions)]
     pub(super) fn check_frames(&self) {
-        assert_eq!(self.frames.free_count(), self.pool.frames, "the free list");
-        for (f, frame) in self.frames.frames.iter().enumerate() {
+        assert_eq!(
+            self.memory.frames.free_count(),
+            self.memory.pool.frames,
+            "the free list"
+        );
+        for (f, frame) in self.memory.frames.frames.iter().enumerate() {
             let f = f as u32;
             if frame.owner.is_nobody() {
                 assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
                 continue;
             }
             let entries = match frame.owner.whose() {
-                Whose::Process(pid) => &self.mem[pid].table.entries,
-                Whose::Text(class) => &self.frames.texts[class].entries,
+                Whose::Process(pid) => &self.memory.of[pid].table.entries,
+                Whose::Text(class) => &self.memory.frames.texts[class].entries,
             };
             let expected = match frame.use_ {
                 Use::Free => Pte::Free(f),
@@ -1392,11 +1398,14 @@ impl SystemModel<'_> {
         let on_bulk = self
             .procs
             .iter()
-            .flat_map(|(pid, _)| &self.mem[pid].table.entries)
-            .chain(self.frames.texts.iter().flat_map(|t| &t.entries))
+            .flat_map(|(pid, _)| &self.memory.of[pid].table.entries)
+            .chain(self.memory.frames.texts.iter().flat_map(|t| &t.entries))
             .filter(|e| matches!(e, Pte::Bulk(_)))
             .count() as u64;
-        assert_eq!(on_bulk, self.frames.bulk.used, "pages on the bulk store");
+        assert_eq!(
+            on_bulk, self.memory.frames.bulk.used,
+            "pages on the bulk store"
+        );
         if let Some((_, capacity)) = self.bulk_capacity() {
             assert!(
                 on_bulk <= capacity,
@@ -1404,7 +1413,7 @@ impl SystemModel<'_> {
             );
         }
         for (pid, _) in self.procs.iter() {
-            let m = &self.mem[pid];
+            let m = &self.memory.of[pid];
             let t = &m.table;
             if let Some(w) = &t.weighted {
                 let missing: u64 = (0..t.slots.len())
@@ -1425,7 +1434,7 @@ impl SystemModel<'_> {
             for (i, &page) in t.slots.iter().enumerate() {
                 assert_eq!(t.slot_of[page as usize], i as u32);
                 let valid = matches!(t.entries[page as usize],
-                    Pte::Resident(f) if self.frames.frames[f as usize].valid);
+                    Pte::Resident(f) if self.memory.frames.frames[f as usize].valid);
                 assert_eq!(valid, (i as u32) < t.valid, "valid pages first");
             }
         }
@@ -1568,12 +1577,14 @@ pub(super) mod tests {
         let n = 40_000;
         let mut hits = 0;
         for _ in 0..n {
-            let frame = &mut model.frames.frames[0];
+            let frame = &mut model.memory.frames.frames[0];
             frame.decided = decided;
             frame.referenced = false;
             model.procs[pid].cpu_user = decided + exposure;
             model.decide_references(0);
-            hits += u32::from(std::mem::take(&mut model.frames.frames[0].referenced));
+            hits += u32::from(std::mem::take(
+                &mut model.memory.frames.frames[0].referenced,
+            ));
         }
         f64::from(hits) / f64::from(n)
     }
@@ -1581,9 +1592,9 @@ pub(super) mod tests {
     #[test]
     fn the_hand_finds_a_page_referenced_as_often_as_its_exposure_implies() {
         with_process(TEN_PAGE_SETS, |model, _, pid| {
-            let in_set = model.mem[pid].table.slots[0];
+            let in_set = model.memory.of[pid].table.slots[0];
             let place = |model: &mut SystemModel, page: u32| {
-                let frame = &mut model.frames.frames[0];
+                let frame = &mut model.memory.frames.frames[0];
                 (frame.owner, frame.page, frame.use_) =
                     (FrameOwner::process(pid), page, Use::Resident);
             };
@@ -1601,14 +1612,14 @@ pub(super) mod tests {
                 );
             }
             // Only the time since the phase began counts for a page of the set.
-            model.mem[pid].table.phase_start = ms(15);
+            model.memory.of[pid].table.phase_start = ms(15);
             let seen = found_referenced(model, pid, SimTime::ZERO, ms(20));
             let p = 1.0 - (-0.5f64).exp();
             let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
             assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
             // A page outside the set is never referenced.
             let outside = (0..40)
-                .find(|&page| !model.mem[pid].table.in_set(page))
+                .find(|&page| !model.memory.of[pid].table.in_set(page))
                 .unwrap();
             place(model, outside);
             assert_eq!(found_referenced(model, pid, SimTime::ZERO, ms(50)), 0.0);
@@ -1618,13 +1629,13 @@ pub(super) mod tests {
     /// Makes `page` of `pid` resident in the next free frame, not
     /// referenced.
     pub(in crate::system::model) fn give(model: &mut SystemModel, pid: usize, page: u32) -> u32 {
-        let f = model.frames.pop_front().unwrap();
-        model.pool.frames -= 1;
-        model.pool.anonymous -= 1;
-        let frame = &mut model.frames.frames[f as usize];
+        let f = model.memory.frames.pop_front().unwrap();
+        model.memory.pool.frames -= 1;
+        model.memory.pool.anonymous -= 1;
+        let frame = &mut model.memory.frames.frames[f as usize];
         (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), page, Use::Resident);
         frame.valid = true;
-        let p = &mut model.mem[pid];
+        let p = &mut model.memory.of[pid];
         p.held.resident += 1;
         p.table.entries[page as usize] = Pte::Resident(f);
         p.table.mark_resident(page);
@@ -1633,7 +1644,7 @@ pub(super) mod tests {
 
     /// Marks the page in frame `f` modified since it was read.
     pub(in crate::system::model) fn modify(model: &mut SystemModel, f: u32) {
-        model.frames.frames[f as usize].modified = true;
+        model.memory.frames.frames[f as usize].modified = true;
     }
 
     #[test]
@@ -1647,26 +1658,26 @@ pub(super) mod tests {
                 assert_eq!(give(model, pid, page), page);
             }
             for f in 0..20 {
-                model.frames.frames[f].referenced = true;
+                model.memory.frames.frames[f].referenced = true;
             }
             let resident =
-                |model: &SystemModel, f: usize| model.frames.frames[f].use_ == Use::Resident;
+                |model: &SystemModel, f: usize| model.memory.frames.frames[f].use_ == Use::Resident;
             // Ten steps: the front hand clears frames 0-9, the back hand, ten
             // behind, frees 54-59 (60-63 are free already).
-            model.frames.budget = 10;
+            model.memory.frames.budget = 10;
             model.scan(ctx);
             assert!((54..60).all(|f| !resident(model, f)));
             assert!((0..54).all(|f| resident(model, f)));
-            assert!((0..10).all(|f| !model.frames.frames[f].referenced));
+            assert!((0..10).all(|f| !model.memory.frames.frames[f].referenced));
             // Page 5 is referenced after the front hand passed; ten more
             // steps: the back hand frees 0-9 but 5.
-            model.frames.frames[5].referenced = true;
-            model.frames.budget = 10;
+            model.memory.frames.frames[5].referenced = true;
+            model.memory.frames.budget = 10;
             model.scan(ctx);
             for f in 0..20 {
                 assert_eq!(resident(model, f), f == 5 || f >= 10, "frame {f}");
             }
-            assert_eq!(model.pool.frames, 4 + 6 + 9);
+            assert_eq!(model.memory.pool.frames, 4 + 6 + 9);
             model.check_frames();
         });
     }
@@ -1682,36 +1693,36 @@ pub(super) mod tests {
                 assert_eq!(give(model, pid, page), page);
             }
             for f in 0..20 {
-                model.frames.frames[f].referenced = true;
+                model.memory.frames.frames[f].referenced = true;
             }
-            model.frames.budget = 0;
+            model.memory.frames.budget = 0;
             // The hand clears 0-19 and frees 20-23: 8 frames free.
             model.scan(ctx);
-            assert_eq!(model.pool.frames, 8);
+            assert_eq!(model.memory.pool.frames, 8);
             let resident =
-                |model: &SystemModel, f: usize| model.frames.frames[f].use_ == Use::Resident;
+                |model: &SystemModel, f: usize| model.memory.frames.frames[f].use_ == Use::Resident;
             for f in 0..60 {
                 assert_eq!(resident(model, f), !(20..24).contains(&f), "frame {f}");
             }
-            assert!((0..20).all(|f| !model.frames.frames[f].referenced));
-            assert_eq!(model.frames.hand, 24);
+            assert!((0..20).all(|f| !model.memory.frames.frames[f].referenced));
+            assert_eq!(model.memory.frames.hand, 24);
             // Every page referenced again: two revolutions at most, and
             // the second frees what the first cleared.
             for f in 0..60 {
-                model.frames.frames[f].referenced = true;
+                model.memory.frames.frames[f].referenced = true;
             }
             for _ in 0..4 {
-                let f = model.frames.pop_front().unwrap();
+                let f = model.memory.frames.pop_front().unwrap();
                 model.take_free_frame(f);
             }
             model.scan(ctx);
-            assert_eq!(model.pool.frames, 8);
+            assert_eq!(model.memory.pool.frames, 8);
             // A fault that takes a frame and leaves fewer than lotsfree
             // free (7, above desfree's 2) moves the hand itself.
-            let p = &mut model.mem[pid];
+            let p = &mut model.memory.of[pid];
             (p.table.faulting, p.fault_in_text) = (70, false);
             assert!(model.clock_take_frame(pid, ctx));
-            assert_eq!(model.pool.frames, 8);
+            assert_eq!(model.memory.pool.frames, 8);
         });
     }
 
@@ -1724,18 +1735,18 @@ pub(super) mod tests {
             for page in 0..61 {
                 give(model, pid, page);
             }
-            model.frames.budget = 64;
+            model.memory.frames.budget = 64;
             let mut fault_on = |model: &mut SystemModel, page: u32| {
-                let p = &mut model.mem[pid];
+                let p = &mut model.memory.of[pid];
                 (p.table.faulting, p.fault_in_text) = (page, false);
                 assert!(model.clock_take_frame(pid, ctx));
             };
             // A fault that leaves desfree free does not wake the daemon.
             fault_on(model, 70);
-            assert_eq!((model.pool.frames, model.frames.hand), (2, 0));
+            assert_eq!((model.memory.pool.frames, model.memory.frames.hand), (2, 0));
             // One that leaves fewer does: the hand frees up to lotsfree.
             fault_on(model, 71);
-            assert_eq!((model.pool.frames, model.frames.hand), (8, 7));
+            assert_eq!((model.memory.pool.frames, model.memory.frames.hand), (8, 7));
         });
     }
 
@@ -1749,19 +1760,19 @@ pub(super) mod tests {
             // time, those last referenced more than 5 ms ago leave.
             for page in 0..40 {
                 let f = give(model, pid, page);
-                let frame = &mut model.frames.frames[f as usize];
+                let frame = &mut model.memory.frames.frames[f as usize];
                 (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
             }
             model.procs[pid].cpu_user = ms(40);
             model.trim_working_set(pid, ctx);
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.mem[pid].table.entries[page as usize],
+                    model.memory.of[pid].table.entries[page as usize],
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
             }
-            assert_eq!(model.mem[pid].held.resident, 5);
+            assert_eq!(model.memory.of[pid].held.resident, 5);
             model.check_frames();
         });
     }
@@ -1791,28 +1802,28 @@ pub(super) mod tests {
             // up to 40 ms; the previous fault was at 30 ms.
             for page in 0..40 {
                 let f = give(model, pid, page);
-                let frame = &mut model.frames.frames[f as usize];
+                let frame = &mut model.memory.frames.frames[f as usize];
                 (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
             }
-            model.mem[pid].table.last_fault = ms(30);
+            model.memory.of[pid].table.last_fault = ms(30);
             // A fault 10 ms later is not late: nothing goes.
             model.procs[pid].cpu_user = ms(40);
             assert!(!model.fault_frequency(pid, ctx), "nothing freed");
-            assert_eq!(model.mem[pid].held.resident, 40);
-            assert_eq!(model.mem[pid].table.last_fault, ms(40));
+            assert_eq!(model.memory.of[pid].held.resident, 40);
+            assert_eq!(model.memory.of[pid].table.last_fault, ms(40));
             // One 11 ms after that is: the pages not referenced since 40 ms go,
             // here all but those brought in or referenced at 40 ms or later.
             for f in 35..40usize {
-                model.frames.frames[f].last_ref = ms(40);
+                model.memory.frames.frames[f].last_ref = ms(40);
             }
             model.procs[pid].cpu_user = ms(51);
             for f in 0..40usize {
-                model.frames.frames[f].decided = ms(51);
+                model.memory.frames.frames[f].decided = ms(51);
             }
             assert!(model.fault_frequency(pid, ctx), "pages freed");
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.mem[pid].table.entries[page as usize],
+                    model.memory.of[pid].table.entries[page as usize],
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
@@ -1827,7 +1838,7 @@ pub(super) mod tests {
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // The process holds all of its 40 pages but one of its set;
             // another process of the class holds the other 25 frames.
-            let missing = model.mem[pid].table.slots[0];
+            let missing = model.memory.of[pid].table.slots[0];
             for page in (0..40).filter(|&page| page != missing) {
                 give(model, pid, page);
             }
@@ -1835,23 +1846,23 @@ pub(super) mod tests {
             for page in 0..25 {
                 give(model, other, page);
             }
-            assert_eq!(model.pool.frames, 0);
+            assert_eq!(model.memory.pool.frames, 0);
             // The other faults on a page of its own and waits for a frame.
-            model.mem[other].table.faulting = 30;
-            model.mem[other].fault_source = Source::Read(device(model, "disk"));
+            model.memory.of[other].table.faulting = 30;
+            model.memory.of[other].fault_source = Source::Read(device(model, "disk"));
             model.page_in(other, ctx);
-            assert_eq!(model.pool.waiters, [other]);
+            assert_eq!(model.memory.pool.waiters, [other]);
             // The first faults 15 ms of processor time after its last fault:
             // the pages outside its set, not referenced since, are freed, and
             // the waiting process gets one while the first is in its fault
             // path (its own read starts after).
-            model.mem[pid].table.last_fault = ms(5);
+            model.memory.of[pid].table.last_fault = ms(5);
             model.procs[pid].cpu_user = ms(20);
             model.phase_fault_gap(pid);
             model.clock_fault(0, pid, ctx);
-            assert_eq!(model.mem[pid].table.faulting, missing);
+            assert_eq!(model.memory.of[pid].table.faulting, missing);
             assert!(
-                model.pool.waiters.is_empty(),
+                model.memory.pool.waiters.is_empty(),
                 "the waiting process is served"
             );
             assert!(!model.procs[other].waiting_frame);
@@ -1871,17 +1882,17 @@ pub(super) mod tests {
         // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
         let fault_on_5 = |model: &mut SystemModel, pid: usize| {
             for page in [4, 5, 7] {
-                model.mem[pid].table.entries[page] = Pte::Out;
+                model.memory.of[pid].table.entries[page] = Pte::Out;
             }
-            model.mem[pid].table.faulting = 5;
-            model.mem[pid].fault_from_file = false;
+            model.memory.of[pid].table.faulting = 5;
+            model.memory.of[pid].fault_from_file = false;
         };
         with_process(&text, |model, ctx, pid| {
             fault_on_5(model, pid);
             assert_eq!(model.kluster(pid), 2);
             assert!(model.clock_take_frame(pid, ctx));
             model.clock_place_page(pid, SimTime::ZERO);
-            let entries = &model.mem[pid].table.entries;
+            let entries = &model.memory.of[pid].table.entries;
             for (page, resident) in [
                 (3, false),
                 (4, true),
@@ -1896,21 +1907,21 @@ pub(super) mod tests {
                     "page {page}"
                 );
             }
-            let referenced = |page: usize| match model.mem[pid].table.entries[page] {
-                Pte::Resident(f) => model.frames.frames[f as usize].referenced,
+            let referenced = |page: usize| match model.memory.of[pid].table.entries[page] {
+                Pte::Resident(f) => model.memory.frames.frames[f as usize].referenced,
                 _ => unreachable!(),
             };
             assert!(referenced(5) && !referenced(4) && !referenced(7));
-            assert_eq!(model.mem[pid].held.resident, 3);
+            assert_eq!(model.memory.of[pid].held.resident, 3);
             assert_eq!(model.stats.counters.klustered, 2);
             // A page of the program's file is read alone.
-            model.mem[pid].table.entries[9] = Pte::Out;
-            model.mem[pid].table.faulting = 8;
-            model.mem[pid].fault_from_file = true;
+            model.memory.of[pid].table.entries[9] = Pte::Out;
+            model.memory.of[pid].table.faulting = 8;
+            model.memory.of[pid].fault_from_file = true;
             assert_eq!(model.kluster(pid), 0);
             // So is a page of the shared text.
-            model.mem[pid].fault_from_file = false;
-            model.mem[pid].fault_in_text = true;
+            model.memory.of[pid].fault_from_file = false;
+            model.memory.of[pid].fault_in_text = true;
             assert_eq!(model.kluster(pid), 0);
         });
         // With a bulk store in front of the disk, a page read from the bulk
@@ -1922,9 +1933,9 @@ pub(super) mod tests {
         with_process(&text, |model, _, pid| {
             fault_on_5(model, pid);
             let (drum, disk) = (device(model, "drum"), device(model, "disk"));
-            model.mem[pid].fault_source = Source::Read(drum);
+            model.memory.of[pid].fault_source = Source::Read(drum);
             assert_eq!(model.kluster(pid), 0);
-            model.mem[pid].fault_source = Source::Read(disk);
+            model.memory.of[pid].fault_source = Source::Read(disk);
             assert_eq!(model.kluster(pid), 2);
         });
     }
@@ -1940,14 +1951,14 @@ pub(super) mod tests {
             }
             // The pages in frames 0-9 are modified: each is written as it goes.
             for f in 0..10 {
-                model.frames.frames[f].modified = true;
+                model.memory.frames.frames[f].modified = true;
             }
-            model.frames.budget = 1_000;
+            model.memory.frames.budget = 1_000;
             model.scan(ctx);
-            assert_eq!(model.pool.frames, 16);
+            assert_eq!(model.memory.pool.frames, 16);
             assert_eq!(model.stats.counters.pages_stolen, 12);
             assert_eq!(model.stats.counters.page_writes, 10);
-            assert_eq!(model.mem[pid].held.resident, 48);
+            assert_eq!(model.memory.of[pid].held.resident, 48);
             model.check_frames();
         });
     }
@@ -1964,14 +1975,14 @@ pub(super) mod tests {
             with_process(&text, |model, _, pid| {
                 let mut modified = 0;
                 for page in 0..60 {
-                    let f = model.frames.pop_front().unwrap();
+                    let f = model.memory.frames.pop_front().unwrap();
                     model.take_free_frame(f);
-                    let frame = &mut model.frames.frames[f as usize];
+                    let frame = &mut model.memory.frames.frames[f as usize];
                     (frame.owner, frame.page, frame.use_) =
                         (FrameOwner::process(pid), page, Use::Reading);
-                    model.mem[pid].table.entries[page as usize] = Pte::Reading(f);
+                    model.memory.of[pid].table.entries[page as usize] = Pte::Reading(f);
                     model.fill_frame(pid, page, f, true);
-                    modified += u32::from(model.frames.frames[f as usize].modified);
+                    modified += u32::from(model.memory.frames.frames[f as usize].modified);
                 }
                 assert!(
                     (low..=high).contains(&modified),
@@ -2035,7 +2046,11 @@ pub(super) mod tests {
         );
         with_process(&text, |model, _, pid| {
             let set: Vec<u32> = {
-                let w = model.mem[pid].table.weighted.as_ref().expect("weighted");
+                let w = model.memory.of[pid]
+                    .table
+                    .weighted
+                    .as_ref()
+                    .expect("weighted");
                 let pages = model.procs[pid].pages as u32;
                 (0..10).map(|i| (w.first + i) % pages).collect()
             };
@@ -2047,13 +2062,17 @@ pub(super) mod tests {
             let share = |i: u32| 1.0 / (f64::from(i + 1) * h);
             let missing: f64 = (5..10).map(share).sum();
             let phases = model.phases_of(pid).clone();
-            let mean = model.mem[pid].table.mean_time_between_faults(&phases, 5);
+            let mean = model.memory.of[pid]
+                .table
+                .mean_time_between_faults(&phases, 5);
             assert!((mean - 1e-3 / missing).abs() < 1e-9 * mean, "{mean}");
             // The hand decides a page's references at its own rate: the
             // page at position i, one in i H references.
             for i in [1u32, 3, 10] {
                 let page = set[i as usize - 1];
-                let between = model.mem[pid].table.mean_between_references(page, &phases);
+                let between = model.memory.of[pid]
+                    .table
+                    .mean_between_references(page, &phases);
                 let expected = 1e-3 * f64::from(i) * h;
                 assert!(
                     (between - expected).abs() < 1e-9 * expected,
@@ -2065,7 +2084,7 @@ pub(super) mod tests {
             let mut counts = [0u32; 10];
             for _ in 0..n {
                 let Missing::Private(page) =
-                    model.mem[pid]
+                    model.memory.of[pid]
                         .table
                         .draw_missing(5, None, &mut model.placement_rng)
                 else {
@@ -2086,12 +2105,14 @@ pub(super) mod tests {
             // A resident page is referenced at its own rate: the set's
             // first page ten times as often as its last.
             for (i, page) in [(0u32, set[0]), (4, set[4])] {
-                let mean = model.mem[pid].table.mean_between_references(page, &phases);
+                let mean = model.memory.of[pid]
+                    .table
+                    .mean_between_references(page, &phases);
                 assert!((mean - 1e-3 / share(i)).abs() < 1e-9 * mean, "{i}: {mean}");
             }
             // And the hand finds it referenced accordingly: the set's first
             // page, in frame 0, over 3 ms of its owner's processor time.
-            assert_eq!(model.frames.frames[0].page, set[0]);
+            assert_eq!(model.memory.frames.frames[0].page, set[0]);
             let exposure = SimTime::from_nanos(3_000_000);
             let p = 1.0 - (-3e-3 * share(0) / 1e-3).exp();
             let seen = found_referenced(model, pid, SimTime::ZERO, exposure);
@@ -2128,9 +2149,9 @@ pub(super) mod tests {
             // Only the pages in frames 0-1 are modified; every page freed is
             // written to the bulk store all the same.
             for f in 0..2 {
-                model.frames.frames[f].modified = true;
+                model.memory.frames.frames[f].modified = true;
             }
-            model.frames.budget = 1_000;
+            model.memory.frames.budget = 1_000;
             model.scan(ctx);
             // The hand frees 12 pages, 0 to 11, each written to the bulk
             // store; it holds 8, so the 4 freed first go on to the disk.
@@ -2139,7 +2160,7 @@ pub(super) mod tests {
             assert_eq!(requests_at(model, "drum"), 12.0);
             assert_eq!(requests_at(model, "disk"), 4.0);
             for page in 0..12 {
-                let entry = model.mem[pid].table.entries[page];
+                let entry = model.memory.of[pid].table.entries[page];
                 assert_eq!(
                     matches!(entry, Pte::Bulk(_)),
                     page >= 4,
@@ -2147,7 +2168,7 @@ pub(super) mod tests {
                 );
                 assert_eq!(entry == Pte::Out, page < 4, "page {page}: {entry:?}");
             }
-            assert_eq!(model.frames.bulk.used, 8);
+            assert_eq!(model.memory.frames.bulk.used, 8);
             model.check_frames();
         });
     }
@@ -2157,11 +2178,11 @@ pub(super) mod tests {
         with_process(&with_bulk_store(), |model, ctx, pid| {
             // The whole locality set resident but one page, freed to the
             // bulk store: the fault is on it.
-            let set = model.mem[pid].table.slots.clone();
+            let set = model.memory.of[pid].table.slots.clone();
             let frames: Vec<u32> = set.iter().map(|&page| give(model, pid, page)).collect();
             model.free_frame(frames[3], ctx);
             assert!(matches!(
-                model.mem[pid].table.entries[set[3] as usize],
+                model.memory.of[pid].table.entries[set[3] as usize],
                 Pte::Bulk(_)
             ));
             // Dispatched, it draws its fault from the set's missing pages.
@@ -2173,14 +2194,17 @@ pub(super) mod tests {
                 .iter()
                 .position(|d| d.name == "drum")
                 .unwrap();
-            assert_eq!(model.mem[pid].fault_source, Source::Read(drum));
-            assert_eq!(model.mem[pid].table.faulting, set[3]);
+            assert_eq!(model.memory.of[pid].fault_source, Source::Read(drum));
+            assert_eq!(model.memory.of[pid].table.faulting, set[3]);
             assert_eq!(model.stats.counters.bulk_reads, 1);
             assert_eq!(model.stats.counters.disk_reads, 0);
             // It has left the bulk store: however full that gets now, the
             // page is not pushed on to the disk while it is read.
-            assert_eq!(model.frames.bulk.used, 0);
-            assert_eq!(model.mem[pid].table.entries[set[3] as usize], Pte::Out);
+            assert_eq!(model.memory.frames.bulk.used, 0);
+            assert_eq!(
+                model.memory.of[pid].table.entries[set[3] as usize],
+                Pte::Out
+            );
             model.check_frames();
         });
     }
@@ -2199,13 +2223,16 @@ pub(super) mod tests {
             for write in 1..=2_100 {
                 let f = give(model, pid, 10);
                 model.free_frame(f, ctx);
-                model.mem[pid].table.entries[10] = Pte::Out;
-                model.frames.bulk.used -= 1;
+                model.memory.of[pid].table.entries[10] = Pte::Out;
+                model.memory.frames.bulk.used -= 1;
                 if write == 2_044 {
-                    assert_eq!(model.frames.bulk.age.len(), 2_048, "not yet dropped");
+                    assert_eq!(model.memory.frames.bulk.age.len(), 2_048, "not yet dropped");
                 }
             }
-            assert!(model.frames.bulk.age.len() < 100, "stale entries dropped");
+            assert!(
+                model.memory.frames.bulk.age.len() < 100,
+                "stale entries dropped"
+            );
             // The store then overflows: the page pushed on to the disk is
             // still the oldest, page 0.
             for page in 20..25 {
@@ -2213,7 +2240,7 @@ pub(super) mod tests {
                 model.free_frame(f, ctx);
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
-            let entries = &model.mem[pid].table.entries;
+            let entries = &model.memory.of[pid].table.entries;
             assert_eq!(entries[0], Pte::Out);
             assert!(
                 (1..4)
@@ -2231,11 +2258,11 @@ pub(super) mod tests {
                 let f = give(model, pid, page);
                 model.free_frame(f, ctx);
             }
-            assert_eq!(model.frames.bulk.used, 8);
+            assert_eq!(model.memory.frames.bulk.used, 8);
             let owner = model.procs[pid].owner;
             model.count(pid, false);
             model.exit(pid, ctx);
-            assert_eq!(model.frames.bulk.used, 0);
+            assert_eq!(model.memory.frames.bulk.used, 0);
             // A second process, in the same slot, writes pages 8 down to 0:
             // the store overflows once, and the page that goes on to the
             // disk is its oldest, page 8, not one the first's stale entries
@@ -2247,8 +2274,8 @@ pub(super) mod tests {
                 model.free_frame(f, ctx);
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
-            assert_eq!(model.frames.bulk.used, 8);
-            let entries = &model.mem[other].table.entries;
+            assert_eq!(model.memory.frames.bulk.used, 8);
+            let entries = &model.memory.of[other].table.entries;
             assert_eq!(entries[8], Pte::Out);
             assert!((0..8).all(|page| matches!(entries[page], Pte::Bulk(_))));
             model.check_frames();
@@ -2264,26 +2291,29 @@ pub(super) mod tests {
             }
             // The first pass invalidates every page and frees none: each will
             // trap at its next reference, so the whole set counts as missing.
-            model.frames.budget = 60;
+            model.memory.frames.budget = 60;
             model.scan(ctx);
-            assert_eq!((model.pool.frames, model.mem[pid].held.resident), (4, 60));
+            assert_eq!(
+                (model.memory.pool.frames, model.memory.of[pid].held.resident),
+                (4, 60)
+            );
             assert_eq!(model.set_resident(pid), 0);
-            assert!((0..60).all(|f| !model.frames.frames[f].valid));
+            assert!((0..60).all(|f| !model.memory.frames.frames[f].valid));
             // The page in frame 3 is touched: the trap makes it valid again.
-            let page = model.frames.frames[3].page;
+            let page = model.memory.frames.frames[3].page;
             model.revalidate(pid, page, 3);
             assert_eq!(model.stats.counters.reclaims, 1);
             assert_eq!(
                 model.set_resident(pid),
-                u64::from(model.mem[pid].table.in_set(page))
+                u64::from(model.memory.of[pid].table.in_set(page))
             );
             // The next pass frees the pages still invalid, until 32 frames
             // are free, and invalidates frame 3 again.
-            model.frames.budget = 64;
+            model.memory.frames.budget = 64;
             model.scan(ctx);
-            assert_eq!(model.pool.frames, 32);
-            let resident = |f: usize| model.frames.frames[f].use_ == Use::Resident;
-            assert!(resident(3) && !model.frames.frames[3].valid);
+            assert_eq!(model.memory.pool.frames, 32);
+            let resident = |f: usize| model.memory.frames.frames[f].use_ == Use::Resident;
+            assert!(resident(3) && !model.memory.frames.frames[3].valid);
             assert!((0..29).filter(|&f| f != 3).all(|f| !resident(f)));
             assert!((29..60).all(resident));
             model.check_frames();

@@ -12,18 +12,115 @@
 //! burst (`fault_gap`), a fault (`fault`), a page read done (`page_read`)
 //! and the daemon's turn (`pageout`) are called by those names.
 
+#[cfg(debug_assertions)]
+use super::State;
 use super::candidates::Managed;
 use super::frames::Frames;
+use super::frames::PageTable;
+use super::paging::{BulkPages, FreePool, Pages, Source, Text};
+use super::per_process::PerProcess;
+use super::swapping::Swapper;
 use super::{Burst, Context, Counters, Event, Residence, SimTime, Streams, SystemModel};
-#[cfg(debug_assertions)]
-use super::{Source, State};
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
 use crate::system::{Policy, Replacement, System};
 
+/// Memory management's state: what each manager keeps, and each
+/// process's part.
+#[derive(Debug)]
+pub(super) struct MemoryState {
+    /// Each process's memory state, by its slot.
+    pub(super) of: PerProcess<ProcessMemory>,
+    /// Paging: the free pool of frames.
+    pub(super) pool: FreePool,
+    /// Replacement by process: the pages on the bulk store.
+    pub(super) bulk: BulkPages,
+    /// Memory as frames: the frames and the hand.
+    pub(super) frames: Frames,
+    /// Swapping: free memory and the swapper (and the swapper behind the
+    /// clock).
+    pub(super) swap: Swapper,
+    /// Each class's shared text.
+    pub(super) texts: Vec<Text>,
+}
+
+impl MemoryState {
+    /// `pid` is a new process, created at `now`: nothing of it is in
+    /// memory yet.
+    pub(super) fn enter(&mut self, pid: usize, now: SimTime) {
+        let fresh = ProcessMemory {
+            held: Pages::default(),
+            table: PageTable::default(),
+            last_swap: now,
+            swapped_rss: 0,
+            fault_started: now,
+            touched: 0,
+            fault_source: Source::ZeroFill,
+            fault_in_text: false,
+            fault_from_file: false,
+        };
+        self.of.insert(pid, fresh);
+    }
+
+    /// A process of `class` left a processor at `now` (global replacement
+    /// by process takes from the text used least recently).
+    pub(super) fn left_processor(&mut self, class: usize, now: SimTime) {
+        self.texts[class].last_used = now;
+    }
+
+    /// The memory of `sys`, empty, with the streams of one replication.
+    pub(super) fn new(sys: &System, streams: &Streams) -> MemoryState {
+        MemoryState {
+            of: PerProcess::default(),
+            pool: FreePool::new(sys.memory.user_frames()),
+            bulk: BulkPages::default(),
+            frames: frames_of(sys, streams),
+            swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
+            texts: sys
+                .classes
+                .iter()
+                .map(|c| Text {
+                    held: Pages::default(),
+                    pages: sys.memory.pages_of(c.text),
+                    bytes: c.text,
+                    last_used: SimTime::ZERO,
+                    in_memory: 0,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What memory management keeps of each process, in its own table
+/// beside the process table.
+#[derive(Debug)]
+pub(super) struct ProcessMemory {
+    /// Private pages, resident and on the bulk store (paging).
+    pub(super) held: Pages,
+    /// Its page table and phase (replacement by the clock).
+    pub(super) table: PageTable,
+    /// When the image last moved in or out (swapping).
+    pub(super) last_swap: SimTime,
+    /// The swapper behind the clock: its resident pages when it was last
+    /// swapped out (3BSD `p_swrss`).
+    pub(super) swapped_rss: u64,
+    /// When its pending fault began.
+    pub(super) fault_started: SimTime,
+    /// Private pages touched so far: the others have never been in memory
+    /// (memory counted; with memory as frames the page table tells).
+    pub(super) touched: u64,
+    /// Where the pending faulted page comes from.
+    pub(super) fault_source: Source,
+    /// Whether the pending page is of the class's shared text.
+    pub(super) fault_in_text: bool,
+    /// Whether the pending page is read from the program's file (text, or
+    /// a first touch of a page with contents), not from the swap area.
+    pub(super) fault_from_file: bool,
+}
+
 /// The frames of `sys`'s memory as frames, with their reference stream
 /// (none under other policies).
-pub(super) fn frames_of(sys: &System, streams: &Streams) -> Frames {
+fn frames_of(sys: &System, streams: &Streams) -> Frames {
     let frames = matches!(&sys.memory.policy,
         Policy::Paging(p) if p.replacement.daemon().is_some());
     Frames::new(
@@ -94,7 +191,7 @@ impl SystemModel<'_> {
         }
         if self.paging() {
             self.recount(pid, now, |p| p.residence = Residence::In);
-        } else if self.swap.free_bytes >= self.bytes_to_load(pid)
+        } else if self.memory.swap.free_bytes >= self.bytes_to_load(pid)
             && self.waiting_for_swap_in().is_none()
         {
             self.load(pid);
@@ -125,10 +222,10 @@ impl SystemModel<'_> {
         if !self.paging() {
             return;
         }
-        let (p, m) = (&self.procs[pid], &self.mem[pid]);
+        let (p, m) = (&self.procs[pid], &self.memory.of[pid]);
         let resident = match self.text_of(pid) {
             Some(text) => m.held.resident + text.resident_in(&m.table),
-            None => m.held.resident + self.texts[p.class].held.resident,
+            None => m.held.resident + self.memory.texts[p.class].held.resident,
         };
         self.owners[p.owner].working_set = Some(resident as f64);
     }
@@ -153,17 +250,17 @@ impl SystemModel<'_> {
     ) {
         // The entry stays in the table, unread, until the slot is reused.
         let (held, table) = {
-            let m = &mut self.mem[pid];
+            let m = &mut self.memory.of[pid];
             (m.held, std::mem::take(&mut m.table))
         };
         if self.clock().is_some() {
             self.release_frames(&table);
             self.serve_frame_waiters(ctx);
         } else if self.paging() {
-            self.pool.frames += held.resident;
+            self.memory.pool.frames += held.resident;
             // Its reclaimable pages can be reclaimed by no one now.
-            self.pool.anonymous += held.resident + held.reclaimable;
-            self.bulk.used -= held.on_bulk;
+            self.memory.pool.anonymous += held.resident + held.reclaimable;
+            self.memory.bulk.used -= held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
             // A process swapped out (a sleeping shell whose user logged
@@ -180,18 +277,18 @@ impl SystemModel<'_> {
     /// under paging, bytes under swapping.
     pub(super) fn free_units(&self) -> u64 {
         if self.paging() {
-            self.pool.frames
+            self.memory.pool.frames
         } else {
-            self.swap.free_bytes
+            self.memory.swap.free_bytes
         }
     }
 
     /// User memory free \[bytes\].
     pub(super) fn free_memory(&self) -> u64 {
         if self.paging() {
-            self.pool.frames * self.sys.memory.page
+            self.memory.pool.frames * self.sys.memory.page
         } else {
-            self.swap.free_bytes
+            self.memory.swap.free_bytes
         }
     }
 
@@ -199,10 +296,10 @@ impl SystemModel<'_> {
     pub(super) fn occupancy(&self) -> f64 {
         if self.paging() {
             let frames = self.sys.memory.user_frames();
-            (frames - self.pool.frames) as f64 / frames as f64
+            (frames - self.memory.pool.frames) as f64 / frames as f64
         } else {
             let bytes = self.sys.memory.user_bytes();
-            (bytes - self.swap.free_bytes) as f64 / bytes as f64
+            (bytes - self.memory.swap.free_bytes) as f64 / bytes as f64
         }
     }
 
@@ -211,9 +308,9 @@ impl SystemModel<'_> {
     pub(super) fn private_memory(&self, pid: usize) -> u64 {
         let p = &self.procs[pid];
         if self.paging() {
-            self.mem[pid].held.resident * self.sys.memory.page
+            self.memory.of[pid].held.resident * self.sys.memory.page
         } else if p.residence == Residence::In {
-            self.sys.classes[p.class].size - self.texts[p.class].bytes
+            self.sys.classes[p.class].size - self.memory.texts[p.class].bytes
         } else {
             0
         }
@@ -301,7 +398,7 @@ impl SystemModel<'_> {
     /// free pool and the bulk store hold what their holders say.
     #[cfg(debug_assertions)]
     fn check_paged_memory(&self) {
-        let held = || self.procs.iter().map(|(pid, _)| self.mem[pid].held);
+        let held = || self.procs.iter().map(|(pid, _)| self.memory.of[pid].held);
         // A process waiting for a page read holds the frame it goes into.
         // Klustering reads more pages with it.
         let in_transit = self
@@ -310,31 +407,31 @@ impl SystemModel<'_> {
             .filter(|&(pid, p)| {
                 p.state == State::Fault
                     && !p.waiting_frame
-                    && self.mem[pid].fault_source != Source::InTransit
+                    && self.memory.of[pid].fault_source != Source::InTransit
             })
-            .map(|(pid, _)| 1 + self.mem[pid].table.klustered_count())
+            .map(|(pid, _)| 1 + self.memory.of[pid].table.klustered_count())
             .sum::<u64>();
         let resident: u64 = held()
             .map(|h| h.resident)
-            .chain(self.texts.iter().map(|t| t.held.resident))
+            .chain(self.memory.texts.iter().map(|t| t.held.resident))
             .sum();
         assert_eq!(
-            self.pool.frames + resident + in_transit,
+            self.memory.pool.frames + resident + in_transit,
             self.sys.memory.user_frames(),
             "frames are free, resident or being read into"
         );
         let on_bulk: u64 = held()
             .map(|h| h.on_bulk)
-            .chain(self.texts.iter().map(|t| t.held.on_bulk))
+            .chain(self.memory.texts.iter().map(|t| t.held.on_bulk))
             .sum();
-        assert_eq!(self.bulk.used, on_bulk);
+        assert_eq!(self.memory.bulk.used, on_bulk);
         let reclaimable: u64 = held()
             .map(|h| h.reclaimable)
-            .chain(self.texts.iter().map(|t| t.held.reclaimable))
+            .chain(self.memory.texts.iter().map(|t| t.held.reclaimable))
             .sum();
         assert_eq!(
-            self.pool.frames,
-            self.pool.anonymous + reclaimable,
+            self.memory.pool.frames,
+            self.memory.pool.anonymous + reclaimable,
             "free frames hold nothing or a reclaimable page"
         );
         if self.clock().is_some() {
@@ -349,19 +446,20 @@ impl SystemModel<'_> {
         let procs = || self.procs.iter().map(|(_, p)| p);
         let private: u64 = procs()
             .filter(|p| p.residence != Residence::Out)
-            .map(|p| self.sys.classes[p.class].size - self.texts[p.class].bytes)
+            .map(|p| self.sys.classes[p.class].size - self.memory.texts[p.class].bytes)
             .sum();
         let text: u64 = self
+            .memory
             .texts
             .iter()
             .filter(|t| t.in_memory > 0)
             .map(|t| t.bytes)
             .sum();
         assert_eq!(
-            self.swap.free_bytes + private + text,
+            self.memory.swap.free_bytes + private + text,
             self.sys.memory.user_bytes()
         );
-        for (class, t) in self.texts.iter().enumerate() {
+        for (class, t) in self.memory.texts.iter().enumerate() {
             let users = procs()
                 .filter(|p| p.class == class && p.residence != Residence::Out)
                 .count() as u32;

@@ -48,23 +48,23 @@ const HARD_SWAP_AGE: SimTime = SimTime::from_secs(5);
 impl SystemModel<'_> {
     /// The clock's once-a-second meters for the swapper (3BSD `vmmeter`).
     pub(super) fn vmmeter(&mut self, settings: PagingSwapper) {
-        let s = &mut self.swap;
+        let s = &mut self.memory.swap;
         let decay = (s.deficit / 10).max((settings.maxpgio / 2.0) as u64);
         s.deficit -= s.deficit.min(decay);
-        s.avefree = (4.0 * s.avefree + self.pool.frames as f64) / 5.0;
+        s.avefree = (4.0 * s.avefree + self.memory.pool.frames as f64) / 5.0;
         s.transfer_rate = (4.0 * s.transfer_rate + s.transfers as f64) / 5.0;
         s.transfers = 0;
     }
 
     /// One look of the swapper behind the clock (module docs).
     pub(super) fn paged_swapper(&mut self, settings: PagingSwapper, ctx: &mut Context<Event>) {
-        if self.swap.busy {
+        if self.memory.swap.busy {
             return;
         }
         let clock = *self.clock().expect("the swapper is behind the clock");
         let now = ctx.now();
-        let free = self.pool.frames;
-        let s = &self.swap;
+        let free = self.memory.pool.frames;
+        let s = &self.memory.swap;
         let desperate = s.loaded > 1
             && s.avefree < clock.desfree as f64
             && (s.transfer_rate > settings.maxpgio || s.avefree < clock.minfree as f64);
@@ -84,11 +84,11 @@ impl SystemModel<'_> {
             let Some(pid) = self.candidates.longest_out() else {
                 return;
             };
-            let rss = self.mem[pid].swapped_rss;
+            let rss = self.memory.of[pid].swapped_rss;
             let burst = (2.0 * settings.maxpgio) as u64;
-            let promised = self.swap.deficit.min(clock.lotsfree);
+            let promised = self.memory.swap.deficit.min(clock.lotsfree);
             if free > promised + (rss / 2).min(burst) || (rss < burst && free > clock.desfree) {
-                self.swap.deficit += rss;
+                self.memory.swap.deficit += rss;
                 let bytes = self.user_area_bytes(pid);
                 self.swap_in(pid, bytes, ctx);
                 return;
@@ -96,11 +96,12 @@ impl SystemModel<'_> {
             wanting = Some(pid);
         }
         let age = |m: &ProcessMemory| (now - m.last_swap).min(AGE_CAP);
-        let waited = desperate || wanting.is_some_and(|pid| age(&self.mem[pid]) >= HARD_SWAP_AGE);
+        let waited =
+            desperate || wanting.is_some_and(|pid| age(&self.memory.of[pid]) >= HARD_SWAP_AGE);
         // A process in a kernel path is left for the next look.
         let victim = long_asleep.or_else(|| {
             self.candidates.longest_in(now).filter(|&pid| {
-                waited && age(&self.mem[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
+                waited && age(&self.memory.of[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
             })
         });
         if let Some(pid) = victim {
@@ -166,8 +167,8 @@ mod tests {
                 if out {
                     // Its pages are free and reclaimable; the five modified
                     // are written with its user area and page tables.
-                    assert_eq!(model.pool.frames, 64, "{what}");
-                    let p = &model.mem[pid];
+                    assert_eq!(model.memory.pool.frames, 64, "{what}");
+                    let p = &model.memory.of[pid];
                     assert_eq!((p.held.resident, p.held.reclaimable), (0, 60));
                     assert_eq!(p.swapped_rss, 60);
                     assert_eq!(model.user_area_bytes(pid), 6 * 512 + 2 * 512);
@@ -196,13 +197,13 @@ mod tests {
         ] {
             with_process_at(&clocked(), secs(30), |model, ctx, first| {
                 let second = another(model, ctx);
-                model.mem[first].last_swap = secs(30 - in_for);
+                model.memory.of[first].last_swap = secs(30 - in_for);
                 model.reindex(first);
                 for page in 0..30 {
                     give(model, first, page);
                     give(model, second, page);
                 }
-                (model.swap.transfer_rate, model.swap.avefree) = (rate, avefree);
+                (model.memory.swap.transfer_rate, model.memory.swap.avefree) = (rate, avefree);
                 model.paged_swapper(settings(model), ctx);
                 let what = format!("{rate}/s, {avefree} free on average, in {in_for} s");
                 assert_eq!(
@@ -218,12 +219,12 @@ mod tests {
     #[test]
     fn the_only_process_in_memory_is_not_swapped_out_for_paging() {
         with_process_at(&clocked(), secs(30), |model, ctx, pid| {
-            model.mem[pid].last_swap = secs(20);
+            model.memory.of[pid].last_swap = secs(20);
             model.reindex(pid);
             for page in 0..60 {
                 give(model, pid, page);
             }
-            (model.swap.transfer_rate, model.swap.avefree) = (41.0, 1.0);
+            (model.memory.swap.transfer_rate, model.memory.swap.avefree) = (41.0, 1.0);
             model.paged_swapper(settings(model), ctx);
             assert_eq!(model.procs[pid].residence, Residence::In);
         });
@@ -249,12 +250,12 @@ mod tests {
                 for page in 0..64 - free {
                     give(model, other, page);
                 }
-                model.mem[pid].swapped_rss = rss;
+                model.memory.of[pid].swapped_rss = rss;
                 model.recount(pid, ctx.now(), |p| {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;
                 });
-                model.swap.deficit = deficit;
+                model.memory.swap.deficit = deficit;
                 model.paged_swapper(settings(model), ctx);
                 let what = format!("{free} free, {rss} pages held, {deficit} promised");
                 assert_eq!(
@@ -263,7 +264,7 @@ mod tests {
                     "{what}"
                 );
                 let deficit_after = if comes_in { deficit + rss } else { deficit };
-                assert_eq!(model.swap.deficit, deficit_after, "{what}");
+                assert_eq!(model.memory.swap.deficit, deficit_after, "{what}");
                 // Out for less than 5 s, it pushes nobody out.
                 assert_eq!(model.procs[other].residence, Residence::In, "{what}");
             });
@@ -276,12 +277,12 @@ mod tests {
         for (out_for, pushed) in [(5, true), (4, false)] {
             with_process_at(&clocked(), secs(30), |model, ctx, wanting| {
                 let other = another(model, ctx);
-                model.mem[other].last_swap = secs(20);
+                model.memory.of[other].last_swap = secs(20);
                 model.reindex(other);
                 for page in 0..60 {
                     give(model, other, page);
                 }
-                let m = &mut model.mem[wanting];
+                let m = &mut model.memory.of[wanting];
                 (m.swapped_rss, m.last_swap) = (100, secs(30 - out_for));
                 model.recount(wanting, ctx.now(), |p| {
                     p.residence = Residence::Out;
@@ -325,18 +326,18 @@ mod tests {
     fn the_meters_average_over_five_seconds_and_the_deficit_decays() {
         with_process_at(&clocked(), secs(30), |model, _, _| {
             let maxpgio = settings(model);
-            model.swap.avefree = 0.0;
-            model.swap.transfers = 50;
-            model.swap.deficit = 100;
+            model.memory.swap.avefree = 0.0;
+            model.memory.swap.transfers = 50;
+            model.memory.swap.deficit = 100;
             model.vmmeter(maxpgio);
-            assert_eq!(model.swap.avefree, 64.0 / 5.0);
-            assert_eq!(model.swap.transfer_rate, 10.0);
-            assert_eq!(model.swap.transfers, 0);
+            assert_eq!(model.memory.swap.avefree, 64.0 / 5.0);
+            assert_eq!(model.memory.swap.transfer_rate, 10.0);
+            assert_eq!(model.memory.swap.transfers, 0);
             // A tenth, or maxpgio / 2 = 20 frames, whichever is more.
-            assert_eq!(model.swap.deficit, 80);
-            model.swap.deficit = 300;
+            assert_eq!(model.memory.swap.deficit, 80);
+            model.memory.swap.deficit = 300;
             model.vmmeter(maxpgio);
-            assert_eq!(model.swap.deficit, 270);
+            assert_eq!(model.memory.swap.deficit, 270);
         });
     }
 }

@@ -132,8 +132,8 @@ impl SystemModel<'_> {
                 .procs
                 .get(pid)
                 .is_some_and(|p| p.generation == generation)
-                .then(|| &mut self.mem[pid].held),
-            Holder::Text { class } => Some(&mut self.texts[class].held),
+                .then(|| &mut self.memory.of[pid].held),
+            Holder::Text { class } => Some(&mut self.memory.texts[class].held),
         }
     }
 
@@ -159,7 +159,7 @@ impl SystemModel<'_> {
         let Some(lifetime) = locality.lifetime() else {
             return self.phase_fault_gap(pid);
         };
-        let resident = self.mem[pid].held.resident + self.texts[p.class].held.resident;
+        let resident = self.memory.of[pid].held.resident + self.memory.texts[p.class].held.resident;
         let mean = lifetime.mean_time_between_faults(resident, p.pages);
         if !mean.is_finite() {
             return SimTime::MAX;
@@ -180,10 +180,10 @@ impl SystemModel<'_> {
             unreachable!("faults only under paging");
         };
         let p = &self.procs[pid];
-        let text = &self.texts[p.class];
+        let text = &self.memory.texts[p.class];
         let private = p.pages - text.pages;
         let missing_text = text.pages - text.held.resident;
-        let missing_private = private - self.mem[pid].held.resident;
+        let missing_private = private - self.memory.of[pid].held.resident;
         if missing_text + missing_private == 0 {
             // Another process of the class brought in the last missing text
             // page during this burst: nothing is missing any more.
@@ -204,7 +204,7 @@ impl SystemModel<'_> {
             (
                 self.holder(pid),
                 missing_private,
-                private - self.mem[pid].touched,
+                private - self.memory.of[pid].touched,
             )
         };
         let zero_fill = if in_text {
@@ -239,7 +239,7 @@ impl SystemModel<'_> {
             }
         };
         if first_touch {
-            self.mem[pid].touched += 1;
+            self.memory.of[pid].touched += 1;
         }
         match source {
             Source::Reclaim => {
@@ -247,7 +247,7 @@ impl SystemModel<'_> {
                 let held = self.held_mut(holder).expect("the faulting process exists");
                 held.reclaimable -= 1;
                 held.resident += 1;
-                self.pool.frames -= 1;
+                self.memory.pool.frames -= 1;
             }
             Source::Read(device)
                 if paging
@@ -258,7 +258,7 @@ impl SystemModel<'_> {
                 let held = self.held_mut(holder).expect("the faulting process exists");
                 if held.on_bulk > 0 {
                     held.on_bulk -= 1;
-                    self.bulk.used -= 1;
+                    self.memory.bulk.used -= 1;
                 }
             }
             Source::ZeroFill | Source::Read(_) => {}
@@ -304,7 +304,7 @@ impl SystemModel<'_> {
             }
         };
         self.procs[pid].faults += 1;
-        let m = &mut self.mem[pid];
+        let m = &mut self.memory.of[pid];
         m.fault_started = now;
         m.fault_source = source;
         m.fault_in_text = in_text;
@@ -331,7 +331,7 @@ impl SystemModel<'_> {
     /// page to read needs a frame and the read.
     pub(super) fn fault_path_done(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let source = self.mem[pid].fault_source;
+        let source = self.memory.of[pid].fault_source;
         let soft = match source {
             Source::Reclaim => true,
             Source::InTransit if self.wait_in_transit(pid) => true,
@@ -352,7 +352,7 @@ impl SystemModel<'_> {
         if soft {
             self.stats
                 .fault_time
-                .add((now - self.mem[pid].fault_started).as_secs_f64());
+                .add((now - self.memory.of[pid].fault_started).as_secs_f64());
             self.dispatch(cpu, pid, false, ctx);
             return;
         }
@@ -368,13 +368,13 @@ impl SystemModel<'_> {
     pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if !self.take_frame(pid, ctx) {
             self.recount(pid, ctx.now(), |p| p.waiting_frame = true);
-            self.pool.waiters.push_back(pid);
+            self.memory.pool.waiters.push_back(pid);
             return;
         }
-        match self.mem[pid].fault_source {
+        match self.memory.of[pid].fault_source {
             Source::Read(device) => {
                 let pages = 1 + self.kluster(pid);
-                self.swap.transfers += pages;
+                self.memory.swap.transfers += pages;
                 let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(device, Purpose::PageRead { pid }, bytes, ctx);
             }
@@ -389,17 +389,17 @@ impl SystemModel<'_> {
         let now = ctx.now();
         self.stats
             .fault_time
-            .add((now - self.mem[pid].fault_started).as_secs_f64());
+            .add((now - self.memory.of[pid].fault_started).as_secs_f64());
         self.place_page(pid, ctx);
         self.sched[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
-        if self.mem[pid].fault_in_text && self.clock().is_some() {
+        if self.memory.of[pid].fault_in_text && self.clock().is_some() {
             // Processes of the class that faulted on the page while it was
             // being read run on too.
             for waiter in self.transit_done(pid) {
                 self.stats
                     .fault_time
-                    .add((now - self.mem[waiter].fault_started).as_secs_f64());
+                    .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
                 self.sched[waiter].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(waiter, ctx);
             }
@@ -413,19 +413,19 @@ impl SystemModel<'_> {
             return;
         }
         let class = self.procs[pid].class;
-        if self.mem[pid].fault_in_text {
-            let text = &mut self.texts[class];
+        if self.memory.of[pid].fault_in_text {
+            let text = &mut self.memory.texts[class];
             if text.held.resident < text.pages {
                 text.held.resident += 1;
             } else {
                 // Another process of the class brought the same page in
                 // first.
-                self.pool.frames += 1;
-                self.pool.anonymous += 1;
+                self.memory.pool.frames += 1;
+                self.memory.pool.anonymous += 1;
                 self.serve_frame_waiters(ctx);
             }
         } else {
-            self.mem[pid].held.resident += 1;
+            self.memory.of[pid].held.resident += 1;
         }
     }
 
@@ -439,16 +439,16 @@ impl SystemModel<'_> {
             unreachable!("frames only under paging");
         };
         let target = paging.free_target;
-        if self.pool.frames == 0 {
+        if self.memory.pool.frames == 0 {
             self.steal(1, pid, ctx);
         }
         let class = self.procs[pid].class;
-        let got = if self.pool.frames > 0 {
+        let got = if self.memory.pool.frames > 0 {
             true
-        } else if self.mem[pid].held.resident > 0 {
+        } else if self.memory.of[pid].held.resident > 0 {
             self.evict(self.holder(pid), 1, ctx);
             true
-        } else if self.texts[class].held.resident > 0 {
+        } else if self.memory.texts[class].held.resident > 0 {
             self.evict(Holder::Text { class }, 1, ctx);
             true
         } else {
@@ -458,8 +458,8 @@ impl SystemModel<'_> {
             self.allocate();
         }
         // The page daemon keeps `target` frames free.
-        if self.pool.frames < target {
-            self.steal(target - self.pool.frames, pid, ctx);
+        if self.memory.pool.frames < target {
+            self.steal(target - self.memory.pool.frames, pid, ctx);
         }
         got
     }
@@ -468,13 +468,13 @@ impl SystemModel<'_> {
     /// there is one, else the oldest reclaimable page, which its holder
     /// loses for good.
     fn allocate(&mut self) {
-        assert!(self.pool.frames > 0, "a frame is free");
-        self.pool.frames -= 1;
-        if self.pool.anonymous > 0 {
-            self.pool.anonymous -= 1;
+        assert!(self.memory.pool.frames > 0, "a frame is free");
+        self.memory.pool.frames -= 1;
+        if self.memory.pool.anonymous > 0 {
+            self.memory.pool.anonymous -= 1;
             return;
         }
-        while let Some(holder) = self.pool.age.pop_front() {
+        while let Some(holder) = self.memory.pool.age.pop_front() {
             if self.take_oldest(holder, Queue::Free) {
                 self.held_mut(holder).expect("a live holder").reclaimable -= 1;
                 return;
@@ -514,6 +514,7 @@ impl SystemModel<'_> {
                 .least_recently_run(faulting)
                 .map(|(last_run, pid)| (last_run, 0, pid));
             let text = self
+                .memory
                 .texts
                 .iter()
                 .enumerate()
@@ -560,23 +561,25 @@ impl SystemModel<'_> {
         if paging.reclaim {
             held.reclaimable += n;
             held.free_entries += n;
-            self.pool
+            self.memory
+                .pool
                 .age
                 .extend(std::iter::repeat_n(holder, n as usize));
         } else {
-            self.pool.anonymous += n;
+            self.memory.pool.anonymous += n;
         }
         if let Holder::Process { pid, .. } = holder {
             self.reindex(pid);
         }
-        self.pool.frames += n;
+        self.memory.pool.frames += n;
         self.stats.counters.pages_stolen += n;
         let page = self.sys.memory.page as f64;
         let (writes, device) = match to_bulk {
             Some(bulk) => {
                 // Every page leaving memory goes to the bulk store.
-                self.bulk.used += n;
-                self.bulk
+                self.memory.bulk.used += n;
+                self.memory
+                    .bulk
                     .age
                     .extend(std::iter::repeat_n(holder, n as usize));
                 (n, bulk)
@@ -601,7 +604,7 @@ impl SystemModel<'_> {
             self.request(device, Purpose::PageWrite, page, ctx);
         }
         self.overflow_bulk(ctx);
-        if self.pool.age.len() as u64 > 2 * self.pool.frames.max(1024) {
+        if self.memory.pool.age.len() as u64 > 2 * self.memory.pool.frames.max(1024) {
             self.compact(Queue::Free);
         }
     }
@@ -619,8 +622,9 @@ impl SystemModel<'_> {
             return;
         };
         let page = self.sys.memory.page as f64;
-        while self.bulk.used > capacity {
+        while self.memory.bulk.used > capacity {
             let holder = self
+                .memory
                 .bulk
                 .age
                 .pop_front()
@@ -629,12 +633,12 @@ impl SystemModel<'_> {
                 continue;
             }
             self.held_mut(holder).expect("a live holder").on_bulk -= 1;
-            self.bulk.used -= 1;
+            self.memory.bulk.used -= 1;
             self.stats.counters.page_writes += 1;
             let drive = paging.drive(&mut self.drive_rng);
             self.request(drive, Purpose::PageWrite, page, ctx);
         }
-        if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
+        if self.memory.bulk.age.len() as u64 > 2 * capacity.max(1024) {
             self.compact(Queue::Bulk);
         }
     }
@@ -644,14 +648,14 @@ impl SystemModel<'_> {
     /// it has there.
     fn compact(&mut self, queue: Queue) {
         for (pid, _) in self.procs.iter() {
-            *self.mem[pid].held.in_queue(queue).1 = 0;
+            *self.memory.of[pid].held.in_queue(queue).1 = 0;
         }
-        for t in &mut self.texts {
+        for t in &mut self.memory.texts {
             *t.held.in_queue(queue).1 = 0;
         }
         let entries = std::mem::take(match queue {
-            Queue::Free => &mut self.pool.age,
-            Queue::Bulk => &mut self.bulk.age,
+            Queue::Free => &mut self.memory.pool.age,
+            Queue::Bulk => &mut self.memory.bulk.age,
         });
         let mut kept = VecDeque::with_capacity(entries.len() / 2);
         for holder in entries.into_iter().rev() {
@@ -664,16 +668,16 @@ impl SystemModel<'_> {
             }
         }
         match queue {
-            Queue::Free => self.pool.age = kept,
-            Queue::Bulk => self.bulk.age = kept,
+            Queue::Free => self.memory.pool.age = kept,
+            Queue::Bulk => self.memory.bulk.age = kept,
         }
     }
 
     /// Starts the page reads of processes that waited for a frame, while
     /// frames are free.
     pub(super) fn serve_frame_waiters(&mut self, ctx: &mut Context<Event>) {
-        while self.pool.frames > 0 {
-            let Some(pid) = self.pool.waiters.pop_front() else {
+        while self.memory.pool.frames > 0 {
+            let Some(pid) = self.memory.pool.waiters.pop_front() else {
                 return;
             };
             self.recount(pid, ctx.now(), |p| p.waiting_frame = false);
@@ -728,9 +732,9 @@ mod tests {
         // resident pages of its class's text.
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, _, pid| {
             make_eligible(model, pid);
-            model.mem[pid].held.resident = 5;
-            model.texts[0].held.resident = 3;
-            model.texts[1].held.resident = 7;
+            model.memory.of[pid].held.resident = 5;
+            model.memory.texts[0].held.resident = 3;
+            model.memory.texts[1].held.resident = 7;
             assert!(model.give_up_eligibility(pid));
             let owner = model.procs[pid].owner;
             assert_eq!(model.owners[owner].working_set, Some(8.0));
@@ -770,18 +774,18 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // Each of 20,000 pages taken is dirty with probability 0.3: a
             // binomial count, standard deviation 65.
-            model.mem[pid].held.resident = 20_000;
+            model.memory.of[pid].held.resident = 20_000;
             model.evict(model.holder(pid), 20_000, ctx);
             let writes = model.stats.counters.page_writes;
             assert!(writes.abs_diff(6_000) < 5 * 65, "{writes}");
             // Text is never written.
-            model.texts[0].held.resident = 100;
+            model.memory.texts[0].held.resident = 100;
             model.evict(Holder::Text { class: 0 }, 100, ctx);
             assert_eq!(model.stats.counters.page_writes, writes);
             // A class whose pages are all dirty writes every one.
             let owner = model.procs[pid].owner;
             let other = model.spawn(1, owner, SimTime::ZERO);
-            model.mem[other].held.resident = 10;
+            model.memory.of[other].held.resident = 10;
             model.evict(model.holder(other), 10, ctx);
             assert_eq!(model.stats.counters.page_writes, writes + 10);
             // Every page taken is counted as stolen, written or not.
@@ -799,37 +803,37 @@ mod tests {
             "bulk_store = \"drum\"\nbulk_store_size = \"64KiB\"\n[[device]]\nname = \"drum\"\nrate = \"4MB/s\"",
         );
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
-            model.mem[pid].held.resident = 101;
+            model.memory.of[pid].held.resident = 101;
             model.evict(model.holder(pid), 100, ctx);
-            assert_eq!(model.bulk.used, 64);
-            assert_eq!(model.mem[pid].held.on_bulk, 64);
+            assert_eq!(model.memory.bulk.used, 64);
+            assert_eq!(model.memory.of[pid].held.on_bulk, 64);
             assert_eq!(model.stats.counters.page_writes, 100 + 36);
             model.evict(model.holder(pid), 1, ctx);
-            assert_eq!(model.bulk.used, 64);
+            assert_eq!(model.memory.bulk.used, 64);
             assert_eq!(model.stats.counters.page_writes, 138);
             // Twenty pages read back leave stale entries in the age queue;
             // compacting it keeps as many as the pages still there.
-            model.mem[pid].held.on_bulk -= 20;
-            model.bulk.used -= 20;
-            assert_eq!(model.bulk.age.len(), 64);
+            model.memory.of[pid].held.on_bulk -= 20;
+            model.memory.bulk.used -= 20;
+            assert_eq!(model.memory.bulk.age.len(), 64);
             model.compact(Queue::Bulk);
-            assert_eq!(model.bulk.age.len(), 44);
-            assert_eq!(model.mem[pid].held.bulk_entries, 44);
+            assert_eq!(model.memory.bulk.age.len(), 44);
+            assert_eq!(model.memory.of[pid].held.bulk_entries, 44);
             // A page taken and read back 2,100 times leaves as many stale
             // entries: the queue is compacted when it outgrows twice 1,024
             // entries, not before (so compacting costs O(1) a page,
             // amortised).
             for taken in 1..=2_100 {
-                model.mem[pid].held.resident = 1;
+                model.memory.of[pid].held.resident = 1;
                 model.evict(model.holder(pid), 1, ctx);
-                model.mem[pid].held.on_bulk -= 1;
-                model.bulk.used -= 1;
+                model.memory.of[pid].held.on_bulk -= 1;
+                model.memory.bulk.used -= 1;
                 if taken == 2_004 {
-                    assert_eq!(model.bulk.age.len(), 2_048, "not yet compacted");
+                    assert_eq!(model.memory.bulk.age.len(), 2_048, "not yet compacted");
                 }
             }
             // Compacting kept the 44 pages' entries and the one then taken.
-            assert_eq!(model.bulk.age.len(), 45 + 95);
+            assert_eq!(model.memory.bulk.age.len(), 45 + 95);
         });
     }
 
@@ -842,17 +846,17 @@ mod tests {
             // outgrows twice 1,024 entries (the pool has 64 frames), not
             // before.
             for taken in 1..=2_100 {
-                model.mem[pid].held.resident = 1;
+                model.memory.of[pid].held.resident = 1;
                 model.evict(model.holder(pid), 1, ctx);
                 // Reclaimed, as a fault on it would take it back.
-                model.mem[pid].held.reclaimable -= 1;
-                model.pool.frames -= 1;
+                model.memory.of[pid].held.reclaimable -= 1;
+                model.memory.pool.frames -= 1;
                 if taken == 2_048 {
-                    assert_eq!(model.pool.age.len(), 2_048, "not yet compacted");
+                    assert_eq!(model.memory.pool.age.len(), 2_048, "not yet compacted");
                 }
             }
             // Compacting kept the entry of the page then free.
-            assert_eq!(model.pool.age.len(), 1 + 2_100 - 2_049);
+            assert_eq!(model.memory.pool.age.len(), 1 + 2_100 - 2_049);
         });
     }
 
@@ -864,22 +868,22 @@ mod tests {
             // pages first, then the text.
             let owner = model.procs[pid].owner;
             let other = model.spawn(1, owner, SimTime::ZERO);
-            model.mem[other].held.resident = 5;
+            model.memory.of[other].held.resident = 5;
             model.procs[other].last_run = SimTime::from_secs(3);
             model.reindex(other);
-            let text = &mut model.texts[1];
+            let text = &mut model.memory.texts[1];
             text.held.resident = 10;
             text.last_used = SimTime::from_secs(5);
             model.steal(7, pid, ctx);
-            assert_eq!(model.mem[other].held.resident, 0);
-            assert_eq!(model.texts[1].held.resident, 8);
+            assert_eq!(model.memory.of[other].held.resident, 0);
+            assert_eq!(model.memory.texts[1].held.resident, 8);
             // Used before the process last ran, the text goes first.
-            model.mem[other].held.resident = 5;
+            model.memory.of[other].held.resident = 5;
             model.reindex(other);
-            model.texts[1].last_used = SimTime::from_secs(2);
+            model.memory.texts[1].last_used = SimTime::from_secs(2);
             model.steal(3, pid, ctx);
-            assert_eq!(model.mem[other].held.resident, 5);
-            assert_eq!(model.texts[1].held.resident, 5);
+            assert_eq!(model.memory.of[other].held.resident, 5);
+            assert_eq!(model.memory.texts[1].held.resident, 5);
         });
     }
 
@@ -889,15 +893,27 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // Another process holds 55 pages; 9 frames are free.
             let other = model.spawn(1, model.procs[pid].owner, SimTime::ZERO);
-            model.mem[other].held.resident = 55;
+            model.memory.of[other].held.resident = 55;
             model.reindex(other);
-            (model.pool.frames, model.pool.anonymous) = (9, 9);
+            (model.memory.pool.frames, model.memory.pool.anonymous) = (9, 9);
             // A fault that leaves the target free takes nothing.
             assert!(model.take_frame(pid, ctx));
-            assert_eq!((model.pool.frames, model.mem[other].held.resident), (8, 55));
+            assert_eq!(
+                (
+                    model.memory.pool.frames,
+                    model.memory.of[other].held.resident
+                ),
+                (8, 55)
+            );
             // One that leaves fewer takes a page back to the target.
             assert!(model.take_frame(pid, ctx));
-            assert_eq!((model.pool.frames, model.mem[other].held.resident), (8, 54));
+            assert_eq!(
+                (
+                    model.memory.pool.frames,
+                    model.memory.of[other].held.resident
+                ),
+                (8, 54)
+            );
         });
     }
 
@@ -908,13 +924,13 @@ mod tests {
             // Both texts resident, class 0's used longer ago: it would be
             // the one taken, but for the process of that class faulting.
             for (class, last_used) in [(0, 1), (1, 5)] {
-                let text = &mut model.texts[class];
+                let text = &mut model.memory.texts[class];
                 text.held.resident = 10;
                 text.last_used = SimTime::from_secs(last_used);
             }
             model.steal(2, pid, ctx);
-            assert_eq!(model.texts[0].held.resident, 10);
-            assert_eq!(model.texts[1].held.resident, 8);
+            assert_eq!(model.memory.texts[0].held.resident, 10);
+            assert_eq!(model.memory.texts[1].held.resident, 8);
             // Nor the text of a process on a processor: with class 1
             // running, neither text is taken.
             let owner = model.procs[pid].owner;
@@ -928,8 +944,8 @@ mod tests {
                 end: SimTime::from_secs(1),
             });
             model.steal(2, pid, ctx);
-            assert_eq!(model.texts[0].held.resident, 10);
-            assert_eq!(model.texts[1].held.resident, 8);
+            assert_eq!(model.memory.texts[0].held.resident, 10);
+            assert_eq!(model.memory.texts[1].held.resident, 8);
         });
     }
 }

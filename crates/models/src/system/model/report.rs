@@ -173,7 +173,7 @@ impl SystemModel<'_> {
                     bins[at].1 += 1;
                 }
             };
-            bump(self.mem[pid].held.resident, 0);
+            bump(self.memory.of[pid].held.resident, 0);
             if multics {
                 bump(estimate.round() as u64, 1);
             }

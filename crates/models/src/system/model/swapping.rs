@@ -30,6 +30,15 @@ pub(super) struct Swapper {
 }
 
 impl Swapper {
+    /// A process came into memory (`is_in`) or left it.
+    pub(super) fn count_loaded(&mut self, is_in: bool) {
+        self.loaded = if is_in {
+            self.loaded + 1
+        } else {
+            self.loaded - 1
+        };
+    }
+
     /// The swapper of `bytes` of free user memory in `frames` frames.
     pub(super) fn new(bytes: u64, frames: u64) -> Swapper {
         Swapper {
@@ -61,19 +70,19 @@ impl SystemModel<'_> {
     /// (with the age rules) the process that has been in longest; true if
     /// it should look again at once.
     fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
-        if self.swap.busy {
+        if self.memory.swap.busy {
             return false;
         }
         let now = ctx.now();
         let age = |m: &ProcessMemory| (now - m.last_swap).min(AGE_CAP);
         let Some((pid, out_for)) = self
             .waiting_for_swap_in()
-            .map(|pid| (pid, age(&self.mem[pid])))
+            .map(|pid| (pid, age(&self.memory.of[pid])))
         else {
             return false;
         };
         let image = self.bytes_to_load(pid);
-        if self.swap.free_bytes >= image && self.files.exec[pid].pending {
+        if self.memory.swap.free_bytes >= image && self.files.exec[pid].pending {
             // A new command, created when memory was short: it gets its
             // memory and reads its image from the program's file itself,
             // while the swapper looks again.
@@ -82,7 +91,7 @@ impl SystemModel<'_> {
             self.start_exec(pid, ctx);
             return true;
         }
-        if self.swap.free_bytes >= image {
+        if self.memory.swap.free_bytes >= image {
             self.load(pid);
             self.swap_in(pid, image, ctx);
             return false;
@@ -94,12 +103,12 @@ impl SystemModel<'_> {
             }
             self.candidates
                 .longest_in(now)
-                .filter(|&q| age(&self.mem[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
+                .filter(|&q| age(&self.memory.of[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
         });
         match victim {
             Some(victim) => self.swap_out(victim, ctx),
-            None if !self.swap.retry => {
-                self.swap.retry = true;
+            None if !self.memory.swap.retry => {
+                self.memory.swap.retry = true;
                 let _ = ctx.schedule_in(SWAPPER_RETRY, Event::SwapperRetry);
             }
             None => {}
@@ -107,14 +116,25 @@ impl SystemModel<'_> {
         false
     }
 
+    /// The swapper's look, pending while it could not act, comes: one look
+    /// at a time, not one per failed attempt.
+    pub(super) fn swapper_retry(&mut self, ctx: &mut Context<Event>) {
+        assert!(
+            self.memory.swap.retry,
+            "a swapper look fired that was not pending"
+        );
+        self.memory.swap.retry = false;
+        self.swapper(ctx);
+    }
+
     /// A swap-in of `bytes` for `pid` is done: it is in memory, and runs
     /// if it is ready.
     pub(super) fn swap_in_done(&mut self, pid: usize, bytes: f64, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        self.swap.busy = false;
+        self.memory.swap.busy = false;
         self.stats.counters.swap_ins += 1;
         self.stats.counters.swapped_bytes += bytes;
-        self.mem[pid].last_swap = now;
+        self.memory.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::In);
         if self.procs[pid].state == State::Runnable {
             self.enqueue(pid, now);
@@ -128,13 +148,13 @@ impl SystemModel<'_> {
     /// out), and a retiring shell goes.
     pub(super) fn swap_out_done(&mut self, pid: usize, bytes: f64, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        self.swap.busy = false;
+        self.memory.swap.busy = false;
         self.stats.counters.swap_outs += 1;
         self.stats.counters.swapped_bytes += bytes;
         if !self.paging() {
             self.unload(self.procs[pid].class);
         }
-        self.mem[pid].last_swap = now;
+        self.memory.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::Out);
         if self.retiring(pid) {
             self.retire_shell(pid, ctx);
@@ -146,7 +166,7 @@ impl SystemModel<'_> {
     /// its class's text unless already in memory.
     pub(super) fn bytes_to_load(&self, pid: usize) -> u64 {
         let class = self.procs[pid].class;
-        let text = &self.texts[class];
+        let text = &self.memory.texts[class];
         let private = self.sys.classes[class].size - text.bytes;
         private + if text.in_memory == 0 { text.bytes } else { 0 }
     }
@@ -154,19 +174,19 @@ impl SystemModel<'_> {
     /// Takes the memory for `pid`'s image.
     pub(super) fn load(&mut self, pid: usize) {
         let bytes = self.bytes_to_load(pid);
-        self.swap.free_bytes -= bytes;
-        self.texts[self.procs[pid].class].in_memory += 1;
+        self.memory.swap.free_bytes -= bytes;
+        self.memory.texts[self.procs[pid].class].in_memory += 1;
         self.files.exec[pid].bytes = bytes;
     }
 
     /// Gives back the memory of `pid`'s image, and its class's text if no
     /// other process of the class is in memory.
     pub(super) fn unload(&mut self, class: usize) {
-        let text = &mut self.texts[class];
-        self.swap.free_bytes += self.sys.classes[class].size - text.bytes;
+        let text = &mut self.memory.texts[class];
+        self.memory.swap.free_bytes += self.sys.classes[class].size - text.bytes;
         text.in_memory -= 1;
         if text.in_memory == 0 {
-            self.swap.free_bytes += text.bytes;
+            self.memory.swap.free_bytes += text.bytes;
         }
     }
 
@@ -191,7 +211,7 @@ impl SystemModel<'_> {
 
     /// Starts reading `bytes` of `pid` back in.
     pub(super) fn swap_in(&mut self, pid: usize, bytes: u64, ctx: &mut Context<Event>) {
-        self.swap.busy = true;
+        self.memory.swap.busy = true;
         self.recount(pid, ctx.now(), |p| p.residence = Residence::MovingIn);
         let device = self.swap_device();
         self.request(device, Purpose::SwapIn { pid }, bytes as f64, ctx);
@@ -221,13 +241,13 @@ impl SystemModel<'_> {
         } else if self.procs[pid].state == State::Runnable {
             self.dequeue(pid, now);
         }
-        self.swap.busy = true;
+        self.memory.swap.busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);
         let bytes = if self.paging() {
             self.push_out_pages(pid, ctx)
         } else {
             let class = self.procs[pid].class;
-            self.sys.classes[class].size - self.texts[class].bytes
+            self.sys.classes[class].size - self.memory.texts[class].bytes
         };
         let device = self.swap_device();
         self.request(device, Purpose::SwapOut { pid }, bytes as f64, ctx);

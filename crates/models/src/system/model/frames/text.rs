@@ -155,12 +155,12 @@ impl SystemModel<'_> {
     /// The shared text of `pid`'s class, when it has one (memory as
     /// frames).
     pub(in crate::system::model) fn text_of(&self, pid: usize) -> Option<&SharedText> {
-        self.frames.text(self.procs[pid].class)
+        self.memory.frames.text(self.procs[pid].class)
     }
 
     /// The missing pages of `pid`'s locality set, private and text.
     pub(super) fn set_missing(&self, pid: usize) -> u64 {
-        let t = &self.mem[pid].table;
+        let t = &self.memory.of[pid].table;
         t.missing()
             + self
                 .text_of(pid)
@@ -171,8 +171,8 @@ impl SystemModel<'_> {
     /// text.
     pub(super) fn resident_set(&self, pid: usize) -> u64 {
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
-        m.held.resident + self.texts[p.class].held.resident
+        let m = &self.memory.of[pid];
+        m.held.resident + self.memory.texts[p.class].held.resident
     }
 
     /// Meters the processor time the process of `burst` ran in it up to
@@ -180,15 +180,15 @@ impl SystemModel<'_> {
     /// at its resident set (after the warm-up), and in the exposure of its
     /// set's text pages.
     pub(in crate::system::model) fn meter_work(&mut self, burst: &Burst, upto: SimTime) {
-        let m = &mut self.mem[burst.pid];
+        let m = &mut self.memory.of[burst.pid];
         let from = burst.switch_end.max(m.table.exposed_to);
         m.table.exposed_to = m.table.exposed_to.max(upto);
         let measured = upto.saturating_sub(from.max(self.stats.measured_from));
         self.meter_lifetime(burst.pid, measured.as_secs_f64());
         let p = &self.procs[burst.pid];
-        let m = &self.mem[burst.pid];
+        let m = &self.memory.of[burst.pid];
         let work = upto.saturating_sub(from).as_nanos();
-        let Some(text) = self.frames.texts.get_mut(p.class) else {
+        let Some(text) = self.memory.frames.texts.get_mut(p.class) else {
             return;
         };
         if work == 0 {
@@ -231,7 +231,7 @@ impl SystemModel<'_> {
         let class = self.procs[pid].class;
         let found = self.text_source(class, page, now);
         if let (Source::Read(_), _) = found {
-            self.frames.texts[class].entries[page as usize] = Pte::Reading(NIL);
+            self.memory.frames.texts[class].entries[page as usize] = Pte::Reading(NIL);
         }
         found
     }
@@ -242,12 +242,12 @@ impl SystemModel<'_> {
         let Policy::Paging(paging) = &self.sys.memory.policy else {
             unreachable!("the clock is a paging policy");
         };
-        match self.frames.texts[class].entries[page as usize] {
+        match self.memory.frames.texts[class].entries[page as usize] {
             Pte::Free(f) => {
                 self.stats.counters.reclaims += 1;
-                self.frames.unlink(f);
-                self.pool.frames -= 1;
-                self.texts[class].held.reclaimable -= 1;
+                self.memory.frames.unlink(f);
+                self.memory.pool.frames -= 1;
+                self.memory.texts[class].held.reclaimable -= 1;
                 self.fill_text_frame(class, page, f, now);
                 (Source::Reclaim, false)
             }
@@ -260,17 +260,17 @@ impl SystemModel<'_> {
             Pte::Out => (Source::Read(self.program_device()), true),
             Pte::Bulk(_) => {
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
-                self.frames.bulk.used -= 1;
-                self.frames.texts[class].entries[page as usize] = Pte::Out;
+                self.memory.frames.bulk.used -= 1;
+                self.memory.frames.texts[class].entries[page as usize] = Pte::Out;
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
                 // Invalidated by the hand (simulated reference bits).
                 self.stats.counters.reclaims += 1;
-                let frame = &mut self.frames.frames[f as usize];
+                let frame = &mut self.memory.frames.frames[f as usize];
                 assert!(!frame.valid, "only an invalidated page traps");
                 frame.valid = true;
-                self.frames.texts[class].mark_resident(page);
+                self.memory.frames.texts[class].mark_resident(page);
                 (Source::Reclaim, false)
             }
             Pte::Reading(_) => {
@@ -287,25 +287,25 @@ impl SystemModel<'_> {
     /// now, its exposure decided up to now; text is never modified.
     pub(super) fn fill_text_frame(&mut self, class: usize, page: u32, f: u32, now: SimTime) {
         self.meter_running(class, now);
-        let text = &mut self.frames.texts[class];
+        let text = &mut self.memory.frames.texts[class];
         let exposure = text.exposure(page);
         text.entries[page as usize] = Pte::Resident(f);
         text.mark_resident(page);
-        let frame = &mut self.frames.frames[f as usize];
+        let frame = &mut self.memory.frames.frames[f as usize];
         (frame.owner, frame.page, frame.use_) = (FrameOwner::text(class), page, Use::Resident);
         frame.referenced = true;
         frame.valid = true;
         frame.modified = false;
         frame.decided = SimTime::from_nanos(exposure);
-        self.texts[class].held.resident += 1;
+        self.memory.texts[class].held.resident += 1;
     }
 
     /// Whether the text page `pid` waits for is in; if not, `pid` waits
     /// for the read under way.
     pub(in crate::system::model) fn wait_in_transit(&mut self, pid: usize) -> bool {
         let class = self.procs[pid].class;
-        let page = self.mem[pid].table.faulting;
-        let text = &mut self.frames.texts[class];
+        let page = self.memory.of[pid].table.faulting;
+        let text = &mut self.memory.frames.texts[class];
         match text.entries[page as usize] {
             Pte::Resident(_) => true,
             Pte::Reading(_) => {
@@ -320,9 +320,9 @@ impl SystemModel<'_> {
     /// off its text's waiting list in the order they came.
     pub(in crate::system::model) fn transit_done(&mut self, pid: usize) -> Vec<usize> {
         let p = &self.procs[pid];
-        let m = &self.mem[pid];
+        let m = &self.memory.of[pid];
         let page = m.table.faulting;
-        let text = &mut self.frames.texts[p.class];
+        let text = &mut self.memory.frames.texts[p.class];
         if text.waiting.is_empty() {
             return Vec::new();
         }
@@ -340,33 +340,35 @@ impl SystemModel<'_> {
     /// Whether a hand decides the text page in frame `f` referenced since
     /// it was last decided, from its exposure since then.
     pub(super) fn decide_text_references(&mut self, f: u32, class: usize) {
-        let frame = self.frames.frames[f as usize];
-        let exposure = self.frames.texts[class].exposure(frame.page);
+        let frame = self.memory.frames.frames[f as usize];
+        let exposure = self.memory.frames.texts[class].exposure(frame.page);
         let exposed = exposure - frame.decided.as_nanos();
         if exposed > 0 {
             let phases = self.phases_of_class(class);
             let mean = phases.reference * phases.set as f64;
-            let e: f64 =
-                rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.frames.references);
+            let e: f64 = rand_distr::Distribution::sample(
+                &rand_distr::Exp1,
+                &mut self.memory.frames.references,
+            );
             if mean * e < exposed as f64 * 1e-9 {
-                self.frames.frames[f as usize].referenced = true;
+                self.memory.frames.frames[f as usize].referenced = true;
             }
         }
-        self.frames.frames[f as usize].decided = SimTime::from_nanos(exposure);
+        self.memory.frames.frames[f as usize].decided = SimTime::from_nanos(exposure);
     }
 
     /// Checks each shared text's table against its frames and counts
     /// (debug builds).
     #[cfg(debug_assertions)]
     pub(super) fn check_texts(&self) {
-        for (class, text) in self.frames.texts.iter().enumerate() {
+        for (class, text) in self.memory.frames.texts.iter().enumerate() {
             let mut resident = 0;
             let mut reclaimable = 0;
             for (page, &entry) in text.entries.iter().enumerate() {
                 let usable = match entry {
                     Pte::Resident(f) => {
                         resident += 1;
-                        self.frames.frames[f as usize].valid
+                        self.memory.frames.frames[f as usize].valid
                     }
                     Pte::Free(_) => {
                         reclaimable += 1;
@@ -380,11 +382,11 @@ impl SystemModel<'_> {
                     "text page {page} of class {class}"
                 );
             }
-            assert_eq!(resident, self.texts[class].held.resident);
-            assert_eq!(reclaimable, self.texts[class].held.reclaimable);
+            assert_eq!(resident, self.memory.texts[class].held.resident);
+            assert_eq!(reclaimable, self.memory.texts[class].held.reclaimable);
             for &(page, pid) in &text.waiting {
                 assert!(matches!(text.entries[page as usize], Pte::Reading(_)));
-                assert_eq!(self.mem[pid as usize].fault_source, Source::InTransit);
+                assert_eq!(self.memory.of[pid as usize].fault_source, Source::InTransit);
             }
         }
     }
@@ -433,7 +435,7 @@ mod tests {
     /// Brings `page` of class 0's text into a free frame, as a read for
     /// another process would.
     fn read_in(model: &mut SystemModel, page: u32) {
-        let f = model.frames.pop_front().unwrap();
+        let f = model.memory.frames.pop_front().unwrap();
         model.take_free_frame(f);
         model.fill_text_frame(0, page, f, SimTime::ZERO);
     }
@@ -443,7 +445,7 @@ mod tests {
         with_two(|model, _, a, b| {
             // The set is the whole image, from a page drawn at random: its
             // text ranges cover the text once.
-            let mut covered: Vec<u32> = model.mem[a]
+            let mut covered: Vec<u32> = model.memory.of[a]
                 .table
                 .text_ranges
                 .iter()
@@ -457,9 +459,12 @@ mod tests {
             }
             assert_eq!((model.set_missing(a), model.set_missing(b)), (37, 37));
             assert_eq!(model.resident_set(a), 3);
-            assert_eq!(model.frames.texts[0].resident_in(&model.mem[b].table), 3);
+            assert_eq!(
+                model.memory.frames.texts[0].resident_in(&model.memory.of[b].table),
+                3
+            );
             // A fault of either on the text draws only missing text pages.
-            let text = &model.frames.texts[0];
+            let text = &model.memory.frames.texts[0];
             let drawn: Vec<u32> = (20..37)
                 .map(|k| text.nth_missing(&[(0, 20)], k - 20))
                 .collect();
@@ -511,7 +516,7 @@ mod tests {
             }
             for _ in 0..200 {
                 model.new_phase(pid);
-                let t = &model.mem[pid].table;
+                let t = &model.memory.of[pid].table;
                 let text_pages: u32 = t.text_ranges.iter().map(|(a, b)| b - a).sum();
                 assert_eq!(text_pages as usize + t.slots.len(), 30);
                 assert!(t.slots.iter().all(|&page| page >= 20));
@@ -522,7 +527,7 @@ mod tests {
                     .iter()
                     .filter(|&&page| t.text_ranges.iter().any(|&(a, b)| (a..b).contains(&page)))
                     .count();
-                assert_eq!(model.frames.texts[0].resident_in(t), within as u64);
+                assert_eq!(model.memory.frames.texts[0].resident_in(t), within as u64);
             }
         });
     }
@@ -533,14 +538,14 @@ mod tests {
             let n = 40_000;
             let mut stood = 0;
             for _ in 0..n {
-                model.mem[a].table.drawn_missing = 40;
+                model.memory.of[a].table.drawn_missing = 40;
                 stood += u32::from(model.fault_stands(a, 10));
             }
             let p = 0.25;
             let seen = f64::from(stood) / f64::from(n);
             let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
             assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
-            model.mem[a].table.drawn_missing = 40;
+            model.memory.of[a].table.drawn_missing = 40;
             assert!(model.fault_stands(a, 40), "nothing came in: it stands");
         });
     }
@@ -549,7 +554,7 @@ mod tests {
     fn a_text_page_is_found_referenced_from_every_sharer_s_exposure() {
         with_two(|model, _, a, b| {
             read_in(model, 5);
-            let Pte::Resident(f) = model.frames.texts[0].entries[5] else {
+            let Pte::Resident(f) = model.memory.frames.texts[0].entries[5] else {
                 panic!("resident");
             };
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
@@ -559,21 +564,21 @@ mod tests {
             // referenced at a rate of 1 per 40 ms of either's processor time.
             model.meter_work(&burst(a, 0, 10), ms(10));
             model.meter_work(&burst(b, 10, 40), ms(40));
-            assert_eq!(model.frames.texts[0].exposure(5), 40_000_000);
+            assert_eq!(model.memory.frames.texts[0].exposure(5), 40_000_000);
             // Exposure already added is not added again.
             model.meter_work(&burst(b, 10, 40), ms(40));
-            assert_eq!(model.frames.texts[0].exposure(5), 40_000_000);
+            assert_eq!(model.memory.frames.texts[0].exposure(5), 40_000_000);
             // Decided last with none of that exposure, or with half of it:
             // referenced since with probability 1 - e^-1, or 1 - e^-1/2.
             for (decided, expected) in [(0, 1.0_f64), (20, 0.5)] {
                 let n = 20_000;
                 let mut hits = 0;
                 for _ in 0..n {
-                    let frame = &mut model.frames.frames[f as usize];
+                    let frame = &mut model.memory.frames.frames[f as usize];
                     (frame.decided, frame.referenced) = (ms(decided), false);
                     model.decide_references(f);
-                    hits += u32::from(model.frames.frames[f as usize].referenced);
-                    assert_eq!(model.frames.frames[f as usize].decided, ms(40));
+                    hits += u32::from(model.memory.frames.frames[f as usize].referenced);
+                    assert_eq!(model.memory.frames.frames[f as usize].decided, ms(40));
                 }
                 let p = 1.0 - (-expected).exp();
                 let seen = f64::from(hits) / f64::from(n);
@@ -588,12 +593,12 @@ mod tests {
         with_two(|model, ctx, a, b| {
             let (source, from_file) = model.text_fault(a, 3, SimTime::ZERO);
             assert!(matches!(source, Source::Read(_)) && from_file);
-            assert_eq!(model.frames.texts[0].entries[3], Pte::Reading(NIL));
+            assert_eq!(model.memory.frames.texts[0].entries[3], Pte::Reading(NIL));
             let (source, _) = model.text_fault(b, 3, SimTime::ZERO);
             assert_eq!(source, Source::InTransit);
             // The first takes a frame and reads; the second waits for it.
             for (pid, source) in [(a, Source::Read(0)), (b, Source::InTransit)] {
-                let p = &mut model.mem[pid];
+                let p = &mut model.memory.of[pid];
                 (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
             }
             assert!(model.clock_take_frame(a, ctx));
@@ -601,7 +606,10 @@ mod tests {
             model.clock_place_page(a, SimTime::ZERO);
             assert_eq!(model.transit_done(a), [b]);
             assert!(model.transit_done(a).is_empty());
-            assert!(matches!(model.frames.texts[0].entries[3], Pte::Resident(_)));
+            assert!(matches!(
+                model.memory.frames.texts[0].entries[3],
+                Pte::Resident(_)
+            ));
             assert_eq!(model.set_missing(b), 39);
         });
     }
@@ -618,7 +626,7 @@ mod tests {
             assert_eq!(model.text_fault(b, 3, now).0, Source::InTransit);
             for (pid, source, started) in [(a, source, ms(200)), (b, Source::InTransit, ms(500))] {
                 model.recount(pid, now, |p| p.state = State::Fault);
-                let p = &mut model.mem[pid];
+                let p = &mut model.memory.of[pid];
                 (p.table.faulting, p.fault_in_text) = (3, true);
                 (p.fault_source, p.fault_started) = (source, started);
             }
@@ -641,14 +649,14 @@ mod tests {
     fn a_process_whose_fault_path_finds_its_page_still_being_read_leaves_the_processor() {
         with_two(|model, ctx, a, b| {
             let (source, _) = model.text_fault(a, 3, SimTime::ZERO);
-            let p = &mut model.mem[a];
+            let p = &mut model.memory.of[a];
             (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
             assert!(model.clock_take_frame(a, ctx));
             // The second process's fault path runs while the read is under
             // way: at its end the process waits for that read, off the
             // processor, and the read's end wakes it.
             assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
-            model.mem[b].table.faulting = 3;
+            model.memory.of[b].table.faulting = 3;
             model.recount(b, SimTime::ZERO, |p| p.state = State::Running);
             model.cpus.idle.remove(0);
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
@@ -666,7 +674,7 @@ mod tests {
         // Text is never written: with no bulk store to hold it, a page
         // taken is read from the program's file as at its first use.
         with_two(|model, _, a, _| {
-            model.frames.texts[0].entries[4] = Pte::Out;
+            model.memory.frames.texts[0].entries[4] = Pte::Out;
             let program = model.program_device();
             assert_eq!(
                 model.text_fault(a, 4, SimTime::ZERO),
@@ -691,13 +699,13 @@ mod tests {
     #[test]
     fn a_text_page_on_the_bulk_store_is_read_from_it_and_leaves_it() {
         with_process_at(&with_bulk_store(), SimTime::ZERO, |model, _, a| {
-            model.frames.texts[0].entries[6] = Pte::Bulk(0);
-            model.frames.bulk.used = 1;
+            model.memory.frames.texts[0].entries[6] = Pte::Bulk(0);
+            model.memory.frames.bulk.used = 1;
             assert_eq!(
                 model.text_fault(a, 6, SimTime::ZERO),
                 (Source::Read(device(model, "drum")), false)
             );
-            assert_eq!(model.frames.bulk.used, 0);
+            assert_eq!(model.memory.frames.bulk.used, 0);
         });
     }
 
@@ -706,7 +714,7 @@ mod tests {
         // The bulk store wrote it to the paging drives: it is read from
         // there, not from the program's file.
         with_process_at(&with_bulk_store(), SimTime::ZERO, |model, _, a| {
-            model.frames.texts[0].entries[7] = Pte::Out;
+            model.memory.frames.texts[0].entries[7] = Pte::Out;
             assert_eq!(
                 model.text_fault(a, 7, SimTime::ZERO),
                 (Source::Read(device(model, "disk")), false)
@@ -722,20 +730,20 @@ mod tests {
         );
         with_process_at(&reclaiming, SimTime::ZERO, |model, _, a| {
             read_in(model, 3);
-            let Pte::Resident(f) = model.frames.texts[0].entries[3] else {
+            let Pte::Resident(f) = model.memory.frames.texts[0].entries[3] else {
                 panic!("resident");
             };
-            let free = model.pool.frames;
+            let free = model.memory.pool.frames;
             assert!(!model.unmap_frame(f), "text is never modified");
-            assert_eq!(model.frames.texts[0].entries[3], Pte::Free(f));
+            assert_eq!(model.memory.frames.texts[0].entries[3], Pte::Free(f));
             let reclaims = model.stats.counters.reclaims;
             assert_eq!(
                 model.text_fault(a, 3, SimTime::ZERO),
                 (Source::Reclaim, false)
             );
             assert_eq!(model.stats.counters.reclaims, reclaims + 1);
-            assert_eq!(model.frames.texts[0].entries[3], Pte::Resident(f));
-            assert_eq!(model.pool.frames, free);
+            assert_eq!(model.memory.frames.texts[0].entries[3], Pte::Resident(f));
+            assert_eq!(model.memory.pool.frames, free);
         });
     }
 
@@ -743,19 +751,19 @@ mod tests {
     fn an_invalidated_text_page_is_reclaimed_in_place() {
         with_two(|model, _, a, _| {
             read_in(model, 8);
-            let Pte::Resident(f) = model.frames.texts[0].entries[8] else {
+            let Pte::Resident(f) = model.memory.frames.texts[0].entries[8] else {
                 panic!("resident");
             };
             // As the hand leaves it, its use bit simulated.
-            model.frames.frames[f as usize].valid = false;
-            model.frames.texts[0].mark_missing(8);
+            model.memory.frames.frames[f as usize].valid = false;
+            model.memory.frames.texts[0].mark_missing(8);
             let reclaims = model.stats.counters.reclaims;
             assert_eq!(
                 model.text_fault(a, 8, SimTime::ZERO),
                 (Source::Reclaim, false)
             );
             assert_eq!(model.stats.counters.reclaims, reclaims + 1);
-            assert!(model.frames.frames[f as usize].valid);
+            assert!(model.memory.frames.frames[f as usize].valid);
         });
     }
 
@@ -763,7 +771,7 @@ mod tests {
     fn the_hand_passes_over_a_text_while_a_process_of_its_class_runs() {
         with_two(|model, _, a, _| {
             read_in(model, 5);
-            let Pte::Resident(f) = model.frames.texts[0].entries[5] else {
+            let Pte::Resident(f) = model.memory.frames.texts[0].entries[5] else {
                 panic!("resident");
             };
             assert!(model.open_at_hand(f));
