@@ -57,7 +57,6 @@ mod scheduler;
 mod swapping;
 mod users;
 
-use candidates::{Candidates, Keys};
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use files::{Exec, Files};
@@ -305,9 +304,6 @@ struct Process {
     last_run: SimTime,
     /// When it joined the processor queue.
     cpu_arrival: SimTime,
-    /// Its keys in the ordered sets that replacement and the swapper choose
-    /// from (see `reindex`).
-    keys: Keys,
     /// Processor time it has used in user mode.
     cpu_user: SimTime,
     /// Processor time used on its behalf in the kernel: switches to it and
@@ -488,8 +484,6 @@ pub struct SystemModel<'a> {
     /// The scheduler's state of each process.
     sched: PerProcess<Scheduling>,
     cpus: Processors,
-    /// The processes replacement and the swapper choose from.
-    candidates: Candidates,
     eligibility: Eligibility,
     /// Memory management's state.
     memory: MemoryState,
@@ -518,7 +512,6 @@ impl<'a> SystemModel<'a> {
             ready: ReadyQueue::new(sys.cpu.scheduler),
             sched: PerProcess::default(),
             cpus: Processors::new(sys.cpu.count as usize),
-            candidates: Candidates::default(),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             memory: MemoryState::new(sys, streams),
             files: Files::default(),
@@ -608,7 +601,6 @@ impl<'a> SystemModel<'a> {
             pages: self.sys.memory.pages_of(size),
             last_run: now,
             cpu_arrival: now,
-            keys: Keys::default(),
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
             faults: 0,
@@ -1201,8 +1193,7 @@ impl SystemModel<'_> {
         // Out of every count before it goes.
         self.recount(pid, now, |p| p.state = State::Sleeping);
         self.recount(pid, now, |p| p.residence = Residence::Out);
-        let keys = self.procs[pid].keys;
-        self.candidates.refile(pid, keys, Keys::default());
+        self.unfile(pid);
         let p = self.procs.remove(pid);
         if p.counted {
             self.user_processes -= 1;
@@ -1234,19 +1225,6 @@ impl SystemModel<'_> {
             self.meter_idle(now);
         }
         self.reindex(pid);
-    }
-
-    /// Files `pid` in the sets replacement and the swapper choose from
-    /// under the keys its state now calls for.
-    fn reindex(&mut self, pid: usize) {
-        let p = &self.procs[pid];
-        let image = self.sys.classes[p.class].size;
-        let exec_pending = self.files.exec[pid].pending;
-        let keys = Keys::of(p, &self.memory.of[pid], exec_pending, self.managed(), image);
-        if keys != p.keys {
-            self.candidates.refile(pid, p.keys, keys);
-            self.procs[pid].keys = keys;
-        }
     }
 }
 
@@ -1336,25 +1314,6 @@ impl SystemModel<'_> {
             (self.stats.mpl.value(), self.stats.waiting.value()),
             (f64::from(mpl), f64::from(waiting))
         );
-        let mut filed = [0; 5];
-        for (pid, p) in self.procs.iter() {
-            let image = self.sys.classes[p.class].size;
-            assert_eq!(
-                p.keys,
-                Keys::of(
-                    p,
-                    &self.memory.of[pid],
-                    self.files.exec[pid].pending,
-                    self.managed(),
-                    image
-                ),
-                "filed as its state says"
-            );
-            for (n, f) in filed.iter_mut().zip(p.keys.filed()) {
-                *n += f;
-            }
-        }
-        assert_eq!(self.candidates.sizes(), filed, "no stale entries");
         for (pid, p) in self.procs.iter() {
             let queued = p.state == State::Runnable && p.residence == Residence::In;
             assert_eq!(

@@ -14,7 +14,7 @@
 
 #[cfg(debug_assertions)]
 use super::State;
-use super::candidates::Managed;
+use super::candidates::{Candidates, Keys, Managed};
 use super::frames::Frames;
 use super::frames::PageTable;
 use super::paging::{BulkPages, FreePool, Pages, Source, Text};
@@ -42,6 +42,8 @@ pub(super) struct MemoryState {
     pub(super) swap: Swapper,
     /// Each class's shared text.
     pub(super) texts: Vec<Text>,
+    /// The processes replacement and the swapper choose from.
+    pub(super) candidates: Candidates,
 }
 
 impl MemoryState {
@@ -58,6 +60,7 @@ impl MemoryState {
             fault_source: Source::ZeroFill,
             fault_in_text: false,
             fault_from_file: false,
+            keys: Keys::default(),
         };
         self.of.insert(pid, fresh);
     }
@@ -87,6 +90,7 @@ impl MemoryState {
                     in_memory: 0,
                 })
                 .collect(),
+            candidates: Candidates::default(),
         }
     }
 }
@@ -116,6 +120,9 @@ pub(super) struct ProcessMemory {
     /// Whether the pending page is read from the program's file (text, or
     /// a first touch of a page with contents), not from the swap area.
     pub(super) fault_from_file: bool,
+    /// Its keys in the ordered sets that replacement and the swapper
+    /// choose from (see `reindex`).
+    pub(super) keys: Keys,
 }
 
 /// The frames of `sys`'s memory as frames, with their reference stream
@@ -384,7 +391,28 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Rechecks memory's accounting.
+    /// Files `pid` in the sets replacement and the swapper choose from
+    /// under the keys its state now calls for.
+    pub(super) fn reindex(&mut self, pid: usize) {
+        let p = &self.procs[pid];
+        let image = self.sys.classes[p.class].size;
+        let exec_pending = self.files.exec[pid].pending;
+        let m = &self.memory.of[pid];
+        let keys = Keys::of(p, m, exec_pending, self.managed(), image);
+        if keys != m.keys {
+            self.memory.candidates.refile(pid, m.keys, keys);
+            self.memory.of[pid].keys = keys;
+        }
+    }
+
+    /// Takes `pid`, about to exit, out of the candidate sets.
+    pub(super) fn unfile(&mut self, pid: usize) {
+        let keys = std::mem::take(&mut self.memory.of[pid].keys);
+        self.memory.candidates.refile(pid, keys, Keys::default());
+    }
+
+    /// Rechecks memory's accounting, and that each process is filed in
+    /// the candidate sets as its state says.
     #[cfg(debug_assertions)]
     pub(super) fn check_memory(&self) {
         if self.paging() {
@@ -392,6 +420,21 @@ impl SystemModel<'_> {
         } else {
             self.check_swapped_memory();
         }
+        let mut filed = [0; 5];
+        for (pid, p) in self.procs.iter() {
+            let image = self.sys.classes[p.class].size;
+            let m = &self.memory.of[pid];
+            let exec_pending = self.files.exec[pid].pending;
+            assert_eq!(
+                m.keys,
+                Keys::of(p, m, exec_pending, self.managed(), image),
+                "filed as its state says"
+            );
+            for (n, f) in filed.iter_mut().zip(m.keys.filed()) {
+                *n += f;
+            }
+        }
+        assert_eq!(self.memory.candidates.sizes(), filed, "no stale entries");
     }
 
     /// Paging: every frame is free, resident or being read into, and the

@@ -69,6 +69,7 @@ impl SystemModel<'_> {
             && s.avefree < clock.desfree as f64
             && (s.transfer_rate > settings.maxpgio || s.avefree < clock.minfree as f64);
         let long_asleep = self
+            .memory
             .candidates
             .longest_asleep()
             .filter(|&(since, _)| now - since > settings.maxslp)
@@ -81,7 +82,7 @@ impl SystemModel<'_> {
                 self.swap_out(pid, ctx);
                 return;
             }
-            let Some(pid) = self.candidates.longest_out() else {
+            let Some(pid) = self.memory.candidates.longest_out() else {
                 return;
             };
             let rss = self.memory.of[pid].swapped_rss;
@@ -100,7 +101,7 @@ impl SystemModel<'_> {
             desperate || wanting.is_some_and(|pid| age(&self.memory.of[pid]) >= HARD_SWAP_AGE);
         // A process in a kernel path is left for the next look.
         let victim = long_asleep.or_else(|| {
-            self.candidates.longest_in(now).filter(|&pid| {
+            self.memory.candidates.longest_in(now).filter(|&pid| {
                 waited && age(&self.memory.of[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
             })
         });

@@ -510,6 +510,7 @@ impl SystemModel<'_> {
         };
         while wanted > 0 {
             let process = self
+                .memory
                 .candidates
                 .least_recently_run(faulting)
                 .map(|(last_run, pid)| (last_run, 0, pid));

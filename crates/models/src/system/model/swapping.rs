@@ -97,11 +97,12 @@ impl SystemModel<'_> {
             return false;
         }
         // A sleeper goes out at once; a busy process only by the age rules.
-        let victim = self.candidates.largest_sleeper().or_else(|| {
+        let victim = self.memory.candidates.largest_sleeper().or_else(|| {
             if out_for < SWAP_OUT_WAIT {
                 return None;
             }
-            self.candidates
+            self.memory
+                .candidates
                 .longest_in(now)
                 .filter(|&q| age(&self.memory.of[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
         });
@@ -220,7 +221,7 @@ impl SystemModel<'_> {
     /// The runnable, swapped-out, eligible process that has been out
     /// longest (the lowest slot on a tie, as V7 scans its process table).
     pub(super) fn waiting_for_swap_in(&self) -> Option<usize> {
-        self.candidates.longest_out()
+        self.memory.candidates.longest_out()
     }
 
     /// Takes `pid` out of memory: its private part is written (swapping),
