@@ -4,8 +4,10 @@
 //! probe ask memory through the calls here and nothing else: let a new
 //! process's image in, the working-set estimate it waits for eligibility
 //! with and the resident set it leaves, the processor time it ran (the
-//! clock meters its references), a swap moving it, its exit, and what the
-//! load indices and the summary report of memory. Each call dispatches on
+//! clock meters its references), a swap moving it, its exit, its filing
+//! in the sets replacement and the swapper choose from as its state
+//! changes, and what the load indices and the summary report of memory.
+//! Each call dispatches on
 //! the policy (swapping, replacement by process, memory as frames); the
 //! mechanisms are in `swapping`, `paged_swapper`, `paging` and `frames`,
 //! which alone test the policy besides this file. The next fault of a
@@ -15,8 +17,7 @@
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Keys, Managed};
-use super::frames::Frames;
-use super::frames::PageTable;
+use super::frames::{Frames, PageTable};
 use super::paging::{BulkPages, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
