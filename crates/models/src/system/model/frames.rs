@@ -905,7 +905,7 @@ impl SystemModel<'_> {
         }
         self.memory.frames.budget = clock.scan_budget(
             self.memory.pool.frames,
-            self.memory.swap.deficit,
+            self.memory.swap.vm.deficit,
             self.sys.memory.user_frames(),
         );
         self.scan(ctx);
@@ -1107,7 +1107,7 @@ impl SystemModel<'_> {
     /// A page write to `device`.
     fn page_write(&mut self, device: usize, ctx: &mut Context<Event>) {
         self.stats.counters.page_writes += 1;
-        self.memory.swap.transfers += 1;
+        self.memory.swap.vm.transfers += 1;
         let bytes = self.sys.memory.page as f64;
         self.request(device, Purpose::PageWrite, bytes, ctx);
     }

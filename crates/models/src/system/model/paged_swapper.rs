@@ -45,15 +45,49 @@ use crate::system::PagingSwapper;
 /// where it is this long (`outpri >= 5 && inpri >= 5`, in seconds).
 const HARD_SWAP_AGE: SimTime = SimTime::from_secs(5);
 
+/// The meters the swapper behind the clock decides by (3BSD `vmmeter`,
+/// updated once a second).
+#[derive(Debug)]
+pub(super) struct VmMeter {
+    /// Free frames, averaged over 5 s (3BSD `avefree`).
+    pub(super) avefree: f64,
+    /// Page transfers this second (3BSD `v_pgin + v_pgout`) ...
+    pub(super) transfers: u64,
+    /// ... and their rate averaged over 5 s.
+    pub(super) transfer_rate: f64,
+    /// Frames promised to processes just swapped in, decaying (3BSD
+    /// `deficit`).
+    pub(super) deficit: u64,
+}
+
+impl VmMeter {
+    /// The meters of `frames` free frames, before anything ran.
+    pub(super) fn new(frames: u64) -> VmMeter {
+        VmMeter {
+            avefree: frames as f64,
+            transfers: 0,
+            transfer_rate: 0.0,
+            deficit: 0,
+        }
+    }
+
+    /// The once-a-second update with `free` frames free: the averages
+    /// take a fifth of the new second, the deficit decays by a tenth or
+    /// by `maxpgio / 2` frames, whichever is more.
+    pub(super) fn tick(&mut self, free: u64, maxpgio: f64) {
+        let decay = (self.deficit / 10).max((maxpgio / 2.0) as u64);
+        self.deficit -= self.deficit.min(decay);
+        self.avefree = (4.0 * self.avefree + free as f64) / 5.0;
+        self.transfer_rate = (4.0 * self.transfer_rate + self.transfers as f64) / 5.0;
+        self.transfers = 0;
+    }
+}
+
 impl SystemModel<'_> {
     /// The clock's once-a-second meters for the swapper (3BSD `vmmeter`).
     pub(super) fn vmmeter(&mut self, settings: PagingSwapper) {
-        let s = &mut self.memory.swap;
-        let decay = (s.deficit / 10).max((settings.maxpgio / 2.0) as u64);
-        s.deficit -= s.deficit.min(decay);
-        s.avefree = (4.0 * s.avefree + self.memory.pool.frames as f64) / 5.0;
-        s.transfer_rate = (4.0 * s.transfer_rate + s.transfers as f64) / 5.0;
-        s.transfers = 0;
+        let free = self.memory.pool.frames;
+        self.memory.swap.vm.tick(free, settings.maxpgio);
     }
 
     /// One look of the swapper behind the clock (module docs).
@@ -64,10 +98,10 @@ impl SystemModel<'_> {
         let clock = *self.clock().expect("the swapper is behind the clock");
         let now = ctx.now();
         let free = self.memory.pool.frames;
-        let s = &self.memory.swap;
-        let desperate = s.loaded > 1
-            && s.avefree < clock.desfree as f64
-            && (s.transfer_rate > settings.maxpgio || s.avefree < clock.minfree as f64);
+        let (loaded, vm) = (self.memory.swap.loaded, &self.memory.swap.vm);
+        let desperate = loaded > 1
+            && vm.avefree < clock.desfree as f64
+            && (vm.transfer_rate > settings.maxpgio || vm.avefree < clock.minfree as f64);
         let long_asleep = self
             .memory
             .candidates
@@ -87,9 +121,9 @@ impl SystemModel<'_> {
             };
             let rss = self.memory.of[pid].swapped_rss;
             let burst = (2.0 * settings.maxpgio) as u64;
-            let promised = self.memory.swap.deficit.min(clock.lotsfree);
+            let promised = self.memory.swap.vm.deficit.min(clock.lotsfree);
             if free > promised + (rss / 2).min(burst) || (rss < burst && free > clock.desfree) {
-                self.memory.swap.deficit += rss;
+                self.memory.swap.vm.deficit += rss;
                 let bytes = self.user_area_bytes(pid);
                 self.swap_in(pid, bytes, ctx);
                 return;
@@ -204,7 +238,10 @@ mod tests {
                     give(model, first, page);
                     give(model, second, page);
                 }
-                (model.memory.swap.transfer_rate, model.memory.swap.avefree) = (rate, avefree);
+                (
+                    model.memory.swap.vm.transfer_rate,
+                    model.memory.swap.vm.avefree,
+                ) = (rate, avefree);
                 model.paged_swapper(settings(model), ctx);
                 let what = format!("{rate}/s, {avefree} free on average, in {in_for} s");
                 assert_eq!(
@@ -225,7 +262,10 @@ mod tests {
             for page in 0..60 {
                 give(model, pid, page);
             }
-            (model.memory.swap.transfer_rate, model.memory.swap.avefree) = (41.0, 1.0);
+            (
+                model.memory.swap.vm.transfer_rate,
+                model.memory.swap.vm.avefree,
+            ) = (41.0, 1.0);
             model.paged_swapper(settings(model), ctx);
             assert_eq!(model.procs[pid].residence, Residence::In);
         });
@@ -256,7 +296,7 @@ mod tests {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;
                 });
-                model.memory.swap.deficit = deficit;
+                model.memory.swap.vm.deficit = deficit;
                 model.paged_swapper(settings(model), ctx);
                 let what = format!("{free} free, {rss} pages held, {deficit} promised");
                 assert_eq!(
@@ -265,7 +305,7 @@ mod tests {
                     "{what}"
                 );
                 let deficit_after = if comes_in { deficit + rss } else { deficit };
-                assert_eq!(model.memory.swap.deficit, deficit_after, "{what}");
+                assert_eq!(model.memory.swap.vm.deficit, deficit_after, "{what}");
                 // Out for less than 5 s, it pushes nobody out.
                 assert_eq!(model.procs[other].residence, Residence::In, "{what}");
             });
@@ -324,21 +364,44 @@ mod tests {
     }
 
     #[test]
+    fn a_second_of_the_meters_weighs_a_fifth_and_the_deficit_decays_by_a_tenth_or_more() {
+        let mut vm = VmMeter::new(100);
+        (vm.transfers, vm.deficit) = (50, 1_000);
+        vm.tick(0, 40.0);
+        assert_eq!(
+            (vm.avefree, vm.transfer_rate, vm.transfers),
+            (80.0, 10.0, 0)
+        );
+        assert_eq!(vm.deficit, 900, "a tenth of 1,000 is more than maxpgio / 2");
+        vm.tick(100, 40.0);
+        assert_eq!((vm.avefree, vm.transfer_rate), (84.0, 8.0));
+        assert_eq!(vm.deficit, 810);
+        vm.deficit = 30;
+        vm.tick(100, 40.0);
+        assert_eq!(
+            vm.deficit, 10,
+            "maxpgio / 2 = 20 frames is more than a tenth"
+        );
+        vm.tick(100, 40.0);
+        assert_eq!(vm.deficit, 0, "never below nothing");
+    }
+
+    #[test]
     fn the_meters_average_over_five_seconds_and_the_deficit_decays() {
         with_process_at(&clocked(), secs(30), |model, _, _| {
             let maxpgio = settings(model);
-            model.memory.swap.avefree = 0.0;
-            model.memory.swap.transfers = 50;
-            model.memory.swap.deficit = 100;
+            model.memory.swap.vm.avefree = 0.0;
+            model.memory.swap.vm.transfers = 50;
+            model.memory.swap.vm.deficit = 100;
             model.vmmeter(maxpgio);
-            assert_eq!(model.memory.swap.avefree, 64.0 / 5.0);
-            assert_eq!(model.memory.swap.transfer_rate, 10.0);
-            assert_eq!(model.memory.swap.transfers, 0);
+            assert_eq!(model.memory.swap.vm.avefree, 64.0 / 5.0);
+            assert_eq!(model.memory.swap.vm.transfer_rate, 10.0);
+            assert_eq!(model.memory.swap.vm.transfers, 0);
             // A tenth, or maxpgio / 2 = 20 frames, whichever is more.
-            assert_eq!(model.memory.swap.deficit, 80);
-            model.memory.swap.deficit = 300;
+            assert_eq!(model.memory.swap.vm.deficit, 80);
+            model.memory.swap.vm.deficit = 300;
             model.vmmeter(maxpgio);
-            assert_eq!(model.memory.swap.deficit, 270);
+            assert_eq!(model.memory.swap.vm.deficit, 270);
         });
     }
 }

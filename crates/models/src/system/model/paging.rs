@@ -374,7 +374,7 @@ impl SystemModel<'_> {
         match self.memory.of[pid].fault_source {
             Source::Read(device) => {
                 let pages = 1 + self.kluster(pid);
-                self.memory.swap.transfers += pages;
+                self.memory.swap.vm.transfers += pages;
                 let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(device, Purpose::PageRead { pid }, bytes, ctx);
             }

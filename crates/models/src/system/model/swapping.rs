@@ -5,6 +5,7 @@
 //! of the class is in memory already, and a swap-out writes only the
 //! private part, text being read-only.
 
+use super::paged_swapper::VmMeter;
 use super::*;
 
 /// Free memory under swapping, and the swapper's state.
@@ -18,15 +19,8 @@ pub(super) struct Swapper {
     pub(super) retry: bool,
     /// Processes in memory (3BSD `multprog`).
     pub(super) loaded: u32,
-    /// Under the clock: free frames, averaged over 5 s (3BSD `avefree`).
-    pub(super) avefree: f64,
-    /// Under the clock: page transfers this second, and their rate
-    /// averaged over 5 s (3BSD `v_pgin + v_pgout`).
-    pub(super) transfers: u64,
-    pub(super) transfer_rate: f64,
-    /// Under the clock: frames promised to processes just swapped in,
-    /// decaying (3BSD `deficit`).
-    pub(super) deficit: u64,
+    /// Under the clock: the meters its swapper decides by.
+    pub(super) vm: VmMeter,
 }
 
 impl Swapper {
@@ -46,10 +40,7 @@ impl Swapper {
             busy: false,
             retry: false,
             loaded: 0,
-            avefree: frames as f64,
-            transfers: 0,
-            transfer_rate: 0.0,
-            deficit: 0,
+            vm: VmMeter::new(frames),
         }
     }
 }
