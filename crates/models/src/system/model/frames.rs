@@ -406,6 +406,9 @@ pub(super) struct Frames {
     bulk: BulkQueue,
     /// Each class's shared text (empty for a class without one).
     texts: Vec<SharedText>,
+    /// Each process's page table and place in its phase model, by its
+    /// slot.
+    pub(super) tables: PerProcess<PageTable>,
 }
 
 impl Frames {
@@ -436,6 +439,7 @@ impl Frames {
             references,
             bulk: BulkQueue::default(),
             texts: texts.map(SharedText::new).collect(),
+            tables: PerProcess::default(),
         };
         for f in 0..count {
             frames.push_back(f);
@@ -553,7 +557,7 @@ impl SystemModel<'_> {
     /// A new process's page table: nothing touched, its first phase begun.
     pub(super) fn map_pages(&mut self, pid: usize) {
         let pages = self.procs[pid].pages as usize;
-        let table = &mut self.memory.of[pid].table;
+        let table = &mut self.memory.frames.tables[pid];
         table.entries = vec![Pte::Untouched; pages];
         table.slot_of = vec![NIL; pages];
         self.new_phase(pid);
@@ -578,13 +582,11 @@ impl SystemModel<'_> {
     /// moves the process to its next phase).
     pub(super) fn phase_fault_gap(&mut self, pid: usize) -> SimTime {
         let missing = self.set_missing(pid);
-        self.memory.of[pid].table.drawn_missing = missing;
+        self.memory.frames.tables[pid].drawn_missing = missing;
         let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
-        let mean = m
-            .table
-            .mean_time_between_faults(self.phases_of(pid), missing);
-        let to_phase_end = m.table.phase_end.saturating_sub(p.cpu_user);
+        let pt = &self.memory.frames.tables[pid];
+        let mean = pt.mean_time_between_faults(self.phases_of(pid), missing);
+        let to_phase_end = pt.phase_end.saturating_sub(p.cpu_user);
         if !mean.is_finite() {
             return to_phase_end;
         }
@@ -608,8 +610,8 @@ impl SystemModel<'_> {
     pub(super) fn clock_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
-        if p.cpu_user >= m.table.phase_end {
+        let pt = &self.memory.frames.tables[pid];
+        if p.cpu_user >= pt.phase_end {
             self.new_phase(pid);
             self.dispatch(cpu, pid, false, ctx);
             return;
@@ -625,10 +627,10 @@ impl SystemModel<'_> {
             self.stats.lifetimes[class].bin(resident).1 += 1;
         }
         let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
+        let pt = &self.memory.frames.tables[pid];
         let rng = &mut self.owners[p.owner].rngs.faults;
         let text = self.memory.frames.text(class);
-        let drawn = m.table.draw_missing(missing, text, rng);
+        let drawn = pt.draw_missing(missing, text, rng);
         // The page is missing, so what page-fault frequency frees is not it.
         let freed = self.fault_frequency(pid, ctx);
         let (page, source, in_text, from_file) = match drawn {
@@ -641,7 +643,7 @@ impl SystemModel<'_> {
                 (page, source, true, from_file)
             }
         };
-        self.memory.of[pid].table.faulting = page;
+        self.memory.frames.tables[pid].faulting = page;
         self.fault_path(cpu, pid, source, in_text, from_file, ctx);
         // Processes waiting for frames get those freed now that the
         // processor is in the fault path, where none of them can take it.
@@ -655,7 +657,7 @@ impl SystemModel<'_> {
     /// revalidation are done at once.
     fn private_fault(&mut self, pid: usize, page: u32) -> (Source, bool) {
         let class = self.procs[pid].class;
-        let entry = self.memory.of[pid].table.entries[page as usize];
+        let entry = self.memory.frames.tables[pid].entries[page as usize];
         let sys = self.sys;
         let Policy::Paging(paging) = &sys.memory.policy else {
             unreachable!("the clock is a paging policy");
@@ -677,7 +679,7 @@ impl SystemModel<'_> {
                 // bulk store's overflow cannot take it.
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.memory.frames.bulk.used -= 1;
-                self.memory.of[pid].table.entries[page as usize] = Pte::Out;
+                self.memory.frames.tables[pid].entries[page as usize] = Pte::Out;
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
@@ -695,8 +697,8 @@ impl SystemModel<'_> {
     /// missing then.
     fn fault_stands(&mut self, pid: usize, missing: u64) -> bool {
         let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
-        let drawn = m.table.drawn_missing;
+        let pt = &self.memory.frames.tables[pid];
+        let drawn = pt.drawn_missing;
         assert!(
             missing <= drawn,
             "a set's missing pages only fall in a burst"
@@ -713,7 +715,7 @@ impl SystemModel<'_> {
             return false;
         };
         let now = self.procs[pid].cpu_user;
-        let previous = std::mem::replace(&mut self.memory.of[pid].table.last_fault, now);
+        let previous = std::mem::replace(&mut self.memory.frames.tables[pid].last_fault, now);
         now - previous > interval && self.free_unreferenced_since(pid, previous, ctx)
     }
 
@@ -724,7 +726,7 @@ impl SystemModel<'_> {
         let frame = &mut self.memory.frames.frames[f as usize];
         assert!(!frame.valid, "only an invalidated page traps");
         frame.valid = true;
-        self.memory.of[pid].table.mark_resident(page);
+        self.memory.frames.tables[pid].mark_resident(page);
     }
 
     /// `pid` takes back `page` from frame `f` on the free list.
@@ -740,10 +742,11 @@ impl SystemModel<'_> {
         frame.last_ref = vt;
         frame.decided = vt;
         let m = &mut self.memory.of[pid];
+        let pt = &mut self.memory.frames.tables[pid];
         m.held.reclaimable -= 1;
         m.held.resident += 1;
-        m.table.entries[page as usize] = Pte::Resident(f);
-        m.table.mark_resident(page);
+        pt.entries[page as usize] = Pte::Resident(f);
+        pt.mark_resident(page);
     }
 
     /// Takes a frame from the head of the free list for `pid`'s faulted
@@ -766,7 +769,8 @@ impl SystemModel<'_> {
         let frame = self.memory.frames.frames[f as usize];
         let p = &self.procs[pid];
         let m = &self.memory.of[pid];
-        let page = m.table.faulting;
+        let pt = &self.memory.frames.tables[pid];
+        let page = pt.faulting;
         let owner = match m.fault_in_text {
             true => FrameOwner::text(p.class),
             false => FrameOwner::process(pid),
@@ -790,7 +794,8 @@ impl SystemModel<'_> {
     pub(super) fn clock_place_page(&mut self, pid: usize, now: SimTime) {
         let p = &self.procs[pid];
         let m = &self.memory.of[pid];
-        let page = m.table.faulting;
+        let pt = &self.memory.frames.tables[pid];
+        let page = pt.faulting;
         if m.fault_in_text {
             let class = p.class;
             let Pte::Reading(f) = self.memory.frames.texts[class].entries[page as usize] else {
@@ -799,11 +804,11 @@ impl SystemModel<'_> {
             self.fill_text_frame(class, page, f, now);
             return;
         }
-        let Pte::Reading(f) = self.memory.of[pid].table.entries[page as usize] else {
+        let Pte::Reading(f) = self.memory.frames.tables[pid].entries[page as usize] else {
             unreachable!("a page is read into the frame taken for it");
         };
         self.fill_frame(pid, page, f, true);
-        for (page, f) in std::mem::take(&mut self.memory.of[pid].table.klustered) {
+        for (page, f) in std::mem::take(&mut self.memory.frames.tables[pid].klustered) {
             self.fill_frame(pid, page, f, false);
         }
     }
@@ -815,6 +820,7 @@ impl SystemModel<'_> {
         let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
         let p = &mut self.procs[pid];
         let m = &mut self.memory.of[pid];
+        let pt = &mut self.memory.frames.tables[pid];
         let frame = &mut self.memory.frames.frames[f as usize];
         frame.use_ = Use::Resident;
         frame.referenced = referenced;
@@ -823,8 +829,8 @@ impl SystemModel<'_> {
         frame.modified = modified;
         frame.decided = p.cpu_user;
         m.held.resident += 1;
-        m.table.entries[page as usize] = Pte::Resident(f);
-        m.table.mark_resident(page);
+        pt.entries[page as usize] = Pte::Resident(f);
+        pt.mark_resident(page);
     }
 
     /// Klustering: takes free frames for the other pages of the faulted
@@ -836,6 +842,7 @@ impl SystemModel<'_> {
         };
         let p = &self.procs[pid];
         let m = &self.memory.of[pid];
+        let pt = &self.memory.frames.tables[pid];
         let from_bulk = paging
             .bulk_store
             .as_ref()
@@ -844,12 +851,12 @@ impl SystemModel<'_> {
             return 0;
         }
         let k = paging.kluster as u32;
-        let page = m.table.faulting;
+        let page = pt.faulting;
         let first = page - page % k;
         let last = (first + k).min(p.pages as u32);
         let mut extra = 0;
         for other in first..last {
-            if other == page || self.memory.of[pid].table.entries[other as usize] != Pte::Out {
+            if other == page || self.memory.frames.tables[pid].entries[other as usize] != Pte::Out {
                 continue;
             }
             let Some(f) = self.memory.frames.pop_front() else {
@@ -858,7 +865,7 @@ impl SystemModel<'_> {
             self.take_free_frame(f);
             let frame = &mut self.memory.frames.frames[f as usize];
             (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), other, Use::Reading);
-            let t = &mut self.memory.of[pid].table;
+            let t = &mut self.memory.frames.tables[pid];
             t.entries[other as usize] = Pte::Reading(f);
             t.klustered.push((other, f));
             extra += 1;
@@ -883,7 +890,7 @@ impl SystemModel<'_> {
     /// The entry of `page` of `owner`, a process or a class's text.
     fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
         match owner.whose() {
-            Whose::Process(pid) => &mut self.memory.of[pid].table.entries[page as usize],
+            Whose::Process(pid) => &mut self.memory.frames.tables[pid].entries[page as usize],
             Whose::Text(class) => &mut self.memory.frames.texts[class].entries[page as usize],
         }
     }
@@ -1001,7 +1008,7 @@ impl SystemModel<'_> {
             frame.valid = false;
             let (owner, page) = (frame.owner, frame.page);
             match owner.whose() {
-                Whose::Process(pid) => self.memory.of[pid].table.mark_missing(page),
+                Whose::Process(pid) => self.memory.frames.tables[pid].mark_missing(page),
                 Whose::Text(class) => self.memory.frames.texts[class].mark_missing(page),
             }
         }
@@ -1023,14 +1030,14 @@ impl SystemModel<'_> {
             Whose::Process(pid) => pid,
         };
         let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
+        let pt = &self.memory.frames.tables[pid];
         let now = p.cpu_user;
-        if m.table.in_set(frame.page) {
+        if pt.in_set(frame.page) {
             let phases = self.phases_of(pid);
-            let since = frame.decided.max(m.table.phase_start);
+            let since = frame.decided.max(pt.phase_start);
             let exposed = now.saturating_sub(since).as_secs_f64();
             if exposed > 0.0 {
-                let mean = m.table.mean_between_references(frame.page, phases);
+                let mean = pt.mean_between_references(frame.page, phases);
                 let e: f64 = rand_distr::Distribution::sample(
                     &rand_distr::Exp1,
                     &mut self.memory.frames.references,
@@ -1070,8 +1077,8 @@ impl SystemModel<'_> {
         ctx: &mut Context<Event>,
     ) -> bool {
         let mut freed = false;
-        for page in 0..self.memory.of[pid].table.entries.len() {
-            let Pte::Resident(f) = self.memory.of[pid].table.entries[page] else {
+        for page in 0..self.memory.frames.tables[pid].entries.len() {
+            let Pte::Resident(f) = self.memory.frames.tables[pid].entries[page] else {
                 continue;
             };
             self.decide_references(f);
@@ -1156,7 +1163,7 @@ impl SystemModel<'_> {
                 .expect("pages on the bulk store have entries in its age queue");
             if !on_bulk(
                 &self.procs,
-                &self.memory.of,
+                &self.memory.frames.tables,
                 &self.memory.frames.texts,
                 (owner, page, serial),
             ) {
@@ -1167,10 +1174,13 @@ impl SystemModel<'_> {
             let drive = self.paging_device();
             self.page_write(drive, ctx);
         }
-        let bulk = &mut self.memory.frames.bulk;
-        if bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let (procs, mem, texts) = (&self.procs, &self.memory.of, &self.memory.frames.texts);
-            bulk.age.retain(|&entry| on_bulk(procs, mem, texts, entry));
+        if self.memory.frames.bulk.age.len() as u64 > 2 * capacity.max(1024) {
+            let frames = &mut self.memory.frames;
+            let (procs, tables, texts) = (&self.procs, &frames.tables, &frames.texts);
+            frames
+                .bulk
+                .age
+                .retain(|&entry| on_bulk(procs, tables, texts, entry));
         }
     }
 
@@ -1180,10 +1190,11 @@ impl SystemModel<'_> {
     /// and page tables (3BSD `swapout`, `vsswap`).
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
         let m = &mut self.memory.of[pid];
+        let pt = &mut self.memory.frames.tables[pid];
         m.swapped_rss = m.held.resident;
         let mut modified = 0;
-        for page in 0..m.table.entries.len() {
-            if let Pte::Resident(f) = self.memory.of[pid].table.entries[page] {
+        for page in 0..pt.entries.len() {
+            if let Pte::Resident(f) = self.memory.frames.tables[pid].entries[page] {
                 modified += u64::from(self.unmap_frame(f));
             }
         }
@@ -1223,7 +1234,7 @@ impl SystemModel<'_> {
         frame.valid = false;
         if valid {
             match owner.whose() {
-                Whose::Process(pid) => self.memory.of[pid].table.mark_missing(page),
+                Whose::Process(pid) => self.memory.frames.tables[pid].mark_missing(page),
                 Whose::Text(class) => self.memory.frames.texts[class].mark_missing(page),
             }
         }
@@ -1247,7 +1258,7 @@ impl SystemModel<'_> {
     /// consecutive pages begins at a uniformly drawn page.
     fn new_phase(&mut self, pid: usize) {
         let resident: Vec<u32> = {
-            let t = &self.memory.of[pid].table;
+            let t = &self.memory.frames.tables[pid];
             t.slots[..t.valid as usize]
                 .iter()
                 .map(|&page| match t.entries[page as usize] {
@@ -1274,12 +1285,12 @@ impl SystemModel<'_> {
             .get(self.procs[pid].class)
             .map_or(0, |t| t.entries.len()) as u32;
         let p = &mut self.procs[pid];
-        let m = &mut self.memory.of[pid];
+        let pt = &mut self.memory.frames.tables[pid];
         let pages = p.pages as u32;
         let rng = &mut self.owners[p.owner].rngs.faults;
         let first = rng.random_range(0..pages);
         let length = phase.sample(rng).min(LONGEST_SAMPLE);
-        let t = &mut m.table;
+        let t = pt;
         for &page in &t.slots {
             t.slot_of[page as usize] = NIL;
         }
@@ -1384,7 +1395,7 @@ impl SystemModel<'_> {
                 continue;
             }
             let entries = match frame.owner.whose() {
-                Whose::Process(pid) => &self.memory.of[pid].table.entries,
+                Whose::Process(pid) => &self.memory.frames.tables[pid].entries,
                 Whose::Text(class) => &self.memory.frames.texts[class].entries,
             };
             let expected = match frame.use_ {
@@ -1398,7 +1409,7 @@ impl SystemModel<'_> {
         let on_bulk = self
             .procs
             .iter()
-            .flat_map(|(pid, _)| &self.memory.of[pid].table.entries)
+            .flat_map(|(pid, _)| &self.memory.frames.tables[pid].entries)
             .chain(self.memory.frames.texts.iter().flat_map(|t| &t.entries))
             .filter(|e| matches!(e, Pte::Bulk(_)))
             .count() as u64;
@@ -1414,7 +1425,8 @@ impl SystemModel<'_> {
         }
         for (pid, _) in self.procs.iter() {
             let m = &self.memory.of[pid];
-            let t = &m.table;
+            let pt = &self.memory.frames.tables[pid];
+            let t = pt;
             if let Some(w) = &t.weighted {
                 let missing: u64 = (0..t.slots.len())
                     .map(|i| (w.first as usize + i) % t.entries.len())
@@ -1446,12 +1458,12 @@ impl SystemModel<'_> {
 /// last write has its serial.
 fn on_bulk(
     procs: &Slab<Process>,
-    mem: &PerProcess<ProcessMemory>,
+    tables: &PerProcess<PageTable>,
     texts: &[SharedText],
     (owner, page, serial): (FrameOwner, u32, u32),
 ) -> bool {
     let entries = match owner.whose() {
-        Whose::Process(pid) => procs.get(pid).map(|_| &mem[pid].table.entries),
+        Whose::Process(pid) => procs.get(pid).map(|_| &tables[pid].entries),
         Whose::Text(class) => texts.get(class).map(|t| &t.entries),
     };
     entries.and_then(|e| e.get(page as usize)) == Some(&Pte::Bulk(serial))
@@ -1592,7 +1604,7 @@ pub(super) mod tests {
     #[test]
     fn the_hand_finds_a_page_referenced_as_often_as_its_exposure_implies() {
         with_process(TEN_PAGE_SETS, |model, _, pid| {
-            let in_set = model.memory.of[pid].table.slots[0];
+            let in_set = model.memory.frames.tables[pid].slots[0];
             let place = |model: &mut SystemModel, page: u32| {
                 let frame = &mut model.memory.frames.frames[0];
                 (frame.owner, frame.page, frame.use_) =
@@ -1612,14 +1624,14 @@ pub(super) mod tests {
                 );
             }
             // Only the time since the phase began counts for a page of the set.
-            model.memory.of[pid].table.phase_start = ms(15);
+            model.memory.frames.tables[pid].phase_start = ms(15);
             let seen = found_referenced(model, pid, SimTime::ZERO, ms(20));
             let p = 1.0 - (-0.5f64).exp();
             let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
             assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
             // A page outside the set is never referenced.
             let outside = (0..40)
-                .find(|&page| !model.memory.of[pid].table.in_set(page))
+                .find(|&page| !model.memory.frames.tables[pid].in_set(page))
                 .unwrap();
             place(model, outside);
             assert_eq!(found_referenced(model, pid, SimTime::ZERO, ms(50)), 0.0);
@@ -1637,8 +1649,8 @@ pub(super) mod tests {
         frame.valid = true;
         let p = &mut model.memory.of[pid];
         p.held.resident += 1;
-        p.table.entries[page as usize] = Pte::Resident(f);
-        p.table.mark_resident(page);
+        model.memory.frames.tables[pid].entries[page as usize] = Pte::Resident(f);
+        model.memory.frames.tables[pid].mark_resident(page);
         f
     }
 
@@ -1720,7 +1732,8 @@ pub(super) mod tests {
             // A fault that takes a frame and leaves fewer than lotsfree
             // free (7, above desfree's 2) moves the hand itself.
             let p = &mut model.memory.of[pid];
-            (p.table.faulting, p.fault_in_text) = (70, false);
+            model.memory.frames.tables[pid].faulting = 70;
+            p.fault_in_text = false;
             assert!(model.clock_take_frame(pid, ctx));
             assert_eq!(model.memory.pool.frames, 8);
         });
@@ -1738,7 +1751,8 @@ pub(super) mod tests {
             model.memory.frames.budget = 64;
             let mut fault_on = |model: &mut SystemModel, page: u32| {
                 let p = &mut model.memory.of[pid];
-                (p.table.faulting, p.fault_in_text) = (page, false);
+                model.memory.frames.tables[pid].faulting = page;
+                p.fault_in_text = false;
                 assert!(model.clock_take_frame(pid, ctx));
             };
             // A fault that leaves desfree free does not wake the daemon.
@@ -1767,7 +1781,7 @@ pub(super) mod tests {
             model.trim_working_set(pid, ctx);
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.memory.of[pid].table.entries[page as usize],
+                    model.memory.frames.tables[pid].entries[page as usize],
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
@@ -1805,12 +1819,12 @@ pub(super) mod tests {
                 let frame = &mut model.memory.frames.frames[f as usize];
                 (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
             }
-            model.memory.of[pid].table.last_fault = ms(30);
+            model.memory.frames.tables[pid].last_fault = ms(30);
             // A fault 10 ms later is not late: nothing goes.
             model.procs[pid].cpu_user = ms(40);
             assert!(!model.fault_frequency(pid, ctx), "nothing freed");
             assert_eq!(model.memory.of[pid].held.resident, 40);
-            assert_eq!(model.memory.of[pid].table.last_fault, ms(40));
+            assert_eq!(model.memory.frames.tables[pid].last_fault, ms(40));
             // One 11 ms after that is: the pages not referenced since 40 ms go,
             // here all but those brought in or referenced at 40 ms or later.
             for f in 35..40usize {
@@ -1823,7 +1837,7 @@ pub(super) mod tests {
             assert!(model.fault_frequency(pid, ctx), "pages freed");
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.memory.of[pid].table.entries[page as usize],
+                    model.memory.frames.tables[pid].entries[page as usize],
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
@@ -1838,7 +1852,7 @@ pub(super) mod tests {
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // The process holds all of its 40 pages but one of its set;
             // another process of the class holds the other 25 frames.
-            let missing = model.memory.of[pid].table.slots[0];
+            let missing = model.memory.frames.tables[pid].slots[0];
             for page in (0..40).filter(|&page| page != missing) {
                 give(model, pid, page);
             }
@@ -1848,7 +1862,7 @@ pub(super) mod tests {
             }
             assert_eq!(model.memory.pool.frames, 0);
             // The other faults on a page of its own and waits for a frame.
-            model.memory.of[other].table.faulting = 30;
+            model.memory.frames.tables[other].faulting = 30;
             model.memory.of[other].fault_source = Source::Read(device(model, "disk"));
             model.page_in(other, ctx);
             assert_eq!(model.memory.pool.waiters, [other]);
@@ -1856,11 +1870,11 @@ pub(super) mod tests {
             // the pages outside its set, not referenced since, are freed, and
             // the waiting process gets one while the first is in its fault
             // path (its own read starts after).
-            model.memory.of[pid].table.last_fault = ms(5);
+            model.memory.frames.tables[pid].last_fault = ms(5);
             model.procs[pid].cpu_user = ms(20);
             model.phase_fault_gap(pid);
             model.clock_fault(0, pid, ctx);
-            assert_eq!(model.memory.of[pid].table.faulting, missing);
+            assert_eq!(model.memory.frames.tables[pid].faulting, missing);
             assert!(
                 model.memory.pool.waiters.is_empty(),
                 "the waiting process is served"
@@ -1882,9 +1896,9 @@ pub(super) mod tests {
         // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
         let fault_on_5 = |model: &mut SystemModel, pid: usize| {
             for page in [4, 5, 7] {
-                model.memory.of[pid].table.entries[page] = Pte::Out;
+                model.memory.frames.tables[pid].entries[page] = Pte::Out;
             }
-            model.memory.of[pid].table.faulting = 5;
+            model.memory.frames.tables[pid].faulting = 5;
             model.memory.of[pid].fault_from_file = false;
         };
         with_process(&text, |model, ctx, pid| {
@@ -1892,7 +1906,7 @@ pub(super) mod tests {
             assert_eq!(model.kluster(pid), 2);
             assert!(model.clock_take_frame(pid, ctx));
             model.clock_place_page(pid, SimTime::ZERO);
-            let entries = &model.memory.of[pid].table.entries;
+            let entries = &model.memory.frames.tables[pid].entries;
             for (page, resident) in [
                 (3, false),
                 (4, true),
@@ -1907,7 +1921,7 @@ pub(super) mod tests {
                     "page {page}"
                 );
             }
-            let referenced = |page: usize| match model.memory.of[pid].table.entries[page] {
+            let referenced = |page: usize| match model.memory.frames.tables[pid].entries[page] {
                 Pte::Resident(f) => model.memory.frames.frames[f as usize].referenced,
                 _ => unreachable!(),
             };
@@ -1915,8 +1929,8 @@ pub(super) mod tests {
             assert_eq!(model.memory.of[pid].held.resident, 3);
             assert_eq!(model.stats.counters.klustered, 2);
             // A page of the program's file is read alone.
-            model.memory.of[pid].table.entries[9] = Pte::Out;
-            model.memory.of[pid].table.faulting = 8;
+            model.memory.frames.tables[pid].entries[9] = Pte::Out;
+            model.memory.frames.tables[pid].faulting = 8;
             model.memory.of[pid].fault_from_file = true;
             assert_eq!(model.kluster(pid), 0);
             // So is a page of the shared text.
@@ -1980,7 +1994,7 @@ pub(super) mod tests {
                     let frame = &mut model.memory.frames.frames[f as usize];
                     (frame.owner, frame.page, frame.use_) =
                         (FrameOwner::process(pid), page, Use::Reading);
-                    model.memory.of[pid].table.entries[page as usize] = Pte::Reading(f);
+                    model.memory.frames.tables[pid].entries[page as usize] = Pte::Reading(f);
                     model.fill_frame(pid, page, f, true);
                     modified += u32::from(model.memory.frames.frames[f as usize].modified);
                 }
@@ -2046,8 +2060,7 @@ pub(super) mod tests {
         );
         with_process(&text, |model, _, pid| {
             let set: Vec<u32> = {
-                let w = model.memory.of[pid]
-                    .table
+                let w = model.memory.frames.tables[pid]
                     .weighted
                     .as_ref()
                     .expect("weighted");
@@ -2062,17 +2075,14 @@ pub(super) mod tests {
             let share = |i: u32| 1.0 / (f64::from(i + 1) * h);
             let missing: f64 = (5..10).map(share).sum();
             let phases = model.phases_of(pid).clone();
-            let mean = model.memory.of[pid]
-                .table
-                .mean_time_between_faults(&phases, 5);
+            let mean = model.memory.frames.tables[pid].mean_time_between_faults(&phases, 5);
             assert!((mean - 1e-3 / missing).abs() < 1e-9 * mean, "{mean}");
             // The hand decides a page's references at its own rate: the
             // page at position i, one in i H references.
             for i in [1u32, 3, 10] {
                 let page = set[i as usize - 1];
-                let between = model.memory.of[pid]
-                    .table
-                    .mean_between_references(page, &phases);
+                let between =
+                    model.memory.frames.tables[pid].mean_between_references(page, &phases);
                 let expected = 1e-3 * f64::from(i) * h;
                 assert!(
                     (between - expected).abs() < 1e-9 * expected,
@@ -2084,9 +2094,7 @@ pub(super) mod tests {
             let mut counts = [0u32; 10];
             for _ in 0..n {
                 let Missing::Private(page) =
-                    model.memory.of[pid]
-                        .table
-                        .draw_missing(5, None, &mut model.placement_rng)
+                    model.memory.frames.tables[pid].draw_missing(5, None, &mut model.placement_rng)
                 else {
                     unreachable!("no shared text")
                 };
@@ -2105,9 +2113,7 @@ pub(super) mod tests {
             // A resident page is referenced at its own rate: the set's
             // first page ten times as often as its last.
             for (i, page) in [(0u32, set[0]), (4, set[4])] {
-                let mean = model.memory.of[pid]
-                    .table
-                    .mean_between_references(page, &phases);
+                let mean = model.memory.frames.tables[pid].mean_between_references(page, &phases);
                 assert!((mean - 1e-3 / share(i)).abs() < 1e-9 * mean, "{i}: {mean}");
             }
             // And the hand finds it referenced accordingly: the set's first
@@ -2160,7 +2166,7 @@ pub(super) mod tests {
             assert_eq!(requests_at(model, "drum"), 12.0);
             assert_eq!(requests_at(model, "disk"), 4.0);
             for page in 0..12 {
-                let entry = model.memory.of[pid].table.entries[page];
+                let entry = model.memory.frames.tables[pid].entries[page];
                 assert_eq!(
                     matches!(entry, Pte::Bulk(_)),
                     page >= 4,
@@ -2178,11 +2184,11 @@ pub(super) mod tests {
         with_process(&with_bulk_store(), |model, ctx, pid| {
             // The whole locality set resident but one page, freed to the
             // bulk store: the fault is on it.
-            let set = model.memory.of[pid].table.slots.clone();
+            let set = model.memory.frames.tables[pid].slots.clone();
             let frames: Vec<u32> = set.iter().map(|&page| give(model, pid, page)).collect();
             model.free_frame(frames[3], ctx);
             assert!(matches!(
-                model.memory.of[pid].table.entries[set[3] as usize],
+                model.memory.frames.tables[pid].entries[set[3] as usize],
                 Pte::Bulk(_)
             ));
             // Dispatched, it draws its fault from the set's missing pages.
@@ -2195,14 +2201,14 @@ pub(super) mod tests {
                 .position(|d| d.name == "drum")
                 .unwrap();
             assert_eq!(model.memory.of[pid].fault_source, Source::Read(drum));
-            assert_eq!(model.memory.of[pid].table.faulting, set[3]);
+            assert_eq!(model.memory.frames.tables[pid].faulting, set[3]);
             assert_eq!(model.stats.counters.bulk_reads, 1);
             assert_eq!(model.stats.counters.disk_reads, 0);
             // It has left the bulk store: however full that gets now, the
             // page is not pushed on to the disk while it is read.
             assert_eq!(model.memory.frames.bulk.used, 0);
             assert_eq!(
-                model.memory.of[pid].table.entries[set[3] as usize],
+                model.memory.frames.tables[pid].entries[set[3] as usize],
                 Pte::Out
             );
             model.check_frames();
@@ -2223,7 +2229,7 @@ pub(super) mod tests {
             for write in 1..=2_100 {
                 let f = give(model, pid, 10);
                 model.free_frame(f, ctx);
-                model.memory.of[pid].table.entries[10] = Pte::Out;
+                model.memory.frames.tables[pid].entries[10] = Pte::Out;
                 model.memory.frames.bulk.used -= 1;
                 if write == 2_044 {
                     assert_eq!(model.memory.frames.bulk.age.len(), 2_048, "not yet dropped");
@@ -2240,7 +2246,7 @@ pub(super) mod tests {
                 model.free_frame(f, ctx);
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
-            let entries = &model.memory.of[pid].table.entries;
+            let entries = &model.memory.frames.tables[pid].entries;
             assert_eq!(entries[0], Pte::Out);
             assert!(
                 (1..4)
@@ -2275,7 +2281,7 @@ pub(super) mod tests {
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
             assert_eq!(model.memory.frames.bulk.used, 8);
-            let entries = &model.memory.of[other].table.entries;
+            let entries = &model.memory.frames.tables[other].entries;
             assert_eq!(entries[8], Pte::Out);
             assert!((0..8).all(|page| matches!(entries[page], Pte::Bulk(_))));
             model.check_frames();
@@ -2305,7 +2311,7 @@ pub(super) mod tests {
             assert_eq!(model.stats.counters.reclaims, 1);
             assert_eq!(
                 model.set_resident(pid),
-                u64::from(model.memory.of[pid].table.in_set(page))
+                u64::from(model.memory.frames.tables[pid].in_set(page))
             );
             // The next pass frees the pages still invalid, until 32 frames
             // are free, and invalidates frame 3 again.

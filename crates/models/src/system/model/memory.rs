@@ -53,7 +53,6 @@ impl MemoryState {
     pub(super) fn enter(&mut self, pid: usize, now: SimTime) {
         let fresh = ProcessMemory {
             held: Pages::default(),
-            table: PageTable::default(),
             last_swap: now,
             swapped_rss: 0,
             fault_started: now,
@@ -64,6 +63,7 @@ impl MemoryState {
             keys: Keys::default(),
         };
         self.of.insert(pid, fresh);
+        self.frames.tables.insert(pid, PageTable::default());
     }
 
     /// A process of `class` left a processor at `now` (global replacement
@@ -102,8 +102,6 @@ impl MemoryState {
 pub(super) struct ProcessMemory {
     /// Private pages, resident and on the bulk store (paging).
     pub(super) held: Pages,
-    /// Its page table and phase (replacement by the clock).
-    pub(super) table: PageTable,
     /// When the image last moved in or out (swapping).
     pub(super) last_swap: SimTime,
     /// The swapper behind the clock: its resident pages when it was last
@@ -232,7 +230,7 @@ impl SystemModel<'_> {
         }
         let (p, m) = (&self.procs[pid], &self.memory.of[pid]);
         let resident = match self.text_of(pid) {
-            Some(text) => m.held.resident + text.resident_in(&m.table),
+            Some(text) => m.held.resident + text.resident_in(&self.memory.frames.tables[pid]),
             None => m.held.resident + self.memory.texts[p.class].held.resident,
         };
         self.owners[p.owner].working_set = Some(resident as f64);
@@ -257,10 +255,8 @@ impl SystemModel<'_> {
         ctx: &mut Context<Event>,
     ) {
         // The entry stays in the table, unread, until the slot is reused.
-        let (held, table) = {
-            let m = &mut self.memory.of[pid];
-            (m.held, std::mem::take(&mut m.table))
-        };
+        let held = self.memory.of[pid].held;
+        let table = std::mem::take(&mut self.memory.frames.tables[pid]);
         if self.clock().is_some() {
             self.release_frames(&table);
             self.serve_frame_waiters(ctx);
@@ -453,7 +449,7 @@ impl SystemModel<'_> {
                     && !p.waiting_frame
                     && self.memory.of[pid].fault_source != Source::InTransit
             })
-            .map(|(pid, _)| 1 + self.memory.of[pid].table.klustered_count())
+            .map(|(pid, _)| 1 + self.memory.frames.tables[pid].klustered_count())
             .sum::<u64>();
         let resident: u64 = held()
             .map(|h| h.resident)

@@ -160,7 +160,7 @@ impl SystemModel<'_> {
 
     /// The missing pages of `pid`'s locality set, private and text.
     pub(super) fn set_missing(&self, pid: usize) -> u64 {
-        let t = &self.memory.of[pid].table;
+        let t = &self.memory.frames.tables[pid];
         t.missing()
             + self
                 .text_of(pid)
@@ -180,13 +180,13 @@ impl SystemModel<'_> {
     /// at its resident set (after the warm-up), and in the exposure of its
     /// set's text pages.
     pub(in crate::system::model) fn meter_work(&mut self, burst: &Burst, upto: SimTime) {
-        let m = &mut self.memory.of[burst.pid];
-        let from = burst.switch_end.max(m.table.exposed_to);
-        m.table.exposed_to = m.table.exposed_to.max(upto);
+        let pt = &mut self.memory.frames.tables[burst.pid];
+        let from = burst.switch_end.max(pt.exposed_to);
+        pt.exposed_to = pt.exposed_to.max(upto);
         let measured = upto.saturating_sub(from.max(self.stats.measured_from));
         self.meter_lifetime(burst.pid, measured.as_secs_f64());
         let p = &self.procs[burst.pid];
-        let m = &self.memory.of[burst.pid];
+        let pt = &self.memory.frames.tables[burst.pid];
         let work = upto.saturating_sub(from).as_nanos();
         let Some(text) = self.memory.frames.texts.get_mut(p.class) else {
             return;
@@ -194,7 +194,7 @@ impl SystemModel<'_> {
         if work == 0 {
             return;
         }
-        for &(a, b) in &m.table.text_ranges {
+        for &(a, b) in &pt.text_ranges {
             text.exposure.add(a as usize, b as usize, work);
         }
     }
@@ -304,7 +304,7 @@ impl SystemModel<'_> {
     /// for the read under way.
     pub(in crate::system::model) fn wait_in_transit(&mut self, pid: usize) -> bool {
         let class = self.procs[pid].class;
-        let page = self.memory.of[pid].table.faulting;
+        let page = self.memory.frames.tables[pid].faulting;
         let text = &mut self.memory.frames.texts[class];
         match text.entries[page as usize] {
             Pte::Resident(_) => true,
@@ -320,8 +320,8 @@ impl SystemModel<'_> {
     /// off its text's waiting list in the order they came.
     pub(in crate::system::model) fn transit_done(&mut self, pid: usize) -> Vec<usize> {
         let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
-        let page = m.table.faulting;
+        let pt = &self.memory.frames.tables[pid];
+        let page = pt.faulting;
         let text = &mut self.memory.frames.texts[p.class];
         if text.waiting.is_empty() {
             return Vec::new();
@@ -445,8 +445,7 @@ mod tests {
         with_two(|model, _, a, b| {
             // The set is the whole image, from a page drawn at random: its
             // text ranges cover the text once.
-            let mut covered: Vec<u32> = model.memory.of[a]
-                .table
+            let mut covered: Vec<u32> = model.memory.frames.tables[a]
                 .text_ranges
                 .iter()
                 .flat_map(|&(x, y)| x..y)
@@ -460,7 +459,7 @@ mod tests {
             assert_eq!((model.set_missing(a), model.set_missing(b)), (37, 37));
             assert_eq!(model.resident_set(a), 3);
             assert_eq!(
-                model.memory.frames.texts[0].resident_in(&model.memory.of[b].table),
+                model.memory.frames.texts[0].resident_in(&model.memory.frames.tables[b]),
                 3
             );
             // A fault of either on the text draws only missing text pages.
@@ -516,7 +515,7 @@ mod tests {
             }
             for _ in 0..200 {
                 model.new_phase(pid);
-                let t = &model.memory.of[pid].table;
+                let t = &model.memory.frames.tables[pid];
                 let text_pages: u32 = t.text_ranges.iter().map(|(a, b)| b - a).sum();
                 assert_eq!(text_pages as usize + t.slots.len(), 30);
                 assert!(t.slots.iter().all(|&page| page >= 20));
@@ -538,14 +537,14 @@ mod tests {
             let n = 40_000;
             let mut stood = 0;
             for _ in 0..n {
-                model.memory.of[a].table.drawn_missing = 40;
+                model.memory.frames.tables[a].drawn_missing = 40;
                 stood += u32::from(model.fault_stands(a, 10));
             }
             let p = 0.25;
             let seen = f64::from(stood) / f64::from(n);
             let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
             assert!((seen - p).abs() < 5.0 * sigma, "{seen} against {p}");
-            model.memory.of[a].table.drawn_missing = 40;
+            model.memory.frames.tables[a].drawn_missing = 40;
             assert!(model.fault_stands(a, 40), "nothing came in: it stands");
         });
     }
@@ -599,7 +598,8 @@ mod tests {
             // The first takes a frame and reads; the second waits for it.
             for (pid, source) in [(a, Source::Read(0)), (b, Source::InTransit)] {
                 let p = &mut model.memory.of[pid];
-                (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
+                model.memory.frames.tables[pid].faulting = 3;
+                (p.fault_in_text, p.fault_source) = (true, source);
             }
             assert!(model.clock_take_frame(a, ctx));
             assert!(!model.wait_in_transit(b), "still being read");
@@ -627,7 +627,8 @@ mod tests {
             for (pid, source, started) in [(a, source, ms(200)), (b, Source::InTransit, ms(500))] {
                 model.recount(pid, now, |p| p.state = State::Fault);
                 let p = &mut model.memory.of[pid];
-                (p.table.faulting, p.fault_in_text) = (3, true);
+                model.memory.frames.tables[pid].faulting = 3;
+                p.fault_in_text = true;
                 (p.fault_source, p.fault_started) = (source, started);
             }
             assert!(model.clock_take_frame(a, ctx));
@@ -650,13 +651,14 @@ mod tests {
         with_two(|model, ctx, a, b| {
             let (source, _) = model.text_fault(a, 3, SimTime::ZERO);
             let p = &mut model.memory.of[a];
-            (p.table.faulting, p.fault_in_text, p.fault_source) = (3, true, source);
+            model.memory.frames.tables[a].faulting = 3;
+            (p.fault_in_text, p.fault_source) = (true, source);
             assert!(model.clock_take_frame(a, ctx));
             // The second process's fault path runs while the read is under
             // way: at its end the process waits for that read, off the
             // processor, and the read's end wakes it.
             assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
-            model.memory.of[b].table.faulting = 3;
+            model.memory.frames.tables[b].faulting = 3;
             model.recount(b, SimTime::ZERO, |p| p.state = State::Running);
             model.cpus.idle.remove(0);
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
