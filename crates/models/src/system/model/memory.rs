@@ -277,34 +277,32 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Free user memory, in the unit the policy counts it in: frames
-    /// under paging, bytes under swapping.
-    pub(super) fn free_units(&self) -> u64 {
+    /// User memory as the policy counts it: free and in all, in frames
+    /// under paging and bytes under swapping, with that unit's bytes.
+    fn memory_units(&self) -> (u64, u64, u64) {
+        let m = &self.sys.memory;
         if self.paging() {
-            self.memory.pool.frames
+            (self.memory.pool.frames, m.user_frames(), m.page)
         } else {
-            self.memory.swap.free_bytes
+            (self.memory.swap.free_bytes, m.user_bytes(), 1)
         }
+    }
+
+    /// Free user memory, in the unit the policy counts it in.
+    pub(super) fn free_units(&self) -> u64 {
+        self.memory_units().0
     }
 
     /// User memory free \[bytes\].
     pub(super) fn free_memory(&self) -> u64 {
-        if self.paging() {
-            self.memory.pool.frames * self.sys.memory.page
-        } else {
-            self.memory.swap.free_bytes
-        }
+        let (free, _, unit) = self.memory_units();
+        free * unit
     }
 
     /// The fraction of user memory in use.
     pub(super) fn occupancy(&self) -> f64 {
-        if self.paging() {
-            let frames = self.sys.memory.user_frames();
-            (frames - self.memory.pool.frames) as f64 / frames as f64
-        } else {
-            let bytes = self.sys.memory.user_bytes();
-            (bytes - self.memory.swap.free_bytes) as f64 / bytes as f64
-        }
+        let (free, all, _) = self.memory_units();
+        (all - free) as f64 / all as f64
     }
 
     /// The private memory `pid` holds now \[bytes\]: its resident pages,
