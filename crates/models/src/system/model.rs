@@ -61,7 +61,7 @@ use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use files::{Exec, Files};
 use frames::LifetimeMeter;
-use memory::{MemoryState, ProcessMemory};
+use memory::MemoryState;
 use ordered::SlotHeap;
 use paging::{Pages, Source};
 use per_process::PerProcess;

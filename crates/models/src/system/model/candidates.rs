@@ -1,13 +1,14 @@
 //! The processes replacement and the swapper choose from, kept in order so
 //! that a choice costs a logarithm of the number of processes, not a scan.
 //!
-//! Each process carries the keys it is filed under ([`Keys`]); after
+//! The sets keep the keys each process is filed under ([`Keys`]); after
 //! anything that may change them, the model refiles the process
 //! (`SystemModel::reindex`), and in debug builds it checks after every
 //! event that every process is filed under the keys its state calls for.
 
 use super::ordered::SlotHeap;
-use super::{AGE_CAP, Process, ProcessMemory, Residence, State};
+use super::per_process::PerProcess;
+use super::{AGE_CAP, Process, Residence, State};
 use std::cmp::Reverse;
 use tpsim_core::SimTime;
 
@@ -44,21 +45,27 @@ pub(super) enum Managed {
     },
 }
 
+/// What of a process, besides `Process`, decides where it is filed.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Filing {
+    /// Its private pages in memory (paging).
+    pub(super) resident_pages: u64,
+    /// When its image last moved in or out (the swappers).
+    pub(super) last_swap: SimTime,
+    /// Exec has still to read its image.
+    pub(super) exec_pending: bool,
+    /// Its image's size \[bytes\].
+    pub(super) image: u64,
+}
+
 impl Keys {
-    /// The keys `p`, with memory's state `m`, should be filed under;
-    /// `exec_pending` if exec has still to read its image; `image` is its
-    /// image's size.
-    pub(super) fn of(
-        p: &Process,
-        m: &ProcessMemory,
-        exec_pending: bool,
-        memory: Managed,
-        image: u64,
-    ) -> Keys {
+    /// The keys `p`, with `f`, should be filed under when memory is
+    /// managed as `memory`.
+    pub(super) fn of(p: &Process, f: Filing, memory: Managed) -> Keys {
         match memory {
             Managed::ProcessLru => {
                 return Keys {
-                    replaceable: (m.held.resident > 0 && p.state != State::Running)
+                    replaceable: (f.resident_pages > 0 && p.state != State::Running)
                         .then_some(p.last_run),
                     ..Keys::default()
                 };
@@ -68,14 +75,14 @@ impl Keys {
                 let resident = p.residence == Residence::In && !p.waiting_frame;
                 return Keys {
                     swap_in: (p.residence == Residence::Out && p.state == State::Runnable)
-                        .then_some(m.last_swap),
+                        .then_some(f.last_swap),
                     // A process waiting for a page is not swapped out.
                     resident: (resident
                         && matches!(
                             p.state,
                             State::Runnable | State::Io | State::Running | State::Sleeping
                         ))
-                    .then_some(m.last_swap),
+                    .then_some(f.last_swap),
                     asleep: (resident && p.state == State::Sleeping).then_some(p.last_run),
                     ..Keys::default()
                 };
@@ -86,22 +93,24 @@ impl Keys {
         Keys {
             replaceable: None,
             swap_in: (p.residence == Residence::Out && p.state == State::Runnable && p.eligible)
-                .then_some(m.last_swap),
+                .then_some(f.last_swap),
             sleeping: (resident && matches!(p.state, State::Sleeping | State::WaitEligible))
-                .then_some(image),
+                .then_some(f.image),
             // A command still reading its image by exec is not swapped out.
             resident: (resident
-                && !exec_pending
+                && !f.exec_pending
                 && matches!(p.state, State::Runnable | State::Io | State::Running))
-            .then_some(m.last_swap),
+            .then_some(f.last_swap),
             asleep: None,
         }
     }
 }
 
-/// The ordered sets.
+/// The ordered sets, and the keys each process is filed under.
 #[derive(Debug, Default)]
 pub(super) struct Candidates {
+    /// Each process's keys, by its slot.
+    keys: PerProcess<Keys>,
     replaceable: SlotHeap<SimTime>,
     swap_in: SlotHeap<SimTime>,
     sleeping: SlotHeap<Reverse<u64>>,
@@ -114,8 +123,22 @@ pub(super) struct Candidates {
 }
 
 impl Candidates {
+    /// `pid` is a new process, filed nowhere yet.
+    pub(super) fn enter(&mut self, pid: usize) {
+        self.keys.insert(pid, Keys::default());
+    }
+
+    /// Files `pid` under `new` instead of the keys it was filed under.
+    pub(super) fn refile(&mut self, pid: usize, new: Keys) {
+        let old = self.keys[pid];
+        if old != new {
+            self.move_between(pid, old, new);
+            self.keys[pid] = new;
+        }
+    }
+
     /// Moves `pid` from the sets of `old` to those of `new`.
-    pub(super) fn refile(&mut self, pid: usize, old: Keys, new: Keys) {
+    fn move_between(&mut self, pid: usize, old: Keys, new: Keys) {
         if old.replaceable != new.replaceable {
             swap(&mut self.replaceable, pid, old.replaceable, new.replaceable);
         }
@@ -189,10 +212,25 @@ impl Candidates {
             .or_else(|| self.aging.first().map(|(_, pid)| pid))
     }
 
+    /// Checks that each of `filed`, the live processes with the keys their
+    /// state calls for, is filed under those keys, and that the sets hold
+    /// no one else (debug builds).
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, filed: impl Iterator<Item = (usize, Keys)>) {
+        let mut count = [0; 5];
+        for (pid, keys) in filed {
+            assert_eq!(self.keys[pid], keys, "filed as its state says");
+            for (n, f) in count.iter_mut().zip(keys.filed()) {
+                *n += f;
+            }
+        }
+        assert_eq!(self.sizes(), count, "no stale entries");
+    }
+
     /// How many processes each set holds: replaceable, swap-in, sleeping,
     /// resident, asleep.
     #[cfg(any(debug_assertions, test))]
-    pub(super) fn sizes(&self) -> [usize; 5] {
+    fn sizes(&self) -> [usize; 5] {
         [
             self.replaceable.len(),
             self.swap_in.len(),
@@ -240,6 +278,13 @@ fn swap<K: Ord + Copy + std::fmt::Debug>(
 mod tests {
     use super::*;
 
+    /// Candidate sets with slots 0 to 9 entered, filed nowhere.
+    fn ten_slots() -> Candidates {
+        let mut c = Candidates::default();
+        (0..10).for_each(|pid| c.enter(pid));
+        c
+    }
+
     fn resident(since: u64) -> Keys {
         Keys {
             resident: Some(SimTime::from_secs(since)),
@@ -249,35 +294,35 @@ mod tests {
 
     #[test]
     fn capped_ages_tie_and_the_lowest_slot_wins() {
-        let mut c = Candidates::default();
+        let mut c = ten_slots();
         // Slots 5, 3 and 8 came in at 10 s, 50 s and 20 s.
         for (pid, since) in [(5, 10), (3, 50), (8, 20)] {
-            c.refile(pid, Keys::default(), resident(since));
+            c.refile(pid, resident(since));
         }
         // At 100 s no age is capped: the one in longest goes first.
         assert_eq!(c.longest_in(SimTime::from_secs(100)), Some(5));
         // At 150 s slots 5 and 8 are both 127 s old or more: the lower
         // slot wins, as V7's scan of its process table finds it first.
         assert_eq!(c.longest_in(SimTime::from_secs(150)), Some(5));
-        c.refile(5, resident(10), Keys::default());
+        c.refile(5, Keys::default());
         assert_eq!(c.longest_in(SimTime::from_secs(150)), Some(8));
         // Slot 2 came in at 0 s, but at 200 s every age is capped.
-        c.refile(2, Keys::default(), resident(0));
+        c.refile(2, resident(0));
         assert_eq!(c.longest_in(SimTime::from_secs(200)), Some(2));
-        c.refile(2, resident(0), Keys::default());
+        c.refile(2, Keys::default());
         assert_eq!(c.longest_in(SimTime::from_secs(200)), Some(3));
         assert_eq!(c.sizes(), [0, 0, 0, 2, 0]);
     }
 
     #[test]
     fn replacement_skips_the_faulting_process() {
-        let mut c = Candidates::default();
+        let mut c = ten_slots();
         for (pid, ran) in [(1, 30), (2, 10), (3, 20)] {
             let keys = Keys {
                 replaceable: Some(SimTime::from_secs(ran)),
                 ..Keys::default()
             };
-            c.refile(pid, Keys::default(), keys);
+            c.refile(pid, keys);
         }
         assert_eq!(c.least_recently_run(9), Some((SimTime::from_secs(10), 2)));
         assert_eq!(c.least_recently_run(2), Some((SimTime::from_secs(20), 3)));

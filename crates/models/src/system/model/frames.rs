@@ -1189,9 +1189,8 @@ impl SystemModel<'_> {
     /// and the bytes to write are its modified pages with its user area
     /// and page tables (3BSD `swapout`, `vsswap`).
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
-        let m = &mut self.memory.of[pid];
         let pt = &mut self.memory.frames.tables[pid];
-        m.swapped_rss = m.held.resident;
+        self.memory.swap.of[pid].swapped_rss = self.memory.of[pid].held.resident;
         let mut modified = 0;
         for page in 0..pt.entries.len() {
             if let Pte::Resident(f) = self.memory.frames.tables[pid].entries[page] {

@@ -16,9 +16,9 @@
 
 #[cfg(debug_assertions)]
 use super::State;
-use super::candidates::{Candidates, Keys, Managed};
+use super::candidates::{Candidates, Filing, Keys, Managed};
 use super::frames::{Frames, PageTable};
-use super::paging::{BulkPages, FreePool, Pages, Source, Text};
+use super::paging::{Counted, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
 use super::{Burst, Context, Counters, Event, Residence, SimTime, Streams, SystemModel};
@@ -34,8 +34,9 @@ pub(super) struct MemoryState {
     pub(super) of: PerProcess<ProcessMemory>,
     /// Paging: the free pool of frames.
     pub(super) pool: FreePool,
-    /// Replacement by process: the pages on the bulk store.
-    pub(super) bulk: BulkPages,
+    /// Replacement by process: the bulk store, and the pages each process
+    /// has touched.
+    pub(super) counted: Counted,
     /// Memory as frames: the frames and the hand.
     pub(super) frames: Frames,
     /// Swapping: free memory and the swapper (and the swapper behind the
@@ -53,17 +54,16 @@ impl MemoryState {
     pub(super) fn enter(&mut self, pid: usize, now: SimTime) {
         let fresh = ProcessMemory {
             held: Pages::default(),
-            last_swap: now,
-            swapped_rss: 0,
             fault_started: now,
-            touched: 0,
             fault_source: Source::ZeroFill,
             fault_in_text: false,
             fault_from_file: false,
-            keys: Keys::default(),
         };
         self.of.insert(pid, fresh);
+        self.counted.touched.insert(pid, 0);
         self.frames.tables.insert(pid, PageTable::default());
+        self.swap.enter(pid, now);
+        self.candidates.enter(pid);
     }
 
     /// A process of `class` left a processor at `now` (global replacement
@@ -77,7 +77,7 @@ impl MemoryState {
         MemoryState {
             of: PerProcess::default(),
             pool: FreePool::new(sys.memory.user_frames()),
-            bulk: BulkPages::default(),
+            counted: Counted::default(),
             frames: frames_of(sys, streams),
             swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
             texts: sys
@@ -96,22 +96,15 @@ impl MemoryState {
     }
 }
 
-/// What memory management keeps of each process, in its own table
-/// beside the process table.
+/// What paging keeps of each process, counted or as frames, in its own
+/// table beside the process table (the swappers, replacement by process
+/// and memory as frames keep the rest in theirs).
 #[derive(Debug)]
 pub(super) struct ProcessMemory {
-    /// Private pages, resident and on the bulk store (paging).
+    /// Private pages, resident and on the bulk store.
     pub(super) held: Pages,
-    /// When the image last moved in or out (swapping).
-    pub(super) last_swap: SimTime,
-    /// The swapper behind the clock: its resident pages when it was last
-    /// swapped out (3BSD `p_swrss`).
-    pub(super) swapped_rss: u64,
     /// When its pending fault began.
     pub(super) fault_started: SimTime,
-    /// Private pages touched so far: the others have never been in memory
-    /// (memory counted; with memory as frames the page table tells).
-    pub(super) touched: u64,
     /// Where the pending faulted page comes from.
     pub(super) fault_source: Source,
     /// Whether the pending page is of the class's shared text.
@@ -119,9 +112,6 @@ pub(super) struct ProcessMemory {
     /// Whether the pending page is read from the program's file (text, or
     /// a first touch of a page with contents), not from the swap area.
     pub(super) fault_from_file: bool,
-    /// Its keys in the ordered sets that replacement and the swapper
-    /// choose from (see `reindex`).
-    pub(super) keys: Keys,
 }
 
 /// The frames of `sys`'s memory as frames, with their reference stream
@@ -264,7 +254,7 @@ impl SystemModel<'_> {
             self.memory.pool.frames += held.resident;
             // Its reclaimable pages can be reclaimed by no one now.
             self.memory.pool.anonymous += held.resident + held.reclaimable;
-            self.memory.bulk.used -= held.on_bulk;
+            self.memory.counted.bulk.used -= held.on_bulk;
             self.serve_frame_waiters(ctx);
         } else {
             // A process swapped out (a sleeping shell whose user logged
@@ -389,21 +379,25 @@ impl SystemModel<'_> {
     /// Files `pid` in the sets replacement and the swapper choose from
     /// under the keys its state now calls for.
     pub(super) fn reindex(&mut self, pid: usize) {
+        let keys = self.keys_called_for(pid);
+        self.memory.candidates.refile(pid, keys);
+    }
+
+    /// The keys `pid`'s state calls for.
+    fn keys_called_for(&self, pid: usize) -> Keys {
         let p = &self.procs[pid];
-        let image = self.sys.classes[p.class].size;
-        let exec_pending = self.files.exec[pid].pending;
-        let m = &self.memory.of[pid];
-        let keys = Keys::of(p, m, exec_pending, self.managed(), image);
-        if keys != m.keys {
-            self.memory.candidates.refile(pid, m.keys, keys);
-            self.memory.of[pid].keys = keys;
-        }
+        let filing = Filing {
+            resident_pages: self.memory.of[pid].held.resident,
+            last_swap: self.memory.swap.of[pid].last_swap,
+            exec_pending: self.files.exec[pid].pending,
+            image: self.sys.classes[p.class].size,
+        };
+        Keys::of(p, filing, self.managed())
     }
 
     /// Takes `pid`, about to exit, out of the candidate sets.
     pub(super) fn unfile(&mut self, pid: usize) {
-        let keys = std::mem::take(&mut self.memory.of[pid].keys);
-        self.memory.candidates.refile(pid, keys, Keys::default());
+        self.memory.candidates.refile(pid, Keys::default());
     }
 
     /// Rechecks memory's accounting, and that each process is filed in
@@ -415,21 +409,11 @@ impl SystemModel<'_> {
         } else {
             self.check_swapped_memory();
         }
-        let mut filed = [0; 5];
-        for (pid, p) in self.procs.iter() {
-            let image = self.sys.classes[p.class].size;
-            let m = &self.memory.of[pid];
-            let exec_pending = self.files.exec[pid].pending;
-            assert_eq!(
-                m.keys,
-                Keys::of(p, m, exec_pending, self.managed(), image),
-                "filed as its state says"
-            );
-            for (n, f) in filed.iter_mut().zip(m.keys.filed()) {
-                *n += f;
-            }
-        }
-        assert_eq!(self.memory.candidates.sizes(), filed, "no stale entries");
+        self.memory.candidates.check(
+            self.procs
+                .iter()
+                .map(|(pid, _)| (pid, self.keys_called_for(pid))),
+        );
     }
 
     /// Paging: every frame is free, resident or being read into, and the
@@ -462,7 +446,7 @@ impl SystemModel<'_> {
             .map(|h| h.on_bulk)
             .chain(self.memory.texts.iter().map(|t| t.held.on_bulk))
             .sum();
-        assert_eq!(self.memory.bulk.used, on_bulk);
+        assert_eq!(self.memory.counted.bulk.used, on_bulk);
         let reclaimable: u64 = held()
             .map(|h| h.reclaimable)
             .chain(self.memory.texts.iter().map(|t| t.held.reclaimable))

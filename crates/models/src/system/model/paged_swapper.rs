@@ -119,7 +119,7 @@ impl SystemModel<'_> {
             let Some(pid) = self.memory.candidates.longest_out() else {
                 return;
             };
-            let rss = self.memory.of[pid].swapped_rss;
+            let rss = self.memory.swap.of[pid].swapped_rss;
             let burst = (2.0 * settings.maxpgio) as u64;
             let promised = self.memory.swap.vm.deficit.min(clock.lotsfree);
             if free > promised + (rss / 2).min(burst) || (rss < burst && free > clock.desfree) {
@@ -130,13 +130,14 @@ impl SystemModel<'_> {
             }
             wanting = Some(pid);
         }
-        let age = |m: &ProcessMemory| (now - m.last_swap).min(AGE_CAP);
-        let waited =
-            desperate || wanting.is_some_and(|pid| age(&self.memory.of[pid]) >= HARD_SWAP_AGE);
+        let swap = &self.memory.swap;
+        let waited = desperate || wanting.is_some_and(|pid| swap.age(pid, now) >= HARD_SWAP_AGE);
         // A process in a kernel path is left for the next look.
         let victim = long_asleep.or_else(|| {
             self.memory.candidates.longest_in(now).filter(|&pid| {
-                waited && age(&self.memory.of[pid]) >= HARD_SWAP_AGE && !self.in_kernel_path(pid)
+                waited
+                    && self.memory.swap.age(pid, now) >= HARD_SWAP_AGE
+                    && !self.in_kernel_path(pid)
             })
         });
         if let Some(pid) = victim {
@@ -205,7 +206,7 @@ mod tests {
                     assert_eq!(model.memory.pool.frames, 64, "{what}");
                     let p = &model.memory.of[pid];
                     assert_eq!((p.held.resident, p.held.reclaimable), (0, 60));
-                    assert_eq!(p.swapped_rss, 60);
+                    assert_eq!(model.memory.swap.of[pid].swapped_rss, 60);
                     assert_eq!(model.user_area_bytes(pid), 6 * 512 + 2 * 512);
                     let disk = &model.devices[device(model, "disk")];
                     let write = disk.in_service().expect("the swap-out is written");
@@ -232,7 +233,7 @@ mod tests {
         ] {
             with_process_at(&clocked(), secs(30), |model, ctx, first| {
                 let second = another(model, ctx);
-                model.memory.of[first].last_swap = secs(30 - in_for);
+                model.memory.swap.of[first].last_swap = secs(30 - in_for);
                 model.reindex(first);
                 for page in 0..30 {
                     give(model, first, page);
@@ -257,7 +258,7 @@ mod tests {
     #[test]
     fn the_only_process_in_memory_is_not_swapped_out_for_paging() {
         with_process_at(&clocked(), secs(30), |model, ctx, pid| {
-            model.memory.of[pid].last_swap = secs(20);
+            model.memory.swap.of[pid].last_swap = secs(20);
             model.reindex(pid);
             for page in 0..60 {
                 give(model, pid, page);
@@ -291,7 +292,7 @@ mod tests {
                 for page in 0..64 - free {
                     give(model, other, page);
                 }
-                model.memory.of[pid].swapped_rss = rss;
+                model.memory.swap.of[pid].swapped_rss = rss;
                 model.recount(pid, ctx.now(), |p| {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;
@@ -318,13 +319,13 @@ mod tests {
         for (out_for, pushed) in [(5, true), (4, false)] {
             with_process_at(&clocked(), secs(30), |model, ctx, wanting| {
                 let other = another(model, ctx);
-                model.memory.of[other].last_swap = secs(20);
+                model.memory.swap.of[other].last_swap = secs(20);
                 model.reindex(other);
                 for page in 0..60 {
                     give(model, other, page);
                 }
-                let m = &mut model.memory.of[wanting];
-                (m.swapped_rss, m.last_swap) = (100, secs(30 - out_for));
+                let t = &mut model.memory.swap.of[wanting];
+                (t.swapped_rss, t.last_swap) = (100, secs(30 - out_for));
                 model.recount(wanting, ctx.now(), |p| {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;

@@ -98,6 +98,17 @@ impl FreePool {
     }
 }
 
+/// Replacement by process's own state: the pages on the bulk store, and
+/// how many of its private pages each process has touched.
+#[derive(Debug, Default)]
+pub(super) struct Counted {
+    /// The bulk store's pages.
+    pub(super) bulk: BulkPages,
+    /// Each process's private pages touched so far, by its slot: the
+    /// others have never been in memory.
+    pub(super) touched: PerProcess<u64>,
+}
+
 /// The pages on a bulk store sized by capacity.
 #[derive(Debug, Default)]
 pub(super) struct BulkPages {
@@ -204,7 +215,7 @@ impl SystemModel<'_> {
             (
                 self.holder(pid),
                 missing_private,
-                private - self.memory.of[pid].touched,
+                private - self.memory.counted.touched[pid],
             )
         };
         let zero_fill = if in_text {
@@ -239,7 +250,7 @@ impl SystemModel<'_> {
             }
         };
         if first_touch {
-            self.memory.of[pid].touched += 1;
+            self.memory.counted.touched[pid] += 1;
         }
         match source {
             Source::Reclaim => {
@@ -258,7 +269,7 @@ impl SystemModel<'_> {
                 let held = self.held_mut(holder).expect("the faulting process exists");
                 if held.on_bulk > 0 {
                     held.on_bulk -= 1;
-                    self.memory.bulk.used -= 1;
+                    self.memory.counted.bulk.used -= 1;
                 }
             }
             Source::ZeroFill | Source::Read(_) => {}
@@ -578,8 +589,9 @@ impl SystemModel<'_> {
         let (writes, device) = match to_bulk {
             Some(bulk) => {
                 // Every page leaving memory goes to the bulk store.
-                self.memory.bulk.used += n;
+                self.memory.counted.bulk.used += n;
                 self.memory
+                    .counted
                     .bulk
                     .age
                     .extend(std::iter::repeat_n(holder, n as usize));
@@ -623,9 +635,10 @@ impl SystemModel<'_> {
             return;
         };
         let page = self.sys.memory.page as f64;
-        while self.memory.bulk.used > capacity {
+        while self.memory.counted.bulk.used > capacity {
             let holder = self
                 .memory
+                .counted
                 .bulk
                 .age
                 .pop_front()
@@ -634,12 +647,12 @@ impl SystemModel<'_> {
                 continue;
             }
             self.held_mut(holder).expect("a live holder").on_bulk -= 1;
-            self.memory.bulk.used -= 1;
+            self.memory.counted.bulk.used -= 1;
             self.stats.counters.page_writes += 1;
             let drive = paging.drive(&mut self.drive_rng);
             self.request(drive, Purpose::PageWrite, page, ctx);
         }
-        if self.memory.bulk.age.len() as u64 > 2 * capacity.max(1024) {
+        if self.memory.counted.bulk.age.len() as u64 > 2 * capacity.max(1024) {
             self.compact(Queue::Bulk);
         }
     }
@@ -656,7 +669,7 @@ impl SystemModel<'_> {
         }
         let entries = std::mem::take(match queue {
             Queue::Free => &mut self.memory.pool.age,
-            Queue::Bulk => &mut self.memory.bulk.age,
+            Queue::Bulk => &mut self.memory.counted.bulk.age,
         });
         let mut kept = VecDeque::with_capacity(entries.len() / 2);
         for holder in entries.into_iter().rev() {
@@ -670,7 +683,7 @@ impl SystemModel<'_> {
         }
         match queue {
             Queue::Free => self.memory.pool.age = kept,
-            Queue::Bulk => self.memory.bulk.age = kept,
+            Queue::Bulk => self.memory.counted.bulk.age = kept,
         }
     }
 
@@ -806,19 +819,19 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             model.memory.of[pid].held.resident = 101;
             model.evict(model.holder(pid), 100, ctx);
-            assert_eq!(model.memory.bulk.used, 64);
+            assert_eq!(model.memory.counted.bulk.used, 64);
             assert_eq!(model.memory.of[pid].held.on_bulk, 64);
             assert_eq!(model.stats.counters.page_writes, 100 + 36);
             model.evict(model.holder(pid), 1, ctx);
-            assert_eq!(model.memory.bulk.used, 64);
+            assert_eq!(model.memory.counted.bulk.used, 64);
             assert_eq!(model.stats.counters.page_writes, 138);
             // Twenty pages read back leave stale entries in the age queue;
             // compacting it keeps as many as the pages still there.
             model.memory.of[pid].held.on_bulk -= 20;
-            model.memory.bulk.used -= 20;
-            assert_eq!(model.memory.bulk.age.len(), 64);
+            model.memory.counted.bulk.used -= 20;
+            assert_eq!(model.memory.counted.bulk.age.len(), 64);
             model.compact(Queue::Bulk);
-            assert_eq!(model.memory.bulk.age.len(), 44);
+            assert_eq!(model.memory.counted.bulk.age.len(), 44);
             assert_eq!(model.memory.of[pid].held.bulk_entries, 44);
             // A page taken and read back 2,100 times leaves as many stale
             // entries: the queue is compacted when it outgrows twice 1,024
@@ -828,13 +841,17 @@ mod tests {
                 model.memory.of[pid].held.resident = 1;
                 model.evict(model.holder(pid), 1, ctx);
                 model.memory.of[pid].held.on_bulk -= 1;
-                model.memory.bulk.used -= 1;
+                model.memory.counted.bulk.used -= 1;
                 if taken == 2_004 {
-                    assert_eq!(model.memory.bulk.age.len(), 2_048, "not yet compacted");
+                    assert_eq!(
+                        model.memory.counted.bulk.age.len(),
+                        2_048,
+                        "not yet compacted"
+                    );
                 }
             }
             // Compacting kept the 44 pages' entries and the one then taken.
-            assert_eq!(model.memory.bulk.age.len(), 45 + 95);
+            assert_eq!(model.memory.counted.bulk.age.len(), 45 + 95);
         });
     }
 

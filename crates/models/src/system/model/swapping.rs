@@ -21,9 +21,36 @@ pub(super) struct Swapper {
     pub(super) loaded: u32,
     /// Under the clock: the meters its swapper decides by.
     pub(super) vm: VmMeter,
+    /// Each process's swap times, by its slot.
+    pub(super) of: PerProcess<SwapTimes>,
+}
+
+/// What the swappers keep of each process.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SwapTimes {
+    /// When its image last moved in or out (created: when it was made).
+    pub(super) last_swap: SimTime,
+    /// The swapper behind the clock: its resident pages when it was last
+    /// swapped out (3BSD `p_swrss`).
+    pub(super) swapped_rss: u64,
 }
 
 impl Swapper {
+    /// `pid` is a new process, created at `now`.
+    pub(super) fn enter(&mut self, pid: usize, now: SimTime) {
+        let times = SwapTimes {
+            last_swap: now,
+            swapped_rss: 0,
+        };
+        self.of.insert(pid, times);
+    }
+
+    /// How long `pid`'s image has been where it is at `now`, capped at
+    /// `AGE_CAP` (V7's `p_time` is a byte).
+    pub(super) fn age(&self, pid: usize, now: SimTime) -> SimTime {
+        (now - self.of[pid].last_swap).min(AGE_CAP)
+    }
+
     /// A process came into memory (`is_in`) or left it.
     pub(super) fn count_loaded(&mut self, is_in: bool) {
         self.loaded = if is_in {
@@ -41,6 +68,7 @@ impl Swapper {
             retry: false,
             loaded: 0,
             vm: VmMeter::new(frames),
+            of: PerProcess::default(),
         }
     }
 }
@@ -65,10 +93,9 @@ impl SystemModel<'_> {
             return false;
         }
         let now = ctx.now();
-        let age = |m: &ProcessMemory| (now - m.last_swap).min(AGE_CAP);
         let Some((pid, out_for)) = self
             .waiting_for_swap_in()
-            .map(|pid| (pid, age(&self.memory.of[pid])))
+            .map(|pid| (pid, self.memory.swap.age(pid, now)))
         else {
             return false;
         };
@@ -92,10 +119,9 @@ impl SystemModel<'_> {
             if out_for < SWAP_OUT_WAIT {
                 return None;
             }
-            self.memory
-                .candidates
-                .longest_in(now)
-                .filter(|&q| age(&self.memory.of[q]) >= SWAP_IN_STAY && !self.in_kernel_path(q))
+            self.memory.candidates.longest_in(now).filter(|&q| {
+                self.memory.swap.age(q, now) >= SWAP_IN_STAY && !self.in_kernel_path(q)
+            })
         });
         match victim {
             Some(victim) => self.swap_out(victim, ctx),
@@ -126,7 +152,7 @@ impl SystemModel<'_> {
         self.memory.swap.busy = false;
         self.stats.counters.swap_ins += 1;
         self.stats.counters.swapped_bytes += bytes;
-        self.memory.of[pid].last_swap = now;
+        self.memory.swap.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::In);
         if self.procs[pid].state == State::Runnable {
             self.enqueue(pid, now);
@@ -146,7 +172,7 @@ impl SystemModel<'_> {
         if !self.paging() {
             self.unload(self.procs[pid].class);
         }
-        self.memory.of[pid].last_swap = now;
+        self.memory.swap.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::Out);
         if self.retiring(pid) {
             self.retire_shell(pid, ctx);
