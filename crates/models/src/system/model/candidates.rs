@@ -315,6 +315,22 @@ mod tests {
     }
 
     #[test]
+    #[cfg(debug_assertions)]
+    fn the_sets_check_each_process_s_keys_and_find_a_stale_entry() {
+        let mut c = ten_slots();
+        c.refile(4, resident(10));
+        c.refile(6, resident(20));
+        c.check([(4, resident(10)), (6, resident(20))].into_iter());
+        // Process 6 has gone without being taken out of the sets.
+        let stale = std::panic::catch_unwind(|| c.check([(4, resident(10))].into_iter()));
+        assert!(stale.is_err(), "a stale entry is found");
+        let moved = std::panic::catch_unwind(|| {
+            c.check([(4, resident(10)), (6, resident(30))].into_iter())
+        });
+        assert!(moved.is_err(), "keys that changed unfiled are found");
+    }
+
+    #[test]
     fn replacement_skips_the_faulting_process() {
         let mut c = ten_slots();
         for (pid, ran) in [(1, 30), (2, 10), (3, 20)] {

@@ -1379,23 +1379,51 @@ impl SystemModel<'_> {
         self.stats.lifetimes[self.procs[pid].class].bin(resident).0 += work;
     }
 
-    /// Checks the frames against the page tables (debug builds).
+    /// Rechecks memory as frames (debug builds).
     #[cfg(debug_assertions)]
     pub(super) fn check_frames(&self) {
-        assert_eq!(
-            self.memory.frames.free_count(),
+        let processes: Vec<(usize, Pages)> = self
+            .procs
+            .iter()
+            .map(|(pid, _)| (pid, self.memory.of[pid].held))
+            .collect();
+        let texts: Vec<Pages> = self.memory.texts.iter().map(|t| t.held).collect();
+        self.memory.frames.check(
             self.memory.pool.frames,
-            "the free list"
+            &processes,
+            &texts,
+            self.bulk_capacity().map(|(_, capacity)| capacity),
+            |pid| self.memory.of[pid].fault_source == Source::InTransit,
         );
-        for (f, frame) in self.memory.frames.frames.iter().enumerate() {
+    }
+}
+
+impl Frames {
+    /// Checks the frames, the free list, the page tables and the bulk
+    /// store against each other, and against what their owners count
+    /// (debug builds): `free` frames in the pool, the pages each live
+    /// process holds (`processes`, by slot) and each class's text holds
+    /// (`texts`), the bulk store's capacity if it has one, and whether a
+    /// process's fault waits for another's read of a text page.
+    #[cfg(debug_assertions)]
+    pub(super) fn check(
+        &self,
+        free: u64,
+        processes: &[(usize, Pages)],
+        texts: &[Pages],
+        bulk_capacity: Option<u64>,
+        waits_in_transit: impl Fn(usize) -> bool,
+    ) {
+        assert_eq!(self.free_count(), free, "the free list");
+        for (f, frame) in self.frames.iter().enumerate() {
             let f = f as u32;
             if frame.owner.is_nobody() {
                 assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
                 continue;
             }
             let entries = match frame.owner.whose() {
-                Whose::Process(pid) => &self.memory.frames.tables[pid].entries,
-                Whose::Text(class) => &self.memory.frames.texts[class].entries,
+                Whose::Process(pid) => &self.tables[pid].entries,
+                Whose::Text(class) => &self.texts[class].entries,
             };
             let expected = match frame.use_ {
                 Use::Free => Pte::Free(f),
@@ -1404,50 +1432,50 @@ impl SystemModel<'_> {
             };
             assert_eq!(entries[frame.page as usize], expected);
         }
-        self.check_texts();
-        let on_bulk = self
-            .procs
+        self.check_texts(texts, waits_in_transit);
+        let on_bulk = processes
             .iter()
-            .flat_map(|(pid, _)| &self.memory.frames.tables[pid].entries)
-            .chain(self.memory.frames.texts.iter().flat_map(|t| &t.entries))
+            .flat_map(|&(pid, _)| &self.tables[pid].entries)
+            .chain(self.texts.iter().flat_map(|t| &t.entries))
             .filter(|e| matches!(e, Pte::Bulk(_)))
             .count() as u64;
-        assert_eq!(
-            on_bulk, self.memory.frames.bulk.used,
-            "pages on the bulk store"
-        );
-        if let Some((_, capacity)) = self.bulk_capacity() {
+        assert_eq!(on_bulk, self.bulk.used, "pages on the bulk store");
+        if let Some(capacity) = bulk_capacity {
             assert!(
                 on_bulk <= capacity,
                 "the bulk store holds at most its capacity"
             );
         }
-        for (pid, _) in self.procs.iter() {
-            let m = &self.memory.of[pid];
-            let pt = &self.memory.frames.tables[pid];
-            let t = pt;
-            if let Some(w) = &t.weighted {
-                let missing: u64 = (0..t.slots.len())
-                    .map(|i| (w.first as usize + i) % t.entries.len())
-                    .enumerate()
-                    .filter(|&(_, page)| t.slot_of[page] >= t.valid)
-                    .map(|(i, _)| w.weights[i])
-                    .sum();
-                assert_eq!(w.missing.total, missing, "the missing pages' weights");
-                assert_eq!(w.missing.prefix(t.slots.len()), missing);
-            }
-            let resident = t
-                .entries
-                .iter()
-                .filter(|e| matches!(e, Pte::Resident(_)))
-                .count() as u64;
-            assert_eq!(resident, m.held.resident, "resident pages");
-            for (i, &page) in t.slots.iter().enumerate() {
-                assert_eq!(t.slot_of[page as usize], i as u32);
-                let valid = matches!(t.entries[page as usize],
-                    Pte::Resident(f) if self.memory.frames.frames[f as usize].valid);
-                assert_eq!(valid, (i as u32) < t.valid, "valid pages first");
-            }
+        for &(pid, held) in processes {
+            self.check_table(&self.tables[pid], held);
+        }
+    }
+
+    /// Checks a process's page table against the frames and against
+    /// `held`, the pages it counts (debug builds).
+    #[cfg(debug_assertions)]
+    fn check_table(&self, t: &PageTable, held: Pages) {
+        if let Some(w) = &t.weighted {
+            let missing: u64 = (0..t.slots.len())
+                .map(|i| (w.first as usize + i) % t.entries.len())
+                .enumerate()
+                .filter(|&(_, page)| t.slot_of[page] >= t.valid)
+                .map(|(i, _)| w.weights[i])
+                .sum();
+            assert_eq!(w.missing.total, missing, "the missing pages' weights");
+            assert_eq!(w.missing.prefix(t.slots.len()), missing);
+        }
+        let resident = t
+            .entries
+            .iter()
+            .filter(|e| matches!(e, Pte::Resident(_)))
+            .count() as u64;
+        assert_eq!(resident, held.resident, "resident pages");
+        for (i, &page) in t.slots.iter().enumerate() {
+            assert_eq!(t.slot_of[page as usize], i as u32);
+            let valid = matches!(t.entries[page as usize],
+                Pte::Resident(f) if self.frames[f as usize].valid);
+            assert_eq!(valid, (i as u32) < t.valid, "valid pages first");
         }
     }
 }
@@ -2016,6 +2044,28 @@ pub(super) mod tests {
         assert!(FrameOwner::NOBODY.is_nobody());
         assert!(std::panic::catch_unwind(|| FrameOwner::NOBODY.whose()).is_err());
         assert!(std::panic::catch_unwind(|| FrameOwner::process(1 << 31)).is_err());
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    fn the_frames_check_the_free_list_and_the_owners_counts() {
+        let frames = |n| Frames::new(n, std::iter::empty(), Streams::new(7, 0).stream("refs"));
+        let mut f = frames(4);
+        f.check(4, &[], &[], None, |_| false);
+        // A frame taken off the free list that the pool still counts.
+        f.pop_front();
+        assert!(std::panic::catch_unwind(|| f.check(4, &[], &[], None, |_| false)).is_err());
+        // A process that counts a resident page its table does not have.
+        let mut f = frames(4);
+        f.tables.insert(0, PageTable::default());
+        let one = Pages {
+            resident: 1,
+            ..Pages::default()
+        };
+        f.check(4, &[(0, Pages::default())], &[], None, |_| false);
+        assert!(
+            std::panic::catch_unwind(|| f.check(4, &[(0, one)], &[], None, |_| false)).is_err()
+        );
     }
 
     #[test]

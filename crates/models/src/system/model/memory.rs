@@ -416,11 +416,14 @@ impl SystemModel<'_> {
         );
     }
 
-    /// Paging: every frame is free, resident or being read into, and the
-    /// free pool and the bulk store hold what their holders say.
+    /// Paging: the free pool and the bulk store against what the holders
+    /// count, and the frames under memory as frames.
     #[cfg(debug_assertions)]
     fn check_paged_memory(&self) {
-        let held = || self.procs.iter().map(|(pid, _)| self.memory.of[pid].held);
+        let held = || {
+            let procs = self.procs.iter().map(|(pid, _)| self.memory.of[pid].held);
+            procs.chain(self.memory.texts.iter().map(|t| t.held))
+        };
         // A process waiting for a page read holds the frame it goes into.
         // Klustering reads more pages with it.
         let in_transit = self
@@ -433,36 +436,24 @@ impl SystemModel<'_> {
             })
             .map(|(pid, _)| 1 + self.memory.frames.tables[pid].klustered_count())
             .sum::<u64>();
-        let resident: u64 = held()
-            .map(|h| h.resident)
-            .chain(self.memory.texts.iter().map(|t| t.held.resident))
-            .sum();
-        assert_eq!(
-            self.memory.pool.frames + resident + in_transit,
-            self.sys.memory.user_frames(),
-            "frames are free, resident or being read into"
-        );
-        let on_bulk: u64 = held()
-            .map(|h| h.on_bulk)
-            .chain(self.memory.texts.iter().map(|t| t.held.on_bulk))
-            .sum();
-        assert_eq!(self.memory.counted.bulk.used, on_bulk);
-        let reclaimable: u64 = held()
-            .map(|h| h.reclaimable)
-            .chain(self.memory.texts.iter().map(|t| t.held.reclaimable))
-            .sum();
-        assert_eq!(
-            self.memory.pool.frames,
-            self.memory.pool.anonymous + reclaimable,
-            "free frames hold nothing or a reclaimable page"
-        );
+        let total = held().fold(Pages::default(), |sum, h| Pages {
+            resident: sum.resident + h.resident,
+            on_bulk: sum.on_bulk + h.on_bulk,
+            reclaimable: sum.reclaimable + h.reclaimable,
+            ..Pages::default()
+        });
+        self.memory
+            .pool
+            .check(self.sys.memory.user_frames(), total, in_transit);
         if self.clock().is_some() {
             self.check_frames();
+        } else {
+            self.memory.counted.bulk.check(total.on_bulk);
         }
     }
 
-    /// Swapping: free memory and the images and texts in memory add up to
-    /// user memory, and each text counts the processes in memory using it.
+    /// Swapping: the images and texts in memory against free memory and
+    /// each text's count of its users.
     #[cfg(debug_assertions)]
     fn check_swapped_memory(&self) {
         let procs = || self.procs.iter().map(|(_, p)| p);
@@ -477,10 +468,9 @@ impl SystemModel<'_> {
             .filter(|t| t.in_memory > 0)
             .map(|t| t.bytes)
             .sum();
-        assert_eq!(
-            self.memory.swap.free_bytes + private + text,
-            self.sys.memory.user_bytes()
-        );
+        self.memory
+            .swap
+            .check(self.sys.memory.user_bytes(), private + text);
         for (class, t) in self.memory.texts.iter().enumerate() {
             let users = procs()
                 .filter(|p| p.class == class && p.residence != Residence::Out)

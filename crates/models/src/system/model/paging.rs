@@ -96,6 +96,24 @@ impl FreePool {
             waiters: VecDeque::new(),
         }
     }
+
+    /// Checks the pool against `held`, the pages all holders count, and
+    /// the frames being read into (debug builds): of `user_frames`, every
+    /// frame is free, resident or being read into; a free frame holds
+    /// nothing or a reclaimable page.
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, user_frames: u64, held: Pages, being_read: u64) {
+        assert_eq!(
+            self.frames + held.resident + being_read,
+            user_frames,
+            "frames are free, resident or being read into"
+        );
+        assert_eq!(
+            self.frames,
+            self.anonymous + held.reclaimable,
+            "free frames hold nothing or a reclaimable page"
+        );
+    }
 }
 
 /// Replacement by process's own state: the pages on the bulk store, and
@@ -117,6 +135,19 @@ pub(super) struct BulkPages {
     /// An entry per page written there, oldest first (entries of pages
     /// read back since are skipped, and dropped by `compact`).
     pub(super) age: VecDeque<Holder>,
+}
+
+impl BulkPages {
+    /// Checks the bulk store against `held`, the pages its holders count
+    /// there (debug builds).
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, held: u64) {
+        assert_eq!(self.used, held, "pages on the bulk store");
+        assert!(
+            self.age.len() as u64 >= self.used,
+            "each page on the bulk store has an entry in its age queue"
+        );
+    }
 }
 
 /// A class's shared text.
@@ -704,6 +735,40 @@ impl SystemModel<'_> {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
+
+    #[test]
+    #[cfg(debug_assertions)]
+    fn the_free_pool_and_the_bulk_store_check_what_their_holders_count() {
+        let mut pool = FreePool::new(10);
+        let held = |resident, reclaimable| Pages {
+            resident,
+            reclaimable,
+            ..Pages::default()
+        };
+        // 3 frames taken for pages, 2 of them freed again but reclaimable,
+        // 1 being read into.
+        pool.frames = 8 - 2;
+        pool.anonymous = 6 - 2;
+        pool.check(10, held(3, 2), 1);
+        for (frames, anonymous, read) in [(6, 4, 0), (7, 4, 1), (6, 5, 1)] {
+            let mut lost = FreePool::new(10);
+            (lost.frames, lost.anonymous) = (frames, anonymous);
+            let found = std::panic::catch_unwind(|| lost.check(10, held(3, 2), read));
+            assert!(
+                found.is_err(),
+                "{frames} free, {anonymous} anonymous, {read} read"
+            );
+        }
+        let mut bulk = BulkPages {
+            used: 2,
+            age: [Holder::Text { class: 0 }; 3].into(),
+        };
+        bulk.check(2);
+        assert!(std::panic::catch_unwind(|| bulk.check(3)).is_err());
+        bulk.age.pop_front();
+        bulk.age.pop_front();
+        assert!(std::panic::catch_unwind(|| bulk.check(2)).is_err());
+    }
 
     /// Two classes, each with 10 pages of shared text in a 40-page image,
     /// under replacement by process.

@@ -60,6 +60,17 @@ impl Swapper {
         };
     }
 
+    /// Checks free memory against `used`, the bytes the images and texts
+    /// in memory take, of `user_bytes` (debug builds).
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, user_bytes: u64, used: u64) {
+        assert_eq!(
+            self.free_bytes + used,
+            user_bytes,
+            "user memory is free or holds an image or a text"
+        );
+    }
+
     /// The swapper of `bytes` of free user memory in `frames` frames.
     pub(super) fn new(bytes: u64, frames: u64) -> Swapper {
         Swapper {
@@ -270,5 +281,34 @@ impl SystemModel<'_> {
         let device = self.swap_device();
         self.request(device, Purpose::SwapOut { pid }, bytes as f64, ctx);
         self.dispatch_idle(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_swapper_keeps_each_process_s_time_and_caps_its_age() {
+        let mut swap = Swapper::new(1_000, 2);
+        swap.enter(0, SimTime::from_secs(10));
+        swap.enter(1, SimTime::from_secs(20));
+        let now = SimTime::from_secs(100);
+        assert_eq!(swap.age(0, now), SimTime::from_secs(90));
+        swap.of[0].last_swap = SimTime::from_secs(95);
+        assert_eq!(swap.age(0, now), SimTime::from_secs(5));
+        // A slot reused by a new process starts afresh.
+        swap.enter(1, now);
+        assert_eq!(swap.age(1, now), SimTime::ZERO);
+        assert_eq!(swap.age(1, now + SimTime::from_secs(500)), AGE_CAP);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    fn free_memory_is_checked_against_what_is_loaded() {
+        let mut swap = Swapper::new(1_000, 2);
+        swap.free_bytes -= 300;
+        swap.check(1_000, 300);
+        assert!(std::panic::catch_unwind(|| swap.check(1_000, 200)).is_err());
     }
 }

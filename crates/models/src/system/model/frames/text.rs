@@ -356,19 +356,22 @@ impl SystemModel<'_> {
         }
         self.memory.frames.frames[f as usize].decided = SimTime::from_nanos(exposure);
     }
+}
 
-    /// Checks each shared text's table against its frames and counts
-    /// (debug builds).
+impl Frames {
+    /// Checks each shared text's table against its frames and against
+    /// `held`, the pages each class's text counts, and that a process
+    /// waiting for a text page being read waits in transit (debug builds).
     #[cfg(debug_assertions)]
-    pub(super) fn check_texts(&self) {
-        for (class, text) in self.memory.frames.texts.iter().enumerate() {
+    pub(super) fn check_texts(&self, held: &[Pages], waits_in_transit: impl Fn(usize) -> bool) {
+        for (class, text) in self.texts.iter().enumerate() {
             let mut resident = 0;
             let mut reclaimable = 0;
             for (page, &entry) in text.entries.iter().enumerate() {
                 let usable = match entry {
                     Pte::Resident(f) => {
                         resident += 1;
-                        self.memory.frames.frames[f as usize].valid
+                        self.frames[f as usize].valid
                     }
                     Pte::Free(_) => {
                         reclaimable += 1;
@@ -382,11 +385,14 @@ impl SystemModel<'_> {
                     "text page {page} of class {class}"
                 );
             }
-            assert_eq!(resident, self.memory.texts[class].held.resident);
-            assert_eq!(reclaimable, self.memory.texts[class].held.reclaimable);
+            assert_eq!(resident, held[class].resident);
+            assert_eq!(reclaimable, held[class].reclaimable);
             for &(page, pid) in &text.waiting {
                 assert!(matches!(text.entries[page as usize], Pte::Reading(_)));
-                assert_eq!(self.memory.of[pid as usize].fault_source, Source::InTransit);
+                assert!(
+                    waits_in_transit(pid as usize),
+                    "process {pid} waits in transit"
+                );
             }
         }
     }
