@@ -461,6 +461,14 @@ impl Processors {
             pending_interrupts: SimTime::ZERO,
         }
     }
+    /// Whether `pid` is on a processor in a kernel path (a page or segment
+    /// fault), where the swappers do not take it.
+    fn in_kernel_path(&self, pid: usize) -> bool {
+        self.running
+            .iter()
+            .flatten()
+            .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
+    }
 }
 
 /// A time-sharing system in simulation.

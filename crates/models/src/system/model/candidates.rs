@@ -255,6 +255,24 @@ impl Keys {
     }
 }
 
+#[cfg(test)]
+impl Keys {
+    /// Keys under swapping: wanting in since, asleep in memory with an
+    /// image of, or in memory since.
+    pub(super) fn swapping(
+        swap_in: Option<SimTime>,
+        sleeping: Option<u64>,
+        resident: Option<SimTime>,
+    ) -> Keys {
+        Keys {
+            swap_in,
+            sleeping,
+            resident,
+            ..Keys::default()
+        }
+    }
+}
+
 /// Refiles `pid` in `set` from under `old` to under `new`.
 fn swap<K: Ord + Copy + std::fmt::Debug>(
     set: &mut SlotHeap<K>,

@@ -188,7 +188,7 @@ impl SystemModel<'_> {
         if self.paging() {
             self.recount(pid, now, |p| p.residence = Residence::In);
         } else if self.memory.swap.free_bytes >= self.bytes_to_load(pid)
-            && self.waiting_for_swap_in().is_none()
+            && self.memory.candidates.longest_out().is_none()
         {
             self.load(pid);
             self.recount(pid, now, |p| p.residence = Residence::In);

@@ -38,8 +38,10 @@
 //! 127 s as 3BSD's byte counters are). 3BSD's paging rate is the faults of
 //! the processes in memory; tpsim's counts the page reads and writes.
 
+use super::candidates::Candidates;
+use super::swapping::{Step, Swapper};
 use super::*;
-use crate::system::PagingSwapper;
+use crate::system::{ClockDaemon, PagingSwapper};
 
 /// 3BSD swaps a process out for one wanting in only once each has been
 /// where it is this long (`outpri >= 5 && inpri >= 5`, in seconds).
@@ -92,19 +94,49 @@ impl SystemModel<'_> {
 
     /// One look of the swapper behind the clock (module docs).
     pub(super) fn paged_swapper(&mut self, settings: PagingSwapper, ctx: &mut Context<Event>) {
-        if self.memory.swap.busy {
-            return;
-        }
         let clock = *self.clock().expect("the swapper is behind the clock");
         let now = ctx.now();
         let free = self.memory.pool.frames;
-        let (loaded, vm) = (self.memory.swap.loaded, &self.memory.swap.vm);
-        let desperate = loaded > 1
+        let cpus = &self.cpus;
+        let memory = &mut self.memory;
+        let step = memory.swap.bsd_step(
+            &mut memory.candidates,
+            (now, free),
+            (&clock, settings),
+            |pid| !cpus.in_kernel_path(pid),
+        );
+        match step {
+            Step::In(pid) => {
+                let bytes = self.user_area_bytes(pid);
+                self.swap_in(pid, bytes, ctx);
+            }
+            Step::Out(pid) => self.swap_out(pid, ctx),
+            Step::Idle => {}
+            Step::Exec(_) | Step::LookLater => unreachable!("not a step of 3BSD's swapper"),
+        }
+    }
+}
+
+impl Swapper {
+    /// The 3BSD swapper's look at `now` with `free` frames free, under
+    /// `clock` and its swapper's `settings` (module docs); `may_take` a
+    /// process in memory. A process let in is promised its resident set
+    /// when it went out (`deficit`).
+    pub(super) fn bsd_step(
+        &mut self,
+        candidates: &mut Candidates,
+        (now, free): (SimTime, u64),
+        (clock, settings): (&ClockDaemon, PagingSwapper),
+        may_take: impl Fn(usize) -> bool,
+    ) -> Step {
+        if self.busy {
+            return Step::Idle;
+        }
+        let vm = &self.vm;
+        let desperate = self.loaded > 1
             && vm.avefree < clock.desfree as f64
             && (vm.transfer_rate > settings.maxpgio || vm.avefree < clock.minfree as f64);
-        let long_asleep = self
-            .memory
-            .candidates
+        let long_asleep = candidates
             .longest_asleep()
             .filter(|&(since, _)| now - since > settings.maxslp)
             .map(|(_, pid)| pid);
@@ -113,36 +145,28 @@ impl SystemModel<'_> {
             if free < clock.desfree
                 && let Some(pid) = long_asleep
             {
-                self.swap_out(pid, ctx);
-                return;
+                return Step::Out(pid);
             }
-            let Some(pid) = self.memory.candidates.longest_out() else {
-                return;
+            let Some(pid) = candidates.longest_out() else {
+                return Step::Idle;
             };
-            let rss = self.memory.swap.of[pid].swapped_rss;
+            let rss = self.of[pid].swapped_rss;
             let burst = (2.0 * settings.maxpgio) as u64;
-            let promised = self.memory.swap.vm.deficit.min(clock.lotsfree);
+            let promised = self.vm.deficit.min(clock.lotsfree);
             if free > promised + (rss / 2).min(burst) || (rss < burst && free > clock.desfree) {
-                self.memory.swap.vm.deficit += rss;
-                let bytes = self.user_area_bytes(pid);
-                self.swap_in(pid, bytes, ctx);
-                return;
+                self.vm.deficit += rss;
+                return Step::In(pid);
             }
             wanting = Some(pid);
         }
-        let swap = &self.memory.swap;
-        let waited = desperate || wanting.is_some_and(|pid| swap.age(pid, now) >= HARD_SWAP_AGE);
+        let waited = desperate || wanting.is_some_and(|pid| self.age(pid, now) >= HARD_SWAP_AGE);
         // A process in a kernel path is left for the next look.
         let victim = long_asleep.or_else(|| {
-            self.memory.candidates.longest_in(now).filter(|&pid| {
-                waited
-                    && self.memory.swap.age(pid, now) >= HARD_SWAP_AGE
-                    && !self.in_kernel_path(pid)
-            })
+            candidates
+                .longest_in(now)
+                .filter(|&pid| waited && self.age(pid, now) >= HARD_SWAP_AGE && may_take(pid))
         });
-        if let Some(pid) = victim {
-            self.swap_out(pid, ctx);
-        }
+        victim.map_or(Step::Idle, Step::Out)
     }
 }
 
@@ -356,11 +380,11 @@ mod tests {
             };
             for kind in [BurstKind::Fault, BurstKind::SegmentFault] {
                 model.cpus.running[0] = Some(burst(pid, kind));
-                assert!(model.in_kernel_path(pid));
-                assert!(!model.in_kernel_path(other));
+                assert!(model.cpus.in_kernel_path(pid));
+                assert!(!model.cpus.in_kernel_path(other));
             }
             model.cpus.running[0] = Some(burst(pid, BurstKind::User(Outcome::Done)));
-            assert!(!model.in_kernel_path(pid));
+            assert!(!model.cpus.in_kernel_path(pid));
         });
     }
 

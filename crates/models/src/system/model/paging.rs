@@ -166,6 +166,16 @@ pub(super) struct Text {
     pub(super) in_memory: u32,
 }
 
+impl Text {
+    /// Under swapping, the bytes bringing in an image of `image` bytes of
+    /// this text's class takes: its private part, and the text unless it
+    /// is in memory already.
+    pub(super) fn to_load(&self, image: u64) -> u64 {
+        let private = image - self.bytes;
+        private + if self.in_memory == 0 { self.bytes } else { 0 }
+    }
+}
+
 impl SystemModel<'_> {
     /// The pages of `holder`, if it still exists.
     fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages> {

@@ -5,6 +5,7 @@
 //! of the class is in memory already, and a swap-out writes only the
 //! private part, text being read-only.
 
+use super::candidates::Candidates;
 use super::paged_swapper::VmMeter;
 use super::*;
 
@@ -23,6 +24,23 @@ pub(super) struct Swapper {
     pub(super) vm: VmMeter,
     /// Each process's swap times, by its slot.
     pub(super) of: PerProcess<SwapTimes>,
+}
+
+/// What a swapper decides at one look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Nothing to do: a swap is under way, or no one wants in, or memory
+    /// allows no move now.
+    Idle,
+    /// A new command, created while memory was short, gets its memory and
+    /// reads its image by exec; look again at once.
+    Exec(usize),
+    /// The process comes in.
+    In(usize),
+    /// The process goes out.
+    Out(usize),
+    /// Someone wants in but no one may go out yet: look again later.
+    LookLater,
 }
 
 /// What the swappers keep of each process.
@@ -49,6 +67,42 @@ impl Swapper {
     /// `AGE_CAP` (V7's `p_time` is a byte).
     pub(super) fn age(&self, pid: usize, now: SimTime) -> SimTime {
         (now - self.of[pid].last_swap).min(AGE_CAP)
+    }
+
+    /// The V7 swapper's look at `now` (V7 `sched`): the runnable process
+    /// out longest comes in if its image fits (`load`: the bytes it needs
+    /// and whether exec has still to read it); otherwise a sleeper in
+    /// memory goes out, the largest first, or once the one wanting in has
+    /// been out `SWAP_OUT_WAIT`, the process in longest if it has been in
+    /// `SWAP_IN_STAY` and `may_take` it.
+    pub(super) fn v7_step(
+        &self,
+        candidates: &mut Candidates,
+        now: SimTime,
+        load: impl FnOnce(usize) -> (u64, bool),
+        may_take: impl Fn(usize) -> bool,
+    ) -> Step {
+        if self.busy {
+            return Step::Idle;
+        }
+        let Some(pid) = candidates.longest_out() else {
+            return Step::Idle;
+        };
+        let out_for = self.age(pid, now);
+        match load(pid) {
+            (image, true) if self.free_bytes >= image => return Step::Exec(pid),
+            (image, false) if self.free_bytes >= image => return Step::In(pid),
+            _ => {}
+        }
+        let victim = candidates.largest_sleeper().or_else(|| {
+            if out_for < SWAP_OUT_WAIT {
+                return None;
+            }
+            candidates
+                .longest_in(now)
+                .filter(|&q| self.age(q, now) >= SWAP_IN_STAY && may_take(q))
+        });
+        victim.map_or(Step::LookLater, Step::Out)
     }
 
     /// A process came into memory (`is_in`) or left it.
@@ -100,47 +154,40 @@ impl SystemModel<'_> {
     /// (with the age rules) the process that has been in longest; true if
     /// it should look again at once.
     fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
-        if self.memory.swap.busy {
-            return false;
-        }
         let now = ctx.now();
-        let Some((pid, out_for)) = self
-            .waiting_for_swap_in()
-            .map(|pid| (pid, self.memory.swap.age(pid, now)))
-        else {
-            return false;
-        };
-        let image = self.bytes_to_load(pid);
-        if self.memory.swap.free_bytes >= image && self.files.exec[pid].pending {
-            // A new command, created when memory was short: it gets its
-            // memory and reads its image from the program's file itself,
-            // while the swapper looks again.
-            self.load(pid);
-            self.recount(pid, now, |p| p.residence = Residence::In);
-            self.start_exec(pid, ctx);
-            return true;
-        }
-        if self.memory.swap.free_bytes >= image {
-            self.load(pid);
-            self.swap_in(pid, image, ctx);
-            return false;
-        }
-        // A sleeper goes out at once; a busy process only by the age rules.
-        let victim = self.memory.candidates.largest_sleeper().or_else(|| {
-            if out_for < SWAP_OUT_WAIT {
-                return None;
+        let memory = &mut self.memory;
+        let (procs, sys, files, cpus) = (&self.procs, self.sys, &self.files, &self.cpus);
+        let step = memory.swap.v7_step(
+            &mut memory.candidates,
+            now,
+            |pid| {
+                let class = procs[pid].class;
+                let image = memory.texts[class].to_load(sys.classes[class].size);
+                (image, files.exec[pid].pending)
+            },
+            |q| !cpus.in_kernel_path(q),
+        );
+        match step {
+            Step::Idle => {}
+            Step::Exec(pid) => {
+                // Its image is read from the program's file by exec, while
+                // the swapper looks again.
+                self.load(pid);
+                self.recount(pid, now, |p| p.residence = Residence::In);
+                self.start_exec(pid, ctx);
+                return true;
             }
-            self.memory.candidates.longest_in(now).filter(|&q| {
-                self.memory.swap.age(q, now) >= SWAP_IN_STAY && !self.in_kernel_path(q)
-            })
-        });
-        match victim {
-            Some(victim) => self.swap_out(victim, ctx),
-            None if !self.memory.swap.retry => {
+            Step::In(pid) => {
+                let image = self.bytes_to_load(pid);
+                self.load(pid);
+                self.swap_in(pid, image, ctx);
+            }
+            Step::Out(victim) => self.swap_out(victim, ctx),
+            Step::LookLater if !self.memory.swap.retry => {
                 self.memory.swap.retry = true;
                 let _ = ctx.schedule_in(SWAPPER_RETRY, Event::SwapperRetry);
             }
-            None => {}
+            Step::LookLater => {}
         }
         false
     }
@@ -195,9 +242,7 @@ impl SystemModel<'_> {
     /// its class's text unless already in memory.
     pub(super) fn bytes_to_load(&self, pid: usize) -> u64 {
         let class = self.procs[pid].class;
-        let text = &self.memory.texts[class];
-        let private = self.sys.classes[class].size - text.bytes;
-        private + if text.in_memory == 0 { text.bytes } else { 0 }
+        self.memory.texts[class].to_load(self.sys.classes[class].size)
     }
 
     /// Takes the memory for `pid`'s image.
@@ -219,16 +264,6 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Whether `pid` is on a processor in a kernel path (a page or segment
-    /// fault), where the swapper does not take it.
-    pub(super) fn in_kernel_path(&self, pid: usize) -> bool {
-        self.cpus
-            .running
-            .iter()
-            .flatten()
-            .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
-    }
-
     /// The device processes are swapped to: the swap device, or a paging
     /// drive.
     pub(super) fn swap_device(&mut self) -> usize {
@@ -244,12 +279,6 @@ impl SystemModel<'_> {
         self.recount(pid, ctx.now(), |p| p.residence = Residence::MovingIn);
         let device = self.swap_device();
         self.request(device, Purpose::SwapIn { pid }, bytes as f64, ctx);
-    }
-
-    /// The runnable, swapped-out, eligible process that has been out
-    /// longest (the lowest slot on a tie, as V7 scans its process table).
-    pub(super) fn waiting_for_swap_in(&self) -> Option<usize> {
-        self.memory.candidates.longest_out()
     }
 
     /// Takes `pid` out of memory: its private part is written (swapping),
@@ -286,6 +315,7 @@ impl SystemModel<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::candidates::Keys;
     use super::*;
 
     #[test]
@@ -301,6 +331,57 @@ mod tests {
         swap.enter(1, now);
         assert_eq!(swap.age(1, now), SimTime::ZERO);
         assert_eq!(swap.age(1, now + SimTime::from_secs(500)), AGE_CAP);
+    }
+
+    /// A swapper with 1,000 bytes free and processes 0 to 3 entered at
+    /// 0 s, with candidate sets where 0 wants in since 10 s, 1 is in memory
+    /// since 12 s and `sleeper` (if any) sleeps in memory.
+    fn one_wanting_in(sleeper: Option<usize>) -> (Swapper, Candidates) {
+        let mut swap = Swapper::new(1_000, 2);
+        let mut c = Candidates::default();
+        for pid in 0..4 {
+            swap.enter(pid, SimTime::ZERO);
+            c.enter(pid);
+        }
+        swap.of[0].last_swap = SimTime::from_secs(10);
+        swap.of[1].last_swap = SimTime::from_secs(12);
+        c.refile(0, Keys::swapping(Some(SimTime::from_secs(10)), None, None));
+        c.refile(1, Keys::swapping(None, None, Some(SimTime::from_secs(12))));
+        if let Some(pid) = sleeper {
+            c.refile(pid, Keys::swapping(None, Some(500), None));
+        }
+        (swap, c)
+    }
+
+    #[test]
+    fn the_v7_swapper_lets_in_what_fits_else_pushes_out_by_the_age_rules() {
+        let secs = SimTime::from_secs;
+        let look = |sleeper, at, (image, exec), may_take: bool| {
+            let (swap, mut c) = one_wanting_in(sleeper);
+            swap.v7_step(&mut c, secs(at), |_| (image, exec), |_| may_take)
+        };
+        assert_eq!(look(None, 30, (1_000, false), true), Step::In(0));
+        assert_eq!(look(None, 30, (1_000, true), true), Step::Exec(0));
+        // It does not fit: a sleeper goes out at once, whatever the ages.
+        assert_eq!(look(Some(2), 11, (1_001, false), true), Step::Out(2));
+        // Otherwise the one in longest, once the one wanting in has been
+        // out 3 s and the one in has been in 2 s, and if it may be taken.
+        assert_eq!(look(None, 12, (1_001, false), true), Step::LookLater);
+        assert_eq!(look(None, 13, (1_001, false), true), Step::LookLater);
+        assert_eq!(look(None, 14, (1_001, false), true), Step::Out(1));
+        assert_eq!(look(None, 14, (1_001, false), false), Step::LookLater);
+        let (mut swap, mut c) = one_wanting_in(None);
+        swap.busy = true;
+        assert_eq!(
+            swap.v7_step(&mut c, secs(30), |_| (0, false), |_| true),
+            Step::Idle
+        );
+        let (swap, mut c) = one_wanting_in(None);
+        c.refile(0, Keys::default());
+        assert_eq!(
+            swap.v7_step(&mut c, secs(30), |_| (0, false), |_| true),
+            Step::Idle
+        );
     }
 
     #[test]
