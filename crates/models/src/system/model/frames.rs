@@ -36,6 +36,8 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
+use super::memory::ProcessMemory;
+use super::paging::{FreePool, Text};
 use super::*;
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
 
@@ -503,6 +505,442 @@ impl Frames {
     }
 }
 
+/// What memory as frames reads of the rest of the model: the processes
+/// (their processor time, state and class), the classes' phase models, and
+/// the bursts on the processors.
+pub(super) struct Owners<'m> {
+    procs: &'m Slab<Process>,
+    sys: &'m System,
+    running: &'m [Option<Burst>],
+}
+
+impl<'m> Owners<'m> {
+    pub(super) fn of(
+        procs: &'m Slab<Process>,
+        sys: &'m System,
+        running: &'m [Option<Burst>],
+    ) -> Owners<'m> {
+        Owners {
+            procs,
+            sys,
+            running,
+        }
+    }
+
+    /// The phase model of `class`.
+    fn phases_of_class(&self, class: usize) -> &'m Phases {
+        phases_of_class(self.sys, class)
+    }
+
+    /// Whether a hand passes over the pages of `owner`: a process on a
+    /// processor, or a class's text while a process of the class is on one.
+    fn on_processor(&self, owner: Whose) -> bool {
+        match owner {
+            Whose::Process(pid) => self.procs[pid].state == State::Running,
+            Whose::Text(class) => self
+                .running
+                .iter()
+                .flatten()
+                .any(|b| self.procs[b.pid].class == class),
+        }
+    }
+}
+
+/// The phase model of `class` in `sys`.
+fn phases_of_class(sys: &System, class: usize) -> &Phases {
+    sys.classes[class]
+        .locality
+        .as_ref()
+        .and_then(Locality::phases)
+        .expect("the clock needs the phase model")
+}
+
+/// What paging counts beside the frames: the free pool, and the pages
+/// each process and each class's text holds.
+pub(super) struct Counts<'m> {
+    pub(super) pool: &'m mut FreePool,
+    pub(super) of: &'m mut PerProcess<ProcessMemory>,
+    pub(super) texts: &'m mut [Text],
+}
+
+impl Counts<'_> {
+    /// The pages held by `owner`, a process or a class's text.
+    fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
+        match owner.whose() {
+            Whose::Process(pid) => &mut self.of[pid].held,
+            Whose::Text(class) => &mut self.texts[class].held,
+        }
+    }
+}
+
+/// The paging policy frames are freed under, and what freeing them leaves
+/// for the model to do: the pages taken, and the page writes, by device in
+/// the order they were made.
+pub(super) struct Freeing<'m> {
+    paging: &'m Paging,
+    bulk: Option<(usize, u64)>,
+    drive_rng: &'m mut Stream,
+    stolen: u64,
+    writes: Vec<usize>,
+}
+
+impl<'m> Freeing<'m> {
+    pub(super) fn new(sys: &'m System, drive_rng: &'m mut Stream) -> Freeing<'m> {
+        Freeing {
+            paging: paging_of(sys),
+            bulk: bulk_capacity(sys),
+            drive_rng,
+            stolen: 0,
+            writes: Vec::new(),
+        }
+    }
+
+    /// A write to a paging drive.
+    fn write_to_drive(&mut self) {
+        let drive = self.paging.drive(self.drive_rng);
+        self.writes.push(drive);
+    }
+
+    /// The pages taken and the page writes to issue.
+    pub(super) fn done(self) -> (u64, Vec<usize>) {
+        (self.stolen, self.writes)
+    }
+}
+
+/// The paging policy of `sys`, which pages memory as frames.
+fn paging_of(sys: &System) -> &Paging {
+    match &sys.memory.policy {
+        Policy::Paging(paging) => paging,
+        Policy::Swapping { .. } => unreachable!("memory as frames is a paging policy"),
+    }
+}
+
+/// The bulk store in front of the drives of `sys`, if it has one, and the
+/// pages it holds.
+fn bulk_capacity(sys: &System) -> Option<(usize, u64)> {
+    let Policy::Paging(paging) = &sys.memory.policy else {
+        return None;
+    };
+    let bulk = paging.bulk_store.as_ref()?;
+    let Placement::Capacity(capacity) = bulk.placement else {
+        unreachable!("under frames a bulk store is sized by capacity");
+    };
+    Some((bulk.device, capacity))
+}
+
+/// Memory as frames: replacement (the hand, reference bits, freeing) on
+/// the frames and page tables alone, told what it needs of the rest.
+impl Frames {
+    /// The entry of `page` of `owner`, a process or a class's text.
+    fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
+        match owner.whose() {
+            Whose::Process(pid) => &mut self.tables[pid].entries[page as usize],
+            Whose::Text(class) => &mut self.texts[class].entries[page as usize],
+        }
+    }
+
+    /// Accounts for frame `f`, just taken off the free list: a page it still
+    /// held is lost to its owner for good.
+    fn take_free_frame(&mut self, f: u32, counts: &mut Counts) {
+        counts.pool.frames -= 1;
+        let frame = self.frames[f as usize];
+        if frame.owner.is_nobody() {
+            counts.pool.anonymous -= 1;
+        } else {
+            counts.held_by(frame.owner).reclaimable -= 1;
+            *self.entry_mut(frame.owner, frame.page) = Pte::Out;
+        }
+    }
+
+    /// The hand goes round while free memory is below `lotsfree` and the
+    /// daemon's budget lasts (moved by a fault, without a budget, for at
+    /// most two revolutions): a referenced page has its bit cleared, an
+    /// unreferenced one is freed (written first if modified). Frames that
+    /// are free, being read into, or held by a process on a processor are
+    /// passed over: the daemon, a process itself, runs when they are not
+    /// running.
+    ///
+    /// With two hands, the front hand clears the bit of the page it looks
+    /// at, and the back hand, `handspread` frames behind, frees the page it
+    /// looks at if it was not referenced since the front hand passed.
+    fn hand(
+        &mut self,
+        clock: &ClockDaemon,
+        owners: &Owners,
+        counts: &mut Counts,
+        freeing: &mut Freeing,
+    ) {
+        let count = self.frames.len() as u32;
+        // The fault handler has no budget, only a bound: in two revolutions
+        // the hand frees every page it may take.
+        let mut steps = match clock.pageout {
+            Pageout::Daemon => self.budget,
+            Pageout::Fault => 2 * u64::from(count),
+        };
+        let simulated = clock.reference_bits == ReferenceBits::Simulated;
+        while steps > 0 && counts.pool.frames < clock.lotsfree {
+            steps -= 1;
+            if clock.pageout == Pageout::Daemon {
+                self.budget -= 1;
+            }
+            let f = self.hand;
+            self.hand = (f + 1) % count;
+            let free = match clock.handspread {
+                // One hand clears the bit of a referenced page and frees
+                // an unreferenced one.
+                None => (self.open_at_hand(f, owners)
+                    && !self.clear_reference(f, simulated, owners))
+                .then_some(f),
+                // The front hand clears; the back hand frees what was not
+                // referenced since, and leaves the bit of what was.
+                Some(spread) => {
+                    if self.open_at_hand(f, owners) {
+                        self.clear_reference(f, simulated, owners);
+                    }
+                    let back = (f + count - spread as u32) % count;
+                    (self.open_at_hand(back, owners)
+                        && !self.referenced_since_cleared(back, simulated, owners))
+                    .then_some(back)
+                }
+            };
+            if let Some(f) = free {
+                self.free_frame(f, owners, counts, freeing);
+            }
+        }
+    }
+
+    /// Whether a hand may take the page in frame `f`: a resident page
+    /// whose owner is not on a processor.
+    fn open_at_hand(&self, f: u32, owners: &Owners) -> bool {
+        let frame = &self.frames[f as usize];
+        frame.use_ == Use::Resident && !owners.on_processor(frame.owner.whose())
+    }
+
+    /// Whether the page in frame `f` was referenced since its bit was last
+    /// cleared (hardware bits: decided up to now; simulated: whether it is
+    /// valid again).
+    fn referenced_since_cleared(&mut self, f: u32, simulated: bool, owners: &Owners) -> bool {
+        if simulated {
+            return self.frames[f as usize].valid;
+        }
+        self.decide_references(f, owners);
+        self.frames[f as usize].referenced
+    }
+
+    /// Clears the reference bit of the page in frame `f` (simulated bits:
+    /// invalidates the page, so that its next reference traps), saying
+    /// whether it was set.
+    fn clear_reference(&mut self, f: u32, simulated: bool, owners: &Owners) -> bool {
+        let was = self.referenced_since_cleared(f, simulated, owners);
+        let frame = &mut self.frames[f as usize];
+        frame.referenced = false;
+        if simulated && was {
+            frame.valid = false;
+            let (owner, page) = (frame.owner, frame.page);
+            match owner.whose() {
+                Whose::Process(pid) => self.tables[pid].mark_missing(page),
+                Whose::Text(class) => self.texts[class].mark_missing(page),
+            }
+        }
+        was
+    }
+
+    /// Decides whether the page in frame `f` was referenced since it was
+    /// last decided, from its owner's processor time since then with the
+    /// page in its locality set, and if so when last: the time back from
+    /// now to the last reference of a Poisson stream is exponential, and
+    /// there was one in the exposure if that time is shorter.
+    fn decide_references(&mut self, f: u32, owners: &Owners) {
+        let frame = self.frames[f as usize];
+        let pid = match frame.owner.whose() {
+            Whose::Text(class) => {
+                self.decide_text_references(f, owners.phases_of_class(class));
+                return;
+            }
+            Whose::Process(pid) => pid,
+        };
+        let p = &owners.procs[pid];
+        let pt = &self.tables[pid];
+        let now = p.cpu_user;
+        if pt.in_set(frame.page) {
+            let phases = owners.phases_of_class(p.class);
+            let since = frame.decided.max(pt.phase_start);
+            let exposed = now.saturating_sub(since).as_secs_f64();
+            if exposed > 0.0 {
+                let mean = pt.mean_between_references(frame.page, phases);
+                let e: f64 =
+                    rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.references);
+                let age = mean * e;
+                if age < exposed {
+                    let frame = &mut self.frames[f as usize];
+                    frame.referenced = true;
+                    frame.last_ref = now.saturating_sub(SimTime::from_secs_f64(age));
+                }
+            }
+        }
+        self.frames[f as usize].decided = now;
+    }
+
+    /// Frees the resident pages of `pid` last referenced before `since` of
+    /// its processor time, deciding their references up to now.
+    fn free_unreferenced_since(
+        &mut self,
+        pid: usize,
+        since: SimTime,
+        owners: &Owners,
+        counts: &mut Counts,
+        freeing: &mut Freeing,
+    ) {
+        for page in 0..self.tables[pid].entries.len() {
+            let Pte::Resident(f) = self.tables[pid].entries[page] else {
+                continue;
+            };
+            self.decide_references(f, owners);
+            if self.frames[f as usize].last_ref < since {
+                self.free_frame(f, owners, counts, freeing);
+            }
+        }
+    }
+
+    /// Frees the page in frame `f`: to the tail of the free list, still
+    /// valid if the system reclaims, after a write if it is modified; with
+    /// a bulk store, every page is written to it.
+    fn free_frame(&mut self, f: u32, owners: &Owners, counts: &mut Counts, freeing: &mut Freeing) {
+        freeing.stolen += 1;
+        let (owner, page) = {
+            let frame = &self.frames[f as usize];
+            (frame.owner, frame.page)
+        };
+        let modified = self.unmap_frame(f, freeing.paging.reclaim, counts);
+        match freeing.bulk {
+            Some((bulk, capacity)) => {
+                self.write_to_bulk(owner, page, capacity, owners, freeing);
+                freeing.writes.push(bulk);
+            }
+            None if modified => freeing.write_to_drive(),
+            None => {}
+        }
+    }
+
+    /// `page` of `owner`, just freed from memory, goes on the bulk store;
+    /// while the store holds more than `capacity` pages, its oldest go on
+    /// to the drives, a write each.
+    fn write_to_bulk(
+        &mut self,
+        owner: FrameOwner,
+        page: u32,
+        capacity: u64,
+        owners: &Owners,
+        freeing: &mut Freeing,
+    ) {
+        let serial = self.bulk.serial;
+        let entry = self.entry_mut(owner, page);
+        assert_eq!(
+            *entry,
+            Pte::Out,
+            "a page freed to a bulk store is not reclaimable"
+        );
+        *entry = Pte::Bulk(serial);
+        let bulk = &mut self.bulk;
+        bulk.serial = serial.wrapping_add(1);
+        bulk.used += 1;
+        bulk.age.push_back((owner, page, serial));
+        while self.bulk.used > capacity {
+            let (owner, page, serial) = self
+                .bulk
+                .age
+                .pop_front()
+                .expect("pages on the bulk store have entries in its age queue");
+            if !on_bulk(
+                owners.procs,
+                &self.tables,
+                &self.texts,
+                (owner, page, serial),
+            ) {
+                continue;
+            }
+            *self.entry_mut(owner, page) = Pte::Out;
+            self.bulk.used -= 1;
+            freeing.write_to_drive();
+        }
+        if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
+            let (procs, tables, texts) = (owners.procs, &self.tables, &self.texts);
+            self.bulk
+                .age
+                .retain(|&entry| on_bulk(procs, tables, texts, entry));
+        }
+    }
+
+    /// Takes the resident pages of `pid` out of their frames (`unmap_frame`),
+    /// saying how many were modified.
+    fn unmap_process(&mut self, pid: usize, reclaim: bool, counts: &mut Counts) -> u64 {
+        let mut modified = 0;
+        for page in 0..self.tables[pid].entries.len() {
+            if let Pte::Resident(f) = self.tables[pid].entries[page] {
+                modified += u64::from(self.unmap_frame(f, reclaim, counts));
+            }
+        }
+        modified
+    }
+
+    /// Takes the page out of frame `f` onto the tail of the free list,
+    /// still valid there if the system `reclaim`s; says whether it was
+    /// modified (and so must be written).
+    fn unmap_frame(&mut self, f: u32, reclaim: bool, counts: &mut Counts) -> bool {
+        let frame = &mut self.frames[f as usize];
+        let (owner, page, modified, valid) = (frame.owner, frame.page, frame.modified, frame.valid);
+        frame.use_ = Use::Free;
+        frame.modified = false;
+        frame.valid = false;
+        if valid {
+            match owner.whose() {
+                Whose::Process(pid) => self.tables[pid].mark_missing(page),
+                Whose::Text(class) => self.texts[class].mark_missing(page),
+            }
+        }
+        let held = counts.held_by(owner);
+        held.resident -= 1;
+        if reclaim {
+            held.reclaimable += 1;
+            *self.entry_mut(owner, page) = Pte::Free(f);
+        } else {
+            *self.entry_mut(owner, page) = Pte::Out;
+            self.frames[f as usize].owner = FrameOwner::NOBODY;
+            counts.pool.anonymous += 1;
+        }
+        self.push_back(f);
+        counts.pool.frames += 1;
+        modified
+    }
+
+    /// Gives back the frames of an exited process's `table`: its resident
+    /// pages go to the head of the free list, owned by nobody, and its
+    /// pages on the free list can no longer be reclaimed.
+    pub(super) fn release(&mut self, table: &PageTable, pool: &mut FreePool) {
+        for pte in &table.entries {
+            match *pte {
+                Pte::Resident(f) => {
+                    let frame = &mut self.frames[f as usize];
+                    frame.use_ = Use::Free;
+                    frame.owner = FrameOwner::NOBODY;
+                    frame.modified = false;
+                    frame.valid = false;
+                    self.push_front(f);
+                    pool.frames += 1;
+                    pool.anonymous += 1;
+                }
+                Pte::Free(f) => {
+                    self.frames[f as usize].owner = FrameOwner::NOBODY;
+                    pool.anonymous += 1;
+                }
+                Pte::Reading(_) => unreachable!("a process waiting for a page does not exit"),
+                Pte::Bulk(_) => self.bulk.used -= 1,
+                Pte::Untouched | Pte::Out => {}
+            }
+        }
+    }
+}
+
 /// Faults and processor time by resident set size, for one class: the
 /// measured lifetime function.
 #[derive(Clone, Debug, Default)]
@@ -522,7 +960,7 @@ impl LifetimeMeter {
     }
 }
 
-impl SystemModel<'_> {
+impl<'a> SystemModel<'a> {
     /// The pageout daemon's settings, under replacement by the clock.
     pub(super) fn clock(&self) -> Option<&ClockDaemon> {
         match &self.sys.memory.policy {
@@ -569,12 +1007,8 @@ impl SystemModel<'_> {
     }
 
     /// The phase model of `class`.
-    fn phases_of_class(&self, class: usize) -> &Phases {
-        self.sys.classes[class]
-            .locality
-            .as_ref()
-            .and_then(Locality::phases)
-            .expect("the clock needs the phase model")
+    fn phases_of_class(&self, class: usize) -> &'a Phases {
+        phases_of_class(self.sys, class)
     }
 
     /// Processor time to `pid`'s next fault, or to the end of its phase if
@@ -781,7 +1215,7 @@ impl SystemModel<'_> {
             use_: Use::Reading,
             ..frame
         };
-        *self.entry_mut(owner, page) = Pte::Reading(f);
+        *self.memory.frames.entry_mut(owner, page) = Pte::Reading(f);
         if self.memory.pool.frames < wake_below {
             self.scan(ctx);
         }
@@ -874,35 +1308,6 @@ impl SystemModel<'_> {
         extra
     }
 
-    /// Accounts for frame `f`, just taken off the free list: a page it still
-    /// held is lost to its owner for good.
-    fn take_free_frame(&mut self, f: u32) {
-        self.memory.pool.frames -= 1;
-        let frame = self.memory.frames.frames[f as usize];
-        if frame.owner.is_nobody() {
-            self.memory.pool.anonymous -= 1;
-        } else {
-            self.held_by(frame.owner).reclaimable -= 1;
-            *self.entry_mut(frame.owner, frame.page) = Pte::Out;
-        }
-    }
-
-    /// The entry of `page` of `owner`, a process or a class's text.
-    fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
-        match owner.whose() {
-            Whose::Process(pid) => &mut self.memory.frames.tables[pid].entries[page as usize],
-            Whose::Text(class) => &mut self.memory.frames.texts[class].entries[page as usize],
-        }
-    }
-
-    /// The pages held by `owner`, a process or a class's text.
-    fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
-        match owner.whose() {
-            Whose::Process(pid) => &mut self.memory.of[pid].held,
-            Whose::Text(class) => &mut self.memory.texts[class].held,
-        }
-    }
-
     /// The daemon's once-a-second start (3BSD's `vmmeter`, called from the
     /// clock): its budget of frames for the coming second, then a scan.
     pub(super) fn pageout(&mut self, ctx: &mut Context<Event>) {
@@ -922,135 +1327,18 @@ impl SystemModel<'_> {
         self.swapper(ctx);
     }
 
-    /// The hand goes round while free memory is below `lotsfree` and the
-    /// daemon's budget lasts (moved by a fault, without a budget, for at
-    /// most two revolutions): a referenced page has its bit cleared, an
-    /// unreferenced one is freed (written first if modified). Frames that are free,
-    /// being read into, or held by a process on a processor are passed
-    /// over: the daemon, a process itself, runs when they are not running.
-    ///
-    /// With two hands, the front hand clears the bit of the page it looks
-    /// at, and the back hand, `handspread` frames behind, frees the page it
-    /// looks at if it was not referenced since the front hand passed.
+    /// The hand goes round (`Frames::hand`); what it freed is written and
+    /// given to processes waiting for frames.
     fn scan(&mut self, ctx: &mut Context<Event>) {
         let clock = *self.clock().expect("under the clock");
-        let count = self.memory.frames.frames.len() as u32;
-        let mut freed = false;
-        // The fault handler has no budget, only a bound: in two revolutions
-        // the hand frees every page it may take.
-        let mut steps = match clock.pageout {
-            Pageout::Daemon => self.memory.frames.budget,
-            Pageout::Fault => 2 * u64::from(count),
-        };
-        while steps > 0 && self.memory.pool.frames < clock.lotsfree {
-            steps -= 1;
-            if clock.pageout == Pageout::Daemon {
-                self.memory.frames.budget -= 1;
-            }
-            let f = self.memory.frames.hand;
-            self.memory.frames.hand = (f + 1) % count;
-            let simulated = clock.reference_bits == ReferenceBits::Simulated;
-            let free = match clock.handspread {
-                // One hand clears the bit of a referenced page and frees
-                // an unreferenced one.
-                None => (self.open_at_hand(f) && !self.clear_reference(f, simulated)).then_some(f),
-                // The front hand clears; the back hand frees what was not
-                // referenced since, and leaves the bit of what was.
-                Some(spread) => {
-                    if self.open_at_hand(f) {
-                        self.clear_reference(f, simulated);
-                    }
-                    let back = (f + count - spread as u32) % count;
-                    (self.open_at_hand(back) && !self.referenced_since_cleared(back, simulated))
-                        .then_some(back)
-                }
-            };
-            if let Some(f) = free {
-                self.free_frame(f, ctx);
-                freed = true;
-            }
-        }
-        if freed {
+        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
+        frames.hand(&clock, &owners, &mut counts, &mut freeing);
+        let freed = freeing.done();
+        if self.write_freed(freed, ctx) {
             self.serve_frame_waiters(ctx);
         }
-    }
-
-    /// Whether a hand may take the page in frame `f`: a resident page
-    /// whose owner is not on a processor.
-    fn open_at_hand(&self, f: u32) -> bool {
-        let frame = &self.memory.frames.frames[f as usize];
-        frame.use_ == Use::Resident
-            && match frame.owner.whose() {
-                Whose::Process(pid) => self.procs[pid].state != State::Running,
-                Whose::Text(class) => !self.text_in_use(class),
-            }
-    }
-
-    /// Whether the page in frame `f` was referenced since its bit was last
-    /// cleared (hardware bits: decided up to now; simulated: whether it is
-    /// valid again).
-    fn referenced_since_cleared(&mut self, f: u32, simulated: bool) -> bool {
-        if simulated {
-            return self.memory.frames.frames[f as usize].valid;
-        }
-        self.decide_references(f);
-        self.memory.frames.frames[f as usize].referenced
-    }
-
-    /// Clears the reference bit of the page in frame `f` (simulated bits:
-    /// invalidates the page, so that its next reference traps), saying
-    /// whether it was set.
-    fn clear_reference(&mut self, f: u32, simulated: bool) -> bool {
-        let was = self.referenced_since_cleared(f, simulated);
-        let frame = &mut self.memory.frames.frames[f as usize];
-        frame.referenced = false;
-        if simulated && was {
-            frame.valid = false;
-            let (owner, page) = (frame.owner, frame.page);
-            match owner.whose() {
-                Whose::Process(pid) => self.memory.frames.tables[pid].mark_missing(page),
-                Whose::Text(class) => self.memory.frames.texts[class].mark_missing(page),
-            }
-        }
-        was
-    }
-
-    /// Decides whether the page in frame `f` was referenced since it was
-    /// last decided, from its owner's processor time since then with the
-    /// page in its locality set, and if so when last: the time back from
-    /// now to the last reference of a Poisson stream is exponential, and
-    /// there was one in the exposure if that time is shorter.
-    fn decide_references(&mut self, f: u32) {
-        let frame = self.memory.frames.frames[f as usize];
-        let pid = match frame.owner.whose() {
-            Whose::Text(class) => {
-                self.decide_text_references(f, class);
-                return;
-            }
-            Whose::Process(pid) => pid,
-        };
-        let p = &self.procs[pid];
-        let pt = &self.memory.frames.tables[pid];
-        let now = p.cpu_user;
-        if pt.in_set(frame.page) {
-            let phases = self.phases_of(pid);
-            let since = frame.decided.max(pt.phase_start);
-            let exposed = now.saturating_sub(since).as_secs_f64();
-            if exposed > 0.0 {
-                let mean = pt.mean_between_references(frame.page, phases);
-                let e: f64 = rand_distr::Distribution::sample(
-                    &rand_distr::Exp1,
-                    &mut self.memory.frames.references,
-                );
-                let age = mean * e;
-                if age < exposed {
-                    let frame = &mut self.memory.frames.frames[f as usize];
-                    frame.referenced = true;
-                    frame.last_ref = now.saturating_sub(SimTime::from_secs_f64(age));
-                }
-            }
-        }
-        self.memory.frames.frames[f as usize].decided = now;
     }
 
     /// Working set: frees the resident pages of `pid` not referenced within
@@ -1068,47 +1356,44 @@ impl SystemModel<'_> {
     }
 
     /// Frees the resident pages of `pid` last referenced before `since` of
-    /// its processor time, deciding their references up to now; says
-    /// whether it freed any.
+    /// its processor time, and writes them; says whether it freed any.
     fn free_unreferenced_since(
         &mut self,
         pid: usize,
         since: SimTime,
         ctx: &mut Context<Event>,
     ) -> bool {
-        let mut freed = false;
-        for page in 0..self.memory.frames.tables[pid].entries.len() {
-            let Pte::Resident(f) = self.memory.frames.tables[pid].entries[page] else {
-                continue;
-            };
-            self.decide_references(f);
-            if self.memory.frames.frames[f as usize].last_ref < since {
-                self.free_frame(f, ctx);
-                freed = true;
-            }
-        }
-        freed
+        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
+        frames.free_unreferenced_since(pid, since, &owners, &mut counts, &mut freeing);
+        let freed = freeing.done();
+        self.write_freed(freed, ctx)
     }
 
-    /// Frees the page in frame `f`: to the tail of the free list, still
-    /// valid if the system reclaims, after a write if it is modified; with
-    /// a bulk store, every page is written to it.
+    /// Frees the page in frame `f` (`Frames::free_frame`) and writes it.
+    #[cfg(test)]
     fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
-        self.stats.counters.pages_stolen += 1;
-        let (pid, page) = {
-            let frame = &self.memory.frames.frames[f as usize];
-            (frame.owner, frame.page)
-        };
-        let modified = self.unmap_frame(f);
-        let device = match self.bulk_capacity() {
-            Some((bulk, capacity)) => {
-                self.write_to_bulk(pid, page, capacity, ctx);
-                bulk
-            }
-            None if modified => self.paging_device(),
-            None => return,
-        };
-        self.page_write(device, ctx);
+        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
+        frames.free_frame(f, &owners, &mut counts, &mut freeing);
+        let freed = freeing.done();
+        self.write_freed(freed, ctx);
+    }
+
+    /// Counts the pages freeing took and issues its page writes, in the
+    /// order it made them; says whether it freed any.
+    fn write_freed(
+        &mut self,
+        (stolen, writes): (u64, Vec<usize>),
+        ctx: &mut Context<Event>,
+    ) -> bool {
+        self.stats.counters.pages_stolen += stolen;
+        for device in writes {
+            self.page_write(device, ctx);
+        }
+        stolen > 0
     }
 
     /// A page write to `device`.
@@ -1121,67 +1406,36 @@ impl SystemModel<'_> {
 
     /// The bulk store in front of the drives, and the pages it holds.
     fn bulk_capacity(&self) -> Option<(usize, u64)> {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            return None;
-        };
-        let bulk = paging.bulk_store.as_ref()?;
-        let Placement::Capacity(capacity) = bulk.placement else {
-            unreachable!("under frames a bulk store is sized by capacity");
-        };
-        Some((bulk.device, capacity))
+        bulk_capacity(self.sys)
     }
 
-    /// `page` of `pid`, just freed from memory, goes on the bulk store;
-    /// while the store holds more than `capacity` pages, its oldest go on
-    /// to the drives, a write each.
-    fn write_to_bulk(
-        &mut self,
-        owner: FrameOwner,
-        page: u32,
-        capacity: u64,
-        ctx: &mut Context<Event>,
-    ) {
-        let serial = self.memory.frames.bulk.serial;
-        let entry = self.entry_mut(owner, page);
-        assert_eq!(
-            *entry,
-            Pte::Out,
-            "a page freed to a bulk store is not reclaimable"
-        );
-        *entry = Pte::Bulk(serial);
-        let bulk = &mut self.memory.frames.bulk;
-        bulk.serial = serial.wrapping_add(1);
-        bulk.used += 1;
-        bulk.age.push_back((owner, page, serial));
-        while self.memory.frames.bulk.used > capacity {
-            let (owner, page, serial) = self
-                .memory
-                .frames
-                .bulk
-                .age
-                .pop_front()
-                .expect("pages on the bulk store have entries in its age queue");
-            if !on_bulk(
-                &self.procs,
-                &self.memory.frames.tables,
-                &self.memory.frames.texts,
-                (owner, page, serial),
-            ) {
-                continue;
-            }
-            *self.entry_mut(owner, page) = Pte::Out;
-            self.memory.frames.bulk.used -= 1;
-            let drive = self.paging_device();
-            self.page_write(drive, ctx);
-        }
-        if self.memory.frames.bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let frames = &mut self.memory.frames;
-            let (procs, tables, texts) = (&self.procs, &frames.tables, &frames.texts);
-            frames
-                .bulk
-                .age
-                .retain(|&entry| on_bulk(procs, tables, texts, entry));
-        }
+    /// Accounts for frame `f`, just taken off the free list
+    /// (`Frames::take_free_frame`).
+    fn take_free_frame(&mut self, f: u32) {
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        frames.take_free_frame(f, &mut counts);
+    }
+
+    /// Decides whether the page in frame `f` was referenced since it was
+    /// last decided (`Frames::decide_references`).
+    fn decide_references(&mut self, f: u32) {
+        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        self.memory.frames.decide_references(f, &owners);
+    }
+
+    /// Whether a hand may take the page in frame `f`.
+    #[cfg(test)]
+    fn open_at_hand(&self, f: u32) -> bool {
+        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        self.memory.frames.open_at_hand(f, &owners)
+    }
+
+    /// Takes the page out of frame `f` (`Frames::unmap_frame`).
+    #[cfg(test)]
+    fn unmap_frame(&mut self, f: u32) -> bool {
+        let reclaim = self.paging_policy().reclaim;
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        frames.unmap_frame(f, reclaim, &mut counts)
     }
 
     /// The swapper behind the clock takes `pid` out: its resident pages go
@@ -1189,14 +1443,10 @@ impl SystemModel<'_> {
     /// and the bytes to write are its modified pages with its user area
     /// and page tables (3BSD `swapout`, `vsswap`).
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
-        let pt = &mut self.memory.frames.tables[pid];
         self.memory.swap.of[pid].swapped_rss = self.memory.of[pid].held.resident;
-        let mut modified = 0;
-        for page in 0..pt.entries.len() {
-            if let Pte::Resident(f) = self.memory.frames.tables[pid].entries[page] {
-                modified += u64::from(self.unmap_frame(f));
-            }
-        }
+        let reclaim = self.paging_policy().reclaim;
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let modified = frames.unmap_process(pid, reclaim, &mut counts);
         self.serve_frame_waiters(ctx);
         modified * self.sys.memory.page + self.user_area_bytes(pid)
     }
@@ -1210,46 +1460,9 @@ impl SystemModel<'_> {
         6 * 512 + image.div_ceil(128 * 512) * 512
     }
 
-    /// The paging drive a transfer goes to.
-    fn paging_device(&mut self) -> usize {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("the clock is a paging policy");
-        };
-        paging.drive(&mut self.drive_rng)
-    }
-
-    /// Takes the page out of frame `f` onto the tail of the free list,
-    /// still valid there if the system reclaims; says whether it was
-    /// modified (and so must be written).
-    fn unmap_frame(&mut self, f: u32) -> bool {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("the clock is a paging policy");
-        };
-        let reclaim = paging.reclaim;
-        let frame = &mut self.memory.frames.frames[f as usize];
-        let (owner, page, modified, valid) = (frame.owner, frame.page, frame.modified, frame.valid);
-        frame.use_ = Use::Free;
-        frame.modified = false;
-        frame.valid = false;
-        if valid {
-            match owner.whose() {
-                Whose::Process(pid) => self.memory.frames.tables[pid].mark_missing(page),
-                Whose::Text(class) => self.memory.frames.texts[class].mark_missing(page),
-            }
-        }
-        let held = self.held_by(owner);
-        held.resident -= 1;
-        if reclaim {
-            held.reclaimable += 1;
-            *self.entry_mut(owner, page) = Pte::Free(f);
-        } else {
-            *self.entry_mut(owner, page) = Pte::Out;
-            self.memory.frames.frames[f as usize].owner = FrameOwner::NOBODY;
-            self.memory.pool.anonymous += 1;
-        }
-        self.memory.frames.push_back(f);
-        self.memory.pool.frames += 1;
-        modified
+    /// The paging policy, under memory as frames.
+    fn paging_policy(&self) -> &'a Paging {
+        paging_of(self.sys)
     }
 
     /// `pid` moves to its next phase at its current processor time: the
@@ -1343,33 +1556,6 @@ impl SystemModel<'_> {
         // A phase lasts at least a tick, so that the clock moves on.
         let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
         t.phase_end = p.cpu_user + length;
-    }
-
-    /// Gives back the frames of an exited process: its resident pages go
-    /// to the head of the free list, owned by nobody, and its pages on the
-    /// free list can no longer be reclaimed.
-    pub(super) fn release_frames(&mut self, table: &PageTable) {
-        for pte in &table.entries {
-            match *pte {
-                Pte::Resident(f) => {
-                    let frame = &mut self.memory.frames.frames[f as usize];
-                    frame.use_ = Use::Free;
-                    frame.owner = FrameOwner::NOBODY;
-                    frame.modified = false;
-                    frame.valid = false;
-                    self.memory.frames.push_front(f);
-                    self.memory.pool.frames += 1;
-                    self.memory.pool.anonymous += 1;
-                }
-                Pte::Free(f) => {
-                    self.memory.frames.frames[f as usize].owner = FrameOwner::NOBODY;
-                    self.memory.pool.anonymous += 1;
-                }
-                Pte::Reading(_) => unreachable!("a process waiting for a page does not exit"),
-                Pte::Bulk(_) => self.memory.frames.bulk.used -= 1,
-                Pte::Untouched | Pte::Out => {}
-            }
-        }
     }
 
     /// Adds `work` of processor time at `pid`'s resident set size to its

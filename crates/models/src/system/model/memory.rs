@@ -17,7 +17,7 @@
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Frames, PageTable};
+use super::frames::{Counts, Frames, PageTable};
 use super::paging::{Counted, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
@@ -64,6 +64,16 @@ impl MemoryState {
         self.frames.tables.insert(pid, PageTable::default());
         self.swap.enter(pid, now);
         self.candidates.enter(pid);
+    }
+
+    /// The frames, and the counts paging keeps beside them.
+    pub(super) fn frames_and_counts(&mut self) -> (&mut Frames, Counts<'_>) {
+        let counts = Counts {
+            pool: &mut self.pool,
+            of: &mut self.of,
+            texts: &mut self.texts,
+        };
+        (&mut self.frames, counts)
     }
 
     /// A process of `class` left a processor at `now` (global replacement
@@ -248,7 +258,7 @@ impl SystemModel<'_> {
         let held = self.memory.of[pid].held;
         let table = std::mem::take(&mut self.memory.frames.tables[pid]);
         if self.clock().is_some() {
-            self.release_frames(&table);
+            self.memory.frames.release(&table, &mut self.memory.pool);
             self.serve_frame_waiters(ctx);
         } else if self.paging() {
             self.memory.pool.frames += held.resident;

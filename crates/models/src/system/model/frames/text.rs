@@ -213,16 +213,6 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Whether a process of `class` is on a processor: the hand passes
-    /// over its text then.
-    pub(super) fn text_in_use(&self, class: usize) -> bool {
-        self.cpus
-            .running
-            .iter()
-            .flatten()
-            .any(|b| self.procs[b.pid].class == class)
-    }
-
     /// The fault of `pid` is on `page` of its class's text: where the page
     /// is, and whether it comes from the program's file. A page to read is
     /// marked as being read from now on, before it has a frame, so that
@@ -336,29 +326,30 @@ impl SystemModel<'_> {
         });
         done
     }
-
-    /// Whether a hand decides the text page in frame `f` referenced since
-    /// it was last decided, from its exposure since then.
-    pub(super) fn decide_text_references(&mut self, f: u32, class: usize) {
-        let frame = self.memory.frames.frames[f as usize];
-        let exposure = self.memory.frames.texts[class].exposure(frame.page);
-        let exposed = exposure - frame.decided.as_nanos();
-        if exposed > 0 {
-            let phases = self.phases_of_class(class);
-            let mean = phases.reference * phases.set as f64;
-            let e: f64 = rand_distr::Distribution::sample(
-                &rand_distr::Exp1,
-                &mut self.memory.frames.references,
-            );
-            if mean * e < exposed as f64 * 1e-9 {
-                self.memory.frames.frames[f as usize].referenced = true;
-            }
-        }
-        self.memory.frames.frames[f as usize].decided = SimTime::from_nanos(exposure);
-    }
 }
 
 impl Frames {
+    /// Whether a hand decides the text page in frame `f`, of a class with
+    /// phase model `phases`, referenced since it was last decided, from its
+    /// exposure since then.
+    pub(super) fn decide_text_references(&mut self, f: u32, phases: &Phases) {
+        let frame = self.frames[f as usize];
+        let class = match frame.owner.whose() {
+            Whose::Text(class) => class,
+            Whose::Process(_) => unreachable!("frame {f} holds a text page"),
+        };
+        let exposure = self.texts[class].exposure(frame.page);
+        let exposed = exposure - frame.decided.as_nanos();
+        if exposed > 0 {
+            let mean = phases.reference * phases.set as f64;
+            let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.references);
+            if mean * e < exposed as f64 * 1e-9 {
+                self.frames[f as usize].referenced = true;
+            }
+        }
+        self.frames[f as usize].decided = SimTime::from_nanos(exposure);
+    }
+
     /// Checks each shared text's table against its frames and against
     /// `held`, the pages each class's text counts, and that a process
     /// waiting for a text page being read waits in transit (debug builds).
