@@ -508,19 +508,19 @@ impl Frames {
 /// What memory as frames reads of the rest of the model: the processes
 /// (their processor time, state and class), the classes' phase models, and
 /// the bursts on the processors.
-pub(super) struct Owners<'m> {
+pub(super) struct Processes<'m> {
     procs: &'m Slab<Process>,
     sys: &'m System,
     running: &'m [Option<Burst>],
 }
 
-impl<'m> Owners<'m> {
+impl<'m> Processes<'m> {
     pub(super) fn of(
         procs: &'m Slab<Process>,
         sys: &'m System,
         running: &'m [Option<Burst>],
-    ) -> Owners<'m> {
-        Owners {
+    ) -> Processes<'m> {
+        Processes {
             procs,
             sys,
             running,
@@ -628,8 +628,20 @@ fn bulk_capacity(sys: &System) -> Option<(usize, u64)> {
     Some((bulk.device, capacity))
 }
 
-/// Memory as frames: replacement (the hand, reference bits, freeing) on
-/// the frames and page tables alone, told what it needs of the rest.
+/// How a page read comes into its frame: referenced (the faulted page)
+/// or not (a page klustered with it), modified or not, at what processor
+/// time of its owner.
+#[derive(Clone, Copy, Debug)]
+struct PageIn {
+    referenced: bool,
+    modified: bool,
+    at: SimTime,
+}
+
+/// Memory as frames on the frames and page tables alone, told what it
+/// needs of the rest: replacement (the hand, reference bits, freeing,
+/// the bulk store), page-ins (reclaims, revalidations, frames read into
+/// and filled, klustering) and phases.
 impl Frames {
     /// The entry of `page` of `owner`, a process or a class's text.
     fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
@@ -666,7 +678,7 @@ impl Frames {
     fn hand(
         &mut self,
         clock: &ClockDaemon,
-        owners: &Owners,
+        processes: &Processes,
         counts: &mut Counts,
         freeing: &mut Freeing,
     ) {
@@ -688,50 +700,50 @@ impl Frames {
             let free = match clock.handspread {
                 // One hand clears the bit of a referenced page and frees
                 // an unreferenced one.
-                None => (self.open_at_hand(f, owners)
-                    && !self.clear_reference(f, simulated, owners))
+                None => (self.open_at_hand(f, processes)
+                    && !self.clear_reference(f, simulated, processes))
                 .then_some(f),
                 // The front hand clears; the back hand frees what was not
                 // referenced since, and leaves the bit of what was.
                 Some(spread) => {
-                    if self.open_at_hand(f, owners) {
-                        self.clear_reference(f, simulated, owners);
+                    if self.open_at_hand(f, processes) {
+                        self.clear_reference(f, simulated, processes);
                     }
                     let back = (f + count - spread as u32) % count;
-                    (self.open_at_hand(back, owners)
-                        && !self.referenced_since_cleared(back, simulated, owners))
+                    (self.open_at_hand(back, processes)
+                        && !self.referenced_since_cleared(back, simulated, processes))
                     .then_some(back)
                 }
             };
             if let Some(f) = free {
-                self.free_frame(f, owners, counts, freeing);
+                self.free_frame(f, processes, counts, freeing);
             }
         }
     }
 
     /// Whether a hand may take the page in frame `f`: a resident page
     /// whose owner is not on a processor.
-    fn open_at_hand(&self, f: u32, owners: &Owners) -> bool {
+    fn open_at_hand(&self, f: u32, processes: &Processes) -> bool {
         let frame = &self.frames[f as usize];
-        frame.use_ == Use::Resident && !owners.on_processor(frame.owner.whose())
+        frame.use_ == Use::Resident && !processes.on_processor(frame.owner.whose())
     }
 
     /// Whether the page in frame `f` was referenced since its bit was last
     /// cleared (hardware bits: decided up to now; simulated: whether it is
     /// valid again).
-    fn referenced_since_cleared(&mut self, f: u32, simulated: bool, owners: &Owners) -> bool {
+    fn referenced_since_cleared(&mut self, f: u32, simulated: bool, processes: &Processes) -> bool {
         if simulated {
             return self.frames[f as usize].valid;
         }
-        self.decide_references(f, owners);
+        self.decide_references(f, processes);
         self.frames[f as usize].referenced
     }
 
     /// Clears the reference bit of the page in frame `f` (simulated bits:
     /// invalidates the page, so that its next reference traps), saying
     /// whether it was set.
-    fn clear_reference(&mut self, f: u32, simulated: bool, owners: &Owners) -> bool {
-        let was = self.referenced_since_cleared(f, simulated, owners);
+    fn clear_reference(&mut self, f: u32, simulated: bool, processes: &Processes) -> bool {
+        let was = self.referenced_since_cleared(f, simulated, processes);
         let frame = &mut self.frames[f as usize];
         frame.referenced = false;
         if simulated && was {
@@ -750,20 +762,20 @@ impl Frames {
     /// page in its locality set, and if so when last: the time back from
     /// now to the last reference of a Poisson stream is exponential, and
     /// there was one in the exposure if that time is shorter.
-    fn decide_references(&mut self, f: u32, owners: &Owners) {
+    fn decide_references(&mut self, f: u32, processes: &Processes) {
         let frame = self.frames[f as usize];
         let pid = match frame.owner.whose() {
             Whose::Text(class) => {
-                self.decide_text_references(f, owners.phases_of_class(class));
+                self.decide_text_references(f, processes.phases_of_class(class));
                 return;
             }
             Whose::Process(pid) => pid,
         };
-        let p = &owners.procs[pid];
+        let p = &processes.procs[pid];
         let pt = &self.tables[pid];
         let now = p.cpu_user;
         if pt.in_set(frame.page) {
-            let phases = owners.phases_of_class(p.class);
+            let phases = processes.phases_of_class(p.class);
             let since = frame.decided.max(pt.phase_start);
             let exposed = now.saturating_sub(since).as_secs_f64();
             if exposed > 0.0 {
@@ -787,7 +799,7 @@ impl Frames {
         &mut self,
         pid: usize,
         since: SimTime,
-        owners: &Owners,
+        processes: &Processes,
         counts: &mut Counts,
         freeing: &mut Freeing,
     ) {
@@ -795,9 +807,9 @@ impl Frames {
             let Pte::Resident(f) = self.tables[pid].entries[page] else {
                 continue;
             };
-            self.decide_references(f, owners);
+            self.decide_references(f, processes);
             if self.frames[f as usize].last_ref < since {
-                self.free_frame(f, owners, counts, freeing);
+                self.free_frame(f, processes, counts, freeing);
             }
         }
     }
@@ -805,7 +817,13 @@ impl Frames {
     /// Frees the page in frame `f`: to the tail of the free list, still
     /// valid if the system reclaims, after a write if it is modified; with
     /// a bulk store, every page is written to it.
-    fn free_frame(&mut self, f: u32, owners: &Owners, counts: &mut Counts, freeing: &mut Freeing) {
+    fn free_frame(
+        &mut self,
+        f: u32,
+        processes: &Processes,
+        counts: &mut Counts,
+        freeing: &mut Freeing,
+    ) {
         freeing.stolen += 1;
         let (owner, page) = {
             let frame = &self.frames[f as usize];
@@ -814,7 +832,7 @@ impl Frames {
         let modified = self.unmap_frame(f, freeing.paging.reclaim, counts);
         match freeing.bulk {
             Some((bulk, capacity)) => {
-                self.write_to_bulk(owner, page, capacity, owners, freeing);
+                self.write_to_bulk(owner, page, capacity, processes, freeing);
                 freeing.writes.push(bulk);
             }
             None if modified => freeing.write_to_drive(),
@@ -830,7 +848,7 @@ impl Frames {
         owner: FrameOwner,
         page: u32,
         capacity: u64,
-        owners: &Owners,
+        processes: &Processes,
         freeing: &mut Freeing,
     ) {
         let serial = self.bulk.serial;
@@ -852,7 +870,7 @@ impl Frames {
                 .pop_front()
                 .expect("pages on the bulk store have entries in its age queue");
             if !on_bulk(
-                owners.procs,
+                processes.procs,
                 &self.tables,
                 &self.texts,
                 (owner, page, serial),
@@ -864,7 +882,7 @@ impl Frames {
             freeing.write_to_drive();
         }
         if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let (procs, tables, texts) = (owners.procs, &self.tables, &self.texts);
+            let (procs, tables, texts) = (processes.procs, &self.tables, &self.texts);
             self.bulk
                 .age
                 .retain(|&entry| on_bulk(procs, tables, texts, entry));
@@ -911,6 +929,168 @@ impl Frames {
         self.push_back(f);
         counts.pool.frames += 1;
         modified
+    }
+
+    /// Simulated reference bits: `pid` touched `page`, which the hand had
+    /// invalidated in frame `f`; the trap makes it valid again, without I/O.
+    fn revalidate(&mut self, pid: usize, page: u32, f: u32) {
+        let frame = &mut self.frames[f as usize];
+        assert!(!frame.valid, "only an invalidated page traps");
+        frame.valid = true;
+        self.tables[pid].mark_resident(page);
+    }
+
+    /// `pid` takes back `page` from frame `f` on the free list at `vt` of
+    /// its processor time.
+    fn reclaim(&mut self, pid: usize, page: u32, f: u32, vt: SimTime, counts: &mut Counts) {
+        self.unlink(f);
+        counts.pool.frames -= 1;
+        let frame = &mut self.frames[f as usize];
+        frame.use_ = Use::Resident;
+        frame.referenced = true;
+        frame.valid = true;
+        frame.last_ref = vt;
+        frame.decided = vt;
+        let held = &mut counts.of[pid].held;
+        held.reclaimable -= 1;
+        held.resident += 1;
+        let pt = &mut self.tables[pid];
+        pt.entries[page as usize] = Pte::Resident(f);
+        pt.mark_resident(page);
+    }
+
+    /// Frame `f`, just taken off the free list, is read into for `page` of
+    /// `owner`.
+    fn read_into(&mut self, f: u32, owner: FrameOwner, page: u32) {
+        let frame = &mut self.frames[f as usize];
+        (frame.owner, frame.page, frame.use_) = (owner, page, Use::Reading);
+        *self.entry_mut(owner, page) = Pte::Reading(f);
+    }
+
+    /// Makes `page` of `pid` resident in frame `f`, as `page_in` says.
+    fn fill(&mut self, pid: usize, page: u32, f: u32, page_in: PageIn, counts: &mut Counts) {
+        let frame = &mut self.frames[f as usize];
+        frame.use_ = Use::Resident;
+        frame.referenced = page_in.referenced;
+        frame.valid = true;
+        frame.last_ref = page_in.at;
+        frame.modified = page_in.modified;
+        frame.decided = page_in.at;
+        counts.of[pid].held.resident += 1;
+        let pt = &mut self.tables[pid];
+        pt.entries[page as usize] = Pte::Resident(f);
+        pt.mark_resident(page);
+    }
+
+    /// Klustering: takes free frames for the other pages of the faulted
+    /// page's aligned cluster of `k` pages (in an image of `pages`) that
+    /// are in the swap area too, and says how many; they come in with it.
+    fn kluster(&mut self, pid: usize, k: u32, pages: u32, counts: &mut Counts) -> u64 {
+        let page = self.tables[pid].faulting;
+        let first = page - page % k;
+        let last = (first + k).min(pages);
+        let mut extra = 0;
+        for other in first..last {
+            if other == page || self.tables[pid].entries[other as usize] != Pte::Out {
+                continue;
+            }
+            let Some(f) = self.pop_front() else {
+                break;
+            };
+            self.take_free_frame(f, counts);
+            self.read_into(f, FrameOwner::process(pid), other);
+            self.tables[pid].klustered.push((other, f));
+            extra += 1;
+        }
+        extra
+    }
+
+    /// `pid` moves to its next phase at its current processor time: the
+    /// references of the old set are decided up to now, and a new set of
+    /// consecutive pages begins at a page drawn uniformly from `rng`, its
+    /// length drawn from its class's phase lengths.
+    fn new_phase(&mut self, pid: usize, processes: &Processes, rng: &mut Stream) {
+        let resident: Vec<u32> = {
+            let t = &self.tables[pid];
+            t.slots[..t.valid as usize]
+                .iter()
+                .map(|&page| match t.entries[page as usize] {
+                    Pte::Resident(f) => f,
+                    other => {
+                        unreachable!("a resident page of the set is in a frame, not {other:?}")
+                    }
+                })
+                .collect()
+        };
+        for f in resident {
+            self.decide_references(f, processes);
+        }
+        let p = &processes.procs[pid];
+        let phases = processes.phases_of_class(p.class);
+        let (set, phase) = (phases.set as u32, phases.phase.clone());
+        let weights = match &phases.pattern {
+            Pattern::Uniform => None,
+            Pattern::Zipf { weights, .. } => Some(weights.clone()),
+        };
+        let text_pages = self.texts.get(p.class).map_or(0, |t| t.entries.len()) as u32;
+        let pt = &mut self.tables[pid];
+        let pages = p.pages as u32;
+        let first = rng.random_range(0..pages);
+        let length = phase.sample(rng).min(LONGEST_SAMPLE);
+        let t = pt;
+        for &page in &t.slots {
+            t.slot_of[page as usize] = NIL;
+        }
+        t.slots.clear();
+        t.text_ranges.clear();
+        t.valid = 0;
+        for i in 0..set {
+            let page = (first + i) % pages;
+            if page < text_pages {
+                // The text's pages, in runs of consecutive pages.
+                match t.text_ranges.last_mut() {
+                    Some((_, end)) if *end == page => *end += 1,
+                    _ => t.text_ranges.push((page, page + 1)),
+                }
+                continue;
+            }
+            t.slot_of[page as usize] = t.slots.len() as u32;
+            t.slots.push(page);
+        }
+        debug_assert!(t.text_ranges.len() <= 2, "a set wraps round once");
+        for i in 0..t.slots.len() as u32 {
+            let page = t.slots[i as usize];
+            if let Pte::Resident(f) = t.entries[page as usize]
+                && self.frames[f as usize].valid
+            {
+                t.swap_slots(i, t.valid);
+                t.valid += 1;
+            }
+        }
+        debug_assert!(
+            weights.is_none() || t.text_ranges.is_empty(),
+            "a non-uniform pattern has no shared text"
+        );
+        t.weighted = weights.map(|weights| {
+            let missing = Fenwick::build((0..set).map(|i| {
+                let page = (first + i) % pages;
+                if t.slot_of[page as usize] >= t.valid {
+                    weights[i as usize]
+                } else {
+                    0
+                }
+            }));
+            Weighted {
+                total: weights.iter().sum(),
+                weights,
+                first,
+                missing,
+            }
+        });
+        t.phase_start = p.cpu_user;
+        // A phase lasts at least a tick, so that the clock moves on.
+        let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
+        t.phase_end = p.cpu_user + length;
     }
 
     /// Gives back the frames of an exited process's `table`: its resident
@@ -1099,7 +1279,10 @@ impl<'a> SystemModel<'a> {
         let zero_fill = sys.classes[class].zero_fill;
         let (source, from_file) = match entry {
             Pte::Free(f) => {
-                self.reclaim(pid, page, f);
+                self.stats.counters.reclaims += 1;
+                let vt = self.procs[pid].cpu_user;
+                let (frames, mut counts) = self.memory.frames_and_counts();
+                frames.reclaim(pid, page, f, vt, &mut counts);
                 (Source::Reclaim, false)
             }
             Pte::Untouched if self.placement_rng.random::<f64>() < zero_fill => {
@@ -1118,7 +1301,8 @@ impl<'a> SystemModel<'a> {
             }
             Pte::Resident(f) => {
                 // Only an invalidated page is resident and missing.
-                self.revalidate(pid, page, f);
+                self.stats.counters.reclaims += 1;
+                self.memory.frames.revalidate(pid, page, f);
                 (Source::Reclaim, false)
             }
             Pte::Reading(_) => unreachable!("a process waiting for a page does not run"),
@@ -1153,36 +1337,6 @@ impl<'a> SystemModel<'a> {
         now - previous > interval && self.free_unreferenced_since(pid, previous, ctx)
     }
 
-    /// Simulated reference bits: `pid` touched `page`, which the hand had
-    /// invalidated in frame `f`; the trap makes it valid again, without I/O.
-    fn revalidate(&mut self, pid: usize, page: u32, f: u32) {
-        self.stats.counters.reclaims += 1;
-        let frame = &mut self.memory.frames.frames[f as usize];
-        assert!(!frame.valid, "only an invalidated page traps");
-        frame.valid = true;
-        self.memory.frames.tables[pid].mark_resident(page);
-    }
-
-    /// `pid` takes back `page` from frame `f` on the free list.
-    fn reclaim(&mut self, pid: usize, page: u32, f: u32) {
-        self.stats.counters.reclaims += 1;
-        self.memory.frames.unlink(f);
-        self.memory.pool.frames -= 1;
-        let vt = self.procs[pid].cpu_user;
-        let frame = &mut self.memory.frames.frames[f as usize];
-        frame.use_ = Use::Resident;
-        frame.referenced = true;
-        frame.valid = true;
-        frame.last_ref = vt;
-        frame.decided = vt;
-        let m = &mut self.memory.of[pid];
-        let pt = &mut self.memory.frames.tables[pid];
-        m.held.reclaimable -= 1;
-        m.held.resident += 1;
-        pt.entries[page as usize] = Pte::Resident(f);
-        pt.mark_resident(page);
-    }
-
     /// Takes a frame from the head of the free list for `pid`'s faulted
     /// page, waking the daemon when free memory falls below `desfree` (or,
     /// with the hand moved by faults, moving it below `lotsfree`); false if
@@ -1199,23 +1353,14 @@ impl<'a> SystemModel<'a> {
             self.scan(ctx);
             return false;
         };
-        self.take_free_frame(f);
-        let frame = self.memory.frames.frames[f as usize];
-        let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
-        let pt = &self.memory.frames.tables[pid];
-        let page = pt.faulting;
-        let owner = match m.fault_in_text {
-            true => FrameOwner::text(p.class),
+        let owner = match self.memory.of[pid].fault_in_text {
+            true => FrameOwner::text(self.procs[pid].class),
             false => FrameOwner::process(pid),
         };
-        self.memory.frames.frames[f as usize] = Frame {
-            owner,
-            page,
-            use_: Use::Reading,
-            ..frame
-        };
-        *self.memory.frames.entry_mut(owner, page) = Pte::Reading(f);
+        let page = self.memory.frames.tables[pid].faulting;
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        frames.take_free_frame(f, &mut counts);
+        frames.read_into(f, owner, page);
         if self.memory.pool.frames < wake_below {
             self.scan(ctx);
         }
@@ -1252,19 +1397,14 @@ impl<'a> SystemModel<'a> {
     fn fill_frame(&mut self, pid: usize, page: u32, f: u32, referenced: bool) {
         let dirty = self.sys.classes[self.procs[pid].class].dirty;
         let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
-        let p = &mut self.procs[pid];
-        let m = &mut self.memory.of[pid];
-        let pt = &mut self.memory.frames.tables[pid];
-        let frame = &mut self.memory.frames.frames[f as usize];
-        frame.use_ = Use::Resident;
-        frame.referenced = referenced;
-        frame.valid = true;
-        frame.last_ref = p.cpu_user;
-        frame.modified = modified;
-        frame.decided = p.cpu_user;
-        m.held.resident += 1;
-        pt.entries[page as usize] = Pte::Resident(f);
-        pt.mark_resident(page);
+        let vt = self.procs[pid].cpu_user;
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let page_in = PageIn {
+            referenced,
+            modified,
+            at: vt,
+        };
+        frames.fill(pid, page, f, page_in, &mut counts);
     }
 
     /// Klustering: takes free frames for the other pages of the faulted
@@ -1276,7 +1416,6 @@ impl<'a> SystemModel<'a> {
         };
         let p = &self.procs[pid];
         let m = &self.memory.of[pid];
-        let pt = &self.memory.frames.tables[pid];
         let from_bulk = paging
             .bulk_store
             .as_ref()
@@ -1284,26 +1423,9 @@ impl<'a> SystemModel<'a> {
         if paging.kluster <= 1 || m.fault_from_file || m.fault_in_text || from_bulk {
             return 0;
         }
-        let k = paging.kluster as u32;
-        let page = pt.faulting;
-        let first = page - page % k;
-        let last = (first + k).min(p.pages as u32);
-        let mut extra = 0;
-        for other in first..last {
-            if other == page || self.memory.frames.tables[pid].entries[other as usize] != Pte::Out {
-                continue;
-            }
-            let Some(f) = self.memory.frames.pop_front() else {
-                break;
-            };
-            self.take_free_frame(f);
-            let frame = &mut self.memory.frames.frames[f as usize];
-            (frame.owner, frame.page, frame.use_) = (FrameOwner::process(pid), other, Use::Reading);
-            let t = &mut self.memory.frames.tables[pid];
-            t.entries[other as usize] = Pte::Reading(f);
-            t.klustered.push((other, f));
-            extra += 1;
-        }
+        let (k, pages) = (paging.kluster as u32, p.pages as u32);
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let extra = frames.kluster(pid, k, pages, &mut counts);
         self.stats.counters.klustered += extra;
         extra
     }
@@ -1331,10 +1453,10 @@ impl<'a> SystemModel<'a> {
     /// given to processes waiting for frames.
     fn scan(&mut self, ctx: &mut Context<Event>) {
         let clock = *self.clock().expect("under the clock");
-        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         let (frames, mut counts) = self.memory.frames_and_counts();
         let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
-        frames.hand(&clock, &owners, &mut counts, &mut freeing);
+        frames.hand(&clock, &processes, &mut counts, &mut freeing);
         let freed = freeing.done();
         if self.write_freed(freed, ctx) {
             self.serve_frame_waiters(ctx);
@@ -1363,10 +1485,10 @@ impl<'a> SystemModel<'a> {
         since: SimTime,
         ctx: &mut Context<Event>,
     ) -> bool {
-        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         let (frames, mut counts) = self.memory.frames_and_counts();
         let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
-        frames.free_unreferenced_since(pid, since, &owners, &mut counts, &mut freeing);
+        frames.free_unreferenced_since(pid, since, &processes, &mut counts, &mut freeing);
         let freed = freeing.done();
         self.write_freed(freed, ctx)
     }
@@ -1374,10 +1496,10 @@ impl<'a> SystemModel<'a> {
     /// Frees the page in frame `f` (`Frames::free_frame`) and writes it.
     #[cfg(test)]
     fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
-        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         let (frames, mut counts) = self.memory.frames_and_counts();
         let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
-        frames.free_frame(f, &owners, &mut counts, &mut freeing);
+        frames.free_frame(f, &processes, &mut counts, &mut freeing);
         let freed = freeing.done();
         self.write_freed(freed, ctx);
     }
@@ -1411,6 +1533,7 @@ impl<'a> SystemModel<'a> {
 
     /// Accounts for frame `f`, just taken off the free list
     /// (`Frames::take_free_frame`).
+    #[cfg(test)]
     fn take_free_frame(&mut self, f: u32) {
         let (frames, mut counts) = self.memory.frames_and_counts();
         frames.take_free_frame(f, &mut counts);
@@ -1418,16 +1541,17 @@ impl<'a> SystemModel<'a> {
 
     /// Decides whether the page in frame `f` was referenced since it was
     /// last decided (`Frames::decide_references`).
+    #[cfg(test)]
     fn decide_references(&mut self, f: u32) {
-        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
-        self.memory.frames.decide_references(f, &owners);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        self.memory.frames.decide_references(f, &processes);
     }
 
     /// Whether a hand may take the page in frame `f`.
     #[cfg(test)]
     fn open_at_hand(&self, f: u32) -> bool {
-        let owners = Owners::of(&self.procs, self.sys, &self.cpus.running);
-        self.memory.frames.open_at_hand(f, &owners)
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        self.memory.frames.open_at_hand(f, &processes)
     }
 
     /// Takes the page out of frame `f` (`Frames::unmap_frame`).
@@ -1465,97 +1589,11 @@ impl<'a> SystemModel<'a> {
         paging_of(self.sys)
     }
 
-    /// `pid` moves to its next phase at its current processor time: the
-    /// references of the old set are decided up to now, and a new set of
-    /// consecutive pages begins at a uniformly drawn page.
+    /// `pid` moves to its next phase (`Frames::new_phase`).
     fn new_phase(&mut self, pid: usize) {
-        let resident: Vec<u32> = {
-            let t = &self.memory.frames.tables[pid];
-            t.slots[..t.valid as usize]
-                .iter()
-                .map(|&page| match t.entries[page as usize] {
-                    Pte::Resident(f) => f,
-                    other => {
-                        unreachable!("a resident page of the set is in a frame, not {other:?}")
-                    }
-                })
-                .collect()
-        };
-        for f in resident {
-            self.decide_references(f);
-        }
-        let phases = self.phases_of(pid);
-        let (set, phase) = (phases.set as u32, phases.phase.clone());
-        let weights = match &phases.pattern {
-            Pattern::Uniform => None,
-            Pattern::Zipf { weights, .. } => Some(weights.clone()),
-        };
-        let text_pages = self
-            .memory
-            .frames
-            .texts
-            .get(self.procs[pid].class)
-            .map_or(0, |t| t.entries.len()) as u32;
-        let p = &mut self.procs[pid];
-        let pt = &mut self.memory.frames.tables[pid];
-        let pages = p.pages as u32;
-        let rng = &mut self.owners[p.owner].rngs.faults;
-        let first = rng.random_range(0..pages);
-        let length = phase.sample(rng).min(LONGEST_SAMPLE);
-        let t = pt;
-        for &page in &t.slots {
-            t.slot_of[page as usize] = NIL;
-        }
-        t.slots.clear();
-        t.text_ranges.clear();
-        t.valid = 0;
-        for i in 0..set {
-            let page = (first + i) % pages;
-            if page < text_pages {
-                // The text's pages, in runs of consecutive pages.
-                match t.text_ranges.last_mut() {
-                    Some((_, end)) if *end == page => *end += 1,
-                    _ => t.text_ranges.push((page, page + 1)),
-                }
-                continue;
-            }
-            t.slot_of[page as usize] = t.slots.len() as u32;
-            t.slots.push(page);
-        }
-        debug_assert!(t.text_ranges.len() <= 2, "a set wraps round once");
-        for i in 0..t.slots.len() as u32 {
-            let page = t.slots[i as usize];
-            if let Pte::Resident(f) = t.entries[page as usize]
-                && self.memory.frames.frames[f as usize].valid
-            {
-                t.swap_slots(i, t.valid);
-                t.valid += 1;
-            }
-        }
-        debug_assert!(
-            weights.is_none() || t.text_ranges.is_empty(),
-            "a non-uniform pattern has no shared text"
-        );
-        t.weighted = weights.map(|weights| {
-            let missing = Fenwick::build((0..set).map(|i| {
-                let page = (first + i) % pages;
-                if t.slot_of[page as usize] >= t.valid {
-                    weights[i as usize]
-                } else {
-                    0
-                }
-            }));
-            Weighted {
-                total: weights.iter().sum(),
-                weights,
-                first,
-                missing,
-            }
-        });
-        t.phase_start = p.cpu_user;
-        // A phase lasts at least a tick, so that the clock moves on.
-        let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
-        t.phase_end = p.cpu_user + length;
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let rng = &mut self.owners[self.procs[pid].owner].rngs.faults;
+        self.memory.frames.new_phase(pid, &processes, rng);
     }
 
     /// Adds `work` of processor time at `pid`'s resident set size to its
@@ -2542,7 +2580,8 @@ pub(super) mod tests {
             assert!((0..60).all(|f| !model.memory.frames.frames[f].valid));
             // The page in frame 3 is touched: the trap makes it valid again.
             let page = model.memory.frames.frames[3].page;
-            model.revalidate(pid, page, 3);
+            let found = model.private_fault(pid, page);
+            assert_eq!(found, (Source::Reclaim, false));
             assert_eq!(model.stats.counters.reclaims, 1);
             assert_eq!(
                 model.set_resident(pid),
