@@ -36,8 +36,7 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
-use super::memory::ProcessMemory;
-use super::paging::{FreePool, Text};
+use super::paging::{Counts, FreePool};
 use super::*;
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
 
@@ -515,6 +514,16 @@ pub(super) struct Processes<'m> {
 }
 
 impl<'m> Processes<'m> {
+    /// The process in slot `pid`, if it lives.
+    pub(super) fn get(&self, pid: usize) -> Option<&'m Process> {
+        self.procs.get(pid)
+    }
+
+    /// The live processes, by slot.
+    pub(super) fn slots(&self) -> impl Iterator<Item = usize> + 'm {
+        self.procs.iter().map(|(pid, _)| pid)
+    }
+
     pub(super) fn of(
         procs: &'m Slab<Process>,
         sys: &'m System,
@@ -555,14 +564,6 @@ fn phases_of_class(sys: &System, class: usize) -> &Phases {
         .expect("the clock needs the phase model")
 }
 
-/// What paging counts beside the frames: the free pool, and the pages
-/// each process and each class's text holds.
-pub(super) struct Counts<'m> {
-    pub(super) pool: &'m mut FreePool,
-    pub(super) of: &'m mut PerProcess<ProcessMemory>,
-    pub(super) texts: &'m mut [Text],
-}
-
 impl Counts<'_> {
     /// The pages held by `owner`, a process or a class's text.
     fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
@@ -573,15 +574,17 @@ impl Counts<'_> {
     }
 }
 
-/// The paging policy frames are freed under, and what freeing them leaves
+/// The paging policy pages are freed under, and what freeing them leaves
 /// for the model to do: the pages taken, and the page writes, by device in
 /// the order they were made.
 pub(super) struct Freeing<'m> {
-    paging: &'m Paging,
-    bulk: Option<(usize, u64)>,
+    pub(super) paging: &'m Paging,
+    /// The bulk store sized by capacity every page leaving memory is
+    /// written to, and that capacity.
+    pub(super) bulk: Option<(usize, u64)>,
     drive_rng: &'m mut Stream,
-    stolen: u64,
-    writes: Vec<usize>,
+    pub(super) stolen: u64,
+    pub(super) writes: Vec<usize>,
 }
 
 impl<'m> Freeing<'m> {
@@ -595,9 +598,14 @@ impl<'m> Freeing<'m> {
         }
     }
 
+    /// A paging drive, drawn if there are several.
+    pub(super) fn drive(&mut self) -> usize {
+        self.paging.drive(self.drive_rng)
+    }
+
     /// A write to a paging drive.
-    fn write_to_drive(&mut self) {
-        let drive = self.paging.drive(self.drive_rng);
+    pub(super) fn write_to_drive(&mut self) {
+        let drive = self.drive();
         self.writes.push(drive);
     }
 
@@ -607,23 +615,24 @@ impl<'m> Freeing<'m> {
     }
 }
 
-/// The paging policy of `sys`, which pages memory as frames.
-fn paging_of(sys: &System) -> &Paging {
+/// The paging policy of `sys`, which pages memory.
+pub(super) fn paging_of(sys: &System) -> &Paging {
     match &sys.memory.policy {
         Policy::Paging(paging) => paging,
-        Policy::Swapping { .. } => unreachable!("memory as frames is a paging policy"),
+        Policy::Swapping { .. } => unreachable!("only under paging"),
     }
 }
 
-/// The bulk store in front of the drives of `sys`, if it has one, and the
-/// pages it holds.
+/// The bulk store in front of the drives of `sys` if it has one sized by
+/// capacity, and that capacity (under frames it is always so sized; under
+/// replacement by process it may instead take a fraction of the pages).
 fn bulk_capacity(sys: &System) -> Option<(usize, u64)> {
     let Policy::Paging(paging) = &sys.memory.policy else {
         return None;
     };
     let bulk = paging.bulk_store.as_ref()?;
     let Placement::Capacity(capacity) = bulk.placement else {
-        unreachable!("under frames a bulk store is sized by capacity");
+        return None;
     };
     Some((bulk.device, capacity))
 }

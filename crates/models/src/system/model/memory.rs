@@ -17,8 +17,8 @@
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Counts, Frames, PageTable};
-use super::paging::{Counted, FreePool, Pages, Source, Text};
+use super::frames::{Frames, PageTable};
+use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
 use super::{Burst, Context, Counters, Event, Residence, SimTime, Streams, SystemModel};
@@ -74,6 +74,16 @@ impl MemoryState {
             texts: &mut self.texts,
         };
         (&mut self.frames, counts)
+    }
+
+    /// Replacement by process's state, and the counts paging keeps.
+    pub(super) fn counted_and_counts(&mut self) -> (&mut Counted, Counts<'_>) {
+        let counts = Counts {
+            pool: &mut self.pool,
+            of: &mut self.of,
+            texts: &mut self.texts,
+        };
+        (&mut self.counted, counts)
     }
 
     /// A process of `class` left a processor at `now` (global replacement

@@ -12,6 +12,8 @@
 //! or on disk. Replacement takes pages from the holder used least recently,
 //! which is global LRU at the granularity of holders.
 
+use super::frames::{Freeing, Processes};
+use super::memory::ProcessMemory;
 use super::*;
 
 /// Who holds pages: a process (its private pages) or a class's shared
@@ -79,9 +81,6 @@ pub(super) struct FreePool {
     /// Free frames that hold no page anyone could reclaim; the others hold
     /// the holders' `reclaimable` pages.
     pub(super) anonymous: u64,
-    /// An entry per page made reclaimable, oldest first (entries of pages
-    /// reclaimed or gone since are skipped, and dropped by `compact`).
-    pub(super) age: VecDeque<Holder>,
     /// Processes waiting for a free frame to read their page into.
     pub(super) waiters: VecDeque<usize>,
 }
@@ -92,7 +91,6 @@ impl FreePool {
         FreePool {
             frames,
             anonymous: frames,
-            age: VecDeque::new(),
             waiters: VecDeque::new(),
         }
     }
@@ -116,6 +114,38 @@ impl FreePool {
     }
 }
 
+/// What paging counts beside the frames: the free pool, and the pages
+/// each process and each class's text holds.
+pub(super) struct Counts<'m> {
+    pub(super) pool: &'m mut FreePool,
+    pub(super) of: &'m mut PerProcess<ProcessMemory>,
+    pub(super) texts: &'m mut [Text],
+}
+
+impl Counts<'_> {
+    /// The pages of `holder`, if it still exists among `processes`.
+    fn held_mut(&mut self, processes: &Processes, holder: Holder) -> Option<&mut Pages> {
+        held_of(self.of, self.texts, processes, holder)
+    }
+}
+
+/// The pages of `holder` among those counted in `of` and `texts`, if it
+/// still exists among `processes`.
+fn held_of<'c>(
+    of: &'c mut PerProcess<ProcessMemory>,
+    texts: &'c mut [Text],
+    processes: &Processes,
+    holder: Holder,
+) -> Option<&'c mut Pages> {
+    match holder {
+        Holder::Process { pid, generation } => processes
+            .get(pid)
+            .is_some_and(|p| p.generation == generation)
+            .then(|| &mut of[pid].held),
+        Holder::Text { class } => Some(&mut texts[class].held),
+    }
+}
+
 /// Replacement by process's own state: the pages on the bulk store, and
 /// how many of its private pages each process has touched.
 #[derive(Debug, Default)]
@@ -125,6 +155,10 @@ pub(super) struct Counted {
     /// Each process's private pages touched so far, by its slot: the
     /// others have never been in memory.
     pub(super) touched: PerProcess<u64>,
+    /// An entry per page made reclaimable in the free pool, oldest first
+    /// (entries of pages reclaimed or gone since are skipped, and dropped
+    /// by `compact`).
+    pub(super) free_age: VecDeque<Holder>,
 }
 
 /// The pages on a bulk store sized by capacity.
@@ -166,6 +200,173 @@ pub(super) struct Text {
     pub(super) in_memory: u32,
 }
 
+/// Whose pages replacement takes, how many, and the probability that a
+/// page of theirs is dirty.
+#[derive(Clone, Copy, Debug)]
+struct Victim {
+    holder: Holder,
+    n: u64,
+    dirty: f64,
+}
+
+/// Replacement by process on its own counts, told what it needs of the
+/// rest: the free pool's frames handed out, pages taken from a holder,
+/// the bulk store's overflow and the age queues kept bounded.
+impl Counted {
+    /// Takes one frame out of the free pool: one that holds nothing if
+    /// there is one, else the oldest reclaimable page, which its holder
+    /// loses for good.
+    fn allocate(&mut self, counts: &mut Counts, processes: &Processes) {
+        assert!(counts.pool.frames > 0, "a frame is free");
+        counts.pool.frames -= 1;
+        if counts.pool.anonymous > 0 {
+            counts.pool.anonymous -= 1;
+            return;
+        }
+        while let Some(holder) = self.free_age.pop_front() {
+            if take_oldest(counts, processes, holder, Queue::Free) {
+                counts
+                    .held_mut(processes, holder)
+                    .expect("a live holder")
+                    .reclaimable -= 1;
+                return;
+            }
+        }
+        unreachable!("free frames that hold nothing, or reclaimable pages with entries");
+    }
+
+    /// Moves the victim's pages out of memory into the free pool, where
+    /// they stay reclaimable if the system reclaims, writing back what must
+    /// be written: with a bulk store sized by capacity, every page goes to
+    /// it; otherwise a process's page is written with its class's
+    /// probability of being dirty (drawn from `dirty_rng`), and text is
+    /// never written.
+    fn evict(
+        &mut self,
+        victim: Victim,
+        counts: &mut Counts,
+        processes: &Processes,
+        freeing: &mut Freeing,
+        dirty_rng: &mut Stream,
+    ) {
+        let Victim { holder, n, dirty } = victim;
+        let to_bulk = freeing.bulk.map(|(device, _)| device);
+        let reclaim = freeing.paging.reclaim;
+        let held = counts.held_mut(processes, holder).expect("a victim exists");
+        held.resident -= n;
+        if to_bulk.is_some() {
+            held.on_bulk += n;
+            held.bulk_entries += n;
+        }
+        if reclaim {
+            held.reclaimable += n;
+            held.free_entries += n;
+            self.free_age
+                .extend(std::iter::repeat_n(holder, n as usize));
+        } else {
+            counts.pool.anonymous += n;
+        }
+        counts.pool.frames += n;
+        freeing.stolen += n;
+        let (writes, device) = match to_bulk {
+            Some(bulk) => {
+                // Every page leaving memory goes to the bulk store.
+                self.bulk.used += n;
+                self.bulk
+                    .age
+                    .extend(std::iter::repeat_n(holder, n as usize));
+                (n, bulk)
+            }
+            None => {
+                let writes = match dirty {
+                    d if d <= 0.0 => 0,
+                    d if d >= 1.0 => n,
+                    d => (0..n).filter(|_| dirty_rng.random::<f64>() < d).count() as u64,
+                };
+                let device = match &freeing.paging.bulk_store {
+                    Some(b) => b.device,
+                    None => freeing.drive(),
+                };
+                (writes, device)
+            }
+        };
+        freeing
+            .writes
+            .extend(std::iter::repeat_n(device, writes as usize));
+        self.overflow_bulk(counts, processes, freeing);
+        if self.free_age.len() as u64 > 2 * counts.pool.frames.max(1024) {
+            self.compact(Queue::Free, counts, processes);
+        }
+    }
+
+    /// Pushes the bulk store's oldest pages on to the drives while it
+    /// holds more than its capacity.
+    fn overflow_bulk(&mut self, counts: &mut Counts, processes: &Processes, freeing: &mut Freeing) {
+        let Some((_, capacity)) = freeing.bulk else {
+            return;
+        };
+        while self.bulk.used > capacity {
+            let holder = self
+                .bulk
+                .age
+                .pop_front()
+                .expect("pages on the bulk store have entries in its age queue");
+            if !take_oldest(counts, processes, holder, Queue::Bulk) {
+                continue;
+            }
+            counts
+                .held_mut(processes, holder)
+                .expect("a live holder")
+                .on_bulk -= 1;
+            self.bulk.used -= 1;
+            freeing.write_to_drive();
+        }
+        if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
+            self.compact(Queue::Bulk, counts, processes);
+        }
+    }
+
+    /// Drops stale entries from an age queue, so that it stays bounded:
+    /// each live holder keeps only its newest entries, as many as the pages
+    /// it has there.
+    fn compact(&mut self, queue: Queue, counts: &mut Counts, processes: &Processes) {
+        for pid in processes.slots() {
+            *counts.of[pid].held.in_queue(queue).1 = 0;
+        }
+        for t in counts.texts.iter_mut() {
+            *t.held.in_queue(queue).1 = 0;
+        }
+        let ages = match queue {
+            Queue::Free => &mut self.free_age,
+            Queue::Bulk => &mut self.bulk.age,
+        };
+        let entries = std::mem::take(ages);
+        let mut kept = VecDeque::with_capacity(entries.len() / 2);
+        for holder in entries.into_iter().rev() {
+            if let Some(held) = counts.held_mut(processes, holder) {
+                let (count, entries) = held.in_queue(queue);
+                if *entries < count {
+                    *entries += 1;
+                    kept.push_front(holder);
+                }
+            }
+        }
+        *ages = kept;
+    }
+}
+
+/// Consumes one entry of `holder` from an age queue; true if it stood
+/// for a page still there rather than one gone already.
+fn take_oldest(counts: &mut Counts, processes: &Processes, holder: Holder, queue: Queue) -> bool {
+    let Some(held) = counts.held_mut(processes, holder) else {
+        return false;
+    };
+    let (count, entries) = held.in_queue(queue);
+    *entries -= 1;
+    // Entries beyond the pages still held are of pages gone since.
+    *entries < count
+}
+
 impl Text {
     /// Under swapping, the bytes bringing in an image of `image` bytes of
     /// this text's class takes: its private part, and the text unless it
@@ -179,14 +380,13 @@ impl Text {
 impl SystemModel<'_> {
     /// The pages of `holder`, if it still exists.
     fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages> {
-        match holder {
-            Holder::Process { pid, generation } => self
-                .procs
-                .get(pid)
-                .is_some_and(|p| p.generation == generation)
-                .then(|| &mut self.memory.of[pid].held),
-            Holder::Text { class } => Some(&mut self.memory.texts[class].held),
-        }
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        held_of(
+            &mut self.memory.of,
+            &mut self.memory.texts,
+            &processes,
+            holder,
+        )
     }
 
     fn holder(&self, pid: usize) -> Holder {
@@ -516,35 +716,11 @@ impl SystemModel<'_> {
         got
     }
 
-    /// Takes one frame out of the free pool: one that holds nothing if
-    /// there is one, else the oldest reclaimable page, which its holder
-    /// loses for good.
+    /// Takes one frame out of the free pool (`Counted::allocate`).
     fn allocate(&mut self) {
-        assert!(self.memory.pool.frames > 0, "a frame is free");
-        self.memory.pool.frames -= 1;
-        if self.memory.pool.anonymous > 0 {
-            self.memory.pool.anonymous -= 1;
-            return;
-        }
-        while let Some(holder) = self.memory.pool.age.pop_front() {
-            if self.take_oldest(holder, Queue::Free) {
-                self.held_mut(holder).expect("a live holder").reclaimable -= 1;
-                return;
-            }
-        }
-        unreachable!("free frames that hold nothing, or reclaimable pages with entries");
-    }
-
-    /// Consumes one entry of `holder` from an age queue; true if it stood
-    /// for a page still there rather than one gone already.
-    fn take_oldest(&mut self, holder: Holder, queue: Queue) -> bool {
-        let Some(held) = self.held_mut(holder) else {
-            return false;
-        };
-        let (count, entries) = held.in_queue(queue);
-        *entries -= 1;
-        // Entries beyond the pages still held are of pages gone since.
-        *entries < count
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let (counted, mut counts) = self.memory.counted_and_counts();
+        counted.allocate(&mut counts, &processes);
     }
 
     /// Takes up to `wanted` frames into the free pool, from the holders
@@ -587,144 +763,33 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Moves `n` of `holder`'s pages out of memory into the free pool,
-    /// where they stay reclaimable if the system reclaims, writing back what
-    /// must be written: with a bulk store sized by capacity, every page goes
-    /// to it; otherwise a process's page is written with its class's
-    /// probability of being dirty, and text is never written.
+    /// Moves `n` of `holder`'s pages out of memory (`Counted::evict`),
+    /// refiles the process, and issues the page writes.
     fn evict(&mut self, holder: Holder, n: u64, ctx: &mut Context<Event>) {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("eviction only under paging");
-        };
         let dirty = match holder {
             Holder::Process { pid, .. } => self.sys.classes[self.procs[pid].class].dirty,
             Holder::Text { .. } => 0.0,
         };
-        let to_bulk = paging
-            .bulk_store
-            .as_ref()
-            .filter(|b| matches!(b.placement, Placement::Capacity(_)))
-            .map(|b| b.device);
-        let held = self.held_mut(holder).expect("a victim exists");
-        held.resident -= n;
-        if to_bulk.is_some() {
-            held.on_bulk += n;
-            held.bulk_entries += n;
-        }
-        if paging.reclaim {
-            held.reclaimable += n;
-            held.free_entries += n;
-            self.memory
-                .pool
-                .age
-                .extend(std::iter::repeat_n(holder, n as usize));
-        } else {
-            self.memory.pool.anonymous += n;
-        }
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
+        let (counted, mut counts) = self.memory.counted_and_counts();
+        let victim = Victim { holder, n, dirty };
+        counted.evict(
+            victim,
+            &mut counts,
+            &processes,
+            &mut freeing,
+            &mut self.dirty_rng,
+        );
+        let (stolen, writes) = freeing.done();
         if let Holder::Process { pid, .. } = holder {
             self.reindex(pid);
         }
-        self.memory.pool.frames += n;
-        self.stats.counters.pages_stolen += n;
+        self.stats.counters.pages_stolen += stolen;
+        self.stats.counters.page_writes += writes.len() as u64;
         let page = self.sys.memory.page as f64;
-        let (writes, device) = match to_bulk {
-            Some(bulk) => {
-                // Every page leaving memory goes to the bulk store.
-                self.memory.counted.bulk.used += n;
-                self.memory
-                    .counted
-                    .bulk
-                    .age
-                    .extend(std::iter::repeat_n(holder, n as usize));
-                (n, bulk)
-            }
-            None => {
-                let writes = match dirty {
-                    d if d <= 0.0 => 0,
-                    d if d >= 1.0 => n,
-                    d => (0..n)
-                        .filter(|_| self.dirty_rng.random::<f64>() < d)
-                        .count() as u64,
-                };
-                let device = match &paging.bulk_store {
-                    Some(b) => b.device,
-                    None => paging.drive(&mut self.drive_rng),
-                };
-                (writes, device)
-            }
-        };
-        self.stats.counters.page_writes += writes;
-        for _ in 0..writes {
+        for device in writes {
             self.request(device, Purpose::PageWrite, page, ctx);
-        }
-        self.overflow_bulk(ctx);
-        if self.memory.pool.age.len() as u64 > 2 * self.memory.pool.frames.max(1024) {
-            self.compact(Queue::Free);
-        }
-    }
-
-    /// Pushes the bulk store's oldest pages on to the disk while it holds
-    /// more than its capacity.
-    fn overflow_bulk(&mut self, ctx: &mut Context<Event>) {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            return;
-        };
-        let Some(bulk) = &paging.bulk_store else {
-            return;
-        };
-        let Placement::Capacity(capacity) = bulk.placement else {
-            return;
-        };
-        let page = self.sys.memory.page as f64;
-        while self.memory.counted.bulk.used > capacity {
-            let holder = self
-                .memory
-                .counted
-                .bulk
-                .age
-                .pop_front()
-                .expect("pages on the bulk store have entries in its age queue");
-            if !self.take_oldest(holder, Queue::Bulk) {
-                continue;
-            }
-            self.held_mut(holder).expect("a live holder").on_bulk -= 1;
-            self.memory.counted.bulk.used -= 1;
-            self.stats.counters.page_writes += 1;
-            let drive = paging.drive(&mut self.drive_rng);
-            self.request(drive, Purpose::PageWrite, page, ctx);
-        }
-        if self.memory.counted.bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            self.compact(Queue::Bulk);
-        }
-    }
-
-    /// Drops stale entries from an age queue, so that it stays bounded:
-    /// each live holder keeps only its newest entries, as many as the pages
-    /// it has there.
-    fn compact(&mut self, queue: Queue) {
-        for (pid, _) in self.procs.iter() {
-            *self.memory.of[pid].held.in_queue(queue).1 = 0;
-        }
-        for t in &mut self.memory.texts {
-            *t.held.in_queue(queue).1 = 0;
-        }
-        let entries = std::mem::take(match queue {
-            Queue::Free => &mut self.memory.pool.age,
-            Queue::Bulk => &mut self.memory.counted.bulk.age,
-        });
-        let mut kept = VecDeque::with_capacity(entries.len() / 2);
-        for holder in entries.into_iter().rev() {
-            if let Some(held) = self.held_mut(holder) {
-                let (count, entries) = held.in_queue(queue);
-                if *entries < count {
-                    *entries += 1;
-                    kept.push_front(holder);
-                }
-            }
-        }
-        match queue {
-            Queue::Free => self.memory.pool.age = kept,
-            Queue::Bulk => self.memory.counted.bulk.age = kept,
         }
     }
 
@@ -905,7 +970,9 @@ mod tests {
             model.memory.of[pid].held.on_bulk -= 20;
             model.memory.counted.bulk.used -= 20;
             assert_eq!(model.memory.counted.bulk.age.len(), 64);
-            model.compact(Queue::Bulk);
+            let processes = Processes::of(&model.procs, model.sys, &model.cpus.running);
+            let (counted, mut counts) = model.memory.counted_and_counts();
+            counted.compact(Queue::Bulk, &mut counts, &processes);
             assert_eq!(model.memory.counted.bulk.age.len(), 44);
             assert_eq!(model.memory.of[pid].held.bulk_entries, 44);
             // A page taken and read back 2,100 times leaves as many stale
@@ -945,11 +1012,15 @@ mod tests {
                 model.memory.of[pid].held.reclaimable -= 1;
                 model.memory.pool.frames -= 1;
                 if taken == 2_048 {
-                    assert_eq!(model.memory.pool.age.len(), 2_048, "not yet compacted");
+                    assert_eq!(
+                        model.memory.counted.free_age.len(),
+                        2_048,
+                        "not yet compacted"
+                    );
                 }
             }
             // Compacting kept the entry of the page then free.
-            assert_eq!(model.memory.pool.age.len(), 1 + 2_100 - 2_049);
+            assert_eq!(model.memory.counted.free_age.len(), 1 + 2_100 - 2_049);
         });
     }
 
