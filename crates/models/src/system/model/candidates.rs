@@ -128,17 +128,16 @@ impl Candidates {
         self.keys.insert(pid, Keys::default());
     }
 
-    /// Files `pid` under `new` instead of the keys it was filed under.
-    pub(super) fn refile(&mut self, pid: usize, new: Keys) {
-        let old = self.keys[pid];
-        if old != new {
-            self.move_between(pid, old, new);
-            self.keys[pid] = new;
-        }
+    /// The keys `pid` is filed under.
+    #[inline]
+    pub(super) fn filed_under(&self, pid: usize) -> &Keys {
+        &self.keys[pid]
     }
 
-    /// Moves `pid` from the sets of `old` to those of `new`.
-    fn move_between(&mut self, pid: usize, old: Keys, new: Keys) {
+    /// Files `pid` under `new` instead of the keys it was filed under:
+    /// it moves between the sets whose keys differ.
+    pub(super) fn refile(&mut self, pid: usize, new: Keys) {
+        let old = std::mem::replace(&mut self.keys[pid], new);
         if old.replaceable != new.replaceable {
             swap(&mut self.replaceable, pid, old.replaceable, new.replaceable);
         }

@@ -588,13 +588,24 @@ pub(super) struct Freeing<'m> {
 }
 
 impl<'m> Freeing<'m> {
-    pub(super) fn new(sys: &'m System, drive_rng: &'m mut Stream) -> Freeing<'m> {
+    /// Freeing under `sys`'s policy, drawing drives from `drive_rng`, its
+    /// writes kept in `writes` (empty; a buffer reused so that freeing
+    /// allocates nothing).
+    pub(super) fn new(
+        sys: &'m System,
+        drive_rng: &'m mut Stream,
+        writes: Vec<usize>,
+    ) -> Freeing<'m> {
+        debug_assert!(
+            writes.is_empty(),
+            "the writes of the last freeing were issued"
+        );
         Freeing {
             paging: paging_of(sys),
             bulk: bulk_capacity(sys),
             drive_rng,
             stolen: 0,
-            writes: Vec::new(),
+            writes,
         }
     }
 
@@ -1462,11 +1473,9 @@ impl<'a> SystemModel<'a> {
     /// given to processes waiting for frames.
     fn scan(&mut self, ctx: &mut Context<Event>) {
         let clock = *self.clock().expect("under the clock");
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let (frames, mut counts) = self.memory.frames_and_counts();
-        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
-        frames.hand(&clock, &processes, &mut counts, &mut freeing);
-        let freed = freeing.done();
+        let freed = self.free_frames(|frames, processes, counts, freeing| {
+            frames.hand(&clock, processes, counts, freeing);
+        });
         if self.write_freed(freed, ctx) {
             self.serve_frame_waiters(ctx);
         }
@@ -1494,45 +1503,60 @@ impl<'a> SystemModel<'a> {
         since: SimTime,
         ctx: &mut Context<Event>,
     ) -> bool {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let (frames, mut counts) = self.memory.frames_and_counts();
-        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
-        frames.free_unreferenced_since(pid, since, &processes, &mut counts, &mut freeing);
-        let freed = freeing.done();
+        let freed = self.free_frames(|frames, processes, counts, freeing| {
+            frames.free_unreferenced_since(pid, since, processes, counts, freeing);
+        });
         self.write_freed(freed, ctx)
+    }
+
+    /// Runs `free`, a way of freeing frames, on the frames with the views
+    /// it needs; the pages it took and the writes it made.
+    fn free_frames(
+        &mut self,
+        free: impl FnOnce(&mut Frames, &Processes, &mut Counts, &mut Freeing),
+    ) -> (u64, Vec<usize>) {
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let writes = std::mem::take(&mut self.memory.writes);
+        let (frames, mut counts) = self.memory.frames_and_counts();
+        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng, writes);
+        free(frames, &processes, &mut counts, &mut freeing);
+        freeing.done()
     }
 
     /// Frees the page in frame `f` (`Frames::free_frame`) and writes it.
     #[cfg(test)]
     fn free_frame(&mut self, f: u32, ctx: &mut Context<Event>) {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let (frames, mut counts) = self.memory.frames_and_counts();
-        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
-        frames.free_frame(f, &processes, &mut counts, &mut freeing);
-        let freed = freeing.done();
+        let freed = self.free_frames(|frames, processes, counts, freeing| {
+            frames.free_frame(f, processes, counts, freeing);
+        });
         self.write_freed(freed, ctx);
     }
 
     /// Counts the pages freeing took and issues its page writes, in the
-    /// order it made them; says whether it freed any.
-    fn write_freed(
-        &mut self,
-        (stolen, writes): (u64, Vec<usize>),
-        ctx: &mut Context<Event>,
-    ) -> bool {
-        self.stats.counters.pages_stolen += stolen;
-        for device in writes {
-            self.page_write(device, ctx);
-        }
+    /// order it made them, metered for the swapper; says whether it freed
+    /// any.
+    fn write_freed(&mut self, freed: (u64, Vec<usize>), ctx: &mut Context<Event>) -> bool {
+        let stolen = freed.0;
+        self.memory.swap.vm.transfers += freed.1.len() as u64;
+        self.write_pages(freed, ctx);
         stolen > 0
     }
 
-    /// A page write to `device`.
-    fn page_write(&mut self, device: usize, ctx: &mut Context<Event>) {
-        self.stats.counters.page_writes += 1;
-        self.memory.swap.vm.transfers += 1;
+    /// Counts the pages freeing took and issues its page writes, in the
+    /// order it made them; the buffer goes back for the next freeing.
+    pub(super) fn write_pages(
+        &mut self,
+        (stolen, mut writes): (u64, Vec<usize>),
+        ctx: &mut Context<Event>,
+    ) {
+        self.stats.counters.pages_stolen += stolen;
+        self.stats.counters.page_writes += writes.len() as u64;
         let bytes = self.sys.memory.page as f64;
-        self.request(device, Purpose::PageWrite, bytes, ctx);
+        for &device in &writes {
+            self.request(device, Purpose::PageWrite, bytes, ctx);
+        }
+        writes.clear();
+        self.memory.writes = writes;
     }
 
     /// The bulk store in front of the drives, and the pages it holds.

@@ -46,6 +46,9 @@ pub(super) struct MemoryState {
     pub(super) texts: Vec<Text>,
     /// The processes replacement and the swapper choose from.
     pub(super) candidates: Candidates,
+    /// Page writes freeing left to issue: a buffer kept empty between
+    /// freeings, so that freeing allocates nothing.
+    pub(super) writes: Vec<usize>,
 }
 
 impl MemoryState {
@@ -112,6 +115,7 @@ impl MemoryState {
                 })
                 .collect(),
             candidates: Candidates::default(),
+            writes: Vec::new(),
         }
     }
 }
@@ -400,7 +404,10 @@ impl SystemModel<'_> {
     /// under the keys its state now calls for.
     pub(super) fn reindex(&mut self, pid: usize) {
         let keys = self.keys_called_for(pid);
-        self.memory.candidates.refile(pid, keys);
+        // Most changes of state leave the keys as they were.
+        if *self.memory.candidates.filed_under(pid) != keys {
+            self.memory.candidates.refile(pid, keys);
+        }
     }
 
     /// The keys `pid`'s state calls for.

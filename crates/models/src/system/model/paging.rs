@@ -771,7 +771,8 @@ impl SystemModel<'_> {
             Holder::Text { .. } => 0.0,
         };
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng);
+        let writes = std::mem::take(&mut self.memory.writes);
+        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng, writes);
         let (counted, mut counts) = self.memory.counted_and_counts();
         let victim = Victim { holder, n, dirty };
         counted.evict(
@@ -781,16 +782,11 @@ impl SystemModel<'_> {
             &mut freeing,
             &mut self.dirty_rng,
         );
-        let (stolen, writes) = freeing.done();
+        let freed = freeing.done();
         if let Holder::Process { pid, .. } = holder {
             self.reindex(pid);
         }
-        self.stats.counters.pages_stolen += stolen;
-        self.stats.counters.page_writes += writes.len() as u64;
-        let page = self.sys.memory.page as f64;
-        for device in writes {
-            self.request(device, Purpose::PageWrite, page, ctx);
-        }
+        self.write_pages(freed, ctx);
     }
 
     /// Starts the page reads of processes that waited for a frame, while
