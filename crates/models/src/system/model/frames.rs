@@ -543,6 +543,7 @@ impl<'m> Processes<'m> {
 
     /// Whether a hand passes over the pages of `owner`: a process on a
     /// processor, or a class's text while a process of the class is on one.
+    #[inline]
     fn on_processor(&self, owner: Whose) -> bool {
         match owner {
             Whose::Process(pid) => self.procs[pid].state == State::Running,
@@ -566,6 +567,7 @@ fn phases_of_class(sys: &System, class: usize) -> &Phases {
 
 impl Counts<'_> {
     /// The pages held by `owner`, a process or a class's text.
+    #[inline]
     fn held_by(&mut self, owner: FrameOwner) -> &mut Pages {
         match owner.whose() {
             Whose::Process(pid) => &mut self.of[pid].held,
@@ -664,6 +666,7 @@ struct PageIn {
 /// and filled, klustering) and phases.
 impl Frames {
     /// The entry of `page` of `owner`, a process or a class's text.
+    #[inline]
     fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
         match owner.whose() {
             Whose::Process(pid) => &mut self.tables[pid].entries[page as usize],
@@ -673,6 +676,7 @@ impl Frames {
 
     /// Accounts for frame `f`, just taken off the free list: a page it still
     /// held is lost to its owner for good.
+    #[inline]
     fn take_free_frame(&mut self, f: u32, counts: &mut Counts) {
         counts.pool.frames -= 1;
         let frame = self.frames[f as usize];
@@ -743,6 +747,7 @@ impl Frames {
 
     /// Whether a hand may take the page in frame `f`: a resident page
     /// whose owner is not on a processor.
+    #[inline]
     fn open_at_hand(&self, f: u32, processes: &Processes) -> bool {
         let frame = &self.frames[f as usize];
         frame.use_ == Use::Resident && !processes.on_processor(frame.owner.whose())
@@ -751,6 +756,7 @@ impl Frames {
     /// Whether the page in frame `f` was referenced since its bit was last
     /// cleared (hardware bits: decided up to now; simulated: whether it is
     /// valid again).
+    #[inline]
     fn referenced_since_cleared(&mut self, f: u32, simulated: bool, processes: &Processes) -> bool {
         if simulated {
             return self.frames[f as usize].valid;
@@ -762,6 +768,7 @@ impl Frames {
     /// Clears the reference bit of the page in frame `f` (simulated bits:
     /// invalidates the page, so that its next reference traps), saying
     /// whether it was set.
+    #[inline]
     fn clear_reference(&mut self, f: u32, simulated: bool, processes: &Processes) -> bool {
         let was = self.referenced_since_cleared(f, simulated, processes);
         let frame = &mut self.frames[f as usize];
