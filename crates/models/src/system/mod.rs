@@ -13,6 +13,7 @@
 //! recently. Thrashing is not written in anywhere: it follows from resident
 //! sets being squeezed below their knees.
 
+pub mod buffer_cache;
 pub mod disk;
 mod model;
 
