@@ -45,8 +45,10 @@ pub(super) enum Managed {
     },
 }
 
-/// What of a process, besides `Process`, decides where it is filed.
-#[derive(Clone, Copy, Debug)]
+/// What of a process, besides `Process`, decides where it is filed (each
+/// way of managing memory reads only some of it; the rest may be left at
+/// its default).
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Filing {
     /// Its private pages in memory (paging).
     pub(super) resident_pages: u64,

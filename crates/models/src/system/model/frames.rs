@@ -1567,6 +1567,7 @@ impl<'a> SystemModel<'a> {
     }
 
     /// The bulk store in front of the drives, and the pages it holds.
+    #[cfg(debug_assertions)]
     fn bulk_capacity(&self) -> Option<(usize, u64)> {
         bulk_capacity(self.sys)
     }

@@ -413,13 +413,27 @@ impl SystemModel<'_> {
     /// The keys `pid`'s state calls for.
     fn keys_called_for(&self, pid: usize) -> Keys {
         let p = &self.procs[pid];
-        let filing = Filing {
-            resident_pages: self.memory.of[pid].held.resident,
-            last_swap: self.memory.swap.of[pid].last_swap,
-            exec_pending: self.files.exec[pid].pending,
-            image: self.sys.classes[p.class].size,
+        let managed = self.managed();
+        // Only what the policy files by is read (each from a table of its
+        // own).
+        let filing = match managed {
+            Managed::Frames { swapper: false } => return Keys::default(),
+            Managed::ProcessLru => Filing {
+                resident_pages: self.memory.of[pid].held.resident,
+                ..Filing::default()
+            },
+            Managed::Frames { swapper: true } => Filing {
+                last_swap: self.memory.swap.of[pid].last_swap,
+                ..Filing::default()
+            },
+            Managed::Swapping => Filing {
+                last_swap: self.memory.swap.of[pid].last_swap,
+                exec_pending: self.files.exec[pid].pending,
+                image: self.sys.classes[p.class].size,
+                ..Filing::default()
+            },
         };
-        Keys::of(p, filing, self.managed())
+        Keys::of(p, filing, managed)
     }
 
     /// Takes `pid`, about to exit, out of the candidate sets.
