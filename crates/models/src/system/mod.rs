@@ -105,7 +105,7 @@ pub enum Scheduler {
     /// second and `nice`; a process woken from a sleep runs at the kernel
     /// priority it slept at and preempts a user-level process
     /// (`docs/time-sharing.md`).
-    Unix,
+    Unix(Unix),
     /// Multics traffic control: multilevel queues with a quantum that
     /// doubles from level to level, eligibility awarded by working-set
     /// estimate against memory, interactive work first
@@ -118,9 +118,24 @@ impl Scheduler {
     pub fn name(self) -> &'static str {
         match self {
             Scheduler::RoundRobin => "round-robin",
-            Scheduler::Unix => "unix",
+            Scheduler::Unix(_) => "unix",
             Scheduler::Multics(_) => "multics",
         }
+    }
+}
+
+/// The UNIX scheduler's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Unix {
+    /// What a process's recent processor use (`p_cpu`) is multiplied by
+    /// each second: 8/10 in V7 and 3BSD, 9/10 in 4.0BSD (`SCHMAG`).
+    pub decay: f64,
+}
+
+impl Default for Unix {
+    /// V7's clock (`clock.c`, `SCHMAG` 8/10; docs/sources.md).
+    fn default() -> Unix {
+        Unix { decay: 0.8 }
     }
 }
 

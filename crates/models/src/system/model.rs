@@ -67,7 +67,7 @@ use paging::{Pages, Source};
 use per_process::PerProcess;
 pub use probe::Observation;
 use report::Statistics;
-use scheduler::{Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
+use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -871,7 +871,12 @@ impl<'a> SystemModel<'a> {
         let (p, s) = (&self.procs[pid], &self.sched[pid]);
         match self.sys.cpu.scheduler {
             Scheduler::Multics(_) => Rank::multics(s.level, self.eligibility.order(pid)),
-            _ => Rank::unix(s.usage.priority(now, self.sys.classes[p.class].nice)),
+            Scheduler::Unix(unix) => {
+                let nice = self.sys.classes[p.class].nice;
+                Rank::unix(s.usage.priority(now, nice, Decay::of(unix)))
+            }
+            // Round robin follows no processor use.
+            Scheduler::RoundRobin => Rank::unix(best_user_priority(self.sys.classes[p.class].nice)),
         }
     }
 
@@ -912,7 +917,7 @@ impl<'a> SystemModel<'a> {
         let quantum = self.sys.cpu.quantum;
         match self.sys.cpu.scheduler {
             Scheduler::RoundRobin => quantum,
-            Scheduler::Unix => {
+            Scheduler::Unix(_) => {
                 let q = quantum.as_nanos();
                 SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
             }
@@ -934,12 +939,11 @@ impl<'a> SystemModel<'a> {
         let switch_end = now + interrupts + switch;
         let fault_gap = self.fault_gap(pid);
         let slice = self.time_slice(pid, switch_end);
-        let unix = self.sys.cpu.scheduler == Scheduler::Unix;
         let s = &mut self.sched[pid];
         s.woken = None;
-        if unix {
+        if let Scheduler::Unix(unix) = self.sys.cpu.scheduler {
             // Only the UNIX scheduler follows recent processor use.
-            s.usage.start(now);
+            s.usage.start(now, Decay::of(unix));
         }
         let p = &self.procs[pid];
         let candidates = [
@@ -1073,8 +1077,8 @@ impl<'a> SystemModel<'a> {
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.cpus.running[cpu] = None;
         self.cpus.idle.insert(cpu, ());
-        if self.sys.cpu.scheduler == Scheduler::Unix {
-            self.sched[pid].usage.stop(now);
+        if let Scheduler::Unix(unix) = self.sys.cpu.scheduler {
+            self.sched[pid].usage.stop(now, Decay::of(unix));
         }
         self.cpus.meter.busy.add(now, -1.0);
         self.meter_idle(now);
@@ -1425,7 +1429,7 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
 /// most
 /// `max_multiprogramming` processes, whatever their sizes.
 fn eligibility_rule(sys: &System) -> Rule {
-    if let Scheduler::RoundRobin | Scheduler::Unix = sys.cpu.scheduler
+    if let Scheduler::RoundRobin | Scheduler::Unix(_) = sys.cpu.scheduler
         && memory::load_controlled(sys)
     {
         // The local policies' load control: a command is let in while the

@@ -2,7 +2,7 @@
 //! `system.multics`), mirrored and validated.
 
 use crate::scenario::Validator;
-use crate::system::{Cpu, Multics, Scheduler, effective_mips};
+use crate::system::{Cpu, Multics, Scheduler, Unix, effective_mips};
 use crate::units::{Figure, Seconds};
 use serde::Deserialize;
 
@@ -26,6 +26,9 @@ pub(crate) struct CpuFile {
     /// The Multics scheduler's settings.
     #[serde(default)]
     pub multics: Option<MulticsFile>,
+    /// The UNIX scheduler's settings.
+    #[serde(default)]
+    pub unix: Option<UnixFile>,
     /// The cost of a dispatch (default 0).
     #[serde(default)]
     pub context_switch: Option<Seconds>,
@@ -54,6 +57,15 @@ pub(crate) struct MulticsFile {
     pub min_eligible: Option<u32>,
     #[serde(default)]
     pub working_set_factor: Option<f64>,
+}
+
+/// `system.unix`: the UNIX scheduler's settings (defaults in
+/// [`Unix::default`]).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UnixFile {
+    #[serde(default)]
+    pub decay: Option<f64>,
 }
 
 /// `system.mips`: a speed, or the speeds of an instruction mix with and
@@ -160,7 +172,7 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
     let max_multiprogramming = f.max_multiprogramming.filter(|&m| m > 0);
     let scheduler = match f.scheduler.unwrap_or(SchedulerName::RoundRobin) {
         SchedulerName::RoundRobin => Some(Scheduler::RoundRobin),
-        SchedulerName::Unix => Some(Scheduler::Unix),
+        SchedulerName::Unix => unix(v, f.unix.as_ref()).map(Scheduler::Unix),
         SchedulerName::Multics => {
             multics(v, f.multics.as_ref(), max_multiprogramming).map(Scheduler::Multics)
         }
@@ -171,6 +183,9 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
             "applies only with scheduler = \"multics\"",
         );
     }
+    if f.unix.is_some() && !matches!(scheduler, None | Some(Scheduler::Unix(_))) {
+        v.report("system.unix", "applies only with scheduler = \"unix\"");
+    }
     Some(Cpu {
         count: (count > 0).then_some(count)?,
         scheduler: scheduler?,
@@ -179,6 +194,24 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
         max_multiprogramming,
         mips: None,
     })
+}
+
+/// `system.unix`, checked: a decay factor strictly between 0 and 1.
+fn unix(v: &mut Validator, f: Option<&UnixFile>) -> Option<Unix> {
+    let d = Unix::default();
+    let decay = f.and_then(|f| f.decay).unwrap_or(d.decay);
+    if !(decay > 0.0 && decay < 1.0) {
+        v.report(
+            "system.unix.decay",
+            format!(
+                "must be a factor between 0 and 1 (exclusive) that recent processor use is \
+                 multiplied by each second, got {}",
+                Figure(decay)
+            ),
+        );
+        return None;
+    }
+    Some(Unix { decay })
 }
 
 /// The most queue levels: the quantum doubles at each, so the last is

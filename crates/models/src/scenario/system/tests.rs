@@ -5,7 +5,7 @@ use super::*;
 use crate::scenario::Problem;
 use crate::system::{
     ClockDaemon, Locality, Multics, Order, Pageout, PagingSwapper, Pattern, Placement, Policy,
-    ReferenceBits, Replacement, Scheduler, SegmentFaults,
+    ReferenceBits, Replacement, Scheduler, SegmentFaults, Unix,
 };
 use tpsim_core::SimTime;
 
@@ -202,7 +202,7 @@ fn scheduler_and_nice_are_checked() {
         .unwrap()
         .validate("t.toml")
         .unwrap();
-    assert_eq!(sys.cpu.scheduler, Scheduler::Unix);
+    assert_eq!(sys.cpu.scheduler, Scheduler::Unix(Unix::default()));
     let unknown = GOOD.replace(
         "quantum = \"100ms\"",
         "quantum = \"1s\"\nscheduler = \"lottery\"",
@@ -223,6 +223,40 @@ fn scheduler_and_nice_are_checked() {
     }
     let text = GOOD.replace("size = \"64KiB\"", "size = \"64KiB\"\nnice = -20");
     assert_eq!(keys(&text), Vec::<String>::new());
+}
+
+#[test]
+fn the_unix_settings_are_checked() {
+    let with = |scheduler: &str, settings: &str| {
+        GOOD.replace(
+            "quantum = \"100ms\"",
+            &format!("quantum = \"250ms\"\nscheduler = \"{scheduler}\"\n{settings}"),
+        )
+    };
+    let sys = SystemFile::parse("t.toml", &with("unix", "unix = { decay = 0.9 }"))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.cpu.scheduler, Scheduler::Unix(Unix { decay: 0.9 }));
+    for decay in ["0", "1", "1.5", "-0.8", "nan"] {
+        let text = with("unix", &format!("unix = {{ decay = {decay} }}"));
+        let found = problems(&text);
+        assert_eq!(
+            found.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(),
+            ["system.unix.decay"],
+            "decay {decay}"
+        );
+        assert!(
+            found[0].message.contains("between 0 and 1"),
+            "{}",
+            found[0].message
+        );
+    }
+    let other = with("round-robin", "unix = { decay = 0.9 }");
+    assert_eq!(keys(&other), ["system.unix"]);
+    let unknown = with("unix", "unix = { schmag = 0.9 }");
+    let message = refused_as_read(&unknown);
+    assert!(message.contains("unknown field `schmag`"), "{message}");
 }
 
 #[test]

@@ -432,7 +432,7 @@ fn discipline(device: &super::super::Device) -> StationDiscipline {
 fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
     match scheduler {
         Scheduler::RoundRobin => StationDiscipline::Rr,
-        Scheduler::Unix => StationDiscipline::Unix,
+        Scheduler::Unix(_) => StationDiscipline::Unix,
         Scheduler::Multics(_) => StationDiscipline::Multics,
     }
 }

@@ -10,11 +10,12 @@
 //!   timed sleep;
 //! - any other process has the user priority
 //!   `PUSER + p_cpu / 16 + nice` (50 and up, capped at 127), where `p_cpu`
-//!   counts the clock ticks (60 a second) it ran, decayed by 0.8 each
-//!   second and capped at 255.
+//!   counts the clock ticks (60 a second) it ran, decayed by a factor each
+//!   second (0.8 in V7 and 3BSD, 0.9 in 4.0BSD: `system.unix.decay`) and
+//!   capped at 255.
 //!
 //! tpsim follows `p_cpu` in continuous time: it grows at 60 a second while
-//! the process runs and decays as 0.8^t, so that a process's `p_cpu` at any
+//! the process runs and decays as d^t, so that a process's `p_cpu` at any
 //! instant follows from its value when it last started or stopped running
 //! and the ready queue never needs the once-a-second pass over every
 //! process that V7 makes. Processes of equal priority are served in order
@@ -24,7 +25,7 @@
 //! (`eligibility.rs`); the one chosen is of the best queue level, and
 //! within a level the one made eligible first (the eligible queue's order,
 //! with interactive work at its head).
-use super::super::Scheduler;
+use super::super::{Scheduler, Unix};
 use super::ordered::SlotHeap;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -32,9 +33,6 @@ use tpsim_core::SimTime;
 
 /// Clock ticks a second: `p_cpu` grows by one each tick a process runs.
 const HZ: f64 = 60.0;
-/// `p_cpu` is multiplied by this once a second (`SCHMAG`, 8/10, in V7
-/// `clock.c`).
-const DECAY: f64 = 0.8;
 /// The largest `p_cpu` (a byte in V7).
 const MOST_TICKS: f64 = 255.0;
 /// The best user priority (`PUSER`).
@@ -49,9 +47,21 @@ pub(super) const AFTER_TERMINAL: u8 = 28;
 /// The priority of a process woken from a timed sleep (`PSLEP`).
 pub(super) const AFTER_SLEEP: u8 = 40;
 
-/// The rate at which `p_cpu` decays \[1/s\].
-fn decay_rate() -> f64 {
-    -DECAY.ln()
+/// How `p_cpu` decays: by `factor` each second, at `rate` \[1/s\].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Decay {
+    factor: f64,
+    rate: f64,
+}
+
+impl Decay {
+    /// The decay of the UNIX scheduler `unix`.
+    pub(super) fn of(unix: Unix) -> Decay {
+        Decay {
+            factor: unix.decay,
+            rate: -unix.decay.ln(),
+        }
+    }
 }
 
 /// A process's recent processor use (V7's `p_cpu`), in clock ticks.
@@ -74,10 +84,10 @@ impl Usage {
 
     /// `p_cpu` at `now`: decaying, and growing by `HZ` a second while the
     /// process runs (dp/dt = HZ − λp), never above 255.
-    pub(super) fn at(&self, now: SimTime) -> f64 {
-        let fade = DECAY.powf((now - self.since).as_secs_f64());
+    pub(super) fn at(&self, now: SimTime, decay: Decay) -> f64 {
+        let fade = decay.factor.powf((now - self.since).as_secs_f64());
         if self.running {
-            let limit = HZ / decay_rate();
+            let limit = HZ / decay.rate;
             (limit + (self.ticks - limit) * fade).min(MOST_TICKS)
         } else {
             self.ticks * fade
@@ -85,10 +95,10 @@ impl Usage {
     }
 
     /// The process starts running.
-    pub(super) fn start(&mut self, now: SimTime) {
+    pub(super) fn start(&mut self, now: SimTime, decay: Decay) {
         if !self.running {
             *self = Usage {
-                ticks: self.at(now),
+                ticks: self.at(now, decay),
                 since: now,
                 running: true,
             };
@@ -96,10 +106,10 @@ impl Usage {
     }
 
     /// The process stops running.
-    pub(super) fn stop(&mut self, now: SimTime) {
+    pub(super) fn stop(&mut self, now: SimTime, decay: Decay) {
         if self.running {
             *self = Usage {
-                ticks: self.at(now),
+                ticks: self.at(now, decay),
                 since: now,
                 running: false,
             };
@@ -107,15 +117,15 @@ impl Usage {
     }
 
     /// The user priority at `now` with `nice`.
-    pub(super) fn priority(&self, now: SimTime, nice: i32) -> f64 {
-        user_priority(self.at(now), nice)
+    pub(super) fn priority(&self, now: SimTime, nice: i32, decay: Decay) -> f64 {
+        user_priority(self.at(now, decay), nice)
     }
 
     /// A key that orders processes not running by their `p_cpu`, whenever
     /// compared: p(t) = exp(key − λt).
-    fn key(&self) -> Key {
+    fn key(&self, decay: Decay) -> Key {
         debug_assert!(!self.running, "queued processes do not run");
-        Key(self.ticks.ln() + decay_rate() * self.since.as_secs_f64())
+        Key(self.ticks.ln() + decay.rate * self.since.as_secs_f64())
     }
 }
 
@@ -135,8 +145,8 @@ pub(super) struct Key(f64);
 
 impl Key {
     /// The `p_cpu` at `now` of a process filed under this key.
-    fn ticks(self, now: SimTime) -> f64 {
-        (self.0 - decay_rate() * now.as_secs_f64()).exp()
+    fn ticks(self, now: SimTime, decay: Decay) -> f64 {
+        (self.0 - decay.rate * now.as_secs_f64()).exp()
     }
 }
 
@@ -256,6 +266,8 @@ pub(super) enum Place {
 #[derive(Debug)]
 pub(super) struct ReadyQueue {
     scheduler: Scheduler,
+    /// How `p_cpu` decays (UNIX).
+    decay: Decay,
     fifo: SlotHeap<u64>,
     eligible: SlotHeap<(u8, u64)>,
     kernel: SlotHeap<(u8, u64)>,
@@ -268,8 +280,13 @@ pub(super) struct ReadyQueue {
 
 impl ReadyQueue {
     pub(super) fn new(scheduler: Scheduler) -> ReadyQueue {
+        let unix = match scheduler {
+            Scheduler::Unix(unix) => unix,
+            Scheduler::RoundRobin | Scheduler::Multics(_) => Unix::default(),
+        };
         ReadyQueue {
             scheduler,
+            decay: Decay::of(unix),
             fifo: SlotHeap::default(),
             eligible: SlotHeap::default(),
             kernel: SlotHeap::default(),
@@ -296,12 +313,12 @@ impl ReadyQueue {
                 self.eligible.insert(pid, key);
                 Place::Eligible(key.0, key.1)
             }
-            (Scheduler::Unix, Some(priority)) => {
+            (Scheduler::Unix(_), Some(priority)) => {
                 self.kernel.insert(pid, (priority, ticket));
                 Place::Kernel(priority, ticket)
             }
-            (Scheduler::Unix, None) => {
-                let key = standing.usage.key();
+            (Scheduler::Unix(_), None) => {
+                let key = standing.usage.key(self.decay);
                 self.user
                     .entry(standing.nice)
                     .or_default()
@@ -347,7 +364,7 @@ impl ReadyQueue {
         let user = self.user.iter().filter_map(|(&nice, group)| {
             let ((key, ticket), pid) = group.first()?;
             Some((
-                user_priority(key.ticks(now), nice),
+                user_priority(key.ticks(now, self.decay), nice),
                 Place::User(nice, key, ticket),
                 pid,
             ))
@@ -369,7 +386,9 @@ impl ReadyQueue {
             Place::Fifo(_) => Rank(0.0, 0),
             Place::Eligible(level, order) => Rank::multics(level, order),
             Place::Kernel(priority, _) => Rank::unix(f64::from(priority)),
-            Place::User(nice, key, _) => Rank::unix(user_priority(key.ticks(now), nice)),
+            Place::User(nice, key, _) => {
+                Rank::unix(user_priority(key.ticks(now, self.decay), nice))
+            }
         }
     }
 
@@ -404,6 +423,11 @@ mod tests {
         SimTime::from_secs_f64(s)
     }
 
+    /// V7's decay, 8/10 a second.
+    fn v7() -> Decay {
+        Decay::of(Unix::default())
+    }
+
     fn standing(woken: Option<u8>, usage: &Usage, nice: i32) -> Standing<'_> {
         Standing {
             woken,
@@ -432,17 +456,48 @@ mod tests {
     #[test]
     fn p_cpu_grows_by_the_tick_and_decays_by_a_fifth_a_second() {
         let mut u = Usage::new(SimTime::ZERO);
-        u.start(SimTime::ZERO);
+        u.start(SimTime::ZERO, v7());
         // Over a short burst p_cpu grows by nearly 60 a second.
-        assert!((u.at(secs(0.1)) - 6.0).abs() < 0.1, "{}", u.at(secs(0.1)));
+        assert!(
+            (u.at(secs(0.1), v7()) - 6.0).abs() < 0.1,
+            "{}",
+            u.at(secs(0.1), v7())
+        );
         // Run long, it stays at 255.
-        assert_eq!(u.at(secs(100.0)), 255.0);
-        u.stop(secs(100.0));
-        assert!((u.at(secs(101.0)) - 204.0).abs() < 1e-9);
-        assert!((u.at(secs(103.0)) - 255.0 * 0.512).abs() < 1e-9);
+        assert_eq!(u.at(secs(100.0), v7()), 255.0);
+        u.stop(secs(100.0), v7());
+        assert!((u.at(secs(101.0), v7()) - 204.0).abs() < 1e-9);
+        assert!((u.at(secs(103.0), v7()) - 255.0 * 0.512).abs() < 1e-9);
         // User priority: 50 + p_cpu / 16 + nice, at most 127.
-        assert!((u.priority(secs(101.0), 0) - (50.0 + 204.0 / 16.0)).abs() < 1e-9);
-        assert_eq!(u.priority(secs(100.0), 19), 50.0 + 255.0 / 16.0 + 19.0);
+        assert!((u.priority(secs(101.0), 0, v7()) - (50.0 + 204.0 / 16.0)).abs() < 1e-9);
+        assert_eq!(
+            u.priority(secs(100.0), 19, v7()),
+            50.0 + 255.0 / 16.0 + 19.0
+        );
+    }
+
+    #[test]
+    fn under_4_0bsd_p_cpu_decays_by_a_tenth_a_second() {
+        // 4.0BSD's clock.c (11/9/80): SCHMAG 9/10.
+        let bsd = Decay::of(Unix { decay: 0.9 });
+        let mut u = Usage::new(SimTime::ZERO);
+        u.start(SimTime::ZERO, bsd);
+        u.stop(secs(100.0), bsd);
+        assert_eq!(u.at(secs(100.0), bsd), 255.0);
+        assert!((u.at(secs(101.0), bsd) - 255.0 * 0.9).abs() < 1e-9);
+        assert!((u.at(secs(103.0), bsd) - 255.0 * 0.729).abs() < 1e-9);
+        // While it runs, p_cpu tends to 60 / ln(10/9), 569.5 uncapped: a
+        // second's burst from nothing brings it to (1 - 0.9) * 569.5.
+        let mut fresh = Usage::new(SimTime::ZERO);
+        fresh.start(SimTime::ZERO, bsd);
+        let limit = 60.0 / -(0.9f64.ln());
+        assert!((fresh.at(secs(1.0), bsd) - 0.1 * limit).abs() < 1e-9);
+        // A queued process's key gives its p_cpu whenever compared.
+        let mut q = ReadyQueue::new(Scheduler::Unix(Unix { decay: 0.9 }));
+        let place = q.push(1, standing(None, &u, 0));
+        let expected = 50.0 + 255.0 * 0.729 / 16.0;
+        let Rank(priority, _) = q.rank(place, secs(103.0));
+        assert!((priority - expected).abs() < 1e-9, "{priority}");
     }
 
     #[test]
@@ -451,28 +506,28 @@ mod tests {
         for nice in [-20, 0, 19] {
             let best = best_user_priority(nice);
             let idle = Usage::new(secs(3.0));
-            assert_eq!(idle.priority(secs(7.0), nice), best, "nice {nice}");
+            assert_eq!(idle.priority(secs(7.0), nice, v7()), best, "nice {nice}");
             let mut busy = Usage::new(SimTime::ZERO);
-            busy.start(secs(1.0));
+            busy.start(secs(1.0), v7());
             for t in [1.0, 1.001, 2.0, 30.0] {
-                assert!(busy.priority(secs(t), nice) >= best, "running, {t} s");
+                assert!(busy.priority(secs(t), nice, v7()) >= best, "running, {t} s");
             }
-            busy.stop(secs(30.0));
+            busy.stop(secs(30.0), v7());
             for t in [30.0, 31.0, 1e4] {
-                assert!(busy.priority(secs(t), nice) >= best, "stopped, {t} s");
+                assert!(busy.priority(secs(t), nice, v7()) >= best, "stopped, {t} s");
             }
-            assert!(busy.priority(secs(30.0), nice) > best);
+            assert!(busy.priority(secs(30.0), nice, v7()) > best);
         }
     }
 
     #[test]
     fn woken_processes_first_then_the_least_recent_users_of_the_processor() {
-        let mut q = ReadyQueue::new(Scheduler::Unix);
+        let mut q = ReadyQueue::new(Scheduler::Unix(Unix::default()));
         let now = secs(10.0);
         let used = |ran: f64, stopped: f64| {
             let mut u = Usage::new(SimTime::ZERO);
-            u.start(secs(stopped - ran));
-            u.stop(secs(stopped));
+            u.start(secs(stopped - ran), v7());
+            u.stop(secs(stopped), v7());
             u
         };
         let idle = Usage::new(SimTime::ZERO);
@@ -492,8 +547,8 @@ mod tests {
         // use) against process 7 (nice 0, p_cpu 255 at 10 s): 60 against
         // 65.9 now, 60 against 51.7 ten seconds later.
         let mut hog = Usage::new(SimTime::ZERO);
-        hog.start(SimTime::ZERO);
-        hog.stop(now);
+        hog.start(SimTime::ZERO, v7());
+        hog.stop(now, v7());
         let _ = q.push(4, standing(None, &idle, 10));
         let _ = q.push(7, standing(None, &hog, 0));
         assert_eq!(q.best(now).unwrap().2, 4);
@@ -518,7 +573,7 @@ mod tests {
                 standing(None, &idle, -10),
             ),
         ] {
-            let mut q = ReadyQueue::new(Scheduler::Unix);
+            let mut q = ReadyQueue::new(Scheduler::Unix(Unix::default()));
             let _ = q.push(1, first);
             let _ = q.push(2, second);
             assert_eq!(q.rank(q.best(now).unwrap().1, now), Rank::unix(40.0));
