@@ -220,7 +220,7 @@ fn the_mva_of_a_time_sharing_system_names_what_it_leaves_out() {
         ]
     );
     let mut sys = base.clone();
-    sys.cpu.scheduler = tpsim::models::system::Scheduler::Unix;
+    sys.cpu.scheduler = tpsim::models::system::Scheduler::Unix(Default::default());
     sys.cpu.context_switch = SimTime::from_nanos(1_000);
     sys.cpu.max_multiprogramming = Some(3);
     sys.users.mix[0].detached = 0.5;
