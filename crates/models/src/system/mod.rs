@@ -130,12 +130,21 @@ pub struct Unix {
     /// What a process's recent processor use (`p_cpu`) is multiplied by
     /// each second: 8/10 in V7 and 3BSD, 9/10 in 4.0BSD (`SCHMAG`).
     pub decay: f64,
+    /// The kernel priority a process waiting for a page read sleeps at,
+    /// and runs at when woken: 4.0BSD's page transfer sleeps at `PSWP`,
+    /// 0 (`vmpage.c`, `swap`).
+    pub pagein_priority: u8,
 }
 
 impl Default for Unix {
-    /// V7's clock (`clock.c`, `SCHMAG` 8/10; docs/sources.md).
+    /// V7's clock (`clock.c`, `SCHMAG` 8/10; docs/sources.md), and a page
+    /// read waited for at `PRIBIO` (20) as for any disk read: an
+    /// assumption, V7 having no paging.
     fn default() -> Unix {
-        Unix { decay: 0.8 }
+        Unix {
+            decay: 0.8,
+            pagein_priority: 20,
+        }
     }
 }
 

@@ -66,6 +66,8 @@ pub(crate) struct MulticsFile {
 pub(crate) struct UnixFile {
     #[serde(default)]
     pub decay: Option<f64>,
+    #[serde(default)]
+    pub pagein_priority: Option<u8>,
 }
 
 /// `system.mips`: a speed, or the speeds of an instruction mix with and
@@ -196,9 +198,26 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
     })
 }
 
-/// `system.unix`, checked: a decay factor strictly between 0 and 1.
+/// The best user priority (`PUSER`): kernel priorities are below it.
+const USER_PRIORITY: u8 = 50;
+
+/// `system.unix`, checked: a decay factor strictly between 0 and 1, a
+/// kernel priority below `PUSER`.
 fn unix(v: &mut Validator, f: Option<&UnixFile>) -> Option<Unix> {
     let d = Unix::default();
+    let pagein_priority = f
+        .and_then(|f| f.pagein_priority)
+        .unwrap_or(d.pagein_priority);
+    if pagein_priority >= USER_PRIORITY {
+        v.report(
+            "system.unix.pagein_priority",
+            format!(
+                "must be a kernel priority, 0 to {} (below PUSER, {USER_PRIORITY}), got \
+                 {pagein_priority}",
+                USER_PRIORITY - 1
+            ),
+        );
+    }
     let decay = f.and_then(|f| f.decay).unwrap_or(d.decay);
     if !(decay > 0.0 && decay < 1.0) {
         v.report(
@@ -211,7 +230,10 @@ fn unix(v: &mut Validator, f: Option<&UnixFile>) -> Option<Unix> {
         );
         return None;
     }
-    Some(Unix { decay })
+    (pagein_priority < USER_PRIORITY).then_some(Unix {
+        decay,
+        pagein_priority,
+    })
 }
 
 /// The most queue levels: the quantum doubles at each, so the last is

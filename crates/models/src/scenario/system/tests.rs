@@ -237,7 +237,25 @@ fn the_unix_settings_are_checked() {
         .unwrap()
         .validate("t.toml")
         .unwrap();
-    assert_eq!(sys.cpu.scheduler, Scheduler::Unix(Unix { decay: 0.9 }));
+    let bsd = Unix {
+        decay: 0.9,
+        pagein_priority: 20,
+    };
+    assert_eq!(sys.cpu.scheduler, Scheduler::Unix(bsd));
+    for (given, problem) in [
+        ("0", None),
+        ("49", None),
+        ("50", Some("system.unix.pagein_priority")),
+    ] {
+        let text = with("unix", &format!("unix = {{ pagein_priority = {given} }}"));
+        assert_eq!(
+            keys(&text),
+            problem.into_iter().collect::<Vec<_>>(),
+            "{given}"
+        );
+    }
+    let negative = with("unix", "unix = { pagein_priority = -1 }");
+    assert!(refused_as_read(&negative).contains("pagein_priority"));
     for decay in ["0", "1", "1.5", "-0.8", "nan"] {
         let text = with("unix", &format!("unix = {{ decay = {decay} }}"));
         let found = problems(&text);

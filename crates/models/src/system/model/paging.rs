@@ -643,7 +643,8 @@ impl SystemModel<'_> {
             .fault_time
             .add((now - self.memory.of[pid].fault_started).as_secs_f64());
         self.place_page(pid, ctx);
-        self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+        let priority = self.pagein_priority();
+        self.sched[pid].woken = Some(priority);
         self.become_runnable(pid, ctx);
         if self.memory.of[pid].fault_in_text && self.clock().is_some() {
             // Processes of the class that faulted on the page while it was
@@ -652,9 +653,19 @@ impl SystemModel<'_> {
                 self.stats
                     .fault_time
                     .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
-                self.sched[waiter].woken = Some(scheduler::AFTER_DISK);
+                self.sched[waiter].woken = Some(priority);
                 self.become_runnable(waiter, ctx);
             }
+        }
+    }
+
+    /// The priority a process woken from a page read runs at: the UNIX
+    /// scheduler's `pagein_priority` (a process waiting for another's read
+    /// of a text page too); other schedulers do not read it.
+    fn pagein_priority(&self) -> u8 {
+        match self.sys.cpu.scheduler {
+            Scheduler::Unix(unix) => unix.pagein_priority,
+            Scheduler::RoundRobin | Scheduler::Multics(_) => scheduler::AFTER_DISK,
         }
     }
 
@@ -806,6 +817,30 @@ impl SystemModel<'_> {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
+
+    #[test]
+    fn a_page_read_wakes_its_process_at_the_page_in_priority() {
+        // With no processor free and none to preempt, the process woken
+        // waits in the ready queue at the priority it slept at: PRIBIO by
+        // default, 4.0BSD's PSWP when the scenario says so.
+        for (settings, priority) in [("", 20), ("unix = { pagein_priority = 0 }", 0)] {
+            let text = TWO_TEXTS.replace(
+                "quantum = \"100ms\"",
+                &format!("quantum = \"250ms\"\nscheduler = \"unix\"\n{settings}"),
+            );
+            with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
+                model.recount(pid, ctx.now(), |p| p.state = State::Fault);
+                model.memory.of[pid].fault_source = Source::Read(0);
+                model.cpus.idle.remove(0);
+                model.page_read(pid, ctx);
+                let place = model.sched[pid].place;
+                assert!(
+                    matches!(place, Place::Kernel(p, _) if p == priority),
+                    "{settings}: {place:?}"
+                );
+            });
+        }
+    }
 
     #[test]
     #[cfg(debug_assertions)]

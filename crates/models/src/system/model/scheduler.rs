@@ -479,7 +479,11 @@ mod tests {
     #[test]
     fn under_4_0bsd_p_cpu_decays_by_a_tenth_a_second() {
         // 4.0BSD's clock.c (11/9/80): SCHMAG 9/10.
-        let bsd = Decay::of(Unix { decay: 0.9 });
+        let bsd_clock = Unix {
+            decay: 0.9,
+            ..Unix::default()
+        };
+        let bsd = Decay::of(bsd_clock);
         let mut u = Usage::new(SimTime::ZERO);
         u.start(SimTime::ZERO, bsd);
         u.stop(secs(100.0), bsd);
@@ -493,7 +497,7 @@ mod tests {
         let limit = 60.0 / -(0.9f64.ln());
         assert!((fresh.at(secs(1.0), bsd) - 0.1 * limit).abs() < 1e-9);
         // A queued process's key gives its p_cpu whenever compared.
-        let mut q = ReadyQueue::new(Scheduler::Unix(Unix { decay: 0.9 }));
+        let mut q = ReadyQueue::new(Scheduler::Unix(bsd_clock));
         let place = q.push(1, standing(None, &u, 0));
         let expected = 50.0 + 255.0 * 0.729 / 16.0;
         let Rank(priority, _) = q.rank(place, secs(103.0));
