@@ -9,8 +9,10 @@
 //! 1981 study's percentiles, clustering and window), two installations
 //! compared by [`compare`], batches of replications and sweeps tabled by
 //! [`batch`], and curves drawn by [`plot`] as SVG and PNG; [`algebra`]
-//! holds the 1975 Multics report's page-fault time algebra. It
-//! does no I/O itself: callers decide where the text goes.
+//! holds the 1975 Multics report's page-fault time algebra, and [`host`]
+//! the load indices of a real Linux machine from the text of its `/proc`
+//! files and the bytes of its utmp file. It does no I/O itself: callers
+//! read the files and decide where the text goes.
 //!
 //! # Example
 //! ```
@@ -35,5 +37,6 @@ pub mod analysis;
 pub mod batch;
 pub mod compare;
 pub mod curves;
+pub mod host;
 pub mod plot;
 pub mod report;
