@@ -1566,12 +1566,6 @@ impl<'a> SystemModel<'a> {
         self.memory.writes = writes;
     }
 
-    /// The bulk store in front of the drives, and the pages it holds.
-    #[cfg(debug_assertions)]
-    fn bulk_capacity(&self) -> Option<(usize, u64)> {
-        bulk_capacity(self.sys)
-    }
-
     /// Accounts for frame `f`, just taken off the free list
     /// (`Frames::take_free_frame`).
     #[cfg(test)]
@@ -1657,7 +1651,7 @@ impl<'a> SystemModel<'a> {
             self.memory.pool.frames,
             &processes,
             &texts,
-            self.bulk_capacity().map(|(_, capacity)| capacity),
+            bulk_capacity(self.sys).map(|(_, capacity)| capacity),
             |pid| self.memory.of[pid].fault_source == Source::InTransit,
         );
     }
