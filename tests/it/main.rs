@@ -12,6 +12,8 @@
 //!   written.
 //! - `disks`: disks with an arm: seeks from request to request, areas,
 //!   and when sorting the queue by cylinder pays off.
+//! - `files`: the buffer cache in the model: exec reading programs'
+//!   files block by block through it, exactly in deterministic cases.
 //! - `frames`: memory as frames under the 3BSD clock, faults from the
 //!   phase model of references, and the thrashing knee they show.
 //! - `probe`: the terminal probe inside the model: its observations, its
@@ -29,6 +31,7 @@ mod batch;
 mod cli;
 mod disks;
 mod edges;
+mod files;
 mod frames;
 mod probe;
 mod reproducibility;

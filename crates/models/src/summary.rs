@@ -130,6 +130,9 @@ pub struct Summary {
     /// The terminal probe's own load, for a scenario with a probe.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeSummary>,
+    /// The buffer cache's traffic (time-sharing scenarios with `[files]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<FilesSummary>,
 }
 
 /// The load the terminal probe adds, after the warm-up: the probe effect.
@@ -205,6 +208,10 @@ pub struct CpuSplit {
     pub interrupts: f64,
     /// Handling segment faults (each class's `segment_faults`).
     pub segment_faults: f64,
+    /// Copying blocks between the buffer cache and processes' memory
+    /// (scenarios with `[files]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_copies: Option<f64>,
     /// Nothing to run.
     pub idle: f64,
     /// Idle while some process waits for eligibility or memory: Multics's
@@ -263,6 +270,42 @@ pub struct PagingSummary {
     /// `memory.kluster` above 1 only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub klustered_pages: Option<u64>,
+}
+
+/// The buffer cache, counted after the warm-up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FilesSummary {
+    /// Buffers in the cache.
+    pub buffers: u64,
+    /// The block size \[bytes\].
+    pub block_bytes: u64,
+    /// The traffic of each kind of file on each device.
+    pub traffic: Vec<FileTraffic>,
+}
+
+/// The reads and writes of one kind of file on one device, through the
+/// buffer cache.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FileTraffic {
+    /// The kind of file: `"program"` (exec's reads of programs' files).
+    pub kind: String,
+    /// The device the files are on.
+    pub device: String,
+    /// Blocks read by processes: `hits + in_transit + misses`.
+    pub reads: u64,
+    /// Reads that found their block in the cache.
+    pub hits: u64,
+    /// Reads that waited for their block's transfer under way (most often
+    /// a read ahead).
+    pub in_transit: u64,
+    /// Reads that waited for their block to be read from the disk.
+    pub misses: u64,
+    /// Blocks read ahead of a sequential read.
+    pub read_aheads: u64,
+    /// Blocks written to the disk.
+    pub writes: u64,
+    /// `hits / reads` (0 with no reads).
+    pub hit_ratio: f64,
 }
 
 /// Whole-image swaps, counted after the warm-up.

@@ -6,6 +6,7 @@ use crate::compare::{ComparisonRow, Method};
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
+use tpsim_models::summary::FilesSummary;
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
 
 fn fixed(x: f64) -> String {
@@ -159,6 +160,9 @@ fn system_table(summary: &Summary) -> String {
         row("cpu: context switching", fixed(cpu.context_switch));
         row("cpu: device interrupts", fixed(cpu.interrupts));
         row("cpu: segment faults", fixed(cpu.segment_faults));
+        if let Some(copies) = cpu.buffer_copies {
+            row("cpu: copying blocks out of the buffer cache", fixed(copies));
+        }
         row("cpu: idle", fixed(cpu.idle));
         row(
             "cpu: idle, a process held back by eligibility or memory (MP idle)",
@@ -230,6 +234,12 @@ fn system_table(summary: &Summary) -> String {
         row("probe: share of device requests", fixed(p.io_share));
         row("probe: mean share of user memory", fixed(p.memory_share));
     }
+    if let Some(f) = &summary.files {
+        row(
+            "buffer cache: buffers x block [bytes]",
+            format!("{} x {}", f.buffers, f.block_bytes),
+        );
+    }
     let mut per_class = new_table(&["class", "kind", "faults per command", "rejected"]);
     for c in &summary.classes {
         per_class.add_row(vec![
@@ -240,7 +250,41 @@ fn system_table(summary: &Summary) -> String {
                 .map_or_else(|| "-".to_string(), |r| r.to_string()),
         ]);
     }
-    format!("\nSystem\n{table}\n\nCommands\n{per_class}\n")
+    let mut text = format!("\nSystem\n{table}\n\nCommands\n{per_class}\n");
+    if let Some(f) = &summary.files {
+        text.push_str(&format!("\nBuffer cache\n{}\n", cache_table(f)));
+    }
+    text
+}
+
+/// The buffer cache's reads and writes, one row per kind of file and
+/// device.
+fn cache_table(files: &FilesSummary) -> String {
+    let mut table = new_table(&[
+        "files",
+        "device",
+        "reads",
+        "hits",
+        "in transit",
+        "misses",
+        "read ahead",
+        "writes",
+        "hit ratio",
+    ]);
+    for t in &files.traffic {
+        table.add_row(vec![
+            t.kind.clone(),
+            t.device.clone(),
+            t.reads.to_string(),
+            t.hits.to_string(),
+            t.in_transit.to_string(),
+            t.misses.to_string(),
+            t.read_aheads.to_string(),
+            t.writes.to_string(),
+            fixed(t.hit_ratio),
+        ]);
+    }
+    table.to_string()
 }
 
 /// The page-fault time decomposition: the readings, every pair's solution

@@ -105,6 +105,20 @@ pub struct CacheCounts {
     pub writes: u64,
 }
 
+impl CacheCounts {
+    /// What was counted after `earlier`, a copy of these counts taken
+    /// before.
+    pub fn since(&self, earlier: &CacheCounts) -> CacheCounts {
+        CacheCounts {
+            hits: self.hits - earlier.hits,
+            in_transit: self.in_transit - earlier.in_transit,
+            misses: self.misses - earlier.misses,
+            read_aheads: self.read_aheads - earlier.read_aheads,
+            writes: self.writes - earlier.writes,
+        }
+    }
+}
+
 /// The buffers, the table finding them by block, and the free list.
 #[derive(Debug)]
 pub struct BufferCache {

@@ -46,6 +46,9 @@ pub struct System {
     pub background: Vec<Background>,
     /// The terminal probe, if the scenario has one.
     pub probe: Option<Probe>,
+    /// The file system's buffer cache, if the scenario has one (`[files]`):
+    /// without it every read of a file goes to the disk in one transfer.
+    pub files: Option<FileSystem>,
 }
 
 impl System {
@@ -209,6 +212,35 @@ impl Memory {
     /// The number of pages an image of `bytes` occupies.
     pub fn pages_of(&self, bytes: u64) -> u64 {
         bytes.div_ceil(self.page)
+    }
+}
+
+/// The file system's buffer cache (`[files]`): exec reads a program's
+/// file block by block through it.
+#[derive(Clone, Copy, Debug)]
+pub struct FileSystem {
+    /// Buffers in the cache (V7's `NBUF`), each one block, in the kernel's
+    /// part of memory.
+    pub buffers: usize,
+    /// The block size \[bytes\]: 512 in V7, 1,024 in 4BSD.
+    pub block: u64,
+    /// Whether a read of the block after the one read last in the same
+    /// file starts a read of the next block too (`breada`).
+    pub read_ahead: bool,
+    /// Processor time to copy one block between a buffer and a process's
+    /// memory, which every read through the cache costs, hit or miss.
+    pub copy: SimTime,
+}
+
+impl FileSystem {
+    /// The memory the buffers take \[bytes\].
+    pub fn bytes(&self) -> u64 {
+        self.buffers as u64 * self.block
+    }
+
+    /// The blocks of a file of `bytes`.
+    pub fn blocks_of(&self, bytes: u64) -> u32 {
+        u32::try_from(bytes.div_ceil(self.block)).expect("a file has fewer than 2^32 blocks")
     }
 }
 

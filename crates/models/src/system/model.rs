@@ -57,6 +57,7 @@ mod scheduler;
 mod swapping;
 mod users;
 
+use crate::system::buffer_cache::Block;
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use files::{Exec, Files};
@@ -333,6 +334,9 @@ enum BurstKind {
     Fault,
     /// The kernel's handling of a segment fault.
     SegmentFault,
+    /// The kernel copying the blocks exec read from the buffer cache into
+    /// the process's memory.
+    Copy,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -366,6 +370,14 @@ enum Purpose {
     SwapOut {
         pid: usize,
     },
+    /// A block read into the buffer cache.
+    BufferRead {
+        block: Block,
+    },
+    /// A block written from the buffer cache.
+    BufferWrite {
+        block: Block,
+    },
 }
 
 impl Purpose {
@@ -377,7 +389,7 @@ impl Purpose {
             | Purpose::PageRead { pid }
             | Purpose::SwapIn { pid }
             | Purpose::SwapOut { pid } => Some(pid),
-            Purpose::PageWrite => None,
+            Purpose::PageWrite | Purpose::BufferRead { .. } | Purpose::BufferWrite { .. } => None,
         }
     }
 }
@@ -408,6 +420,8 @@ struct Counters {
     cpu_interrupts: f64,
     /// Processor time handling segment faults \[s\].
     cpu_segment_faults: f64,
+    /// Processor time copying blocks out of the buffer cache \[s\].
+    cpu_copy: f64,
     cpu_switch: f64,
     faults: u64,
     reclaims: u64,
@@ -522,7 +536,7 @@ impl<'a> SystemModel<'a> {
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             memory: MemoryState::new(sys, streams),
-            files: Files::default(),
+            files: Files::new(sys.files.map(|f| f.buffers)),
             devices: sys
                 .devices
                 .iter()
@@ -619,10 +633,7 @@ impl<'a> SystemModel<'a> {
         self.memory.enter(pid, now);
         self.sched.insert(pid, Scheduling::new(now));
         self.eligibility.enter(pid);
-        let exec = Exec {
-            pending: self.exec_reads_image(),
-            bytes: 0,
-        };
+        let exec = Exec::new(self.exec_reads_image());
         self.files.exec.insert(pid, exec);
         self.new_cycle(pid, now);
         self.let_in(pid, now);
@@ -945,22 +956,32 @@ impl<'a> SystemModel<'a> {
             // Only the UNIX scheduler follows recent processor use.
             s.usage.start(now, Decay::of(unix));
         }
-        let p = &self.procs[pid];
-        let candidates = [
-            (p.remaining, Outcome::Done),
-            (p.io_due, Outcome::Io),
-            (fault_gap, Outcome::Fault),
-            (p.segment_due, Outcome::SegmentFault),
-            (slice, Outcome::Quantum),
-        ];
-        // The first to come wins; on a tie, the earlier in the list.
-        let (run, outcome) = candidates
-            .into_iter()
-            .reduce(|best, c| if c.0 < best.0 { c } else { best })
-            .expect("five candidates");
+        let copy = match self.sys.files {
+            Some(_) => self.files.take_copy(pid),
+            None => SimTime::ZERO,
+        };
+        let (run, kind) = if copy > SimTime::ZERO {
+            // Exec's copies first, in the kernel.
+            (copy, BurstKind::Copy)
+        } else {
+            let p = &self.procs[pid];
+            let candidates = [
+                (p.remaining, Outcome::Done),
+                (p.io_due, Outcome::Io),
+                (fault_gap, Outcome::Fault),
+                (p.segment_due, Outcome::SegmentFault),
+                (slice, Outcome::Quantum),
+            ];
+            // The first to come wins; on a tie, the earlier in the list.
+            let (run, outcome) = candidates
+                .into_iter()
+                .reduce(|best, c| if c.0 < best.0 { c } else { best })
+                .expect("five candidates");
+            (run, BurstKind::User(outcome))
+        };
         let burst = Burst {
             pid,
-            kind: BurstKind::User(outcome),
+            kind,
             start: now,
             interrupt_end: now + interrupts,
             switch_end,
@@ -998,7 +1019,7 @@ impl<'a> SystemModel<'a> {
             .saturating_sub(burst.interrupt_end);
         match burst.kind {
             BurstKind::User(_) => p.cpu_user += work,
-            BurstKind::Fault | BurstKind::SegmentFault => p.cpu_system += work,
+            BurstKind::Fault | BurstKind::SegmentFault | BurstKind::Copy => p.cpu_system += work,
         }
         if let BurstKind::User(_) = burst.kind {
             self.user_work_done(burst, upto);
@@ -1024,8 +1045,9 @@ impl<'a> SystemModel<'a> {
                 self.fault_path_done(cpu, pid, ctx);
                 return;
             }
-            BurstKind::SegmentFault => {
-                // The segment is active: the process runs on.
+            BurstKind::SegmentFault | BurstKind::Copy => {
+                // The segment is active, or the image copied in: the
+                // process runs on.
                 self.dispatch(cpu, pid, false, ctx);
                 return;
             }
@@ -1166,7 +1188,10 @@ impl SystemModel<'_> {
     /// program's file in the file system, the rest in the swap area.
     fn region(&self, purpose: Purpose) -> Region {
         match purpose {
-            Purpose::Io { .. } | Purpose::Exec { .. } => Region::Files,
+            Purpose::Io { .. }
+            | Purpose::Exec { .. }
+            | Purpose::BufferRead { .. }
+            | Purpose::BufferWrite { .. } => Region::Files,
             Purpose::PageRead { pid } if self.memory.of[pid].fault_from_file => Region::Files,
             Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
             Purpose::SwapIn { .. } | Purpose::SwapOut { .. } => Region::Swap,
@@ -1195,6 +1220,9 @@ impl SystemModel<'_> {
             Purpose::PageWrite => {}
             Purpose::SwapIn { pid } => self.swap_in_done(pid, done.bytes, ctx),
             Purpose::SwapOut { pid } => self.swap_out_done(pid, done.bytes, ctx),
+            Purpose::BufferRead { block } | Purpose::BufferWrite { block } => {
+                self.buffer_done(block, ctx)
+            }
         }
     }
 
@@ -1256,6 +1284,7 @@ fn add_burst(counters: &mut Counters, burst: &Burst, probe: bool, from: SimTime,
         BurstKind::User(_) => counters.cpu_user += work,
         BurstKind::Fault => counters.cpu_fault += work,
         BurstKind::SegmentFault => counters.cpu_segment_faults += work,
+        BurstKind::Copy => counters.cpu_copy += work,
     }
     if probe {
         counters.probe_cpu += switch + work;
@@ -1312,6 +1341,8 @@ impl SystemModel<'_> {
         );
         self.check_memory();
         self.check_counts();
+        self.files
+            .check(|pid| self.procs[pid].state == State::Io && self.files.exec[pid].pending);
     }
 
     /// The multiprogramming and waiting meters, the candidate sets, the

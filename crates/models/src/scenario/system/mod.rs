@@ -4,12 +4,13 @@
 //!
 //! One file per table, each holding its mirror beside its validation:
 //! [`cpu`] (`[system]`), [`memory`], [`devices`], [`users`] (with
-//! `[[background]]`), [`classes`] and [`probe`]; this file holds the
+//! `[[background]]`), [`classes`], [`probe`] and [`files`]; this file holds the
 //! scenario as a whole, `[run]`, and the checks that span tables.
 
 mod classes;
 mod cpu;
 mod devices;
+mod files;
 mod memory;
 mod probe;
 #[cfg(test)]
@@ -28,6 +29,7 @@ use tpsim_core::{Dist, SimTime};
 use classes::{CommandClassFile, class};
 use cpu::{CpuFile, cpu, processor_speed};
 use devices::{DeviceFile, device};
+use files::FilesFile;
 use memory::{MemoryFile, memory, wanted_locality};
 use probe::{ProbeFile, benchmarks_fit, probe};
 use users::{BackgroundFile, UsersFile, background, users};
@@ -158,6 +160,9 @@ pub(crate) struct SystemFile {
     /// The terminal probe.
     #[serde(default)]
     pub probe: Option<ProbeFile>,
+    /// The file system's buffer cache.
+    #[serde(default)]
+    pub files: Option<FilesFile>,
 }
 
 /// The most samples of the load indices a run may ask for.
@@ -268,6 +273,10 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             day_start,
         )
     });
+    let files = f
+        .files
+        .as_ref()
+        .map(|files| files::files(v, files, memory.as_ref()));
     if !v.problems.is_empty() {
         return None;
     }
@@ -286,12 +295,14 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         classes: classes.into_iter().collect::<Option<_>>()?,
         background: background.into_iter().collect::<Option<_>>()?,
         probe: probe.map_or(Some(None), |p| p.map(Some))?,
+        files: files.map_or(Some(None), |f| f.map(Some))?,
     };
     cycles_take_time(v, &system);
     transfers_fit(v, &system);
     shells_fit(v, &system);
     benchmarks_fit(v, &system);
     sweeps_fit(v, &system);
+    files::programs_fit(v, &system);
     v.problems.is_empty().then_some(system)
 }
 

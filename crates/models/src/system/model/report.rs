@@ -2,7 +2,7 @@
 //! statistics reset at the end of the warm-up.
 
 use super::*;
-use crate::summary::{ClassKind, StationDiscipline, StoppedBy};
+use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
 
 /// What a run measures: counters and meters reset at the end of the
 /// warm-up, and the load samples.
@@ -204,6 +204,7 @@ impl SystemModel<'_> {
     pub(super) fn reset_statistics(&mut self, now: SimTime) {
         self.stats.measured_from = now;
         self.stats.counters = Counters::default();
+        self.files.reset_counts();
         self.cpus.meter.reset(now);
         for d in &mut self.devices {
             d.meter.reset(now);
@@ -305,7 +306,41 @@ impl SystemModel<'_> {
                 logins_refused: counters.logins_refused,
             }),
             probe: self.probe.map(|_| self.probe_summary(&counters, capacity)),
+            files: self.files_summary(),
         }
+    }
+
+    /// The buffer cache's traffic, if there is a cache: so far exec's
+    /// reads of programs' files, on the programs' device.
+    fn files_summary(&self) -> Option<FilesSummary> {
+        let (fs, counts) = (self.sys.files?, self.files.counts()?);
+        let reads = counts.hits + counts.in_transit + counts.misses;
+        let device = match self.sys.memory.programs {
+            Some(d) => d,
+            None => match self.sys.memory.policy {
+                Policy::Swapping { device } => device,
+                Policy::Paging(_) => unreachable!("a cache is refused under paging"),
+            },
+        };
+        Some(FilesSummary {
+            buffers: fs.buffers as u64,
+            block_bytes: fs.block,
+            traffic: vec![FileTraffic {
+                kind: "program".to_string(),
+                device: self.sys.devices[device].name.clone(),
+                reads,
+                hits: counts.hits,
+                in_transit: counts.in_transit,
+                misses: counts.misses,
+                read_aheads: counts.read_aheads,
+                writes: counts.writes,
+                hit_ratio: if reads > 0 {
+                    counts.hits as f64 / reads as f64
+                } else {
+                    0.0
+                },
+            }],
+        })
     }
 
     /// The classes users type, those they run in the background (`NAME&`)
@@ -375,6 +410,7 @@ impl SystemModel<'_> {
             context_switch: share(counters.cpu_switch / capacity),
             interrupts: share(counters.cpu_interrupts / capacity),
             segment_faults: share(counters.cpu_segment_faults / capacity),
+            buffer_copies: sys.files.map(|_| share(counters.cpu_copy / capacity)),
             // From the processors' own busy meter, not as what the other
             // fractions leave: the four then add up to 1 only if every
             // busy moment went to exactly one kind of work.

@@ -1,0 +1,221 @@
+//! The file system's buffer cache in the time-sharing model: exec under
+//! swapping reads a program's file block by block through it, exactly in
+//! deterministic cases, and the cache's traffic adds up under contention.
+
+use crate::seed;
+use tpsim::models::System;
+use tpsim::models::summary::{FileTraffic, Summary};
+use tpsim::models::system::simulate;
+
+fn inline_system(text: &str) -> System {
+    tpsim::models::load_system("inline.toml", text).unwrap()
+}
+
+fn run(sys: &System, replication: u64) -> Summary {
+    simulate(sys, seed(sys.settings.seed), replication).summary
+}
+
+/// One user, memory to spare, a 10 ms seek and 1 MB/s: a 5 KiB image of
+/// 10 blocks of 512 bytes, its text the first 2 KiB (4 blocks).
+const CACHED: &str = r#"
+    name = "cached"
+    [run]
+    end_time = "40s"
+    [system]
+    quantum = "100ms"
+    context_switch = "1ms"
+    [memory]
+    policy = "swapping"
+    size = "200KiB"
+    kernel = "50KiB"
+    page = "1KiB"
+    device = "disk"
+    [[device]]
+    name = "disk"
+    seek = "10ms"
+    rate = "1MB/s"
+    [users]
+    terminals = 1
+    think = { det = { value = "10s" } }
+    commands = [{ class = "job", weight = 1 }]
+    [[class]]
+    name = "job"
+    cpu = { det = { value = "1s" } }
+    size = "5KiB"
+    text = "2KiB"
+    [files]
+    buffers = 20
+    copy_rate = "1MB/s"
+"#;
+
+/// A block's transfer and a block's copy \[s\].
+const TRANSFER: f64 = 0.010 + 512.0 / 1e6;
+const COPY: f64 = 512.0 / 1e6;
+
+fn program_traffic(s: &Summary) -> &FileTraffic {
+    let files = s.files.as_ref().expect("a cache reports its traffic");
+    assert_eq!(files.traffic.len(), 1);
+    assert_eq!(files.traffic[0].kind, "program");
+    &files.traffic[0]
+}
+
+fn job_response(s: &Summary) -> (f64, u64) {
+    let job = s.classes.iter().find(|c| c.name == "job").unwrap();
+    (job.mean_response.unwrap(), job.completions)
+}
+
+#[test]
+fn exec_reads_the_program_block_by_block_through_the_cache_to_the_nanosecond() {
+    // The first command's exec finds nothing in the cache: ten reads of a
+    // block, one after the other (from the second on, the next is read
+    // ahead, and waited for in transit); then a switch, the ten copies in
+    // the kernel and the command's second. The command ends, its text
+    // goes, but its blocks stay in the cache: the two later commands read
+    // all ten from it, costing their copies alone.
+    for (read_ahead, misses, in_transit) in [("true", 2, 8), ("false", 10, 0)] {
+        let text = CACHED.replace(
+            "copy_rate = \"1MB/s\"",
+            &format!("copy_rate = \"1MB/s\"\n    read_ahead = {read_ahead}"),
+        );
+        let s = run(&inline_system(&text), 0);
+        let first = 10.0 * TRANSFER + 0.001 + 10.0 * COPY + 1.0;
+        let later = 0.001 + 10.0 * COPY + 1.0;
+        let (mean, completions) = job_response(&s);
+        assert_eq!(completions, 3);
+        let exact = (first + 2.0 * later) / 3.0;
+        assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+        let t = program_traffic(&s);
+        assert_eq!(
+            (
+                t.reads,
+                t.hits,
+                t.in_transit,
+                t.misses,
+                t.read_aheads,
+                t.writes
+            ),
+            (30, 20, in_transit, misses, 10 - misses, 0),
+            "read_ahead = {read_ahead}: {t:?}"
+        );
+        assert!((t.hit_ratio - 20.0 / 30.0).abs() < 1e-12);
+        // The copies' processor time is the kernel's, 30 blocks' worth.
+        let cpu = s.cpu.as_ref().unwrap();
+        let copies = cpu.buffer_copies.unwrap() * 40.0;
+        assert!((copies - 30.0 * COPY).abs() < 1e-12, "{cpu:?}");
+        assert!((cpu.user * 40.0 - 3.0).abs() < 1e-12, "{cpu:?}");
+        // The disk moved the first exec's ten blocks and nothing else.
+        let disk = &s.stations[1];
+        assert_eq!(disk.completions, 10, "{disk:?}");
+    }
+}
+
+#[test]
+fn a_text_in_memory_is_not_read_again() {
+    // A background process of the same class ran its command at the start
+    // and sleeps in memory, its text with it (V7's text table): the
+    // users' execs read the data's six blocks only (the text ends at the
+    // start of block 4), all found in the cache the background's exec
+    // filled, and the disk is idle after the warm-up.
+    let text = CACHED.replace(
+        "[run]\n    end_time = \"40s\"",
+        "[run]\n    end_time = \"40s\"\n    warmup = \"5s\"",
+    ) + "    [[background]]\n    name = \"daemon\"\n    class = \"job\"\n    sleep = { det = { value = \"1000s\" } }\n";
+    let s = run(&inline_system(&text), 0);
+    let (mean, completions) = job_response(&s);
+    assert_eq!(completions, 3);
+    let exact = 0.001 + 6.0 * COPY + 1.0;
+    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    let t = program_traffic(&s);
+    assert_eq!((t.reads, t.hits, t.misses), (18, 18, 0), "{t:?}");
+    assert_eq!(s.stations[1].completions, 0);
+}
+
+#[test]
+fn under_contention_for_a_small_cache_every_exec_ends_and_the_counts_add_up() {
+    // Eight users, exponential think times, three buffers for images of
+    // ten blocks: reads wait for blocks in transit and for buffers. The
+    // model's debug checks run at every event; no exec is left waiting
+    // for good, and each block the disk moved was a miss or a read ahead.
+    let text = CACHED
+        .replace("terminals = 1", "terminals = 8")
+        .replace("det = { value = \"10s\" }", "exp = { mean = \"2s\" }")
+        .replace(
+            "cpu = { det = { value = \"1s\" } }",
+            "cpu = { exp = { mean = \"50ms\" } }",
+        )
+        .replace(
+            "end_time = \"40s\"",
+            "end_time = \"400s\"\n    warmup = \"0s\"",
+        )
+        .replace("buffers = 20", "buffers = 3");
+    for replication in 0..3 {
+        let s = run(&inline_system(&text), replication);
+        let (_, completions) = job_response(&s);
+        assert!(completions > 500, "{completions}");
+        let t = program_traffic(&s);
+        assert_eq!(t.reads, t.hits + t.in_transit + t.misses);
+        assert!(t.in_transit > 0 && t.misses > 0, "{t:?}");
+        // (Less those under way at the end: at most a read and a read
+        // ahead for each user.)
+        let moved = t.misses + t.read_aheads;
+        let done = s.stations[1].completions;
+        assert!(done <= moved && moved - done <= 16, "{done}: {t:?}");
+        // Every command's exec read its ten blocks, or six beside another
+        // process of the class holding the text; those under way at the
+        // end read some.
+        assert!(
+            t.reads >= 6 * completions && t.reads <= 10 * (completions + 8),
+            "{t:?}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_cache_is_refused_by_key_with_status_2_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, key) in [
+        (
+            "buffers = 20",
+            "buffers = 20\n    block = \"1000B\"",
+            "files.block",
+        ),
+        ("buffers = 20", "buffers = 200", "files.buffers"),
+        (
+            "copy_rate = \"1MB/s\"",
+            "copy_rate = \"-1MB/s\"",
+            "files.copy_rate",
+        ),
+    ] {
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, CACHED.replace(from, to)).unwrap();
+        let out_dir = dir.path().join("out");
+        let out = crate::cli::tpsim(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status, 2, "{key}: {}", out.stderr);
+        assert!(out.stderr.contains(key), "{key}: {}", out.stderr);
+        assert!(!out_dir.exists(), "nothing written for {key}");
+    }
+}
+
+#[test]
+fn a_cache_report_is_a_table_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cached.toml");
+    std::fs::write(&path, CACHED).unwrap();
+    let out = crate::cli::tpsim(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Buffer cache"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("| program |   disk |    30 |   20 |"),
+        "{}",
+        out.stdout
+    );
+    let out = crate::cli::tpsim(&["run", path.to_str().unwrap(), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["files"]["traffic"][0]["misses"], 2);
+    assert_eq!(json["files"]["block_bytes"], 512);
+}
