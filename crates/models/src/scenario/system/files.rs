@@ -33,10 +33,10 @@ const MOST_BUFFERS: u64 = 1 << 24;
 /// Refuses a program file with more blocks than a block number holds.
 pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     let Some(files) = system.files else { return };
-    for (i, class) in system.classes.iter().enumerate() {
+    for class in &system.classes {
         if class.size.div_ceil(files.block) > u64::from(u32::MAX) {
             v.report(
-                format!("class[{i}].size"),
+                format!("class[{}].size", class.name),
                 format!(
                     "its program file would have more than 2^32 blocks of {} bytes (files.block)",
                     files.block
