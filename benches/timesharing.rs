@@ -1,6 +1,7 @@
 //! Time-sharing model speed: a thrashing paged system (memory counted, and
 //! memory as frames under the clock), the Berkeley paged and swapped
-//! systems and the M.I.T. Multics,
+//! systems (the swapped one also with a buffer cache) and the M.I.T.
+//! Multics,
 //! reported as events per second, model and statistics included; and the
 //! same two at 10 to 10,000 users, memory growing with the users, to show
 //! that the cost of an event does not grow with the number of processes;
@@ -14,7 +15,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tpsim::core::SimTime;
 use tpsim::models::System;
-use tpsim::models::system::{Paging, Policy, Population, Replacement};
+use tpsim::models::system::{FileSystem, Paging, Policy, Population, Replacement};
 
 fn shipped(name: &str, end_time: u64) -> System {
     let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
@@ -41,6 +42,23 @@ fn timesharing(c: &mut Criterion) {
             b.iter(|| black_box(tpsim::models::system::simulate(black_box(&sys), 1, 0)))
         });
     }
+    // The swapped system again with a buffer cache (`[files]`): exec
+    // reads each image block by block, many more events per command; the
+    // cost per event is what compares.
+    let mut cached = shipped("berkeley-1979-swapped", 20_000);
+    cached.files = Some(FileSystem {
+        buffers: 100,
+        block: 1024,
+        read_ahead: true,
+        copy: SimTime::from_nanos(500_000),
+    });
+    let events = tpsim::models::system::simulate(&cached, 1, 0)
+        .summary
+        .events;
+    group.throughput(Throughput::Elements(events));
+    group.bench_function("berkeley-1979-swapped+cache", |b| {
+        b.iter(|| black_box(tpsim::models::system::simulate(black_box(&cached), 1, 0)))
+    });
     bare::bench(&mut group);
     group.finish();
 }

@@ -1,8 +1,9 @@
 //! The buffer cache of UNIX V7 and 4BSD: a fixed number of buffers of one
 //! block each, kept by the block they hold (V7 `dev/bio.c`).
 //!
-//! A buffer is found by its block through a hash table, so a lookup costs
-//! O(1) whatever the number of buffers. Buffers not in use are on a free
+//! A buffer is found by its block through a hash table (with the Fx hash
+//! of `rustc-hash`: the keys are the model's own, not an adversary's), so
+//! a lookup costs O(1) whatever the number of buffers. Buffers not in use are on a free
 //! list in the order they were last released: a block not in the cache
 //! takes the buffer at the head, the one released longest ago (`getblk`),
 //! which makes the cache LRU. A read of a block found in the cache costs
@@ -30,7 +31,7 @@
 //! assert_eq!(cache.read(inode), Access::Hit);
 //! ```
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A block of a file: the file's number and the block's index in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,7 +124,7 @@ impl CacheCounts {
 #[derive(Debug)]
 pub struct BufferCache {
     buffers: Vec<Buffer>,
-    by_block: HashMap<Block, u32>,
+    by_block: FxHashMap<Block, u32>,
     head: u32,
     tail: u32,
     counts: CacheCounts,
@@ -147,7 +148,7 @@ impl BufferCache {
                 };
                 nbuf as usize
             ],
-            by_block: HashMap::with_capacity(nbuf as usize),
+            by_block: FxHashMap::with_capacity_and_hasher(nbuf as usize, Default::default()),
             head: NIL,
             tail: NIL,
             counts: CacheCounts::default(),

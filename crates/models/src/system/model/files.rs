@@ -25,7 +25,7 @@
 use super::per_process::PerProcess;
 use super::{Context, Event, Purpose, State, SystemModel, scheduler};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tpsim_core::SimTime;
 
 /// Exec's read of one process's image.
@@ -46,6 +46,9 @@ pub(super) struct Exec {
     /// Processor time owed for copying the blocks read, run before the
     /// command's own work.
     copy: SimTime,
+    /// The next process waiting for the same block, if any (the waiters
+    /// of a block are a list through their execs).
+    next_waiter: Option<usize>,
 }
 
 impl Exec {
@@ -62,8 +65,10 @@ impl Exec {
 #[derive(Debug)]
 struct Cache {
     buffers: BufferCache,
-    /// The processes waiting for a block in transit, by block.
-    waiting: HashMap<Block, Vec<usize>>,
+    /// The first and last of the processes waiting for a block in
+    /// transit, by block, in the order they came; the others follow
+    /// through `Exec::next_waiter`.
+    waiting: FxHashMap<Block, (usize, usize)>,
     /// The processes waiting for a buffer, every one being in transit.
     wanting: Vec<usize>,
     /// The cache's counts at the end of the warm-up.
@@ -85,7 +90,7 @@ impl Files {
             exec: PerProcess::default(),
             cache: buffers.map(|n| Cache {
                 buffers: BufferCache::new(n),
-                waiting: HashMap::new(),
+                waiting: FxHashMap::default(),
                 wanting: Vec::new(),
                 measured_from: CacheCounts::default(),
             }),
@@ -118,12 +123,13 @@ impl Files {
     pub(super) fn check(&self, in_exec: impl Fn(usize) -> bool) {
         let Some(cache) = &self.cache else { return };
         cache.buffers.check();
-        for (block, pids) in &cache.waiting {
+        for (block, &(first, last)) in &cache.waiting {
             assert!(
                 cache.buffers.holds(*block),
                 "a waited-for block is in the cache"
             );
-            for &pid in pids {
+            let mut waiter = Some(first);
+            while let Some(pid) = waiter {
                 assert!(
                     in_exec(pid),
                     "process {pid} waits for {block:?} in its exec"
@@ -132,6 +138,8 @@ impl Files {
                     self.exec[pid].next, block.index,
                     "the block it waits for is its next"
                 );
+                waiter = self.exec[pid].next_waiter;
+                assert!(waiter.is_some() || pid == last, "the list ends at its last");
             }
         }
         for &pid in &cache.wanting {
@@ -205,12 +213,7 @@ impl SystemModel<'_> {
             match access {
                 Access::Hit => self.block_copied(pid),
                 Access::InTransit | Access::Miss { .. } => {
-                    self.files
-                        .cache()
-                        .waiting
-                        .entry(block)
-                        .or_default()
-                        .push(pid);
+                    self.wait_for(block, pid);
                     return;
                 }
                 Access::NoBuffer { write_back } => {
@@ -218,6 +221,20 @@ impl SystemModel<'_> {
                     self.files.cache().wanting.push(pid);
                     return;
                 }
+            }
+        }
+    }
+
+    /// `pid` waits for `block`, after those waiting already.
+    fn wait_for(&mut self, block: Block, pid: usize) {
+        let waiting = &mut self.files.cache().waiting;
+        match waiting.get_mut(&block) {
+            Some((_, last)) => {
+                let previous = std::mem::replace(last, pid);
+                self.files.exec[previous].next_waiter = Some(pid);
+            }
+            None => {
+                waiting.insert(block, (pid, pid));
             }
         }
     }
@@ -252,9 +269,10 @@ impl SystemModel<'_> {
     pub(super) fn buffer_done(&mut self, block: Block, ctx: &mut Context<Event>) {
         let cache = self.files.cache();
         cache.buffers.transfer_done(block);
-        let waiting = cache.waiting.remove(&block).unwrap_or_default();
+        let mut waiter = cache.waiting.remove(&block).map(|(first, _)| first);
         let wanting = std::mem::take(&mut cache.wanting);
-        for pid in waiting {
+        while let Some(pid) = waiter {
+            waiter = self.files.exec[pid].next_waiter.take();
             self.block_copied(pid);
             self.exec_read(pid, ctx);
         }
