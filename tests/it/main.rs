@@ -16,6 +16,8 @@
 //!   files block by block through it, exactly in deterministic cases.
 //! - `frames`: memory as frames under the 3BSD clock, faults from the
 //!   phase model of references, and the thrashing knee they show.
+//! - `host_probe`: `tpsim probe` on the test machine: benchmarks timed,
+//!   load indices noted, the rows `tpsim analyze` reads, bad flags.
 //! - `probe`: the terminal probe inside the model: its observations, its
 //!   window and resolution, the load it adds.
 //! - `reproducibility`: the same scenario and seed give the same bytes.
@@ -33,6 +35,7 @@ mod disks;
 mod edges;
 mod files;
 mod frames;
+mod host_probe;
 mod probe;
 mod reproducibility;
 mod robustness;

@@ -8,6 +8,7 @@
 
 mod args;
 mod batch;
+mod host_probe;
 mod multics;
 mod output;
 
@@ -100,6 +101,15 @@ enum Command {
     /// to the disk, segment faults to the bulk store, and the useful work
     /// projected with the bulk store replaced by memory.
     Attribute(multics::AttributeArgs),
+    /// Run the 1981 terminal probe on this machine: before each benchmark
+    /// sample the load (users logged in, user processes, processes
+    /// runnable, load averages, free memory), run it through the shell and
+    /// time it; then sleep. Writes the probe.csv `tpsim analyze` reads.
+    Probe(host_probe::ProbeArgs),
+    /// A load ramp's worker, started by `tpsim probe --ramp`: runs until it
+    /// is stopped.
+    #[command(hide = true)]
+    ProbeWorker(host_probe::WorkerArgs),
     /// Check a scenario for errors without running it.
     Check {
         /// The scenario file (TOML).
@@ -340,11 +350,13 @@ where
             stderr,
         ),
         Command::Merge(args) => batch::merge(&args, stdout, stderr),
-        Command::Analyze(args) => analyze(&args, stdout),
+        Command::Analyze(args) => analyze(&args, stdout, stderr),
         Command::Compare(args) => compare(&args, stdout, stderr),
         Command::FaultTimes(args) => multics::fault_times(&args, stdout),
         Command::Capacity(args) => multics::capacity(&args, stdout),
         Command::Attribute(args) => multics::attribute_time(&args, stdout),
+        Command::Probe(args) => host_probe::probe(&args, stderr),
+        Command::ProbeWorker(args) => host_probe::worker(&args),
         Command::Check { scenario } => check(&scenario, stdout, stderr),
         Command::Mva {
             scenario,
@@ -713,13 +725,25 @@ fn read_table(path: &Path, what: &str) -> Result<String, Failure> {
     Ok(text)
 }
 
-fn analyze(args: &AnalyzeArgs, stdout: &mut dyn Write) -> Result<Finished, Failure> {
+fn analyze(
+    args: &AnalyzeArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let options = args.levels.options(args.precision)?;
     let name = args.table.display();
     let text = read_table(&args.table, "observation table")?;
-    let samples = tpsim_probe::analysis::read_observations(&text)
+    let read = tpsim_probe::analysis::read_observations(&text)
         .map_err(|e| input(format!("{name}: {e}")))?;
+    if read.left_out > 0 {
+        let _ = writeln!(
+            stderr,
+            "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
+            read.left_out
+        );
+    }
+    let samples = read.samples;
     // Checked before the work, so that nothing is written for a bad one.
     let out = open_out(args.out.as_deref(), &[&args.table])?;
     let rows = tpsim_probe::analysis::analyze(&samples, &options);

@@ -410,13 +410,35 @@ pub(crate) fn csv_columns<'t, const N: usize>(
 /// has them, and more).
 pub const COLUMNS: [&str; 5] = ["benchmark", "phase", "users", "processes", "elapsed_s"];
 
+/// An observation table as read: the runs to analyse, and the runs left
+/// out because they did not end well.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Observations {
+    /// The runs that ended well (all of them in a table without `status`).
+    pub samples: Vec<Sample>,
+    /// Runs whose `status` is not `ok` (a benchmark that failed, timed out
+    /// or was interrupted on a real machine), left out.
+    pub left_out: u64,
+}
+
 /// Reads an observation table: CSV with a header naming at least
-/// [`COLUMNS`], in any order. `phase` is `measured` or `warmup`.
-pub fn read_observations(text: &str) -> Result<Vec<Sample>, TableError> {
+/// [`COLUMNS`], in any order. `phase` is `measured` or `warmup`. With a
+/// `status` column (the probe.csv of `tpsim probe`), only the rows whose
+/// status is `ok` are samples; the others are counted.
+pub fn read_observations(text: &str) -> Result<Observations, TableError> {
     let (mut reader, [benchmark, phase, users, processes, elapsed]) = csv_columns(text, COLUMNS)?;
+    let status = reader
+        .headers()
+        .ok()
+        .and_then(|h| h.iter().position(|c| c == "status"));
     let mut samples = Vec::new();
+    let mut left_out = 0;
     for (i, record) in reader.records().enumerate() {
         let record = record.map_err(|e| TableError::Malformed(e.to_string()))?;
+        if status.is_some_and(|at| record.get(at) != Some("ok")) {
+            left_out += 1;
+            continue;
+        }
         let line = i as u64 + 2;
         let bad = |column: &'static str, message: String| TableError::BadValue {
             line,
@@ -460,7 +482,7 @@ pub fn read_observations(text: &str) -> Result<Vec<Sample>, TableError> {
             elapsed: time,
         });
     }
-    Ok(samples)
+    Ok(Observations { samples, left_out })
 }
 
 #[cfg(test)]
@@ -646,7 +668,9 @@ mod tests {
     #[test]
     fn a_table_needs_its_columns_and_sound_values() {
         let good = "benchmark,start_s,phase,users,processes,elapsed_s\nman,1.0,measured,3,4,5.5\ncc,2.0,warmup,3,5,7\n";
-        let samples = read_observations(good).unwrap();
+        let read = read_observations(good).unwrap();
+        assert_eq!(read.left_out, 0);
+        let samples = read.samples;
         assert_eq!(samples.len(), 2);
         assert_eq!(samples[0], {
             let mut s = sample(3, 5.5);
@@ -686,5 +710,19 @@ mod tests {
                 "{time}: {bad}"
             );
         }
+    }
+
+    #[test]
+    fn runs_that_did_not_end_well_are_left_out_and_counted() {
+        let table = "benchmark,phase,users,processes,elapsed_s,status\n\
+            man,measured,1,2,3.5,ok\n\
+            man,measured,1,2,0.01,exit 127\n\
+            man,measured,1,2,60,timeout\n\
+            man,measured,1,2,4.5,ok\n\
+            man,measured,1,2,1,interrupted\n";
+        let read = read_observations(table).unwrap();
+        assert_eq!(read.left_out, 3);
+        let kept: Vec<f64> = read.samples.iter().map(|s| s.elapsed).collect();
+        assert_eq!(kept, [3.5, 4.5]);
     }
 }

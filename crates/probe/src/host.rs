@@ -75,7 +75,9 @@ pub fn runnable(stat: &str) -> Result<u32, HostError> {
 pub fn load_averages(loadavg: &str) -> Result<[f64; 3], HostError> {
     let load = procfs_core::LoadAverage::from_read(loadavg.as_bytes())
         .map_err(|e| unreadable("/proc/loadavg", e))?;
-    Ok([load.one, load.five, load.fifteen].map(f64::from))
+    // Parsed as f32: back to the file's own decimals (1.27, not
+    // 1.2699999809265137), by way of f32's shortest text.
+    Ok([load.one, load.five, load.fifteen].map(|x| x.to_string().parse().unwrap_or(f64::from(x))))
 }
 
 /// Memory available without swapping \[bytes\], from the text of
@@ -127,6 +129,102 @@ pub fn user_processes(
         .count() as u32
 }
 
+/// The users-logged-in index where there is no utmp file: the distinct
+/// real user ids, `min_uid` or above, of `processes` (as for
+/// [`user_processes`]).
+pub fn process_owners(
+    processes: impl IntoIterator<Item = (u32, Option<u32>)>,
+    min_uid: u32,
+    leave_out: &[u32],
+) -> u32 {
+    let owners: BTreeSet<u32> = processes
+        .into_iter()
+        .filter(|(pid, _)| !leave_out.contains(pid))
+        .filter_map(|(_, uid)| uid.filter(|&u| u >= min_uid))
+        .collect();
+    owners.len() as u32
+}
+
+/// Where the users-logged-in index came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsersFrom {
+    /// The utmp file's login sessions.
+    Utmp,
+    /// No utmp file: the distinct owners of user processes
+    /// ([`process_owners`]).
+    Owners,
+}
+
+impl fmt::Display for UsersFrom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            UsersFrom::Utmp => "utmp",
+            UsersFrom::Owners => "owners",
+        })
+    }
+}
+
+/// How a benchmark run on the machine ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It exited with status 0.
+    Ok,
+    /// It exited with this status, not 0 (127: the shell found no such
+    /// command).
+    Exit(i32),
+    /// A signal ended it, not sent by the probe.
+    Signal(i32),
+    /// It ran past the probe's timeout and was killed.
+    Timeout,
+    /// The probe was stopped by a signal while it ran, and killed it.
+    Interrupted,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Ok => f.write_str("ok"),
+            Outcome::Exit(code) => write!(f, "exit {code}"),
+            Outcome::Signal(signal) => write!(f, "signal {signal}"),
+            Outcome::Timeout => f.write_str("timeout"),
+            Outcome::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+/// One benchmark run on the machine, with the load noted before it: a
+/// row of the probe.csv `tpsim probe` writes, the columns of the
+/// simulated probe's first and the machine's own after them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostObservation {
+    /// The benchmark's name.
+    pub benchmark: String,
+    /// When it started, in seconds since the Unix epoch.
+    pub start: f64,
+    /// Users logged in.
+    pub users: u32,
+    /// Where `users` came from.
+    pub users_from: UsersFrom,
+    /// User processes, the probe's own left out.
+    pub processes: u32,
+    /// Processes running or ready (`procs_running`).
+    pub runnable: u32,
+    /// `MemAvailable` \[bytes\].
+    pub free_memory: u64,
+    /// The load averages over 1, 5 and 15 minutes.
+    pub load: [f64; 3],
+    /// The load ramp's workers running (0 without a ramp).
+    pub workers: u32,
+    /// Its elapsed time \[s\].
+    pub elapsed: f64,
+    /// Its processor time in user mode, its children's included \[s\].
+    pub user: f64,
+    /// Its processor time in the kernel, its children's included \[s\].
+    pub system: f64,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,12 +270,49 @@ mod tests {
     #[test]
     fn the_system_files_give_their_indices() {
         assert_eq!(runnable(STAT), Ok(3));
-        assert_eq!(
-            load_averages(LOADAVG),
-            Ok([3.99f32, 2.96, 2.15].map(f64::from))
-        );
+        // The file's decimals, not f32's nearest values.
+        assert_eq!(load_averages(LOADAVG), Ok([3.99, 2.96, 2.15]));
         assert_eq!(free_memory(MEMINFO), Ok(24_053_020 * 1024));
         assert_eq!(real_uid(STATUS), Ok(1000));
+    }
+
+    #[test]
+    fn without_utmp_users_are_the_distinct_owners_of_user_processes() {
+        // Two of uid 1000 (one the probe's own), one of 1001, one that
+        // went mid-scan, and root's.
+        let processes = [
+            (1, Some(0)),
+            (10, Some(1000)),
+            (11, Some(1000)),
+            (12, Some(1001)),
+            (13, None),
+        ];
+        assert_eq!(process_owners(processes, 1000, &[11]), 2);
+        assert_eq!(process_owners(processes, 1000, &[11, 12]), 1);
+        assert_eq!(process_owners(processes, 0, &[]), 3);
+        assert_eq!(process_owners(processes, 1002, &[]), 0);
+    }
+
+    #[test]
+    fn outcomes_read_as_the_status_column_says_them() {
+        let shown: Vec<String> = [
+            Outcome::Ok,
+            Outcome::Exit(127),
+            Outcome::Signal(9),
+            Outcome::Timeout,
+            Outcome::Interrupted,
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(
+            shown,
+            ["ok", "exit 127", "signal 9", "timeout", "interrupted"]
+        );
+        assert_eq!(
+            (UsersFrom::Utmp.to_string(), UsersFrom::Owners.to_string()),
+            ("utmp".into(), "owners".into())
+        );
     }
 
     #[test]

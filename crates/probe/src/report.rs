@@ -3,6 +3,7 @@
 use crate::algebra::{Attribution, Breakdown, Decomposition, Installation};
 use crate::analysis::{Grouping, LevelRow, Options};
 use crate::compare::{ComparisonRow, Method};
+use crate::host::HostObservation;
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
@@ -654,6 +655,21 @@ pub fn probe_csv(observations: &[Observation]) -> String {
     to_csv(observations)
 }
 
+/// The header line of the probe.csv `tpsim probe` writes.
+pub fn host_probe_header() -> String {
+    to_csv::<HostObservation>(&[])
+}
+
+/// One row of the probe.csv `tpsim probe` writes, its line ended.
+pub fn host_probe_row(row: &HostObservation) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer
+        .write_record(rows::Row::fields(row))
+        .expect("writing to memory cannot fail");
+    String::from_utf8(writer.into_inner().expect("flushing memory cannot fail"))
+        .expect("CSV of UTF-8 fields is UTF-8")
+}
+
 /// A number for a CSV file: Debug formatting prints the shortest text that
 /// reads back as the same f64, so the file loses nothing.
 pub(crate) fn num(x: f64) -> String {
@@ -662,6 +678,7 @@ pub(crate) fn num(x: f64) -> String {
 
 /// The CSV shape of each kind of row: column names and fields in order.
 mod rows {
+    use crate::host::HostObservation;
     use tpsim_models::summary::{ClassSummary, StationSummary};
     use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
 
@@ -852,6 +869,47 @@ mod rows {
                 maybe(self.p75_interval.map(|i| i.1)),
                 num(self.p90),
                 self.needed.map_or_else(String::new, |n| n.to_string()),
+            ]
+        }
+    }
+
+    impl Row for HostObservation {
+        const HEADER: &'static [&'static str] = &[
+            "benchmark",
+            "start_s",
+            "phase",
+            "users",
+            "processes",
+            "runnable",
+            "free_memory_bytes",
+            "elapsed_s",
+            "user_s",
+            "system_s",
+            "status",
+            "load_1min",
+            "load_5min",
+            "load_15min",
+            "ramp_workers",
+            "users_from",
+        ];
+        fn fields(&self) -> Vec<String> {
+            vec![
+                self.benchmark.clone(),
+                num(self.start),
+                "measured".to_string(),
+                self.users.to_string(),
+                self.processes.to_string(),
+                self.runnable.to_string(),
+                self.free_memory.to_string(),
+                num(self.elapsed),
+                num(self.user),
+                num(self.system),
+                self.outcome.to_string(),
+                num(self.load[0]),
+                num(self.load[1]),
+                num(self.load[2]),
+                self.workers.to_string(),
+                self.users_from.to_string(),
             ]
         }
     }

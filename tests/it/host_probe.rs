@@ -1,0 +1,274 @@
+//! `tpsim probe` on the test machine: real benchmarks timed, the load
+//! indices noted, the rows `tpsim analyze` reads; and every bad flag
+//! refused before anything is written.
+
+use crate::cli::tpsim;
+use std::path::Path;
+
+/// Runs `tpsim probe` with `args` and `--out DIR`; its status and stderr.
+fn probe(dir: &Path, args: &[&str]) -> (i32, String) {
+    let mut argv = vec!["probe", "--out", dir.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    let out = tpsim(&argv);
+    (out.status, out.stderr)
+}
+
+/// The rows of a probe.csv, each a map from column to field.
+fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            header
+                .iter()
+                .zip(r.iter())
+                .map(|(h, f)| (h.to_string(), f.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_short_probe_times_its_benchmarks_and_analyze_reads_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("host");
+    let (status, stderr) = probe(
+        &out,
+        &[
+            "--bench",
+            "true=true",
+            "--bench",
+            "loop=i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done",
+            "--bench",
+            "missing=no-such-command-anywhere",
+            "--sleep",
+            "100ms",
+            "--duration",
+            "500ms",
+            "--min-uid",
+            "0",
+        ],
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.contains("tpsim: probe: "), "{stderr}");
+    let rows = rows(&out.join("probe.csv"));
+    // At least two cycles of three benchmarks, in order, none dropped.
+    assert!(rows.len() >= 6 && rows.len().is_multiple_of(3), "{}", rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let name = ["true", "loop", "missing"][i % 3];
+        assert_eq!(row["benchmark"], name);
+        assert_eq!(row["phase"], "measured");
+        let expected = if name == "missing" { "exit 127" } else { "ok" };
+        assert_eq!(row["status"], expected, "{row:?}");
+        let number = |c: &str| row[c].parse::<f64>().unwrap();
+        assert!(
+            number("elapsed_s") > 0.0 && number("elapsed_s") < 5.0,
+            "{row:?}"
+        );
+        assert!(number("user_s") >= 0.0 && number("system_s") >= 0.0);
+        // The probe counts itself out, but with uid 0 counted the test
+        // runner's own processes are there.
+        assert!(
+            number("processes") >= 1.0 && number("runnable") >= 1.0,
+            "{row:?}"
+        );
+        assert!(number("free_memory_bytes") > 0.0);
+        assert!(number("load_1min") >= 0.0);
+        assert_eq!(row["ramp_workers"], "0");
+        assert!(["utmp", "owners"].contains(&row["users_from"].as_str()));
+        assert!(number("start_s") > 1.5e9, "seconds since the epoch");
+    }
+    // The loop does work the benchmark's clock sees: more elapsed time
+    // than `true`, in every cycle.
+    let elapsed: Vec<f64> = rows
+        .iter()
+        .map(|r| r["elapsed_s"].parse().unwrap())
+        .collect();
+    assert!(
+        elapsed.chunks(3).all(|c| c[1] > c[0]),
+        "loop slower than true: {elapsed:?}"
+    );
+    let analyzed = tpsim(&[
+        "analyze",
+        out.join("probe.csv").to_str().unwrap(),
+        "--by",
+        "processes",
+        "--json",
+    ]);
+    assert_eq!(analyzed.status, 0, "{}", analyzed.stderr);
+    assert!(
+        analyzed.stderr.contains("runs whose status is not ok"),
+        "{}",
+        analyzed.stderr
+    );
+    let json: serde_json::Value = serde_json::from_str(&analyzed.stdout).unwrap();
+    let benchmarks: std::collections::BTreeSet<&str> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        benchmarks.into_iter().collect::<Vec<_>>(),
+        ["loop", "true"],
+        "the failed benchmark is left out"
+    );
+}
+
+#[test]
+fn a_benchmark_past_its_timeout_is_killed_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, stderr) = probe(
+        dir.path(),
+        &[
+            "--bench",
+            "slow=sleep 30",
+            "--sleep",
+            "10ms",
+            "--duration",
+            "10ms",
+            "--timeout",
+            "200ms",
+        ],
+    );
+    assert_eq!(status, 0, "{stderr}");
+    let rows = rows(&dir.path().join("probe.csv"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["status"], "timeout");
+    let elapsed: f64 = rows[0]["elapsed_s"].parse().unwrap();
+    assert!((0.2..5.0).contains(&elapsed), "{elapsed}");
+    assert!(stderr.contains("1 timed out"), "{stderr}");
+}
+
+#[test]
+fn append_adds_rows_and_resolution_truncates_the_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--bench",
+        "true=true",
+        "--sleep",
+        "10ms",
+        "--duration",
+        "10ms",
+        "--resolution",
+        "1s",
+    ];
+    assert_eq!(probe(dir.path(), &args).0, 0);
+    // Again without --append: refused, the file untouched.
+    let before = std::fs::read_to_string(dir.path().join("probe.csv")).unwrap();
+    let (status, stderr) = probe(dir.path(), &args);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("pass --append"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("probe.csv")).unwrap(),
+        before
+    );
+    let mut appended = args.to_vec();
+    appended.push("--append");
+    assert_eq!(probe(dir.path(), &appended).0, 0);
+    let rows = rows(&dir.path().join("probe.csv"));
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        // `true` takes milliseconds: whole seconds truncate it to 0.
+        assert_eq!(row["elapsed_s"], "0.0");
+        assert_eq!(row["user_s"], "0.0");
+    }
+    // A file that is not the probe's is not appended to.
+    std::fs::write(dir.path().join("probe.csv"), "a,b\n1,2\n").unwrap();
+    let (status, stderr) = probe(dir.path(), &appended);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("its header differs"), "{stderr}");
+}
+
+#[test]
+fn bad_flags_are_refused_by_name_with_status_2_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = ["--bench", "t=true", "--sleep", "1s", "--duration", "1s"];
+    let with = |flag: &str, value: &str| -> Vec<String> {
+        let mut args: Vec<String> = good.iter().map(ToString::to_string).collect();
+        match args.iter().position(|a| a == flag) {
+            Some(i) => args[i + 1] = value.to_string(),
+            None => args.extend([flag.to_string(), value.to_string()]),
+        }
+        args
+    };
+    let cases = [
+        (with("--bench", "no-equals-sign"), "--bench", "has no `=`"),
+        (with("--bench", "t=  "), "--bench", "empty command"),
+        (with("--bench", "=true"), "--bench", "needs a name"),
+        (with("--sleep", "0s"), "--sleep", "> 0"),
+        (with("--duration", "-5s"), "--duration", "> 0"),
+        (with("--duration", "soon"), "--duration", ""),
+        (with("--timeout", "0s"), "--timeout", "> 0"),
+        (
+            with("--ramp", "disk:0,2@1s"),
+            "--ramp",
+            "unknown worker kind",
+        ),
+        (with("--ramp", "cpu:0,2"), "--ramp", "KIND:N1,N2"),
+        (with("--ramp", "cpu:0,x@1s"), "--ramp", "KIND:N1,N2"),
+        (with("--nice", "40"), "--nice", "-20 to 19"),
+    ];
+    for (args, flag, words) in cases {
+        let out = dir.path().join("never");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (status, stderr) = probe(&out, &args);
+        assert_eq!(status, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(words),
+            "{args:?}: {stderr}"
+        );
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+    // No benchmark at all, and an output directory under a file.
+    let (status, stderr) = probe(
+        &dir.path().join("never"),
+        &["--sleep", "1s", "--duration", "1s"],
+    );
+    assert_eq!(status, 2);
+    assert!(stderr.contains("--bench"), "{stderr}");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let (status, stderr) = probe(&file.join("out"), &good);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("--out: cannot create"), "{stderr}");
+}
+
+#[test]
+fn a_config_file_gives_the_settings_and_its_mistakes_name_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("probe.toml");
+    std::fs::write(
+        &config,
+        "benchmarks = [{ name = \"t\", command = \"true\" }]\nsleep = \"10ms\"\nduration = \"10ms\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (status, stderr) = probe(&out, &["--config", config.to_str().unwrap()]);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(rows(&out.join("probe.csv")).len(), 1);
+    for (text, words) in [
+        (
+            "sleep = \"0s\"\nduration = \"1s\"\nbenchmarks = [{ name = \"t\", command = \"true\" }]\n",
+            "probe.toml: sleep",
+        ),
+        (
+            "sleep = \"1s\"\nduration = \"1s\"\nbenchmarks = [{ name = \"t\", command = \"\" }]\n",
+            "benchmarks[0]",
+        ),
+        (
+            "sleep = \"1s\"\nduration = \"1s\"\nbenchmarks = [{ name = \"t\", command = \"true\" }]\nramp = { kind = \"gpu\", workers = [1], hold = \"1s\" }\n",
+            "ramp.kind",
+        ),
+        ("slep = \"1s\"\n", "slep"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = dir.path().join("never");
+        let (status, stderr) = probe(&out, &["--config", config.to_str().unwrap()]);
+        assert_eq!(status, 2, "{text}: {stderr}");
+        assert!(stderr.contains(words), "{text}: {stderr}");
+        assert!(!out.exists());
+    }
+}
