@@ -55,7 +55,11 @@ fn a_short_probe_times_its_benchmarks_and_analyze_reads_what_it_wrote() {
     assert!(stderr.contains("tpsim: probe: "), "{stderr}");
     let rows = rows(&out.join("probe.csv"));
     // At least two cycles of three benchmarks, in order, none dropped.
-    assert!(rows.len() >= 6 && rows.len().is_multiple_of(3), "{}", rows.len());
+    assert!(
+        rows.len() >= 6 && rows.len().is_multiple_of(3),
+        "{}",
+        rows.len()
+    );
     for (i, row) in rows.iter().enumerate() {
         let name = ["true", "loop", "missing"][i % 3];
         assert_eq!(row["benchmark"], name);
@@ -271,4 +275,130 @@ fn a_config_file_gives_the_settings_and_its_mistakes_name_its_keys() {
         assert!(stderr.contains(words), "{text}: {stderr}");
         assert!(!out.exists());
     }
+}
+
+/// A model whose probe runs a 2 s and a 1 s benchmark alone on the
+/// machine (one user who never stops thinking): each takes its demand and
+/// a 1 ms switch.
+const MODELLED: &str = r#"
+    name = "modelled"
+    [run]
+    end_time = "200s"
+    [system]
+    quantum = "1s"
+    context_switch = "1ms"
+    [memory]
+    policy = "swapping"
+    size = "1MiB"
+    page = "1KiB"
+    device = "disk"
+    programs = "programs"
+    [[device]]
+    name = "programs"
+    rate = "1000GB/s"
+    [[device]]
+    name = "disk"
+    rate = "1MB/s"
+    [users]
+    terminals = 1
+    think = { det = { value = "100000s" } }
+    commands = [{ class = "edit", weight = 1 }]
+    [[class]]
+    name = "edit"
+    cpu = { det = { value = "0.1s" } }
+    size = "10KiB"
+    [[class]]
+    name = "long"
+    cpu = { det = { value = "2s" } }
+    size = "10KiB"
+    [[class]]
+    name = "short"
+    cpu = { det = { value = "1s" } }
+    size = "10KiB"
+    [probe]
+    benchmarks = ["long", "short"]
+    sleep = "10s"
+"#;
+
+#[test]
+fn a_measured_table_is_compared_with_a_model_or_another_table() {
+    // Measured at one user: `long` 2.5 s four times and once 9 s but
+    // failed (left out), `short` 1.0 s, beside the model's 2.001 s and
+    // 1.001 s.
+    let dir = tempfile::tempdir().unwrap();
+    let measured = dir.path().join("probe.csv");
+    let mut table = String::from("benchmark,phase,users,processes,elapsed_s,status\n");
+    for _ in 0..4 {
+        table.push_str("long,measured,1,0,2.5,ok\nshort,measured,1,0,1.0,ok\n");
+    }
+    table.push_str("long,measured,1,0,9,timeout\n");
+    std::fs::write(&measured, table).unwrap();
+    let model = dir.path().join("model.toml");
+    std::fs::write(&model, MODELLED).unwrap();
+    let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
+    let out = tpsim(&["compare", measured, model, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("1 runs whose status is not ok"),
+        "{}",
+        out.stderr
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["method"], "bootstrap");
+    assert_eq!(json["installations"][1], "modelled");
+    let rows = json["rows"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["benchmark"] == name).unwrap();
+    let p75 = |name: &str, side: &str| row(name)[side].as_f64().unwrap();
+    assert_eq!(p75("long", "a_p75"), 2.5);
+    // (Each exec reads 10 KiB at 1000 GB/s: 10 ns.)
+    assert!(
+        (p75("long", "b_p75") - 2.00100001).abs() < 1e-12,
+        "{}",
+        row("long")
+    );
+    assert!(
+        (p75("short", "b_p75") - 1.00100001).abs() < 1e-12,
+        "{}",
+        row("short")
+    );
+    assert_eq!(row("long")["a_count"], 4);
+    // Replications of the model are pooled beside a measurement: still a
+    // bootstrap, with as many runs' observations.
+    let out = tpsim(&["compare", measured, model, "--replications", "3", "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json3: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json3["method"], "bootstrap");
+    let count = |j: &serde_json::Value| {
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["benchmark"] == "long")
+            .unwrap()["b_count"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(count(&json3), 3 * count(&json));
+    // Two measured tables: no model run at all.
+    let out = tpsim(&["compare", measured, measured, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["seed"], serde_json::Value::Null);
+    let long = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "long")
+        .unwrap();
+    assert_eq!(long["difference"], 0.0);
+    // A table that is not an observation table is refused by name.
+    std::fs::write(dir.path().join("bad.csv"), "a,b\n1,2\n").unwrap();
+    let bad = dir.path().join("bad.csv");
+    let out = tpsim(&["compare", bad.to_str().unwrap(), model]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains("bad.csv") && out.stderr.contains("benchmark"),
+        "{}",
+        out.stderr
+    );
 }

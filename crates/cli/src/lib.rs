@@ -84,7 +84,8 @@ enum Command {
     /// interval for the 75th.
     Analyze(AnalyzeArgs),
     /// Run two installations with their terminal probes on the same random
-    /// numbers and compare their 75th percentiles per load level.
+    /// numbers and compare their 75th percentiles per load level; either
+    /// may be a probe.csv measured on a machine instead.
     Compare(CompareArgs),
     /// Split the processor time per page fault into its disk and
     /// bulk-store parts, f*td + (1-f)*tb = Tav, from readings of Tav and f
@@ -181,9 +182,12 @@ struct AnalyzeArgs {
 
 #[derive(Debug, clap::Args)]
 struct CompareArgs {
-    /// The first installation: a time-sharing scenario with a [probe].
+    /// The first installation: a time-sharing scenario with a [probe], or
+    /// a measured observation table (a .csv: the probe.csv of `tpsim
+    /// probe`).
     a: PathBuf,
-    /// The second installation, run on the same random numbers.
+    /// The second installation, a scenario (run on the same random numbers
+    /// as the first, if it is one too) or a measured table.
     b: PathBuf,
     /// Independent replications of each; with two or more the intervals
     /// come from them, else from a bootstrap of one run's observations.
@@ -879,6 +883,49 @@ fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
     }
 }
 
+/// One side of a comparison: an installation simulated, or a probe's
+/// observations measured on a machine.
+enum Side {
+    Model(Box<tpsim_models::System>),
+    Measured {
+        name: String,
+        samples: Vec<tpsim_probe::analysis::Sample>,
+    },
+}
+
+impl Side {
+    /// A `.csv` file is a measured observation table (the probe.csv of
+    /// `tpsim probe`, or any table `tpsim analyze` reads); anything else a
+    /// scenario with a `[probe]`.
+    fn read(path: &Path, stderr: &mut dyn Write) -> Result<Side, Failure> {
+        if path.extension().is_none_or(|e| e != "csv") {
+            return Ok(Side::Model(Box::new(installation(path)?)));
+        }
+        let name = path.display().to_string();
+        let text = read_table(path, "observation table")?;
+        let read = tpsim_probe::analysis::read_observations(&text)
+            .map_err(|e| Failure::Input(anyhow::anyhow!("{name}: {e}")))?;
+        if read.left_out > 0 {
+            let _ = writeln!(
+                stderr,
+                "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
+                read.left_out
+            );
+        }
+        Ok(Side::Measured {
+            name,
+            samples: read.samples,
+        })
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Side::Model(sys) => &sys.settings.name,
+            Side::Measured { name, .. } => name,
+        }
+    }
+}
+
 fn compare(
     args: &CompareArgs,
     stdout: &mut dyn Write,
@@ -886,28 +933,45 @@ fn compare(
 ) -> Result<Finished, Failure> {
     use tpsim_probe::analysis::Sample;
     let options = args.levels.options(0.1)?;
-    let (mut a, mut b) = (installation(&args.a)?, installation(&args.b)?);
-    // Common random numbers: both run under the same master seed.
-    let seed = args.seed.unwrap_or(a.settings.seed);
-    a.settings.seed = seed;
-    b.settings.seed = seed;
+    let (mut a, mut b) = (Side::read(&args.a, stderr)?, Side::read(&args.b, stderr)?);
+    // Common random numbers: the models run under the same master seed.
+    let first_seed = [&a, &b].into_iter().find_map(|side| match side {
+        Side::Model(sys) => Some(sys.settings.seed),
+        Side::Measured { .. } => None,
+    });
+    let seed = args.seed.or(first_seed);
+    for side in [&mut a, &mut b] {
+        if let (Side::Model(sys), Some(seed)) = (side, seed) {
+            sys.settings.seed = seed;
+        }
+    }
     let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
         .map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref(), &[&args.a, &args.b])?;
-    let bar =
-        ProgressBar::with_draw_target(Some(2 * args.replications), ProgressDrawTarget::stderr());
+    let models: Vec<usize> = [&a, &b]
+        .iter()
+        .enumerate()
+        .filter(|(_, side)| matches!(side, Side::Model(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let bar = ProgressBar::with_draw_target(
+        Some(models.len() as u64 * args.replications),
+        ProgressDrawTarget::stderr(),
+    );
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
             .expect("the template is valid"),
     );
     let going = |_: tpsim_models::SimTime| !INTERRUPTED.load(Ordering::SeqCst);
-    // Both installations' replications on the pool, in job order.
+    // The models' replications on the pool, in job order.
     let jobs: Vec<(usize, u64)> = (0..args.replications)
-        .flat_map(|r| [(0, r), (1, r)])
+        .flat_map(|r| models.iter().map(move |&which| (which, r)))
         .collect();
     let finished = runner.map(&jobs, |&(which, r)| {
-        let sys = if which == 0 { &a } else { &b };
-        let run = tpsim_models::system::simulate_with_progress(sys, seed, r, going);
+        let Side::Model(sys) = (if which == 0 { &a } else { &b }) else {
+            unreachable!("only models are run");
+        };
+        let run = tpsim_models::system::simulate_with_progress(sys, seed.unwrap_or(0), r, going);
         bar.inc(1);
         (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
             run.observations
@@ -925,8 +989,18 @@ fn compare(
         };
         runs[which].push(samples);
     }
+    let measured = models.len() < 2;
+    for (runs, side) in runs.iter_mut().zip([&mut a, &mut b]) {
+        match side {
+            Side::Measured { samples, .. } => *runs = vec![std::mem::take(samples)],
+            // Beside a measurement there are no pairs of replications: the
+            // model's are pooled, and the interval is a bootstrap's.
+            Side::Model(_) if measured => *runs = vec![runs.concat()],
+            Side::Model(_) => {}
+        }
+    }
     let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
-    let names = (a.settings.name.as_str(), b.settings.name.as_str());
+    let names = (a.name(), b.name());
     let mut files = Vec::new();
     if out.is_some() {
         files.push((
