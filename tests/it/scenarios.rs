@@ -1,4 +1,5 @@
-//! Every shipped scenario loads and runs.
+//! Every shipped scenario loads and runs, and does some work: commands
+//! complete, or its probe's benchmarks do.
 
 use tpsim::core::SimTime;
 use tpsim::models::Scenario;
@@ -33,13 +34,17 @@ fn every_shipped_scenario_loads_and_runs() {
                     + cpu.context_switch
                     + cpu.interrupts
                     + cpu.segment_faults
+                    + cpu.buffer_copies.unwrap_or(0.0)
                     + cpu.idle;
                 assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");
                 // Idle split by whether a process is held back by
                 // eligibility or memory, each part from its own meter.
                 let idle = cpu.multiprogramming_idle + cpu.other_idle;
                 assert!((idle - cpu.idle).abs() < 1e-9, "{file}: {cpu:?}");
-                s.classes.iter().map(|c| c.completions).sum::<u64>()
+                // A probe's benchmark runs count too (host-2cpu's user
+                // never types).
+                let probed = s.probe.as_ref().map_or(0, |p| p.observations);
+                s.classes.iter().map(|c| c.completions).sum::<u64>() + probed
             }
         };
         assert!(completions > 0, "{file}: nothing completed");

@@ -59,7 +59,7 @@ pub fn install_signal_handlers() -> anyhow::Result<()> {
     name = "tpsim",
     version,
     about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.",
-    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra."
+    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did, and `probe` gathers them on this machine; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra."
 )]
 struct Cli {
     #[command(subcommand)]
