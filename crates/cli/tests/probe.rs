@@ -142,3 +142,39 @@ fn a_signal_stops_the_probe_at_once_keeping_its_rows_and_marking_the_benchmark()
     let elapsed = column(&header, &rows, "elapsed_s");
     assert!(elapsed[1] < PROMPT_END, "{elapsed:?}");
 }
+
+#[test]
+fn nice_lowers_the_priority_the_benchmarks_run_at() {
+    // The benchmark succeeds only if its own nice value (field 19 of
+    // /proc/self/stat, the shell's) is the one asked for.
+    let dir = tempfile::tempdir().unwrap();
+    for (nice, expected) in [("7", "ok"), ("0", "exit 1")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+            .args([
+                "probe",
+                "--bench",
+                "niced=test \"$(cut -d' ' -f19 /proc/$$/stat)\" = 7",
+            ])
+            .args([
+                "--sleep",
+                "10ms",
+                "--duration",
+                "10ms",
+                "--nice",
+                nice,
+                "--out",
+            ])
+            .arg(dir.path().join(nice))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (header, rows) = probe_rows(&dir.path().join(nice).join("probe.csv"));
+        let status = header.iter().position(|h| h == "status").unwrap();
+        assert_eq!(rows[0][status], expected, "--nice {nice}");
+    }
+}
