@@ -51,6 +51,7 @@ fn timesharing(c: &mut Criterion) {
         block: 1024,
         read_ahead: true,
         copy: SimTime::from_nanos(500_000),
+        data: Vec::new(),
     });
     let events = tpsim::models::system::simulate(&cached, 1, 0)
         .summary

@@ -219,3 +219,125 @@ fn a_cache_report_is_a_table_and_json() {
     assert_eq!(json["files"]["traffic"][0]["misses"], 2);
     assert_eq!(json["files"]["block_bytes"], 512);
 }
+
+/// `CACHED` with a 4-block shared file of macros and a 2-block temporary
+/// file: each command reads the macros, writes its temporary file, then
+/// reads it back (8 blocks, one every 1 s / 9 of its processor time).
+fn with_data_files() -> String {
+    CACHED.replace(
+        "    text = \"2KiB\"\n",
+        "    text = \"2KiB\"\n    files = [{ read = \"macros\" }, { write = \"tmp\" }, { read = \"tmp\" }]\n",
+    ) + r#"
+    [[file]]
+    name = "macros"
+    size = "2KiB"
+    [[file]]
+    name = "tmp"
+    size = "1KiB"
+    private = true
+"#
+}
+
+fn traffic<'a>(s: &'a Summary, kind: &str) -> &'a FileTraffic {
+    let files = s.files.as_ref().unwrap();
+    files.traffic.iter().find(|t| t.kind == kind).unwrap()
+}
+
+#[test]
+fn data_files_are_read_and_written_through_the_cache_to_the_nanosecond() {
+    // The first command: its exec as before; then, as it runs, the macros'
+    // blocks 0 and 1 are misses (each a transfer, a switch back and the
+    // copy; block 1's read starts block 2's read ahead, and block 2's
+    // block 3's), blocks 2 and 3 hits found read ahead, and its temporary
+    // file's two blocks are written without waiting and read back from
+    // the cache: six copies in the kernel, no switch. The later commands
+    // find everything in the cache but their new temporary files, which
+    // they write without waiting: copies alone.
+    let s = run(&inline_system(&with_data_files()), 0);
+    let first =
+        10.0 * TRANSFER + 0.001 + 10.0 * COPY + 1.0 + 2.0 * (TRANSFER + 0.001 + COPY) + 6.0 * COPY;
+    let later = 0.001 + 10.0 * COPY + 1.0 + 8.0 * COPY;
+    let (mean, completions) = job_response(&s);
+    assert_eq!(completions, 3);
+    let exact = (first + 2.0 * later) / 3.0;
+    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    let data = traffic(&s, "data");
+    assert_eq!(
+        (
+            data.reads,
+            data.hits,
+            data.in_transit,
+            data.misses,
+            data.read_aheads,
+            data.writes
+        ),
+        (12, 10, 0, 2, 2, 0),
+        "{data:?}"
+    );
+    let temporary = traffic(&s, "temporary");
+    assert_eq!(
+        (temporary.reads, temporary.hits, temporary.writes),
+        (6, 6, 6),
+        "{temporary:?}"
+    );
+    assert_eq!(traffic(&s, "program").reads, 30);
+    // The disk: the first exec's ten blocks, the macros' four, the six
+    // temporary blocks written.
+    assert_eq!(s.stations[1].completions, 20);
+    let cpu = s.cpu.as_ref().unwrap();
+    let copies = cpu.buffer_copies.unwrap() * 40.0;
+    assert!((copies - (30.0 + 24.0) * COPY).abs() < 1e-12, "{cpu:?}");
+}
+
+#[test]
+fn a_cache_too_small_for_the_temporary_files_sends_their_reads_to_the_disk() {
+    // Two buffers: the temporary file's blocks are pushed out by the
+    // next blocks taken before they are read back, so every read of them
+    // misses, and the counts still add up with the disk's work.
+    let text = with_data_files()
+        .replace("buffers = 20", "buffers = 2")
+        .replace("terminals = 1", "terminals = 4")
+        .replace("det = { value = \"10s\" }", "exp = { mean = \"3s\" }")
+        .replace("end_time = \"40s\"", "end_time = \"600s\"");
+    let s = run(&inline_system(&text), 0);
+    let (_, completions) = job_response(&s);
+    assert!(completions > 100, "{completions}");
+    let temporary = traffic(&s, "temporary");
+    assert!(temporary.misses > 0, "{temporary:?}");
+    let moved: u64 = s
+        .files
+        .as_ref()
+        .unwrap()
+        .traffic
+        .iter()
+        .map(|t| t.misses + t.read_aheads + t.writes)
+        .sum();
+    let done = s.stations[1].completions;
+    assert!(done <= moved && moved - done <= 16, "{done} of {moved}");
+}
+
+#[test]
+fn a_block_read_ahead_too_slowly_is_waited_for_in_transit_as_the_spacing_says() {
+    // The same with a 150 ms seek: a block read ahead is still in transit
+    // one spacing (1 s / 9) of processor time later. Blocks 2 and 3 of the
+    // macros are each waited for: T less the switch, the copy and the
+    // spacing the process ran meanwhile. The temporary file's writes
+    // finish before its reads come.
+    let text = with_data_files().replace("seek = \"10ms\"", "seek = \"150ms\"");
+    let s = run(&inline_system(&text), 0);
+    let t = 0.150 + 512.0 / 1e6;
+    let spacing = 1.0 / 9.0;
+    let first =
+        10.0 * t + 0.001 + 10.0 * COPY + 1.0 + 4.0 * t + 2.0 * 0.001 + 6.0 * COPY - 2.0 * spacing;
+    let later = 0.001 + 10.0 * COPY + 1.0 + 8.0 * COPY;
+    let (mean, completions) = job_response(&s);
+    assert_eq!(completions, 3);
+    let exact = (first + 2.0 * later) / 3.0;
+    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    let data = traffic(&s, "data");
+    assert_eq!(
+        (data.hits, data.in_transit, data.misses, data.read_aheads),
+        (8, 2, 2, 2),
+        "{data:?}"
+    );
+}

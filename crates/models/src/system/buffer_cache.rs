@@ -52,8 +52,10 @@ enum Use {
     Valid { delayed: bool },
     /// Off the free list: its block is being read in.
     Reading,
-    /// Off the free list: its block is being written out.
-    Writing,
+    /// Off the free list: its block is being written out; `aged` if it was
+    /// a delayed write pushed out (`B_AGE`: back at the head of the free
+    /// list when done), not a process's own write (at the tail).
+    Writing { aged: bool },
 }
 
 /// One buffer: the block it holds and its links on the free list.
@@ -204,7 +206,7 @@ impl BufferCache {
     /// block's buffer, or another, and the caller writes it and calls
     /// `transfer_done`; nobody waits for the write.
     pub fn write_whole(&mut self, block: Block) -> Access {
-        let access = self.access(block, Use::Writing);
+        let access = self.access(block, Use::Writing { aged: false });
         if matches!(access, Access::Hit | Access::Miss { .. }) {
             self.counts.writes += 1;
         }
@@ -227,16 +229,17 @@ impl BufferCache {
     }
 
     /// The read or write of `block` is done: its buffer holds it, valid,
-    /// on the free list (at the tail after a read, as released by the
-    /// reader; at the head after a write, `B_AGE`).
+    /// on the free list: at the tail after a read or a process's own write,
+    /// as released just now; at the head after a delayed write pushed out
+    /// (V7 `bwrite` sets `B_AGE` only for those).
     pub fn transfer_done(&mut self, block: Block) {
         let b = self.by_block[&block];
         let buffer = &mut self.buffers[b as usize];
         let was = buffer.use_;
         buffer.use_ = Use::Valid { delayed: false };
         match was {
-            Use::Reading => self.push_back(b),
-            Use::Writing => self.push_front(b),
+            Use::Reading | Use::Writing { aged: false } => self.push_back(b),
+            Use::Writing { aged: true } => self.push_front(b),
             Use::Empty | Use::Valid { .. } => unreachable!("a transfer of {block:?} was under way"),
         }
     }
@@ -270,16 +273,16 @@ impl BufferCache {
             return match self.buffers[b as usize].use_ {
                 Use::Valid { delayed } => {
                     self.unlink(b);
-                    if transfer == Use::Writing {
+                    if let Use::Writing { .. } = transfer {
                         // A whole block written over a cached one.
-                        self.buffers[b as usize].use_ = Use::Writing;
+                        self.buffers[b as usize].use_ = transfer;
                     } else {
                         self.buffers[b as usize].use_ = Use::Valid { delayed };
                         self.push_back(b);
                     }
                     Access::Hit
                 }
-                Use::Reading | Use::Writing => Access::InTransit,
+                Use::Reading | Use::Writing { .. } => Access::InTransit,
                 Use::Empty => unreachable!("an empty buffer is not found by a block"),
             };
         }
@@ -318,7 +321,7 @@ impl BufferCache {
     /// written.
     fn start_write(&mut self, b: u32) {
         self.unlink(b);
-        self.buffers[b as usize].use_ = Use::Writing;
+        self.buffers[b as usize].use_ = Use::Writing { aged: true };
     }
 
     fn push_back(&mut self, b: u32) {
@@ -578,6 +581,41 @@ mod tests {
         assert_eq!(cache.flush(), vec![], "a block is flushed once");
         cache.transfer_done(block(0));
         assert_eq!(cache.counts().writes, 2);
+        cache.check();
+    }
+
+    #[test]
+    fn a_process_s_own_write_is_released_last_and_a_pushed_out_one_first() {
+        // Two buffers: block 0 written whole by a process, then block 1
+        // read. Block 0's buffer went back at the tail when its write was
+        // done, so block 2 takes block 1's buffer (released before it).
+        let mut cache = BufferCache::new(2);
+        assert!(!read_now(&mut cache, 1));
+        assert_eq!(
+            cache.write_whole(block(0)),
+            Access::Miss { write_back: vec![] }
+        );
+        cache.transfer_done(block(0));
+        assert_eq!(cache.read(block(2)), Access::Miss { write_back: vec![] });
+        assert!(cache.holds(block(0)) && !cache.holds(block(1)));
+        cache.transfer_done(block(2));
+        // Block 0 written in part is delayed at the tail; block 3 takes
+        // block 2's buffer, and block 4 passes over block 0 (pushed out)
+        // to take block 3's.
+        cache.write_part(block(0));
+        assert!(!read_now(&mut cache, 3));
+        assert_eq!(
+            cache.read(block(4)),
+            Access::Miss {
+                write_back: vec![block(0)]
+            }
+        );
+        cache.transfer_done(block(4));
+        // The pushed-out write is done after block 4 was released, but goes
+        // back at the head (`B_AGE`): the next miss takes block 0's buffer.
+        cache.transfer_done(block(0));
+        assert!(!read_now(&mut cache, 5));
+        assert!(!cache.holds(block(0)) && cache.holds(block(4)));
         cache.check();
     }
 

@@ -216,8 +216,9 @@ impl Memory {
 }
 
 /// The file system's buffer cache (`[files]`): exec reads a program's
-/// file block by block through it.
-#[derive(Clone, Copy, Debug)]
+/// file block by block through it, and commands read and write their
+/// data files (`[[file]]`) through it.
+#[derive(Clone, Debug)]
 pub struct FileSystem {
     /// Buffers in the cache (V7's `NBUF`), each one block, in the kernel's
     /// part of memory.
@@ -230,6 +231,42 @@ pub struct FileSystem {
     /// Processor time to copy one block between a buffer and a process's
     /// memory, which every read through the cache costs, hit or miss.
     pub copy: SimTime,
+    /// The data files commands read and write.
+    pub data: Vec<DataFile>,
+}
+
+/// A data file (`[[file]]`).
+#[derive(Clone, Debug)]
+pub struct DataFile {
+    /// Its name, which classes' `files` give.
+    pub name: String,
+    /// Its size \[bytes\].
+    pub size: u64,
+    /// The device it is on (an index into `devices`).
+    pub device: usize,
+    /// Each command that uses it has a copy of its own (a temporary file,
+    /// as a compiler's passes write and read); otherwise one file serves
+    /// every command (a manual page, a macro package).
+    pub private: bool,
+}
+
+/// One step of a class's file accesses: the whole of a data file (an
+/// index into `FileSystem::data`) read, or written, block by block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileAccess {
+    /// The file read from its first block to its last.
+    Read(usize),
+    /// The file written from its first block to its last (a private file).
+    Write(usize),
+}
+
+impl FileAccess {
+    /// The file accessed.
+    pub fn file(self) -> usize {
+        match self {
+            FileAccess::Read(f) | FileAccess::Write(f) => f,
+        }
+    }
 }
 
 impl FileSystem {
@@ -630,6 +667,9 @@ pub struct CommandClass {
     /// Segment faults (Multics): kernel work without I/O that interrupts a
     /// command's processing.
     pub segment_faults: Option<SegmentFaults>,
+    /// The data files a command reads and writes, in order, through the
+    /// buffer cache (empty without `[files]`).
+    pub files: Vec<FileAccess>,
 }
 
 impl CommandClass {

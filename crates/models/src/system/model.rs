@@ -60,7 +60,7 @@ mod users;
 use crate::system::buffer_cache::Block;
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
-use files::{Exec, Files};
+use files::{Files, ProcessFiles};
 use frames::LifetimeMeter;
 use memory::MemoryState;
 use ordered::SlotHeap;
@@ -298,6 +298,9 @@ struct Process {
     io_due: SimTime,
     /// Processor time to its next segment fault (`SimTime::MAX`: none).
     segment_due: SimTime,
+    /// Processor time to its next block of a data file (`SimTime::MAX`:
+    /// none).
+    file_due: SimTime,
     /// Pages in the address space.
     pages: u64,
     /// When it last left a processor (global replacement takes pages from
@@ -324,6 +327,8 @@ enum Outcome {
     Io,
     Fault,
     SegmentFault,
+    /// A block of a data file is due.
+    File,
     Quantum,
 }
 
@@ -536,7 +541,7 @@ impl<'a> SystemModel<'a> {
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             memory: MemoryState::new(sys, streams),
-            files: Files::new(sys.files.map(|f| f.buffers)),
+            files: Files::new(sys.files.as_ref(), sys.devices.len()),
             devices: sys
                 .devices
                 .iter()
@@ -620,6 +625,7 @@ impl<'a> SystemModel<'a> {
             remaining: SimTime::ZERO,
             io_due: SimTime::MAX,
             segment_due: SimTime::MAX,
+            file_due: SimTime::MAX,
             pages: self.sys.memory.pages_of(size),
             last_run: now,
             cpu_arrival: now,
@@ -633,8 +639,8 @@ impl<'a> SystemModel<'a> {
         self.memory.enter(pid, now);
         self.sched.insert(pid, Scheduling::new(now));
         self.eligibility.enter(pid);
-        let exec = Exec::new(self.exec_reads_image());
-        self.files.exec.insert(pid, exec);
+        let files = ProcessFiles::new(self.exec_reads_image());
+        self.files.of.insert(pid, files);
         self.new_cycle(pid, now);
         self.let_in(pid, now);
         pid
@@ -653,6 +659,8 @@ impl<'a> SystemModel<'a> {
         self.sched[pid].level = 0;
         p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
         p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
+        let demand = p.remaining;
+        self.start_accesses(pid, demand);
     }
 
     /// Gives `pid`'s new command the processor demand `demand` in place of
@@ -665,6 +673,7 @@ impl<'a> SystemModel<'a> {
         p.remaining = demand;
         p.io_due = next_io(spec.mean_io(), demand.as_secs_f64(), rng);
         p.segment_due = next_segment_fault(spec, demand.as_secs_f64(), rng);
+        self.start_accesses(pid, demand);
     }
 
     /// Puts `pid` through eligibility control: it runs at once if it is
@@ -749,7 +758,7 @@ impl<'a> SystemModel<'a> {
         let now = ctx.now();
         self.recount(pid, now, |p| p.state = State::Runnable);
         match self.procs[pid].residence {
-            Residence::In if self.files.exec[pid].pending => self.start_exec(pid, ctx),
+            Residence::In if self.files.of[pid].exec.pending => self.start_exec(pid, ctx),
             Residence::In => {
                 self.enqueue(pid, now);
                 self.dispatch_idle(ctx);
@@ -916,6 +925,9 @@ impl<'a> SystemModel<'a> {
         if p.segment_due != SimTime::MAX {
             p.segment_due = p.segment_due - ran;
         }
+        if p.file_due != SimTime::MAX {
+            p.file_due = p.file_due - ran;
+        }
         let s = &mut self.sched[pid];
         s.allowance = s.allowance.saturating_sub(ran);
     }
@@ -970,13 +982,14 @@ impl<'a> SystemModel<'a> {
                 (p.io_due, Outcome::Io),
                 (fault_gap, Outcome::Fault),
                 (p.segment_due, Outcome::SegmentFault),
+                (p.file_due, Outcome::File),
                 (slice, Outcome::Quantum),
             ];
             // The first to come wins; on a tie, the earlier in the list.
             let (run, outcome) = candidates
                 .into_iter()
                 .reduce(|best, c| if c.0 < best.0 { c } else { best })
-                .expect("five candidates");
+                .expect("six candidates");
             (run, BurstKind::User(outcome))
         };
         let burst = Burst {
@@ -1067,6 +1080,7 @@ impl<'a> SystemModel<'a> {
             }
             Outcome::Fault => self.fault(cpu, pid, ctx),
             Outcome::SegmentFault => self.segment_fault(cpu, pid, ctx),
+            Outcome::File => self.data_access(cpu, pid, ctx),
             Outcome::Quantum if matches!(self.sys.cpu.scheduler, Scheduler::Multics(_)) => {
                 self.leave_cpu(cpu, pid, now);
                 self.lose_eligibility(pid, ctx);
@@ -1341,8 +1355,7 @@ impl SystemModel<'_> {
         );
         self.check_memory();
         self.check_counts();
-        self.files
-            .check(|pid| self.procs[pid].state == State::Io && self.files.exec[pid].pending);
+        self.files.check(|pid| self.procs[pid].state == State::Io);
     }
 
     /// The multiprogramming and waiting meters, the candidate sets, the

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use tpsim_core::Dist;
 
 use super::devices::{DeviceFile, device_index};
+use super::files::{DataFileFile, FileAccessFile, accesses};
 use super::memory::Wanted;
 use super::{OneOrMany, fraction, size};
 
@@ -104,6 +105,10 @@ pub(crate) struct CommandClassFile {
     /// none).
     #[serde(default)]
     pub segment_faults: Option<SegmentFaultsFile>,
+    /// The data files a command reads and writes, in order (default:
+    /// none).
+    #[serde(default)]
+    pub files: Vec<FileAccessFile>,
 }
 
 /// `class.segment_faults = { per_command, cpu }`.
@@ -119,6 +124,13 @@ pub(crate) struct SegmentFaultsFile {
 /// UNIX `nice` values (V7 keeps `p_nice - NZERO` in this range).
 const NICE_RANGE: std::ops::RangeInclusive<i64> = -20..=19;
 
+/// What a class's `files` are checked against: the data files, and
+/// whether there is a cache to read them through.
+pub(super) struct DataFiles<'a> {
+    pub files: &'a [DataFileFile],
+    pub cache: bool,
+}
+
 pub(super) fn class(
     v: &mut Validator,
     f: &CommandClassFile,
@@ -126,8 +138,10 @@ pub(super) fn class(
     mips: Option<f64>,
     wanted: Wanted,
     page: Option<u64>,
+    data: &DataFiles<'_>,
 ) -> Option<CommandClass> {
     let key = format!("class[{}]", f.name);
+    let files = accesses(v, &f.name, &f.files, data.files, data.cache);
     let demand = demand(v, f, &key, mips);
     let io = ios(v, f, &key, devices);
     let image = size(v, f.size, &format!("{key}.size"), false);
@@ -173,6 +187,7 @@ pub(super) fn class(
         dirty: dirty?,
         zero_fill: zero_fill?,
         segment_faults: segment_faults?,
+        files: files?,
     })
 }
 

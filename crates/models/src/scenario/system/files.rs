@@ -1,11 +1,40 @@
-//! `[files]`: the file system's buffer cache, mirrored and validated.
+//! `[files]` and `[[file]]`: the file system's buffer cache and the data
+//! files commands read and write through it, mirrored and validated; and
+//! the classes' `files`, checked against them.
 
 use crate::scenario::Validator;
-use crate::system::{FileSystem, Memory, Policy, System};
+use crate::system::{DataFile, FileAccess, FileSystem, Memory, Policy, System};
 use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
 
+use super::devices::{DeviceFile, device_index};
 use super::size;
+
+/// `[[file]]`: a data file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DataFileFile {
+    /// Its name.
+    pub name: String,
+    /// Its size.
+    pub size: Bytes,
+    /// Its device (default: `memory.programs`, else `memory.device`).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// A copy per command (default false: one shared file).
+    #[serde(default)]
+    pub private: Option<bool>,
+}
+
+/// One of a class's `files`: `{ read = "NAME" }` or `{ write = "NAME" }`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub(crate) enum FileAccessFile {
+    /// The whole file read.
+    Read(String),
+    /// The whole file written.
+    Write(String),
+}
 
 /// `[files]`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -30,9 +59,21 @@ const SECTOR: u64 = 512;
 /// The most buffers a cache may have.
 const MOST_BUFFERS: u64 = 1 << 24;
 
-/// Refuses a program file with more blocks than a block number holds.
+/// Refuses a program or data file with more blocks than a block number
+/// holds.
 pub(super) fn programs_fit(v: &mut Validator, system: &System) {
-    let Some(files) = system.files else { return };
+    let Some(files) = &system.files else { return };
+    for file in &files.data {
+        if file.size.div_ceil(files.block) > u64::from(u32::MAX) {
+            v.report(
+                format!("file[{}].size", file.name),
+                format!(
+                    "more than 2^32 blocks of {} bytes (files.block)",
+                    files.block
+                ),
+            );
+        }
+    }
     for class in &system.classes {
         if class.size.div_ceil(files.block) > u64::from(u32::MAX) {
             v.report(
@@ -46,11 +87,89 @@ pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     }
 }
 
-/// Checks `[files]` against memory: the buffers live in the kernel's part.
+/// The data files, checked: each with a size, a known device and a
+/// name of its own. `programs` is where a file without a device goes.
+fn data_files(
+    v: &mut Validator,
+    files: &[DataFileFile],
+    devices: &[DeviceFile],
+    programs: Option<usize>,
+) -> Option<Vec<DataFile>> {
+    v.unique_names("file", files.iter().map(|f| f.name.as_str()));
+    let checked: Vec<Option<DataFile>> = files
+        .iter()
+        .map(|f| {
+            let key = format!("file[{}]", f.name);
+            let bytes = size(v, f.size, &format!("{key}.size"), false);
+            let device = match &f.device {
+                Some(name) => device_index(v, devices, name, &format!("{key}.device")),
+                None => programs,
+            };
+            Some(DataFile {
+                name: f.name.clone(),
+                size: bytes?,
+                device: device?,
+                private: f.private.unwrap_or(false),
+            })
+        })
+        .collect();
+    checked.into_iter().collect()
+}
+
+/// A class's `files`, by index into `data`: every name known, and only
+/// private files written (a shared file is read-only here).
+pub(super) fn accesses(
+    v: &mut Validator,
+    class: &str,
+    files: &[FileAccessFile],
+    data: &[DataFileFile],
+    cache: bool,
+) -> Option<Vec<FileAccess>> {
+    if !files.is_empty() && !cache {
+        v.report(
+            format!("class[{class}].files"),
+            "data files are read through the buffer cache: give a [files] table",
+        );
+        return None;
+    }
+    let checked: Vec<Option<FileAccess>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, access)| {
+            let key = format!("class[{class}].files[{i}]");
+            let (name, write) = match access {
+                FileAccessFile::Read(name) => (name, false),
+                FileAccessFile::Write(name) => (name, true),
+            };
+            let Some(index) = data.iter().position(|d| &d.name == name) else {
+                v.report(key, format!("no [[file]] named \"{name}\""));
+                return None;
+            };
+            if write && !data[index].private.unwrap_or(false) {
+                v.report(
+                    key,
+                    format!("file {name} is shared: only a private file (private = true, a temporary file) is written"),
+                );
+                return None;
+            }
+            Some(if write {
+                FileAccess::Write(index)
+            } else {
+                FileAccess::Read(index)
+            })
+        })
+        .collect();
+    checked.into_iter().collect()
+}
+
+/// Checks `[files]` against memory (the buffers live in the kernel's
+/// part) and reads the data files.
 pub(super) fn files(
     v: &mut Validator,
     f: &FilesFile,
     memory: Option<&Memory>,
+    data: &[DataFileFile],
+    devices: &[DeviceFile],
 ) -> Option<FileSystem> {
     if f.buffers == 0 {
         v.report("files.buffers", "must be at least 1: a cache has a buffer");
@@ -91,17 +210,23 @@ pub(super) fn files(
                 ),
             );
         }
-        if let Policy::Paging(_) = m.policy {
+        if let Policy::Paging(_) = &m.policy {
             v.report(
                 "files",
                 "the buffer cache is modelled under swapping only so far (exec reading a program's file); under paging a program's pages come from its file by faults, not through the cache",
             );
         }
     }
+    let programs = memory.and_then(|m| match &m.policy {
+        Policy::Swapping { device } => Some(m.programs.unwrap_or(*device)),
+        Policy::Paging(_) => None,
+    });
+    let data = data_files(v, data, devices, programs);
     Some(FileSystem {
         buffers: usize::try_from(f.buffers).ok()?,
         block: block?,
         read_ahead: f.read_ahead.unwrap_or(true),
         copy: copy?,
+        data: data?,
     })
 }

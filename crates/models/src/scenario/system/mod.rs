@@ -26,10 +26,10 @@ use std::fmt;
 use std::marker::PhantomData;
 use tpsim_core::{Dist, SimTime};
 
-use classes::{CommandClassFile, class};
+use classes::{CommandClassFile, DataFiles, class};
 use cpu::{CpuFile, cpu, processor_speed};
 use devices::{DeviceFile, device};
-use files::FilesFile;
+use files::{DataFileFile, FilesFile};
 use memory::{MemoryFile, memory, wanted_locality};
 use probe::{ProbeFile, benchmarks_fit, probe};
 use users::{BackgroundFile, UsersFile, background, users};
@@ -163,6 +163,9 @@ pub(crate) struct SystemFile {
     /// The file system's buffer cache.
     #[serde(default)]
     pub files: Option<FilesFile>,
+    /// Data files.
+    #[serde(default, rename = "file")]
+    pub data_files: Vec<DataFileFile>,
 }
 
 /// The most samples of the load indices a run may ask for.
@@ -249,7 +252,21 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     let classes: Vec<_> = f
         .classes
         .iter()
-        .map(|c| class(v, c, &f.devices, mips, wanted_locality(&f.memory), page))
+        .map(|c| {
+            let data = DataFiles {
+                files: &f.data_files,
+                cache: f.files.is_some(),
+            };
+            class(
+                v,
+                c,
+                &f.devices,
+                mips,
+                wanted_locality(&f.memory),
+                page,
+                &data,
+            )
+        })
         .collect();
     let users = users(v, &f.users, &f.classes);
     let background: Vec<_> = f
@@ -276,7 +293,13 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     let files = f
         .files
         .as_ref()
-        .map(|files| files::files(v, files, memory.as_ref()));
+        .map(|files| files::files(v, files, memory.as_ref(), &f.data_files, &f.devices));
+    if f.files.is_none() && !f.data_files.is_empty() {
+        v.report(
+            "file",
+            "data files are read through the buffer cache: give a [files] table",
+        );
+    }
     if !v.problems.is_empty() {
         return None;
     }

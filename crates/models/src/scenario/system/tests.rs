@@ -4,8 +4,8 @@
 use super::*;
 use crate::scenario::Problem;
 use crate::system::{
-    ClockDaemon, Locality, Multics, Order, Pageout, PagingSwapper, Pattern, Placement, Policy,
-    ReferenceBits, Replacement, Scheduler, SegmentFaults, Unix,
+    ClockDaemon, FileAccess, Locality, Multics, Order, Pageout, PagingSwapper, Pattern, Placement,
+    Policy, ReferenceBits, Replacement, Scheduler, SegmentFaults, Unix,
 };
 use tpsim_core::SimTime;
 
@@ -1105,5 +1105,98 @@ fn the_buffer_cache_s_mistakes_are_named() {
             .iter()
             .any(|p| p.key == "files" && p.message.contains("under swapping only")),
         "{found:?}"
+    );
+}
+
+#[test]
+fn data_files_validate_and_their_mistakes_are_named() {
+    let cache = "buffers = 100\ncopy_rate = \"2MB/s\"";
+    let files = "\n[[file]]\nname = \"macros\"\nsize = \"8KiB\"\n[[file]]\nname = \"tmp\"\nsize = \"3KiB\"\nprivate = true\ndevice = \"disk\"\n";
+    let with = |accesses: &str, extra: &str| {
+        with_files(cache).replace(
+            "size = \"64KiB\"",
+            &format!("size = \"64KiB\"\n        files = {accesses}"),
+        ) + files
+            + extra
+    };
+    let good = with(
+        "[{ read = \"macros\" }, { write = \"tmp\" }, { read = \"tmp\" }]",
+        "",
+    );
+    let system = SystemFile::parse("t.toml", &good)
+        .and_then(|f| f.validate("t.toml"))
+        .unwrap();
+    let fs = system.files.as_ref().unwrap();
+    assert_eq!(fs.data.len(), 2);
+    assert_eq!((fs.data[0].size, fs.data[0].private), (8192, false));
+    assert_eq!((fs.data[1].device, fs.data[1].private), (0, true));
+    // Without a device, a file is on the programs' device (here the
+    // swap device).
+    assert_eq!(fs.data[0].device, 0);
+    assert_eq!(
+        system.classes[0].files,
+        [
+            FileAccess::Read(0),
+            FileAccess::Write(1),
+            FileAccess::Read(1)
+        ]
+    );
+    let cases = [
+        (
+            with("[{ read = \"nothing\" }]", ""),
+            "class[edit].files[0]",
+            "no [[file]] named",
+        ),
+        (
+            with("[{ write = \"macros\" }]", ""),
+            "class[edit].files[0]",
+            "is shared",
+        ),
+        (
+            with("[]", "[[file]]\nname = \"macros\"\nsize = \"1KiB\"\n"),
+            "file[macros].name",
+            "duplicate file name",
+        ),
+        (
+            with("[]", "[[file]]\nname = \"empty\"\nsize = \"0B\"\n"),
+            "file[empty].size",
+            "> 0",
+        ),
+        (
+            with(
+                "[]",
+                "[[file]]\nname = \"far\"\nsize = \"1KiB\"\ndevice = \"tape\"\n",
+            ),
+            "file[far].device",
+            "no [[device]] named",
+        ),
+    ];
+    for (text, key, words) in cases {
+        let found = problems(&text);
+        assert!(
+            found
+                .iter()
+                .any(|p| p.key == key && p.message.contains(words)),
+            "{key}: {found:?}"
+        );
+    }
+    // Data files without a cache: refused where named.
+    let uncached = GOOD
+        .replace("policy = \"paging\"", "policy = \"swapping\"")
+        .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
+        + files;
+    assert!(
+        keys(&uncached).contains(&"file".to_string()),
+        "{:?}",
+        keys(&uncached)
+    );
+    let uncached = uncached.replace(
+        "size = \"64KiB\"",
+        "size = \"64KiB\"\n        files = [{ read = \"macros\" }]",
+    );
+    assert!(
+        keys(&uncached).contains(&"class[edit].files".to_string()),
+        "{:?}",
+        keys(&uncached)
     );
 }

@@ -1,4 +1,5 @@
-//! The file system: programs' files, the buffer cache and exec's reads.
+//! The file system: programs' files, data files, the buffer cache, and
+//! the reads and writes of exec and of commands through it.
 //!
 //! Under swapping a new command gets memory for its image and exec reads
 //! the image from its program's file, on the programs' device (or, with
@@ -16,15 +17,30 @@
 //! waits, and from the second block on the next block is read ahead. A
 //! class's program file is its image, text first: when the text is in
 //! memory already (another process of the class has it: V7's text table)
-//! exec reads from the block where the data begins. Every block read
-//! costs the copy from the buffer into the process's memory; the copies
-//! are run as kernel work when the process next gets a processor, before
-//! its own work (the blocks' reads do not wait for them: a simplification
-//! that leaves the disk's work unchanged and the copies' total exact).
+//! exec starts at the block where the data begins.
+//!
+//! A class's `files` are read and written block by block the same way,
+//! while the command runs: its blocks' accesses are spread evenly over
+//! its processor demand (with B blocks in all, one every demand / (B + 1)
+//! of processor time), each a kernel call at that point of its work. A
+//! read finds its block, waits for it in transit, or waits for its read;
+//! a write (of a private, temporary file, a whole block at a time) copies
+//! into a buffer and starts the block's write without waiting (V7's
+//! `bawrite` of a full block).
+//!
+//! Every block read or written costs the copy between its buffer and the
+//! process's memory. A block found at once is copied in the kernel there
+//! and then (a burst that cannot be preempted); a block waited for is
+//! copied when the process next gets a processor, before its own work
+//! (exec's copies all together, after its reads: a simplification that
+//! leaves the disk's work unchanged and the copies' total exact).
 
 use super::per_process::PerProcess;
-use super::{Context, Event, Purpose, State, SystemModel, scheduler};
+use super::{
+    Burst, BurstKind, Context, Event, Purpose, State, SystemModel, event_index, scheduler,
+};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
+use crate::system::{FileAccess, FileSystem};
 use rustc_hash::FxHashMap;
 use tpsim_core::SimTime;
 
@@ -43,20 +59,70 @@ pub(super) struct Exec {
     /// With a cache: the first block this exec read (read-ahead starts
     /// after it).
     first: u32,
-    /// Processor time owed for copying the blocks read, run before the
-    /// command's own work.
+}
+
+/// Where a command is in its class's file accesses.
+#[derive(Clone, Copy, Debug, Default)]
+struct DataCursor {
+    /// The access under way (an index into the class's `files`).
+    step: usize,
+    /// The next block of its file.
+    block: u32,
+    /// Processor time between two block accesses.
+    spacing: SimTime,
+    /// The command's number, which tells its private files from other
+    /// commands'.
+    command: u32,
+}
+
+/// What the file system keeps of one process.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ProcessFiles {
+    /// Its exec.
+    pub(super) exec: Exec,
+    /// Its command's data-file accesses.
+    data: DataCursor,
+    /// Processor time owed for copying blocks it waited for, run before
+    /// its own work.
     copy: SimTime,
     /// The next process waiting for the same block, if any (the waiters
-    /// of a block are a list through their execs).
+    /// of a block are a list through their tables).
     next_waiter: Option<usize>,
 }
 
-impl Exec {
-    /// A process's exec: `pending` if it has an image to read.
-    pub(super) fn new(pending: bool) -> Exec {
-        Exec {
-            pending,
-            ..Exec::default()
+impl ProcessFiles {
+    /// A new process's: `pending` if it has an image to read.
+    pub(super) fn new(pending: bool) -> ProcessFiles {
+        ProcessFiles {
+            exec: Exec {
+                pending,
+                ..Exec::default()
+            },
+            ..ProcessFiles::default()
+        }
+    }
+}
+
+/// The kinds of file the cache's traffic is reported by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FileKind {
+    /// A program's file, read by exec.
+    Program,
+    /// A data file every command shares.
+    Shared,
+    /// A command's own temporary file.
+    Private,
+}
+
+impl FileKind {
+    pub(super) const ALL: [FileKind; 3] = [FileKind::Program, FileKind::Shared, FileKind::Private];
+
+    /// As the summary names it.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            FileKind::Program => "program",
+            FileKind::Shared => "data",
+            FileKind::Private => "temporary",
         }
     }
 }
@@ -67,60 +133,65 @@ struct Cache {
     buffers: BufferCache,
     /// The first and last of the processes waiting for a block in
     /// transit, by block, in the order they came; the others follow
-    /// through `Exec::next_waiter`.
+    /// through `ProcessFiles::next_waiter`.
     waiting: FxHashMap<Block, (usize, usize)>,
     /// The processes waiting for a buffer, every one being in transit.
     wanting: Vec<usize>,
-    /// The cache's counts at the end of the warm-up.
-    measured_from: CacheCounts,
+    /// What was counted, by kind of file and device (`kind * devices +
+    /// device`), since the end of the warm-up.
+    counts: Vec<CacheCounts>,
+    /// Commands with data files so far (numbering their private files).
+    commands: u32,
 }
 
-/// What the file system keeps: each process's exec, and the cache.
+/// What the file system keeps: each process's exec and accesses, and the
+/// cache.
 #[derive(Debug, Default)]
 pub(super) struct Files {
-    pub(super) exec: PerProcess<Exec>,
+    pub(super) of: PerProcess<ProcessFiles>,
     cache: Option<Cache>,
 }
 
 impl Files {
-    /// The file system of a system with a cache of `buffers` buffers, or
-    /// none.
-    pub(super) fn new(buffers: Option<usize>) -> Files {
+    /// The file system of a system with `fs`'s cache, or none; `devices`
+    /// the number of devices.
+    pub(super) fn new(fs: Option<&FileSystem>, devices: usize) -> Files {
         Files {
-            exec: PerProcess::default(),
-            cache: buffers.map(|n| Cache {
-                buffers: BufferCache::new(n),
+            of: PerProcess::default(),
+            cache: fs.map(|fs| Cache {
+                buffers: BufferCache::new(fs.buffers),
                 waiting: FxHashMap::default(),
                 wanting: Vec::new(),
-                measured_from: CacheCounts::default(),
+                counts: vec![CacheCounts::default(); FileKind::ALL.len() * devices],
+                commands: 0,
             }),
         }
     }
 
-    /// The processor time owed by `pid` for exec's copies, taken: the
-    /// kernel runs them before its own work.
+    /// The processor time owed by `pid` for copies, taken: the kernel runs
+    /// them before its own work.
     pub(super) fn take_copy(&mut self, pid: usize) -> SimTime {
-        std::mem::take(&mut self.exec[pid].copy)
+        std::mem::take(&mut self.of[pid].copy)
     }
 
     /// Starts the cache's counts afresh (the end of the warm-up).
     pub(super) fn reset_counts(&mut self) {
         if let Some(cache) = &mut self.cache {
-            cache.measured_from = cache.buffers.counts();
+            cache.counts.fill(CacheCounts::default());
         }
     }
 
-    /// The cache's counts since the end of the warm-up, if there is one.
-    pub(super) fn counts(&self) -> Option<CacheCounts> {
-        self.cache
-            .as_ref()
-            .map(|c| c.buffers.counts().since(&c.measured_from))
+    /// What the cache counted for `kind` on `device`, out of `devices`.
+    pub(super) fn counts(&self, kind: FileKind, device: usize, devices: usize) -> CacheCounts {
+        self.cache.as_ref().map_or_else(CacheCounts::default, |c| {
+            c.counts[kind as usize * devices + device]
+        })
     }
 
     /// Checks the cache's own bookkeeping, and that every process waiting
-    /// on it is in an exec (`in_exec`) that is waiting.
+    /// on it is waiting for I/O (`waits`).
     #[cfg(debug_assertions)]
-    pub(super) fn check(&self, in_exec: impl Fn(usize) -> bool) {
+    pub(super) fn check(&self, waits: impl Fn(usize) -> bool) {
         let Some(cache) = &self.cache else { return };
         cache.buffers.check();
         for (block, &(first, last)) in &cache.waiting {
@@ -130,20 +201,13 @@ impl Files {
             );
             let mut waiter = Some(first);
             while let Some(pid) = waiter {
-                assert!(
-                    in_exec(pid),
-                    "process {pid} waits for {block:?} in its exec"
-                );
-                assert_eq!(
-                    self.exec[pid].next, block.index,
-                    "the block it waits for is its next"
-                );
-                waiter = self.exec[pid].next_waiter;
+                assert!(waits(pid), "process {pid} waits for {block:?}");
+                waiter = self.of[pid].next_waiter;
                 assert!(waiter.is_some() || pid == last, "the list ends at its last");
             }
         }
         for &pid in &cache.wanting {
-            assert!(in_exec(pid), "process {pid} waits for a buffer in its exec");
+            assert!(waits(pid), "process {pid} waits for a buffer");
         }
     }
 
@@ -152,77 +216,159 @@ impl Files {
     }
 }
 
+/// A block's file, and how its access is reported.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    block: Block,
+    kind: FileKind,
+    device: usize,
+}
+
 impl SystemModel<'_> {
+    fn fs(&self) -> &FileSystem {
+        self.sys
+            .files
+            .as_ref()
+            .expect("the system has a buffer cache")
+    }
+
+    /// Where block `index` of file number `file` lies: program files are
+    /// numbered by class, then the shared data files, then every
+    /// command's private ones.
+    fn place(&self, file: u32, index: u32) -> Placed {
+        let classes = self.sys.classes.len() as u32;
+        let data = &self.fs().data;
+        let (kind, device) = if file < classes {
+            let programs = self.programs_device().expect("a cache only under swapping");
+            (FileKind::Program, programs)
+        } else {
+            let f = ((file - classes) % data.len() as u32) as usize;
+            let kind = if data[f].private {
+                FileKind::Private
+            } else {
+                FileKind::Shared
+            };
+            (kind, data[f].device)
+        };
+        Placed {
+            block: Block { file, index },
+            kind,
+            device,
+        }
+    }
+
+    /// The device programs' files are on under swapping: the programs'
+    /// device, or the swap device.
+    pub(super) fn programs_device(&self) -> Option<usize> {
+        match &self.sys.memory.policy {
+            crate::system::Policy::Swapping { device } => {
+                Some(self.sys.memory.programs.unwrap_or(*device))
+            }
+            crate::system::Policy::Paging(_) => self.sys.memory.programs,
+        }
+    }
+
+    /// Counts `access` of `at` as the cache's answer to a process.
+    fn count_access(&mut self, at: Placed, access: &Access) {
+        let devices = self.sys.devices.len();
+        let counts = &mut self.files.cache().counts[at.kind as usize * devices + at.device];
+        match access {
+            Access::Hit => counts.hits += 1,
+            Access::InTransit => counts.in_transit += 1,
+            Access::Miss { .. } => counts.misses += 1,
+            Access::NoBuffer { .. } => {}
+        }
+    }
+
     /// Exec under swapping: `pid`, in memory, reads its image (its text
     /// too unless a copy is in memory already) from the program's file,
     /// and runs when it is in.
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), |p| p.state = State::Io);
-        let Some(fs) = self.sys.files else {
-            let bytes = self.files.exec[pid].bytes as f64;
+        let Some(block) = self.sys.files.as_ref().map(|fs| fs.block) else {
+            let bytes = self.files.of[pid].exec.bytes as f64;
             let programs = self.program_device();
             self.request(programs, Purpose::Exec { pid }, bytes, ctx);
             return;
         };
         let size = self.sys.classes[self.procs[pid].class].size;
-        let exec = &mut self.files.exec[pid];
+        let exec = &mut self.files.of[pid].exec;
         // The text, when in memory already, is not read: the data begins
         // in the block where the text ends.
         let text = size - exec.bytes;
-        exec.first = u32::try_from(text / fs.block).expect("the block numbers fit");
+        exec.first = u32::try_from(text / block).expect("the block numbers fit");
         exec.next = exec.first;
-        exec.end = fs.blocks_of(size);
+        exec.end = u32::try_from(size.div_ceil(block)).expect("the block numbers fit");
         self.exec_read(pid, ctx);
     }
 
     /// Exec reads `pid`'s program file on from its next block, through
     /// the cache, until it must wait or has read the last.
     fn exec_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let fs = self.sys.files.expect("exec reads through a cache");
         let file = u32::try_from(self.procs[pid].class).expect("class numbers fit");
         loop {
             let Exec {
                 next, end, first, ..
-            } = self.files.exec[pid];
+            } = self.files.of[pid].exec;
             if next == end {
                 self.exec_done(pid, ctx);
                 return;
             }
-            let block = Block { file, index: next };
-            let access = self.files.cache().buffers.read(block);
-            if let Access::Miss { write_back } = &access {
-                self.write_blocks(write_back, ctx);
-                self.read_block(block, ctx);
-            }
-            // `breada`: the next block is read ahead, once the reads are
-            // sequential, whether this one was found or not.
-            if fs.read_ahead && next > first && next + 1 < end {
-                let ahead = Block {
-                    file,
-                    index: next + 1,
-                };
-                match self.files.cache().buffers.read_ahead(ahead) {
-                    Some(Access::Miss { write_back }) => {
-                        self.write_blocks(&write_back, ctx);
-                        self.read_block(ahead, ctx);
-                    }
-                    Some(Access::NoBuffer { write_back }) => self.write_blocks(&write_back, ctx),
-                    Some(Access::Hit | Access::InTransit) | None => {}
-                }
-            }
+            let at = self.place(file, next);
+            // `breada` from the second block on, whether this one is found
+            // or not.
+            let ahead = (next > first && next + 1 < end).then_some(next + 1);
+            let access = self.read_through(at, ahead, ctx);
             match access {
-                Access::Hit => self.block_copied(pid),
+                Access::Hit => {
+                    let copy = self.fs().copy;
+                    let of = &mut self.files.of[pid];
+                    of.exec.next += 1;
+                    of.copy += copy;
+                }
                 Access::InTransit | Access::Miss { .. } => {
-                    self.wait_for(block, pid);
+                    self.wait_for(at.block, pid);
                     return;
                 }
-                Access::NoBuffer { write_back } => {
-                    self.write_blocks(&write_back, ctx);
+                Access::NoBuffer { .. } => {
                     self.files.cache().wanting.push(pid);
                     return;
                 }
             }
         }
+    }
+
+    /// A process reads the block `at` through the cache: counted, its
+    /// read started on a miss and the delayed writes it pushes out, and
+    /// block `ahead` of the same file read ahead if asked (with
+    /// `read_ahead` set). Says what the cache answered.
+    fn read_through(&mut self, at: Placed, ahead: Option<u32>, ctx: &mut Context<Event>) -> Access {
+        let access = self.files.cache().buffers.read(at.block);
+        self.count_access(at, &access);
+        match &access {
+            Access::Miss { write_back } | Access::NoBuffer { write_back } => {
+                self.write_blocks(write_back, ctx);
+            }
+            Access::Hit | Access::InTransit => {}
+        }
+        if let Access::Miss { .. } = access {
+            self.transfer(at, Purpose::BufferRead { block: at.block }, ctx);
+        }
+        if let Some(index) = ahead.filter(|_| self.fs().read_ahead) {
+            let next = self.place(at.block.file, index);
+            match self.files.cache().buffers.read_ahead(next.block) {
+                Some(Access::Miss { write_back }) => {
+                    self.write_blocks(&write_back, ctx);
+                    let devices = self.sys.devices.len();
+                    self.files.cache().counts[next.kind as usize * devices + next.device]
+                        .read_aheads += 1;
+                    self.transfer(next, Purpose::BufferRead { block: next.block }, ctx);
+                }
+                Some(Access::NoBuffer { write_back }) => self.write_blocks(&write_back, ctx),
+                Some(Access::Hit | Access::InTransit) | None => {}
+            }
+        }
+        access
     }
 
     /// `pid` waits for `block`, after those waiting already.
@@ -231,7 +377,7 @@ impl SystemModel<'_> {
         match waiting.get_mut(&block) {
             Some((_, last)) => {
                 let previous = std::mem::replace(last, pid);
-                self.files.exec[previous].next_waiter = Some(pid);
+                self.files.of[previous].next_waiter = Some(pid);
             }
             None => {
                 waiting.insert(block, (pid, pid));
@@ -239,28 +385,20 @@ impl SystemModel<'_> {
         }
     }
 
-    /// `pid` has its next block: it owes the copy and goes on to the next.
-    fn block_copied(&mut self, pid: usize) {
-        let copy = self.sys.files.expect("a cache").copy;
-        let exec = &mut self.files.exec[pid];
-        exec.next += 1;
-        exec.copy += copy;
+    /// Starts a block's transfer between its buffer and its device.
+    fn transfer(&mut self, at: Placed, purpose: Purpose, ctx: &mut Context<Event>) {
+        let bytes = self.fs().block as f64;
+        self.request(at.device, purpose, bytes, ctx);
     }
 
-    /// Starts the read of `block` from the programs' device into its
-    /// buffer.
-    fn read_block(&mut self, block: Block, ctx: &mut Context<Event>) {
-        let bytes = self.sys.files.expect("a cache").block as f64;
-        let programs = self.program_device();
-        self.request(programs, Purpose::BufferRead { block }, bytes, ctx);
-    }
-
-    /// Starts the writes of delayed blocks pushed out of the cache.
+    /// Starts the writes of blocks pushed out of the cache (or written by
+    /// a process), counted.
     fn write_blocks(&mut self, blocks: &[Block], ctx: &mut Context<Event>) {
-        let bytes = self.sys.files.expect("a cache").block as f64;
+        let devices = self.sys.devices.len();
         for &block in blocks {
-            let programs = self.program_device();
-            self.request(programs, Purpose::BufferWrite { block }, bytes, ctx);
+            let at = self.place(block.file, block.index);
+            self.files.cache().counts[at.kind as usize * devices + at.device].writes += 1;
+            self.transfer(at, Purpose::BufferWrite { block }, ctx);
         }
     }
 
@@ -272,18 +410,32 @@ impl SystemModel<'_> {
         let mut waiter = cache.waiting.remove(&block).map(|(first, _)| first);
         let wanting = std::mem::take(&mut cache.wanting);
         while let Some(pid) = waiter {
-            waiter = self.files.exec[pid].next_waiter.take();
-            self.block_copied(pid);
-            self.exec_read(pid, ctx);
+            waiter = self.files.of[pid].next_waiter.take();
+            if self.files.of[pid].exec.pending {
+                let copy = self.fs().copy;
+                let of = &mut self.files.of[pid];
+                of.exec.next += 1;
+                of.copy += copy;
+                self.exec_read(pid, ctx);
+            } else {
+                self.data_block_waited(pid, ctx);
+            }
         }
         for pid in wanting {
-            self.exec_read(pid, ctx);
+            if self.files.of[pid].exec.pending {
+                self.exec_read(pid, ctx);
+            } else {
+                // It tries again when it next runs: its access is due at
+                // once.
+                self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+                self.become_runnable(pid, ctx);
+            }
         }
     }
 
     /// Exec's read for `pid` is done: the command runs.
     pub(super) fn exec_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.files.exec[pid].pending = false;
+        self.files.of[pid].exec.pending = false;
         self.sched[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
@@ -295,5 +447,157 @@ impl SystemModel<'_> {
             Some(device) => device,
             None => self.swap_device(),
         }
+    }
+
+    /// A new command of `pid` with processor demand `demand` starts its
+    /// class's file accesses: the first block is due after one spacing.
+    pub(super) fn start_accesses(&mut self, pid: usize, demand: SimTime) {
+        let class = &self.sys.classes[self.procs[pid].class];
+        let Some(fs) = self.sys.files.as_ref().filter(|_| !class.files.is_empty()) else {
+            self.procs[pid].file_due = SimTime::MAX;
+            return;
+        };
+        let blocks: u64 = class
+            .files
+            .iter()
+            .map(|a| fs.data[a.file()].size.div_ceil(fs.block))
+            .sum();
+        let spacing = SimTime::from_nanos(demand.as_nanos() / (blocks + 1));
+        let cache = self.files.cache();
+        cache.commands = cache.commands.wrapping_add(1);
+        let command = cache.commands;
+        self.files.of[pid].data = DataCursor {
+            step: 0,
+            block: 0,
+            spacing,
+            command,
+        };
+        self.procs[pid].file_due = spacing;
+    }
+
+    /// The access `pid` is at, and the block it is due to read or write.
+    fn data_block(&self, pid: usize) -> (FileAccess, Placed) {
+        let cursor = self.files.of[pid].data;
+        let access = self.sys.classes[self.procs[pid].class].files[cursor.step];
+        let f = access.file();
+        let fs = self.fs();
+        let (classes, data) = (self.sys.classes.len() as u32, fs.data.len() as u32);
+        let file = if fs.data[f].private {
+            // Above the program and shared files, one number per command
+            // and private file, wrapping around (a whole number of times
+            // the data files, so that the file is `classes + f` modulo
+            // them, as `place` reads it).
+            let span = (u32::MAX - classes) / data * data;
+            classes + cursor.command.wrapping_mul(data).wrapping_add(f as u32) % span
+        } else {
+            classes + f as u32
+        };
+        (access, self.place(file, cursor.block))
+    }
+
+    /// `pid`, on `cpu`, makes its next block access.
+    pub(super) fn data_access(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let (access, at) = self.data_block(pid);
+        let answer = match access {
+            FileAccess::Read(f) => {
+                let size = self.fs().data[f].size;
+                let blocks = u32::try_from(size.div_ceil(self.fs().block)).expect("fits");
+                let index = at.block.index;
+                let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
+                self.read_through(at, ahead, ctx)
+            }
+            FileAccess::Write(_) => {
+                let answer = self.files.cache().buffers.write_whole(at.block);
+                if let Access::Miss { write_back } | Access::NoBuffer { write_back } = &answer {
+                    self.write_blocks(write_back, ctx);
+                }
+                if let Access::Hit | Access::Miss { .. } = answer {
+                    self.write_blocks(&[at.block], ctx);
+                }
+                answer
+            }
+        };
+        let write = matches!(access, FileAccess::Write(_));
+        match answer {
+            // Found, or (a write) a buffer taken and its write started:
+            // the copy, there and then.
+            Access::Hit => {
+                self.advance(pid);
+                self.copy_burst(cpu, pid, ctx);
+            }
+            Access::Miss { .. } if write => {
+                self.advance(pid);
+                self.copy_burst(cpu, pid, ctx);
+            }
+            Access::Miss { .. } | Access::InTransit => {
+                self.leave_to_wait(cpu, pid, ctx);
+                self.wait_for(at.block, pid);
+            }
+            Access::NoBuffer { .. } => {
+                self.leave_to_wait(cpu, pid, ctx);
+                self.files.cache().wanting.push(pid);
+            }
+        }
+    }
+
+    /// `pid` leaves `cpu` to wait for the cache.
+    fn leave_to_wait(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        self.leave_cpu(cpu, pid, now);
+        self.recount(pid, now, |p| p.state = State::Io);
+        self.dispatch_idle(ctx);
+    }
+
+    /// The block `pid` waited for is in its buffer: a read has it (and
+    /// owes its copy); a write of a block that was in transit tries again.
+    fn data_block_waited(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let (access, _) = self.data_block(pid);
+        if let FileAccess::Read(_) = access {
+            let copy = self.fs().copy;
+            self.files.of[pid].copy += copy;
+            self.advance(pid);
+        }
+        self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+        self.become_runnable(pid, ctx);
+    }
+
+    /// `pid` has done a block: on to the next, due after one spacing, or
+    /// none after the last.
+    fn advance(&mut self, pid: usize) {
+        let class = &self.sys.classes[self.procs[pid].class];
+        let fs = self.sys.files.as_ref().expect("a cache");
+        let cursor = &mut self.files.of[pid].data;
+        cursor.block += 1;
+        let size = fs.data[class.files[cursor.step].file()].size;
+        if u64::from(cursor.block) == size.div_ceil(fs.block) {
+            cursor.step += 1;
+            cursor.block = 0;
+        }
+        self.procs[pid].file_due = if cursor.step == class.files.len() {
+            SimTime::MAX
+        } else {
+            cursor.spacing
+        };
+    }
+
+    /// The kernel copies a block for `pid` on `cpu`, then the process runs
+    /// on.
+    fn copy_burst(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let burst = Burst {
+            pid,
+            kind: BurstKind::Copy,
+            start: now,
+            interrupt_end: now,
+            switch_end: now,
+            end: now + self.fs().copy,
+        };
+        self.cpus.running[cpu] = Some(burst);
+        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
+            burst.end,
+            Event::BurstEnd {
+                cpu: event_index(cpu),
+            },
+        ));
     }
 }

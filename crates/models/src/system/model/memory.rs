@@ -428,7 +428,7 @@ impl SystemModel<'_> {
             },
             Managed::Swapping => Filing {
                 last_swap: self.memory.swap.of[pid].last_swap,
-                exec_pending: self.files.exec[pid].pending,
+                exec_pending: self.files.of[pid].exec.pending,
                 image: self.sys.classes[p.class].size,
                 ..Filing::default()
             },

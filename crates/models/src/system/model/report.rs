@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
+use files::FileKind;
 
 /// What a run measures: counters and meters reset at the end of the
 /// warm-up, and the load samples.
@@ -310,36 +311,43 @@ impl SystemModel<'_> {
         }
     }
 
-    /// The buffer cache's traffic, if there is a cache: so far exec's
-    /// reads of programs' files, on the programs' device.
+    /// The buffer cache's traffic, if there is a cache: per kind of file
+    /// and device, those that saw any.
     fn files_summary(&self) -> Option<FilesSummary> {
-        let (fs, counts) = (self.sys.files?, self.files.counts()?);
-        let reads = counts.hits + counts.in_transit + counts.misses;
-        let device = match self.sys.memory.programs {
-            Some(d) => d,
-            None => match self.sys.memory.policy {
-                Policy::Swapping { device } => device,
-                Policy::Paging(_) => unreachable!("a cache is refused under paging"),
-            },
-        };
+        let fs = self.sys.files.as_ref()?;
+        let devices = self.sys.devices.len();
+        let mut traffic = Vec::new();
+        for kind in FileKind::ALL {
+            for (device, spec) in self.sys.devices.iter().enumerate() {
+                let c = self.files.counts(kind, device, devices);
+                let reads = c.hits + c.in_transit + c.misses;
+                // The programs' row always; the others where there was
+                // traffic.
+                let programs = kind == FileKind::Program && Some(device) == self.programs_device();
+                if reads + c.read_aheads + c.writes == 0 && !programs {
+                    continue;
+                }
+                traffic.push(FileTraffic {
+                    kind: kind.name().to_string(),
+                    device: spec.name.clone(),
+                    reads,
+                    hits: c.hits,
+                    in_transit: c.in_transit,
+                    misses: c.misses,
+                    read_aheads: c.read_aheads,
+                    writes: c.writes,
+                    hit_ratio: if reads > 0 {
+                        c.hits as f64 / reads as f64
+                    } else {
+                        0.0
+                    },
+                });
+            }
+        }
         Some(FilesSummary {
             buffers: fs.buffers as u64,
             block_bytes: fs.block,
-            traffic: vec![FileTraffic {
-                kind: "program".to_string(),
-                device: self.sys.devices[device].name.clone(),
-                reads,
-                hits: counts.hits,
-                in_transit: counts.in_transit,
-                misses: counts.misses,
-                read_aheads: counts.read_aheads,
-                writes: counts.writes,
-                hit_ratio: if reads > 0 {
-                    counts.hits as f64 / reads as f64
-                } else {
-                    0.0
-                },
-            }],
+            traffic,
         })
     }
 
@@ -410,7 +418,10 @@ impl SystemModel<'_> {
             context_switch: share(counters.cpu_switch / capacity),
             interrupts: share(counters.cpu_interrupts / capacity),
             segment_faults: share(counters.cpu_segment_faults / capacity),
-            buffer_copies: sys.files.map(|_| share(counters.cpu_copy / capacity)),
+            buffer_copies: sys
+                .files
+                .as_ref()
+                .map(|_| share(counters.cpu_copy / capacity)),
             // From the processors' own busy meter, not as what the other
             // fractions leave: the four then add up to 1 only if every
             // busy moment went to exactly one kind of work.

@@ -163,7 +163,7 @@ impl SystemModel<'_> {
             |pid| {
                 let class = procs[pid].class;
                 let image = memory.texts[class].to_load(sys.classes[class].size);
-                (image, files.exec[pid].pending)
+                (image, files.of[pid].exec.pending)
             },
             |q| !cpus.in_kernel_path(q),
         );
@@ -250,7 +250,7 @@ impl SystemModel<'_> {
         let bytes = self.bytes_to_load(pid);
         self.memory.swap.free_bytes -= bytes;
         self.memory.texts[self.procs[pid].class].in_memory += 1;
-        self.files.exec[pid].bytes = bytes;
+        self.files.of[pid].exec.bytes = bytes;
     }
 
     /// Gives back the memory of `pid`'s image, and its class's text if no
