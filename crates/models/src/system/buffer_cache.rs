@@ -202,15 +202,52 @@ impl BufferCache {
         Some(access)
     }
 
-    /// A process writes the whole of `block` (`bawrite`): it takes the
-    /// block's buffer, or another, and the caller writes it and calls
-    /// `transfer_done`; nobody waits for the write.
-    pub fn write_whole(&mut self, block: Block) -> Access {
-        let access = self.access(block, Use::Writing { aged: false });
+    /// A process writes the whole of `block` at once (`bawrite`): it takes
+    /// the block's buffer, or another, and the caller writes it and calls
+    /// `transfer_done`; nobody waits for the write. `aged`: the buffer goes
+    /// back at the head of the free list when the write is done (4BSD's
+    /// `writei` sets `B_AGE`), else at the tail.
+    pub fn write_whole(&mut self, block: Block, aged: bool) -> Access {
+        let access = self.access(block, Use::Writing { aged });
         if matches!(access, Access::Hit | Access::Miss { .. }) {
             self.counts.writes += 1;
         }
         access
+    }
+
+    /// A process writes the whole of `block`, to go out later (V7's
+    /// `writei`: `getblk` then `bdwrite`): it takes the block's buffer, or
+    /// another, without reading it, marks it to be written and releases it
+    /// at the tail of the free list. No transfer now; a `Miss` only passes
+    /// its delayed writes on.
+    pub fn write_delayed(&mut self, block: Block) -> Access {
+        let access = self.access(block, Use::Valid { delayed: true });
+        match access {
+            Access::Hit => {
+                let b = self.by_block[&block];
+                self.buffers[b as usize].use_ = Use::Valid { delayed: true };
+            }
+            Access::Miss { .. } => {
+                let b = self.by_block[&block];
+                self.push_back(b);
+            }
+            Access::InTransit | Access::NoBuffer { .. } => {}
+        }
+        access
+    }
+
+    /// A process is done with `block`, which it read to its end: its
+    /// buffer goes to the head of the free list, to be taken first (4BSD's
+    /// `readi` sets `B_AGE`). Nothing if the block is not on the free
+    /// list.
+    pub fn age(&mut self, block: Block) {
+        let Some(&b) = self.by_block.get(&block) else {
+            return;
+        };
+        if let Use::Valid { .. } = self.buffers[b as usize].use_ {
+            self.unlink(b);
+            self.push_front(b);
+        }
     }
 
     /// A process writes part of `block` (`bdwrite` after reading it): the
@@ -592,7 +629,7 @@ mod tests {
         let mut cache = BufferCache::new(2);
         assert!(!read_now(&mut cache, 1));
         assert_eq!(
-            cache.write_whole(block(0)),
+            cache.write_whole(block(0), false),
             Access::Miss { write_back: vec![] }
         );
         cache.transfer_done(block(0));
@@ -616,6 +653,37 @@ mod tests {
         cache.transfer_done(block(0));
         assert!(!read_now(&mut cache, 5));
         assert!(!cache.holds(block(0)) && cache.holds(block(4)));
+        cache.check();
+    }
+
+    #[test]
+    fn a_delayed_whole_block_write_costs_no_transfer_until_flushed() {
+        // V7: block 0 written whole is valid at once, marked, at the tail;
+        // read back it is a hit; the flush starts its write.
+        let mut cache = BufferCache::new(2);
+        assert_eq!(
+            cache.write_delayed(block(0)),
+            Access::Miss { write_back: vec![] }
+        );
+        assert_eq!(cache.read(block(0)), Access::Hit);
+        assert_eq!(cache.write_delayed(block(0)), Access::Hit);
+        assert_eq!(cache.counts().writes, 0);
+        assert_eq!(cache.flush(), vec![block(0)]);
+        assert_eq!(cache.counts().writes, 1);
+        cache.transfer_done(block(0));
+        cache.check();
+    }
+
+    #[test]
+    fn a_block_aged_is_taken_first() {
+        // 4BSD's readi: blocks read to their end go to the head.
+        let mut cache = BufferCache::new(2);
+        assert!(!read_now(&mut cache, 0));
+        assert!(!read_now(&mut cache, 1));
+        cache.age(block(1));
+        assert!(!read_now(&mut cache, 2));
+        assert!(cache.holds(block(0)) && !cache.holds(block(1)));
+        cache.age(block(9));
         cache.check();
     }
 

@@ -233,6 +233,23 @@ pub struct FileSystem {
     pub copy: SimTime,
     /// The data files commands read and write.
     pub data: Vec<DataFile>,
+    /// How the file system releases the buffers it reads and writes.
+    pub rules: BufferRules,
+}
+
+/// How `readi` and `writei` release buffers, which decides what the cache
+/// keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferRules {
+    /// V7 (`rdwri.c`): a block read is released at the tail of the free
+    /// list; every block written is a delayed write (`bdwrite`), sent when
+    /// its buffer is taken or at `update`'s flush.
+    V7,
+    /// 4BSD (4.1BSD's `rdwri.c` 4.6, 81/03/08): a block read to its end
+    /// goes to the head of the free list (`B_AGE`), to be taken first; a
+    /// whole block written is sent at once and goes to the head when done
+    /// (`B_AGE`, `bawrite`); a part of a block is a delayed write.
+    Bsd,
 }
 
 /// A data file (`[[file]]`).

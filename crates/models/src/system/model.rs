@@ -127,6 +127,8 @@ pub enum Event {
     },
     /// The warm-up ends.
     WarmupEnd,
+    /// `update` sends the buffer cache's delayed writes.
+    Update,
 }
 
 /// One sample of the load indices.
@@ -595,6 +597,9 @@ impl<'a> SystemModel<'a> {
         self.start_probe(ctx);
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
         self.start_memory(ctx);
+        if self.sys.files.is_some() {
+            let _ = ctx.schedule_in(files::UPDATE, Event::Update);
+        }
         let warmup = self.sys.settings.warmup;
         if warmup > SimTime::ZERO {
             let _ = ctx.schedule_at(warmup, Event::WarmupEnd);
@@ -1336,6 +1341,7 @@ impl Model for SystemModel<'_> {
             Event::Pageout => self.pageout(ctx),
             Event::ProbeCycle { owner } => self.probe_cycle(owner as usize, ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
+            Event::Update => self.update(ctx),
         }
         self.meter_occupancy(ctx.now());
         #[cfg(debug_assertions)]

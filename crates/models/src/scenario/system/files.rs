@@ -3,7 +3,7 @@
 //! the classes' `files`, checked against them.
 
 use crate::scenario::Validator;
-use crate::system::{DataFile, FileAccess, FileSystem, Memory, Policy, System};
+use crate::system::{BufferRules, DataFile, FileAccess, FileSystem, Memory, Policy, System};
 use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
 
@@ -52,6 +52,21 @@ pub(crate) struct FilesFile {
     /// How fast the processor copies between a buffer and a process's
     /// memory.
     pub copy_rate: BytesPerSecond,
+    /// `"v7"` (default) or `"4bsd"`: how buffers read and written are
+    /// released.
+    #[serde(default)]
+    pub rules: Option<RulesFile>,
+}
+
+/// `files.rules`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub(crate) enum RulesFile {
+    /// V7's `readi` and `writei`.
+    #[serde(rename = "v7")]
+    V7,
+    /// 4BSD's.
+    #[serde(rename = "4bsd")]
+    Bsd,
 }
 
 /// The disk's sector: a block is a whole number of them.
@@ -228,5 +243,9 @@ pub(super) fn files(
         read_ahead: f.read_ahead.unwrap_or(true),
         copy: copy?,
         data: data?,
+        rules: match f.rules.unwrap_or(RulesFile::V7) {
+            RulesFile::V7 => BufferRules::V7,
+            RulesFile::Bsd => BufferRules::Bsd,
+        },
     })
 }

@@ -40,9 +40,12 @@ use super::{
     Burst, BurstKind, Context, Event, Purpose, State, SystemModel, event_index, scheduler,
 };
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
-use crate::system::{FileAccess, FileSystem};
+use crate::system::{BufferRules, FileAccess, FileSystem};
 use rustc_hash::FxHashMap;
 use tpsim_core::SimTime;
+
+/// How often `update` sends the delayed writes.
+pub(super) const UPDATE: SimTime = SimTime::from_secs(30);
 
 /// Exec's read of one process's image.
 #[derive(Clone, Copy, Debug, Default)]
@@ -321,6 +324,7 @@ impl SystemModel<'_> {
             let access = self.read_through(at, ahead, ctx);
             match access {
                 Access::Hit => {
+                    self.release_read(at.block);
                     let copy = self.fs().copy;
                     let of = &mut self.files.of[pid];
                     of.exec.next += 1;
@@ -371,6 +375,23 @@ impl SystemModel<'_> {
         access
     }
 
+    /// A process has read `block` to its end and releases its buffer: at
+    /// the tail of the free list (V7, as `read` left it) or at its head
+    /// (4BSD).
+    fn release_read(&mut self, block: Block) {
+        if self.fs().rules == BufferRules::Bsd {
+            self.files.cache().buffers.age(block);
+        }
+    }
+
+    /// `update`: every 30 s the delayed writes are sent (V7's `update`
+    /// calls `sync` every 30 s; `bflush`).
+    pub(super) fn update(&mut self, ctx: &mut Context<Event>) {
+        let delayed = self.files.cache().buffers.flush();
+        self.write_blocks(&delayed, ctx);
+        let _ = ctx.schedule_in(UPDATE, Event::Update);
+    }
+
     /// `pid` waits for `block`, after those waiting already.
     fn wait_for(&mut self, block: Block, pid: usize) {
         let waiting = &mut self.files.cache().waiting;
@@ -409,6 +430,9 @@ impl SystemModel<'_> {
         cache.buffers.transfer_done(block);
         let mut waiter = cache.waiting.remove(&block).map(|(first, _)| first);
         let wanting = std::mem::take(&mut cache.wanting);
+        if waiter.is_some() {
+            self.release_read(block);
+        }
         while let Some(pid) = waiter {
             waiter = self.files.of[pid].next_waiter.take();
             if self.files.of[pid].exec.pending {
@@ -506,12 +530,22 @@ impl SystemModel<'_> {
                 let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
                 self.read_through(at, ahead, ctx)
             }
-            FileAccess::Write(_) => {
-                let answer = self.files.cache().buffers.write_whole(at.block);
+            FileAccess::Write(f) => {
+                let fs = self.fs();
+                // 4BSD sends a whole block at once; V7 delays every block,
+                // and 4BSD the last part of one.
+                let whole = u64::from(at.block.index + 1) * fs.block <= fs.data[f].size;
+                let at_once = whole && fs.rules == BufferRules::Bsd;
+                let cache = &mut self.files.cache().buffers;
+                let answer = if at_once {
+                    cache.write_whole(at.block, true)
+                } else {
+                    cache.write_delayed(at.block)
+                };
                 if let Access::Miss { write_back } | Access::NoBuffer { write_back } = &answer {
                     self.write_blocks(write_back, ctx);
                 }
-                if let Access::Hit | Access::Miss { .. } = answer {
+                if at_once && matches!(answer, Access::Hit | Access::Miss { .. }) {
                     self.write_blocks(&[at.block], ctx);
                 }
                 answer
@@ -519,9 +553,12 @@ impl SystemModel<'_> {
         };
         let write = matches!(access, FileAccess::Write(_));
         match answer {
-            // Found, or (a write) a buffer taken and its write started:
-            // the copy, there and then.
+            // Found, or (a write) a buffer taken: the copy, there and
+            // then.
             Access::Hit => {
+                if !write {
+                    self.release_read(at.block);
+                }
                 self.advance(pid);
                 self.copy_burst(cpu, pid, ctx);
             }
