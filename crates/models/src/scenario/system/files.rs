@@ -18,7 +18,8 @@ pub(crate) struct DataFileFile {
     pub name: String,
     /// Its size.
     pub size: Bytes,
-    /// Its device (default: `memory.programs`, else `memory.device`).
+    /// Its device (default: `memory.programs`, else `memory.device` when it
+    /// is one device).
     #[serde(default)]
     pub device: Option<String>,
     /// A copy per command (default false: one shared file).
@@ -118,6 +119,13 @@ fn data_files(
             let bytes = size(v, f.size, &format!("{key}.size"), false);
             let device = match &f.device {
                 Some(name) => device_index(v, devices, name, &format!("{key}.device")),
+                None if programs.is_none() => {
+                    v.report(
+                        format!("{key}.device"),
+                        "is required here: memory.programs is not given and pages are spread over several drives",
+                    );
+                    None
+                }
                 None => programs,
             };
             Some(DataFile {
@@ -225,16 +233,10 @@ pub(super) fn files(
                 ),
             );
         }
-        if let Policy::Paging(_) = &m.policy {
-            v.report(
-                "files",
-                "the buffer cache is modelled under swapping only so far (exec reading a program's file); under paging a program's pages come from its file by faults, not through the cache",
-            );
-        }
     }
     let programs = memory.and_then(|m| match &m.policy {
         Policy::Swapping { device } => Some(m.programs.unwrap_or(*device)),
-        Policy::Paging(_) => None,
+        Policy::Paging(_) => m.programs,
     });
     let data = data_files(v, data, devices, programs);
     Some(FileSystem {

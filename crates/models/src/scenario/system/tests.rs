@@ -1097,13 +1097,27 @@ fn the_buffer_cache_s_mistakes_are_named() {
         ["syntax"],
         "copy_rate is required"
     );
-    // Under paging the cache has nothing to do yet: refused, said why.
-    let paged = format!("{GOOD}\n[files]\nbuffers = 10\ncopy_rate = \"2MB/s\"\n");
-    let found = problems(&paged);
+    // Under paging the cache serves data files; one without a device
+    // goes to the one paging drive, and over several drives must name its
+    // own.
+    let paged = format!(
+        "{GOOD}\n[files]\nbuffers = 10\ncopy_rate = \"2MB/s\"\n[[file]]\nname = \"f\"\nsize = \"1KiB\"\n"
+    );
+    let system = SystemFile::parse("t.toml", &paged)
+        .and_then(|f| f.validate("t.toml"))
+        .unwrap();
+    assert_eq!(system.files.unwrap().data[0].device, 0);
+    let spread = paged
+        .replace("device = \"disk\"\n", "device = [\"disk\", \"disk2\"]\n")
+        .replace(
+            "[users]",
+            "[[device]]\nname = \"disk2\"\nrate = \"1MB/s\"\n[users]",
+        );
+    let found = problems(&spread);
     assert!(
         found
             .iter()
-            .any(|p| p.key == "files" && p.message.contains("under swapping only")),
+            .any(|p| p.key == "file[f].device" && p.message.contains("is required here")),
         "{found:?}"
     );
 }

@@ -242,7 +242,9 @@ impl SystemModel<'_> {
         let classes = self.sys.classes.len() as u32;
         let data = &self.fs().data;
         let (kind, device) = if file < classes {
-            let programs = self.programs_device().expect("a cache only under swapping");
+            let programs = self
+                .programs_device()
+                .expect("exec reads a program through the cache only under swapping");
             (FileKind::Program, programs)
         } else {
             let f = ((file - classes) % data.len() as u32) as usize;

@@ -321,9 +321,11 @@ impl SystemModel<'_> {
             for (device, spec) in self.sys.devices.iter().enumerate() {
                 let c = self.files.counts(kind, device, devices);
                 let reads = c.hits + c.in_transit + c.misses;
-                // The programs' row always; the others where there was
-                // traffic.
-                let programs = kind == FileKind::Program && Some(device) == self.programs_device();
+                // The programs' row always where exec reads through the
+                // cache (swapping); the others where there was traffic.
+                let programs = kind == FileKind::Program
+                    && !self.paging()
+                    && Some(device) == self.programs_device();
                 if reads + c.read_aheads + c.writes == 0 && !programs {
                     continue;
                 }
