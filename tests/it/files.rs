@@ -420,3 +420,29 @@ fn under_paging_data_files_go_through_the_cache_beside_the_faults() {
     assert!(completions > 10, "{completions}");
     assert!(s.paging.as_ref().unwrap().faults > 0);
 }
+
+#[test]
+fn a_sticky_text_comes_back_from_the_swap_area_in_one_transfer() {
+    // Two buffers: nothing of an image survives in the cache between
+    // commands. Without the sticky bit every exec reads the ten blocks
+    // from the disk. With it, the first command's exit writes the 2 KiB
+    // text to the swap area (the disk is otherwise idle then), and each
+    // later exec swaps the text in (one 10 ms access and 2,048 bytes) and
+    // reads only the data's six blocks.
+    let small = CACHED.replace("buffers = 20", "buffers = 2");
+    let plain = run(&inline_system(&small), 0);
+    let each = 10.0 * TRANSFER + 0.001 + 10.0 * COPY + 1.0;
+    let (mean, completions) = job_response(&plain);
+    assert_eq!(completions, 3);
+    assert!((mean - each).abs() < 1e-9, "{mean} vs {each}");
+    let sticky = small.replace("text = \"2KiB\"\n", "text = \"2KiB\"\n    sticky = true\n");
+    let s = run(&inline_system(&sticky), 0);
+    let later = 0.010 + 2048.0 / 1e6 + 6.0 * TRANSFER + 0.001 + 6.0 * COPY + 1.0;
+    let (mean, completions) = job_response(&s);
+    assert_eq!(completions, 3);
+    let exact = (each + 2.0 * later) / 3.0;
+    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    // The disk: 10 + 6 + 6 blocks, the text written once and read twice.
+    assert_eq!(s.stations[1].completions, 22 + 3);
+    assert_eq!(traffic(&s, "program").reads, 22);
+}

@@ -687,6 +687,10 @@ pub struct CommandClass {
     /// The data files a command reads and writes, in order, through the
     /// buffer cache (empty without `[files]`).
     pub files: Vec<FileAccess>,
+    /// The text stays in the text table, with a copy on the swap area,
+    /// when its last process exits (V7's sticky bit, `ISVTX`): swapping
+    /// with `[files]` only.
+    pub sticky: bool,
 }
 
 impl CommandClass {

@@ -385,6 +385,13 @@ enum Purpose {
     BufferWrite {
         block: Block,
     },
+    /// A text swapped in from its copy on the swap area for exec.
+    TextIn {
+        pid: usize,
+    },
+    /// A text written to the swap area as its last process in memory
+    /// leaves.
+    TextOut,
 }
 
 impl Purpose {
@@ -396,7 +403,11 @@ impl Purpose {
             | Purpose::PageRead { pid }
             | Purpose::SwapIn { pid }
             | Purpose::SwapOut { pid } => Some(pid),
-            Purpose::PageWrite | Purpose::BufferRead { .. } | Purpose::BufferWrite { .. } => None,
+            Purpose::TextIn { pid } => Some(pid),
+            Purpose::PageWrite
+            | Purpose::TextOut
+            | Purpose::BufferRead { .. }
+            | Purpose::BufferWrite { .. } => None,
         }
     }
 }
@@ -543,7 +554,13 @@ impl<'a> SystemModel<'a> {
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             memory: MemoryState::new(sys, streams),
-            files: Files::new(sys.files.as_ref(), sys.devices.len()),
+            files: Files::new(
+                sys.files.as_ref(),
+                sys.devices.len(),
+                // V7's text table, with a cache under swapping.
+                (sys.files.is_some() && matches!(sys.memory.policy, Policy::Swapping { .. }))
+                    .then_some(sys.classes.len()),
+            ),
             devices: sys
                 .devices
                 .iter()
@@ -646,6 +663,7 @@ impl<'a> SystemModel<'a> {
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.exec_reads_image());
         self.files.of.insert(pid, files);
+        self.attach_text(class);
         self.new_cycle(pid, now);
         self.let_in(pid, now);
         pid
@@ -1213,7 +1231,10 @@ impl SystemModel<'_> {
             | Purpose::BufferWrite { .. } => Region::Files,
             Purpose::PageRead { pid } if self.memory.of[pid].fault_from_file => Region::Files,
             Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
-            Purpose::SwapIn { .. } | Purpose::SwapOut { .. } => Region::Swap,
+            Purpose::SwapIn { .. }
+            | Purpose::SwapOut { .. }
+            | Purpose::TextIn { .. }
+            | Purpose::TextOut => Region::Swap,
         }
     }
 
@@ -1242,6 +1263,8 @@ impl SystemModel<'_> {
             Purpose::BufferRead { block } | Purpose::BufferWrite { block } => {
                 self.buffer_done(block, ctx)
             }
+            Purpose::TextIn { pid } => self.text_in(pid, ctx),
+            Purpose::TextOut => {}
         }
     }
 
@@ -1260,6 +1283,7 @@ impl SystemModel<'_> {
                 .processes
                 .set(now, f64::from(self.user_processes));
         }
+        self.detach_text(p.class);
         self.release_memory(pid, p.class, residence, ctx);
     }
 
@@ -1362,6 +1386,9 @@ impl SystemModel<'_> {
         self.check_memory();
         self.check_counts();
         self.files.check(|pid| self.procs[pid].state == State::Io);
+        let mut of_class = vec![0; self.sys.classes.len()];
+        self.procs.iter().for_each(|(_, p)| of_class[p.class] += 1);
+        self.files.check_texts(&of_class);
     }
 
     /// The multiprogramming and waiting meters, the candidate sets, the

@@ -109,6 +109,10 @@ pub(crate) struct CommandClassFile {
     /// none).
     #[serde(default)]
     pub files: Vec<FileAccessFile>,
+    /// The sticky bit: the text stays in the text table between commands
+    /// (default false).
+    #[serde(default)]
+    pub sticky: Option<bool>,
 }
 
 /// `class.segment_faults = { per_command, cpu }`.
@@ -129,6 +133,8 @@ const NICE_RANGE: std::ops::RangeInclusive<i64> = -20..=19;
 pub(super) struct DataFiles<'a> {
     pub files: &'a [DataFileFile],
     pub cache: bool,
+    /// Whether memory is swapped (the text table's rules apply).
+    pub swapping: bool,
 }
 
 pub(super) fn class(
@@ -142,6 +148,13 @@ pub(super) fn class(
 ) -> Option<CommandClass> {
     let key = format!("class[{}]", f.name);
     let files = accesses(v, &f.name, &f.files, data.files, data.cache);
+    let sticky = f.sticky.unwrap_or(false);
+    if sticky && !(data.cache && data.swapping) {
+        v.report(
+            format!("{key}.sticky"),
+            "a sticky text is kept by the text table of swapping with a buffer cache: give memory.policy = \"swapping\" and a [files] table",
+        );
+    }
     let demand = demand(v, f, &key, mips);
     let io = ios(v, f, &key, devices);
     let image = size(v, f.size, &format!("{key}.size"), false);
@@ -188,6 +201,7 @@ pub(super) fn class(
         zero_fill: zero_fill?,
         segment_faults: segment_faults?,
         files: files?,
+        sticky,
     })
 }
 

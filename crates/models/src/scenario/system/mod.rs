@@ -256,6 +256,13 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             let data = DataFiles {
                 files: &f.data_files,
                 cache: f.files.is_some(),
+                swapping: matches!(
+                    memory,
+                    Some(crate::system::Memory {
+                        policy: Policy::Swapping { .. },
+                        ..
+                    })
+                ),
             };
             class(
                 v,

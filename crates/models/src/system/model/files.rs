@@ -147,19 +147,34 @@ struct Cache {
     commands: u32,
 }
 
-/// What the file system keeps: each process's exec and accesses, and the
-/// cache.
+/// A class's entry in the text table (swapping with a cache; V7 and
+/// 32V `text.c`): how many processes use the text, and whether a copy is
+/// on the swap area.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TextEntry {
+    /// Processes of the class attached to the text (`x_count`).
+    users: u32,
+    /// Its copy on the swap area is written (`XWRIT` cleared): the text
+    /// comes back from there, not from its file.
+    on_swap: bool,
+}
+
+/// What the file system keeps: each process's exec and accesses, the
+/// cache and, with the cache under swapping, the text table.
 #[derive(Debug, Default)]
 pub(super) struct Files {
     pub(super) of: PerProcess<ProcessFiles>,
     cache: Option<Cache>,
+    /// Each class's text entry (empty without a cache or under paging).
+    texts: Vec<TextEntry>,
 }
 
 impl Files {
     /// The file system of a system with `fs`'s cache, or none; `devices`
     /// the number of devices.
-    pub(super) fn new(fs: Option<&FileSystem>, devices: usize) -> Files {
+    pub(super) fn new(fs: Option<&FileSystem>, devices: usize, text_table: Option<usize>) -> Files {
         Files {
+            texts: vec![TextEntry::default(); text_table.unwrap_or(0)],
             of: PerProcess::default(),
             cache: fs.map(|fs| Cache {
                 buffers: BufferCache::new(fs.buffers),
@@ -211,6 +226,18 @@ impl Files {
         }
         for &pid in &cache.wanting {
             assert!(waits(pid), "process {pid} waits for a buffer");
+        }
+    }
+
+    /// Checks that each text's users are its class's processes
+    /// (`processes`, by class).
+    #[cfg(debug_assertions)]
+    pub(super) fn check_texts(&self, processes: &[u32]) {
+        for (class, entry) in self.texts.iter().enumerate() {
+            assert_eq!(
+                entry.users, processes[class],
+                "class {class}'s text has its processes as users"
+            );
         }
     }
 
@@ -296,15 +323,66 @@ impl SystemModel<'_> {
             self.request(programs, Purpose::Exec { pid }, bytes, ctx);
             return;
         };
-        let size = self.sys.classes[self.procs[pid].class].size;
+        let class = self.procs[pid].class;
+        let (size, text) = (self.sys.classes[class].size, self.memory.texts[class].bytes);
         let exec = &mut self.files.of[pid].exec;
-        // The text, when in memory already, is not read: the data begins
-        // in the block where the text ends.
-        let text = size - exec.bytes;
-        exec.first = u32::try_from(text / block).expect("the block numbers fit");
+        // A text in memory already is attached, not read: the data begins
+        // in the block where the text ends. So is a text with a copy on
+        // the swap area, which is swapped in first (`xalloc`).
+        let in_memory = exec.bytes < size;
+        let from_swap = !in_memory && text > 0 && self.files.texts[class].on_swap;
+        let skipped = if in_memory || from_swap { text } else { 0 };
+        exec.first = u32::try_from(skipped / block).expect("the block numbers fit");
         exec.next = exec.first;
         exec.end = u32::try_from(size.div_ceil(block)).expect("the block numbers fit");
+        if from_swap {
+            let device = self.swap_device();
+            self.request(device, Purpose::TextIn { pid }, text as f64, ctx);
+        } else {
+            self.exec_read(pid, ctx);
+        }
+    }
+
+    /// `pid`'s text is in from the swap area: exec reads the data.
+    pub(super) fn text_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.exec_read(pid, ctx);
+    }
+
+    /// With the text table: a new process of its class is attached to the
+    /// class's text.
+    pub(super) fn attach_text(&mut self, class: usize) {
+        if let Some(entry) = self.files.texts.get_mut(class) {
+            entry.users += 1;
+        }
+    }
+
+    /// With the text table: a process of `class` exits. The last user of a
+    /// text that is not sticky frees it, and its copy on the swap area
+    /// (`xfree`).
+    pub(super) fn detach_text(&mut self, class: usize) {
+        let sticky = self.sys.classes[class].sticky;
+        if let Some(entry) = self.files.texts.get_mut(class) {
+            entry.users -= 1;
+            if entry.users == 0 && !sticky {
+                entry.on_swap = false;
+            }
+        }
+    }
+
+    /// With the text table: the last process of `class` in memory has left
+    /// it. A text still in the table and read from its file is written to
+    /// the swap area, once (`xccdec` with `XWRIT`), without anyone waiting.
+    pub(super) fn text_left_memory(&mut self, class: usize, ctx: &mut Context<Event>) {
+        let bytes = self.memory.texts[class].bytes;
+        let sticky = self.sys.classes[class].sticky;
+        let Some(entry) = self.files.texts.get_mut(class) else {
+            return;
+        };
+        if bytes > 0 && !entry.on_swap && (entry.users > 0 || sticky) {
+            entry.on_swap = true;
+            let device = self.swap_device();
+            self.request(device, Purpose::TextOut, bytes as f64, ctx);
+        }
     }
 
     /// Exec reads `pid`'s program file on from its next block, through

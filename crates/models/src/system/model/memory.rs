@@ -285,7 +285,7 @@ impl SystemModel<'_> {
             // out) has no memory to give back.
             debug_assert!(matches!(residence, Residence::In | Residence::Out));
             if residence == Residence::In {
-                self.unload(class);
+                self.unload(class, ctx);
             }
             self.swapper(ctx);
         }

@@ -228,7 +228,7 @@ impl SystemModel<'_> {
         self.stats.counters.swap_outs += 1;
         self.stats.counters.swapped_bytes += bytes;
         if !self.paging() {
-            self.unload(self.procs[pid].class);
+            self.unload(self.procs[pid].class, ctx);
         }
         self.memory.swap.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::Out);
@@ -253,14 +253,16 @@ impl SystemModel<'_> {
         self.files.of[pid].exec.bytes = bytes;
     }
 
-    /// Gives back the memory of `pid`'s image, and its class's text if no
-    /// other process of the class is in memory.
-    pub(super) fn unload(&mut self, class: usize) {
+    /// Gives back the memory of a process of `class`, and its class's text
+    /// if no other process of the class is in memory (with the text table,
+    /// the text may be written to the swap area first).
+    pub(super) fn unload(&mut self, class: usize, ctx: &mut Context<Event>) {
         let text = &mut self.memory.texts[class];
         self.memory.swap.free_bytes += self.sys.classes[class].size - text.bytes;
         text.in_memory -= 1;
         if text.in_memory == 0 {
             self.memory.swap.free_bytes += text.bytes;
+            self.text_left_memory(class, ctx);
         }
     }
 
