@@ -1214,3 +1214,30 @@ fn data_files_validate_and_their_mistakes_are_named() {
         keys(&uncached)
     );
 }
+
+#[test]
+fn a_sticky_text_needs_swapping_and_a_cache() {
+    let sticky = |text: &str| {
+        text.replace(
+            "size = \"64KiB\"",
+            "size = \"64KiB\"\n        sticky = true",
+        )
+    };
+    let cached = sticky(&with_files("buffers = 10\ncopy_rate = \"2MB/s\""));
+    let system = SystemFile::parse("t.toml", &cached)
+        .and_then(|f| f.validate("t.toml"))
+        .unwrap();
+    assert!(system.classes[0].sticky);
+    for text in [
+        sticky(GOOD),
+        sticky(&format!(
+            "{GOOD}\n[files]\nbuffers = 10\ncopy_rate = \"2MB/s\"\n"
+        )),
+    ] {
+        let found = problems(&text);
+        assert!(
+            found.iter().any(|p| p.key == "class[edit].sticky"),
+            "{found:?}"
+        );
+    }
+}
