@@ -774,6 +774,20 @@ pub struct Phases {
     pub reference: f64,
     /// How references fall on the set's pages.
     pub pattern: Pattern,
+    /// Phases within phases: the region each set is drawn in, if any
+    /// (boxed: most classes have none).
+    pub region: Option<Box<LocalityRegion>>,
+}
+
+/// The outer phase of nested localities: a region of consecutive pages,
+/// drawn uniformly over the image, within which each locality set is
+/// drawn, until the region's phase ends.
+#[derive(Clone, Debug)]
+pub struct LocalityRegion {
+    /// Pages in the region (at least the set's).
+    pub pages: u64,
+    /// The processor time a region lasts \[s\].
+    pub phase: Dist,
 }
 
 /// How a phase's references fall on the pages of its locality set.

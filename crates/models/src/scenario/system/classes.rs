@@ -2,7 +2,9 @@
 //! phases, mirrored and validated.
 
 use crate::scenario::{DistSpec, Validator};
-use crate::system::{CommandClass, Io, Lifetime, Locality, Pattern, Phases, SegmentFaults};
+use crate::system::{
+    CommandClass, Io, Lifetime, Locality, LocalityRegion, Pattern, Phases, SegmentFaults,
+};
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
 use tpsim_core::Dist;
@@ -55,7 +57,20 @@ pub(crate) enum LocalityFile {
         /// How references fall on the set (uniformly if absent).
         #[serde(default)]
         pattern: Option<PatternFile>,
+        /// The region each set is drawn in (phases within phases).
+        #[serde(default)]
+        region: Option<RegionFile>,
     },
+}
+
+/// `region = { set, phase }` of the phase model, as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RegionFile {
+    /// Pages in the region.
+    pub set: f64,
+    /// Processor time per region.
+    pub phase: DistSpec,
 }
 
 /// How a phase's references fall on its set, as written.
@@ -312,7 +327,19 @@ fn locality(
             phase,
             reference,
             pattern,
-        }) => phases(v, key, *set, phase, *reference, pattern.as_ref(), sizes),
+            region,
+        }) => phases(
+            v,
+            key,
+            PhasesGiven {
+                set: *set,
+                phase,
+                reference: *reference,
+                pattern: pattern.as_ref(),
+                region: region.as_ref(),
+            },
+            sizes,
+        ),
     };
     let locality = match (wanted, given) {
         (Wanted::None, _) => None,
@@ -380,15 +407,28 @@ fn segment_faults(
 
 /// The phase model of a class whose image and page size are `sizes`
 /// (bytes), if both are valid.
-pub(super) fn phases(
+/// The phase model's keys as written.
+struct PhasesGiven<'a> {
+    set: f64,
+    phase: &'a DistSpec,
+    reference: Seconds,
+    pattern: Option<&'a PatternFile>,
+    region: Option<&'a RegionFile>,
+}
+
+fn phases(
     v: &mut Validator,
     key: &str,
-    set: f64,
-    phase: &DistSpec,
-    reference: Seconds,
-    pattern: Option<&PatternFile>,
+    given: PhasesGiven<'_>,
     sizes: Option<(u64, u64)>,
 ) -> Option<Locality> {
+    let PhasesGiven {
+        set,
+        phase,
+        reference,
+        pattern,
+        region,
+    } = given;
     let pages = sizes.map(|(image, page)| image.div_ceil(page));
     let set_ok = set.is_finite() && set >= 1.0 && set.fract() == 0.0;
     if !set_ok {
@@ -437,12 +477,58 @@ pub(super) fn phases(
             set.filter(|_| ok).map(|set| Pattern::zipf(exponent, set))
         }
     };
+    let region = match region {
+        None => Some(None),
+        Some(r) => locality_region(v, key, r, set, pages).map(|r| Some(Box::new(r))),
+    };
     Some(Locality::Phases(Phases {
         set: set?,
         phase: phase?,
         reference: reference?.as_secs_f64(),
         pattern: pattern?,
+        region: region?,
     }))
+}
+
+/// A phase model's region: whole pages, from the set's to the image's,
+/// and a phase with some length.
+fn locality_region(
+    v: &mut Validator,
+    key: &str,
+    r: &RegionFile,
+    set: Option<u64>,
+    pages: Option<u64>,
+) -> Option<LocalityRegion> {
+    let rkey = format!("{key}.locality.phases.region");
+    let whole = r.set.is_finite() && r.set >= 1.0 && r.set.fract() == 0.0;
+    let fits =
+        whole && set.is_none_or(|s| r.set as u64 >= s) && pages.is_none_or(|p| r.set as u64 <= p);
+    if !fits {
+        v.report(
+            format!("{rkey}.set"),
+            format!(
+                "must be a whole number of pages from the locality set's ({}) to the program's ({}), got {}",
+                set.map_or_else(|| "?".to_string(), |s| s.to_string()),
+                pages.map_or_else(|| "?".to_string(), |p| p.to_string()),
+                Figure(r.set)
+            ),
+        );
+    }
+    let phase_key = format!("{rkey}.phase");
+    let phase = v.dist(&r.phase, &phase_key).filter(|d| {
+        let ok = d.mean() > 0.0;
+        if !ok {
+            v.report(
+                &phase_key,
+                "a region must last some processor time: its mean must be > 0",
+            );
+        }
+        ok
+    });
+    Some(LocalityRegion {
+        pages: fits.then_some(r.set as u64)?,
+        phase: phase?,
+    })
 }
 
 pub(super) fn class_index(

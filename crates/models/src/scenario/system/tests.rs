@@ -1241,3 +1241,44 @@ fn a_sticky_text_needs_swapping_and_a_cache() {
         );
     }
 }
+
+#[test]
+fn a_region_nests_the_sets_and_its_mistakes_are_named() {
+    let with = |region: &str| clocked(&format!("{PHASES}, region = {{ {region} }}"), "");
+    let system = SystemFile::parse(
+        "t.toml",
+        &with(r#"set = 40, phase = { exp = { mean = "10s" } }"#),
+    )
+    .and_then(|f| f.validate("t.toml"))
+    .unwrap();
+    let Some(Locality::Phases(phases)) = &system.classes[0].locality else {
+        panic!("the phase model");
+    };
+    let region = phases.region.as_ref().unwrap();
+    assert_eq!(region.pages, 40);
+    assert_eq!(region.phase.mean(), 10.0);
+    for (region, key) in [
+        (
+            r#"set = 10, phase = { exp = { mean = "10s" } }"#,
+            "class[edit].locality.phases.region.set",
+        ),
+        (
+            r#"set = 65, phase = { exp = { mean = "10s" } }"#,
+            "class[edit].locality.phases.region.set",
+        ),
+        (
+            r#"set = 30.5, phase = { exp = { mean = "10s" } }"#,
+            "class[edit].locality.phases.region.set",
+        ),
+        (
+            r#"set = 40, phase = { det = { value = "0s" } }"#,
+            "class[edit].locality.phases.region.phase",
+        ),
+    ] {
+        assert!(
+            keys(&with(region)).contains(&key.to_string()),
+            "{region}: {:?}",
+            keys(&with(region))
+        );
+    }
+}

@@ -129,6 +129,10 @@ pub(super) struct PageTable {
     /// The processor time of its owner at which the phase began and ends.
     phase_start: SimTime,
     phase_end: SimTime,
+    /// With nested localities: the first page of the current region, and
+    /// the processor time at which the region ends (0 before the first).
+    region_first: u32,
+    region_end: SimTime,
     /// The page of the pending fault.
     faulting: u32,
     /// Pages read in with it, each with its frame (klustering).
@@ -1062,7 +1066,21 @@ impl Frames {
         let text_pages = self.texts.get(p.class).map_or(0, |t| t.entries.len()) as u32;
         let pt = &mut self.tables[pid];
         let pages = p.pages as u32;
-        let first = rng.random_range(0..pages);
+        let first = match &phases.region {
+            None => rng.random_range(0..pages),
+            // Phases within phases: a set is drawn within the region, and
+            // a new region over the image when the last has ended.
+            Some(region) => {
+                if p.cpu_user >= pt.region_end {
+                    pt.region_first = rng.random_range(0..pages);
+                    let length = region.phase.sample(rng).min(LONGEST_SAMPLE);
+                    pt.region_end =
+                        p.cpu_user + SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
+                }
+                let room = (region.pages - u64::from(set)) as u32;
+                (pt.region_first + rng.random_range(0..=room)) % pages
+            }
+        };
         let length = phase.sample(rng).min(LONGEST_SAMPLE);
         let t = pt;
         for &page in &t.slots {
@@ -1115,9 +1133,13 @@ impl Frames {
             }
         });
         t.phase_start = p.cpu_user;
-        // A phase lasts at least a tick, so that the clock moves on.
+        // A phase lasts at least a tick, so that the clock moves on, and
+        // ends with its region.
         let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
-        t.phase_end = p.cpu_user + length;
+        t.phase_end = (p.cpu_user + length).min(match phases.region {
+            Some(_) => t.region_end,
+            None => SimTime::MAX,
+        });
     }
 
     /// Gives back the frames of an exited process's `table`: its resident
@@ -2632,6 +2654,58 @@ pub(super) mod tests {
             assert!((0..29).filter(|&f| f != 3).all(|f| !resident(f)));
             assert!((29..60).all(resident));
             model.check_frames();
+        });
+    }
+
+    #[test]
+    fn nested_sets_are_drawn_within_their_region_until_it_ends() {
+        // Sets of 10 pages in regions of 20 that last 5 s of processor
+        // time, each set 1 s: every set lies in its region, a region holds
+        // for five sets, and the sets' first pages spread over the
+        // region's 11 possible places.
+        let text = TEN_PAGE_SETS.replace(
+            "reference = \"1ms\" }",
+            "reference = \"1ms\", region = { set = 20, phase = { det = { value = \"5s\" } } } }",
+        )
+        .replace("{ det = { value = \"100s\" } }", "{ det = { value = \"1s\" } }");
+        with_process(&text, |model, _, pid| {
+            let mut regions = Vec::new();
+            let mut firsts = std::collections::BTreeSet::new();
+            for second in 0..50 {
+                model.procs[pid].cpu_user = SimTime::from_secs(second);
+                model.new_phase(pid);
+                let t = &model.memory.frames.tables[pid];
+                let pages = t.entries.len() as u32;
+                let offset = |page: u32| (page + pages - t.region_first) % pages;
+                assert!(
+                    t.slots.iter().all(|&page| offset(page) < 20),
+                    "{:?}",
+                    t.slots
+                );
+                let first = t
+                    .slots
+                    .iter()
+                    .copied()
+                    .min_by_key(|&page| offset(page))
+                    .unwrap();
+                firsts.insert(offset(first));
+                assert_eq!(t.phase_end, SimTime::from_secs(second + 1));
+                if regions.last() != Some(&t.region_first) {
+                    regions.push(t.region_first);
+                    assert_eq!(
+                        t.region_end,
+                        SimTime::from_secs(second + 5),
+                        "at {second} s"
+                    );
+                }
+            }
+            // Ten regions, each drawn anew (two in a row may coincide by
+            // chance, rarely: 1 in 40).
+            assert!(regions.len() >= 8, "{regions:?}");
+            assert!(
+                firsts.len() >= 9 && firsts.iter().all(|&f| f <= 10),
+                "{firsts:?}"
+            );
         });
     }
 }
