@@ -15,7 +15,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tpsim::core::SimTime;
 use tpsim::models::System;
-use tpsim::models::system::{BufferRules, FileSystem, Paging, Policy, Population, Replacement};
+use tpsim::models::system::{
+    BufferRules, FileSystem, Layout, Paging, Policy, Population, Replacement,
+};
 
 fn shipped(name: &str, end_time: u64) -> System {
     let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
@@ -53,6 +55,7 @@ fn timesharing(c: &mut Criterion) {
         copy: SimTime::from_nanos(500_000),
         data: Vec::new(),
         rules: BufferRules::V7,
+        layout: Layout::Scattered,
     });
     let events = tpsim::models::system::simulate(&cached, 1, 0)
         .summary

@@ -26,6 +26,9 @@ pub struct Arm {
     pub swap_area: Area,
     /// The cylinders of the file system.
     pub file_system: Area,
+    /// Bytes a cylinder holds (tracks × sectors × sector size), if given:
+    /// where consecutive blocks of a file lie under a contiguous layout.
+    pub cylinder_bytes: Option<u64>,
 }
 
 impl Arm {

@@ -235,6 +235,20 @@ pub struct FileSystem {
     pub data: Vec<DataFile>,
     /// How the file system releases the buffers it reads and writes.
     pub rules: BufferRules,
+    /// Where a file's blocks lie on a disk with an arm.
+    pub layout: Layout,
+}
+
+/// Where the blocks of a file lie on a disk with an arm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Each block on a cylinder of the file system drawn at random, as
+    /// an aged free list scatters them.
+    Scattered,
+    /// A file's blocks one after another from a cylinder of its own, as a
+    /// fresh file system allocates them (`arm.cylinder` says how many a
+    /// cylinder holds).
+    Contiguous,
 }
 
 /// How `readi` and `writei` release buffers, which decides what the cache

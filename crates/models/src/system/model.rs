@@ -560,6 +560,9 @@ impl<'a> SystemModel<'a> {
                 // V7's text table, with a cache under swapping.
                 (sys.files.is_some() && matches!(sys.memory.policy, Policy::Swapping { .. }))
                     .then_some(sys.classes.len()),
+                sys.files
+                    .as_ref()
+                    .map_or(0, |_| streams.stream("files/layout").random()),
             ),
             devices: sys
                 .devices
@@ -1208,9 +1211,10 @@ impl SystemModel<'_> {
             self.stats.counters.probe_requests += 1;
         }
         let region = self.region(purpose);
+        let at = self.block_cylinder(device, purpose);
         let spec = &self.sys.devices[device];
         let d = &mut self.devices[device];
-        let request = d.request(spec, purpose, bytes, region, now);
+        let request = d.request(spec, purpose, bytes, region, at, now);
         if let Some(service) = d.arrive(spec, request, now) {
             let _ = ctx.schedule_in(
                 service,

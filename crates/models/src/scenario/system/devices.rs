@@ -2,7 +2,7 @@
 
 use crate::scenario::Validator;
 use crate::system::{Area, Arm, Device, Order, SeekCurve};
-use crate::units::{BytesPerSecond, Figure, Seconds};
+use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
 
 use super::DurationSpec;
@@ -55,6 +55,9 @@ pub(crate) struct ArmFile {
     /// `"fcfs"` or `"disksort"` (default `"fcfs"`).
     #[serde(default)]
     pub order: Option<String>,
+    /// Bytes a cylinder holds (default: not given).
+    #[serde(default)]
+    pub cylinder: Option<Bytes>,
 }
 
 pub(super) fn device(v: &mut Validator, f: &DeviceFile) -> Option<Device> {
@@ -181,12 +184,17 @@ pub(super) fn arm(v: &mut Validator, f: &DeviceFile, key: &str) -> Option<Option
     )
     .map_err(|e| v.report(format!("{key}.arm"), e.to_string()))
     .ok()?;
+    let cylinder_bytes = match a.cylinder {
+        None => Some(None),
+        Some(b) => super::size(v, b, &format!("{key}.arm.cylinder"), false).map(Some),
+    };
     Some(Some(Arm {
         cylinders,
         seek,
         order: order?,
         swap_area: swap_area?,
         file_system: file_system?,
+        cylinder_bytes: cylinder_bytes?,
     }))
 }
 

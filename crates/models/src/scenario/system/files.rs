@@ -3,7 +3,9 @@
 //! the classes' `files`, checked against them.
 
 use crate::scenario::Validator;
-use crate::system::{BufferRules, DataFile, FileAccess, FileSystem, Memory, Policy, System};
+use crate::system::{
+    BufferRules, DataFile, FileAccess, FileSystem, Layout, Memory, Policy, System,
+};
 use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
 
@@ -57,6 +59,20 @@ pub(crate) struct FilesFile {
     /// released.
     #[serde(default)]
     pub rules: Option<RulesFile>,
+    /// `"scattered"` (default) or `"contiguous"`: where a file's blocks
+    /// lie.
+    #[serde(default)]
+    pub layout: Option<LayoutFile>,
+}
+
+/// `files.layout`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum LayoutFile {
+    /// Blocks on random cylinders.
+    Scattered,
+    /// Blocks one after another.
+    Contiguous,
 }
 
 /// `files.rules`.
@@ -76,9 +92,37 @@ const SECTOR: u64 = 512;
 const MOST_BUFFERS: u64 = 1 << 24;
 
 /// Refuses a program or data file with more blocks than a block number
-/// holds.
+/// holds; and under a contiguous layout, a disk with an arm that holds
+/// files but does not say how much a cylinder holds.
 pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     let Some(files) = &system.files else { return };
+    if files.layout == Layout::Contiguous {
+        let programs = match &system.memory.policy {
+            Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
+            Policy::Paging(_) => None,
+        };
+        let mut holding: Vec<usize> = files
+            .data
+            .iter()
+            .map(|d| d.device)
+            .chain(programs)
+            .collect();
+        holding.sort_unstable();
+        holding.dedup();
+        for d in holding {
+            let device = &system.devices[d];
+            if device
+                .arm
+                .as_ref()
+                .is_some_and(|a| a.cylinder_bytes.is_none())
+            {
+                v.report(
+                    format!("device[{}].arm.cylinder", device.name),
+                    "is required by files.layout = \"contiguous\": the bytes a cylinder holds (tracks x sectors x sector size), which place a file's blocks",
+                );
+            }
+        }
+    }
     for file in &files.data {
         if file.size.div_ceil(files.block) > u64::from(u32::MAX) {
             v.report(
@@ -248,6 +292,10 @@ pub(super) fn files(
         rules: match f.rules.unwrap_or(RulesFile::V7) {
             RulesFile::V7 => BufferRules::V7,
             RulesFile::Bsd => BufferRules::Bsd,
+        },
+        layout: match f.layout.unwrap_or(LayoutFile::Scattered) {
+            LayoutFile::Scattered => Layout::Scattered,
+            LayoutFile::Contiguous => Layout::Contiguous,
         },
     })
 }

@@ -1282,3 +1282,22 @@ fn a_region_nests_the_sets_and_its_mistakes_are_named() {
         );
     }
 }
+
+#[test]
+fn a_contiguous_layout_needs_the_cylinder_size_of_an_arm_holding_files() {
+    let armed_files = |arm_extra: &str| {
+        armed(&format!("{ARM}{arm_extra}"), "")
+            .replace("policy = \"paging\"", "policy = \"swapping\"")
+            .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
+            + "\n[files]\nbuffers = 10\ncopy_rate = \"2MB/s\"\nlayout = \"contiguous\"\n"
+    };
+    assert!(
+        keys(&armed_files("")).contains(&"device[disk].arm.cylinder".to_string()),
+        "{:?}",
+        keys(&armed_files(""))
+    );
+    assert_eq!(
+        keys(&armed_files(", cylinder = \"209KiB\"")),
+        Vec::<String>::new()
+    );
+}

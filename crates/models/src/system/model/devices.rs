@@ -73,11 +73,16 @@ impl<P: Copy> DeviceState<P> {
         purpose: P,
         bytes: f64,
         region: Region,
+        at: Option<u32>,
         now: SimTime,
     ) -> Request<P> {
-        let cylinder = spec.arm.as_ref().map_or(0, |arm| {
-            let area = arm.area(region);
-            area.first + self.rng.random_range(0..area.len())
+        let cylinder = spec.arm.as_ref().map_or(0, |arm| match at {
+            // A block whose cylinder the file's layout says.
+            Some(cylinder) => cylinder,
+            None => {
+                let area = arm.area(region);
+                area.first + self.rng.random_range(0..area.len())
+            }
         });
         Request {
             purpose,
@@ -190,6 +195,7 @@ mod tests {
                     first: 10,
                     last: 199,
                 },
+                cylinder_bytes: None,
             }),
             revolution: 0.0,
             rate: 1e6,
@@ -267,7 +273,7 @@ mod tests {
             } else {
                 Region::Files
             };
-            let r = d.request(&spec, (), 1000.0, region, now);
+            let r = d.request(&spec, (), 1000.0, region, None, now);
             let area = spec.arm.as_ref().unwrap().area(region);
             assert!((area.first..=area.last).contains(&r.cylinder));
             let service = d.arrive(&spec, r, now).expect("idle");

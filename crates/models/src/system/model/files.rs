@@ -40,7 +40,7 @@ use super::{
     Burst, BurstKind, Context, Event, Purpose, State, SystemModel, event_index, scheduler,
 };
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
-use crate::system::{BufferRules, FileAccess, FileSystem};
+use crate::system::{BufferRules, FileAccess, FileSystem, Layout};
 use rustc_hash::FxHashMap;
 use tpsim_core::SimTime;
 
@@ -167,14 +167,24 @@ pub(super) struct Files {
     cache: Option<Cache>,
     /// Each class's text entry (empty without a cache or under paging).
     texts: Vec<TextEntry>,
+    /// Mixed into a file's number to draw its home cylinder under a
+    /// contiguous layout: each replication lays files out anew.
+    layout_salt: u64,
 }
 
 impl Files {
     /// The file system of a system with `fs`'s cache, or none; `devices`
-    /// the number of devices.
-    pub(super) fn new(fs: Option<&FileSystem>, devices: usize, text_table: Option<usize>) -> Files {
+    /// the number of devices, `text_table` the classes if there is a text
+    /// table, `layout_salt` what lays the files out.
+    pub(super) fn new(
+        fs: Option<&FileSystem>,
+        devices: usize,
+        text_table: Option<usize>,
+        layout_salt: u64,
+    ) -> Files {
         Files {
             texts: vec![TextEntry::default(); text_table.unwrap_or(0)],
+            layout_salt,
             of: PerProcess::default(),
             cache: fs.map(|fs| Cache {
                 buffers: BufferCache::new(fs.buffers),
@@ -464,6 +474,29 @@ impl SystemModel<'_> {
         }
     }
 
+    /// Under a contiguous layout, the cylinder of the block a buffer
+    /// transfer on `device` moves: its file's home cylinder in the file
+    /// system area (drawn once per file and run, by hashing the file's
+    /// number) and one cylinder on for each cylinder's worth of blocks
+    /// before it, wrapping round the area. `None` for other requests, or
+    /// scattered blocks, or a device without an arm.
+    pub(super) fn block_cylinder(&self, device: usize, purpose: Purpose) -> Option<u32> {
+        let (Purpose::BufferRead { block } | Purpose::BufferWrite { block }) = purpose else {
+            return None;
+        };
+        let fs = self.sys.files.as_ref()?;
+        if fs.layout != Layout::Contiguous {
+            return None;
+        }
+        let arm = self.sys.devices[device].arm.as_ref()?;
+        let per_cylinder = (arm.cylinder_bytes? / fs.block).max(1);
+        let area = arm.file_system;
+        let len = u64::from(area.len());
+        let home = mix(u64::from(block.file) ^ self.files.layout_salt) % len;
+        let offset = (home + u64::from(block.index) / per_cylinder) % len;
+        Some(area.first + u32::try_from(offset).expect("within the area"))
+    }
+
     /// `update`: every 30 s the delayed writes are sent (V7's `update`
     /// calls `sync` every 30 s; `bflush`).
     pub(super) fn update(&mut self, ctx: &mut Context<Event>) {
@@ -717,4 +750,13 @@ impl SystemModel<'_> {
             },
         ));
     }
+}
+
+/// SplitMix64's finaliser: a file's number spread over 64 bits, so that
+/// consecutive numbers get unrelated home cylinders.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
