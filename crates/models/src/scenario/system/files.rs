@@ -123,6 +123,40 @@ pub(super) fn programs_fit(v: &mut Validator, system: &System) {
             }
         }
     }
+    // A file larger than the file system area it is on, where the disk
+    // says how much a cylinder holds.
+    let area_bytes = |d: usize| {
+        system.devices[d]
+            .arm
+            .as_ref()
+            .and_then(|a| Some(u64::from(a.file_system.len()) * a.cylinder_bytes?))
+    };
+    let programs = match &system.memory.policy {
+        Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
+        Policy::Paging(_) => system.memory.programs,
+    };
+    for file in &files.data {
+        if let Some(area) = area_bytes(file.device).filter(|&a| file.size > a) {
+            v.report(
+                format!("file[{}].size", file.name),
+                format!(
+                    "{} bytes do not fit in the file system area of device {} ({area} bytes)",
+                    file.size, system.devices[file.device].name
+                ),
+            );
+        }
+    }
+    if let Some(area) = programs.and_then(area_bytes) {
+        for class in system.classes.iter().filter(|c| c.size > area) {
+            v.report(
+                format!("class[{}].size", class.name),
+                format!(
+                    "its program file ({} bytes) does not fit in the file system area of the programs' device ({area} bytes)",
+                    class.size
+                ),
+            );
+        }
+    }
     for file in &files.data {
         if file.size.div_ceil(files.block) > u64::from(u32::MAX) {
             v.report(

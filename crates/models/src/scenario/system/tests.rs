@@ -1301,3 +1301,20 @@ fn a_contiguous_layout_needs_the_cylinder_size_of_an_arm_holding_files() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn a_file_larger_than_its_area_is_refused_by_key() {
+    // An area of 3 cylinders of 4 KiB: 12 KiB. A 16 KiB data file, or a
+    // 64 KiB program, does not fit.
+    let text = armed(
+        &format!("{ARM}, cylinder = \"4KiB\""),
+        "file_system = [10, 12]\n",
+    )
+    .replace("policy = \"paging\"", "policy = \"swapping\"")
+    .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
+        + "\n[files]\nbuffers = 10\ncopy_rate = \"2MB/s\"\n[[file]]\nname = \"big\"\nsize = \"16KiB\"\n";
+    let found = keys(&text);
+    for key in ["file[big].size", "class[edit].size"] {
+        assert!(found.contains(&key.to_string()), "{key}: {found:?}");
+    }
+}
