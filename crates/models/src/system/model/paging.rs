@@ -843,6 +843,27 @@ mod tests {
     }
 
     #[test]
+    fn under_4_0bsd_s_quarter_second_the_scheduler_looks_again_on_the_clock() {
+        // 4.0BSD sets `runrun` every HZ/4 ticks (clock.c): with quantum =
+        // "250ms" a burst may run to the next quarter second of the clock,
+        // wherever it started, and no further.
+        let text = TWO_TEXTS.replace(
+            "quantum = \"100ms\"",
+            "quantum = \"250ms\"\nscheduler = \"unix\"",
+        );
+        with_process_at(&text, SimTime::ZERO, |model, _, pid| {
+            for (start_ms, slice_ms) in [(0, 250), (100, 150), (249, 1), (250, 250), (1_010, 240)] {
+                let start = SimTime::from_nanos(start_ms * 1_000_000);
+                assert_eq!(
+                    model.time_slice(pid, start),
+                    SimTime::from_nanos(slice_ms * 1_000_000),
+                    "from {start_ms} ms"
+                );
+            }
+        });
+    }
+
+    #[test]
     #[cfg(debug_assertions)]
     fn the_free_pool_and_the_bulk_store_check_what_their_holders_count() {
         let mut pool = FreePool::new(10);
