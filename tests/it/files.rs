@@ -2,18 +2,9 @@
 //! swapping reads a program's file block by block through it, exactly in
 //! deterministic cases, and the cache's traffic adds up under contention.
 
-use crate::seed;
-use tpsim::models::System;
+use crate::{inline_system, run_system as run, seed};
 use tpsim::models::summary::{FileTraffic, Summary};
 use tpsim::models::system::simulate;
-
-fn inline_system(text: &str) -> System {
-    tpsim::models::load_system("inline.toml", text).unwrap()
-}
-
-fn run(sys: &System, replication: u64) -> Summary {
-    simulate(sys, seed(sys.settings.seed), replication).summary
-}
 
 /// One user, memory to spare, a 10 ms seek and 1 MB/s: a 5 KiB image of
 /// 10 blocks of 512 bytes, its text the first 2 KiB (4 blocks).
@@ -59,6 +50,15 @@ fn program_traffic(s: &Summary) -> &FileTraffic {
     &files.traffic[0]
 }
 
+/// Asserts that three commands completed, the first taking `first` and
+/// the two later ones `later` each, to the nanosecond on average.
+fn assert_three_commands(s: &Summary, first: f64, later: f64) {
+    let (mean, completions) = job_response(s);
+    assert_eq!(completions, 3);
+    let exact = (first + 2.0 * later) / 3.0;
+    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+}
+
 fn job_response(s: &Summary) -> (f64, u64) {
     let job = s.classes.iter().find(|c| c.name == "job").unwrap();
     (job.mean_response.unwrap(), job.completions)
@@ -80,10 +80,7 @@ fn exec_reads_the_program_block_by_block_through_the_cache_to_the_nanosecond() {
         let s = run(&inline_system(&text), 0);
         let first = 10.0 * TRANSFER + 0.001 + 10.0 * COPY + 1.0;
         let later = 0.001 + 10.0 * COPY + 1.0;
-        let (mean, completions) = job_response(&s);
-        assert_eq!(completions, 3);
-        let exact = (first + 2.0 * later) / 3.0;
-        assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+        assert_three_commands(&s, first, later);
         let t = program_traffic(&s);
         assert_eq!(
             (
@@ -257,10 +254,7 @@ fn data_files_are_read_and_written_through_the_cache_to_the_nanosecond() {
     let first =
         10.0 * TRANSFER + 0.001 + 10.0 * COPY + 1.0 + 2.0 * (TRANSFER + 0.001 + COPY) + 6.0 * COPY;
     let later = 0.001 + 10.0 * COPY + 1.0 + 8.0 * COPY;
-    let (mean, completions) = job_response(&s);
-    assert_eq!(completions, 3);
-    let exact = (first + 2.0 * later) / 3.0;
-    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    assert_three_commands(&s, first, later);
     let data = traffic(&s, "data");
     assert_eq!(
         (
@@ -332,10 +326,7 @@ fn a_block_read_ahead_too_slowly_is_waited_for_in_transit_as_the_spacing_says() 
     let first =
         10.0 * t + 0.001 + 10.0 * COPY + 1.0 + 4.0 * t + 2.0 * 0.001 + 6.0 * COPY - 2.0 * spacing;
     let later = 0.001 + 10.0 * COPY + 1.0 + 8.0 * COPY;
-    let (mean, completions) = job_response(&s);
-    assert_eq!(completions, 3);
-    let exact = (first + 2.0 * later) / 3.0;
-    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    assert_three_commands(&s, first, later);
     let data = traffic(&s, "data");
     assert_eq!(
         (data.hits, data.in_transit, data.misses, data.read_aheads),
@@ -438,10 +429,7 @@ fn a_sticky_text_comes_back_from_the_swap_area_in_one_transfer() {
     let sticky = small.replace("text = \"2KiB\"\n", "text = \"2KiB\"\n    sticky = true\n");
     let s = run(&inline_system(&sticky), 0);
     let later = 0.010 + 2048.0 / 1e6 + 6.0 * TRANSFER + 0.001 + 6.0 * COPY + 1.0;
-    let (mean, completions) = job_response(&s);
-    assert_eq!(completions, 3);
-    let exact = (each + 2.0 * later) / 3.0;
-    assert!((mean - exact).abs() < 1e-9, "{mean} vs {exact}");
+    assert_three_commands(&s, each, later);
     // The disk: 10 + 6 + 6 blocks, the text written once and read twice.
     assert_eq!(s.stations[1].completions, 22 + 3);
     assert_eq!(traffic(&s, "program").reads, 22);

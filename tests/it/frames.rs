@@ -3,7 +3,7 @@
 //! implies at each resident set size, and against the effect it exists to
 //! show: a thrashing knee that moves with memory.
 
-use crate::{assert_above, assert_covers, seed};
+use crate::{assert_above, assert_covers, inline_system, seed};
 use tpsim::models::System;
 use tpsim::models::system::{LifetimePoint, simulate};
 
@@ -47,10 +47,6 @@ size = "100KiB"
 dirty = 0.5
 locality = { phases = { set = 100, phase = { det = { value = "100000s" } }, reference = "1ms" } }
 "#;
-
-fn inline_system(text: &str) -> System {
-    tpsim::models::load_system("inline.toml", text).unwrap()
-}
 
 /// Faults observed over faults expected at the rate the model implies,
 /// over the resident set sizes `sizes` of one run's lifetime meter.

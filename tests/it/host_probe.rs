@@ -279,46 +279,12 @@ fn a_config_file_gives_the_settings_and_its_mistakes_name_its_keys() {
 
 /// A model whose probe runs a 2 s and a 1 s benchmark alone on the
 /// machine (one user who never stops thinking): each takes its demand and
-/// a 1 ms switch.
-const MODELLED: &str = r#"
-    name = "modelled"
-    [run]
-    end_time = "200s"
-    [system]
-    quantum = "1s"
-    context_switch = "1ms"
-    [memory]
-    policy = "swapping"
-    size = "1MiB"
-    page = "1KiB"
-    device = "disk"
-    programs = "programs"
-    [[device]]
-    name = "programs"
-    rate = "1000GB/s"
-    [[device]]
-    name = "disk"
-    rate = "1MB/s"
-    [users]
-    terminals = 1
-    think = { det = { value = "100000s" } }
-    commands = [{ class = "edit", weight = 1 }]
-    [[class]]
-    name = "edit"
-    cpu = { det = { value = "0.1s" } }
-    size = "10KiB"
-    [[class]]
-    name = "long"
-    cpu = { det = { value = "2s" } }
-    size = "10KiB"
-    [[class]]
-    name = "short"
-    cpu = { det = { value = "1s" } }
-    size = "10KiB"
-    [probe]
-    benchmarks = ["long", "short"]
-    sleep = "10s"
-"#;
+/// a 1 ms switch (the probe tests' `TIMED`, run for 200 s).
+fn modelled() -> String {
+    crate::probe::TIMED
+        .replace("name = \"timed\"", "name = \"modelled\"")
+        .replace("end_time = \"100s\"", "end_time = \"200s\"")
+}
 
 #[test]
 fn a_measured_table_is_compared_with_a_model_or_another_table() {
@@ -334,7 +300,7 @@ fn a_measured_table_is_compared_with_a_model_or_another_table() {
     table.push_str("long,measured,1,0,9,timeout\n");
     std::fs::write(&measured, table).unwrap();
     let model = dir.path().join("model.toml");
-    std::fs::write(&model, MODELLED).unwrap();
+    std::fs::write(&model, modelled()).unwrap();
     let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
     let out = tpsim(&["compare", measured, model, "--json"]);
     assert_eq!(out.status, 0, "{}", out.stderr);

@@ -128,6 +128,17 @@ pub fn system(name: &str) -> tpsim::models::System {
     tpsim::models::load_system(&path.display().to_string(), &text).unwrap()
 }
 
+/// A time-sharing scenario given as text, validated.
+pub fn inline_system(text: &str) -> tpsim::models::System {
+    tpsim::models::load_system("inline.toml", text).unwrap()
+}
+
+/// One replication of a time-sharing system under its seed moved by the
+/// seed offset.
+pub fn run_system(sys: &tpsim::models::System, replication: u64) -> Summary {
+    tpsim::models::system::simulate(sys, seed(sys.settings.seed), replication).summary
+}
+
 /// A scenario given as text, validated.
 pub fn inline(text: &str) -> Network {
     tpsim::models::load_network("inline.toml", text).unwrap()

@@ -16,7 +16,7 @@ fn load(text: &str) -> System {
 /// One user who never stops thinking, and a probe that runs a 2 s and a
 /// 1 s benchmark, then sleeps 10 s; exec reads images in nanoseconds, and
 /// every dispatch costs a 1 ms switch.
-const TIMED: &str = r#"
+pub(crate) const TIMED: &str = r#"
     name = "timed"
     [run]
     end_time = "100s"

@@ -4,22 +4,16 @@
 //! that moves with memory size; logins over a day follow Erlang's loss
 //! formula; paging and swapping see the same workload.
 
-use crate::{assert_above, assert_covers, assert_proportion, scenario_path, seed, system};
+use crate::{
+    assert_above, assert_covers, assert_proportion, inline_system, run_system as run,
+    scenario_path, seed, system,
+};
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::analytic::ClosedModel;
 use tpsim::models::summary::{ClassKind, Summary};
 use tpsim::models::system::{Policy, Population, simulate};
-
-/// A time-sharing scenario given as text, validated.
-fn inline_system(text: &str) -> System {
-    tpsim::models::load_system("inline.toml", text).unwrap()
-}
-
-fn run(sys: &System, replication: u64) -> Summary {
-    simulate(sys, seed(sys.settings.seed), replication).summary
-}
 
 /// A process that touches all its 20 pages at once, every second, with
 /// memory to spare, beside one user's small commands.

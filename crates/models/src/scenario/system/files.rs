@@ -96,16 +96,19 @@ const MOST_BUFFERS: u64 = 1 << 24;
 /// files but does not say how much a cylinder holds.
 pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     let Some(files) = &system.files else { return };
+    // The programs' device; exec reads through the cache only under
+    // swapping.
+    let swapping = matches!(system.memory.policy, Policy::Swapping { .. });
+    let programs = match &system.memory.policy {
+        Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
+        Policy::Paging(_) => system.memory.programs,
+    };
     if files.layout == Layout::Contiguous {
-        let programs = match &system.memory.policy {
-            Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
-            Policy::Paging(_) => None,
-        };
         let mut holding: Vec<usize> = files
             .data
             .iter()
             .map(|d| d.device)
-            .chain(programs)
+            .chain(programs.filter(|_| swapping))
             .collect();
         holding.sort_unstable();
         holding.dedup();
@@ -131,51 +134,33 @@ pub(super) fn programs_fit(v: &mut Validator, system: &System) {
             .as_ref()
             .and_then(|a| Some(u64::from(a.file_system.len()) * a.cylinder_bytes?))
     };
-    let programs = match &system.memory.policy {
-        Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
-        Policy::Paging(_) => system.memory.programs,
+    let too_big = |bytes: u64, area: Option<u64>| match area.filter(|&a| bytes > a) {
+        Some(area) => Some(format!(
+            "does not fit in its file system area ({area} bytes)"
+        )),
+        None => (bytes.div_ceil(files.block) > u64::from(u32::MAX)).then(|| {
+            format!(
+                "has more than 2^32 blocks of {} bytes (files.block)",
+                files.block
+            )
+        }),
     };
     for file in &files.data {
-        if let Some(area) = area_bytes(file.device).filter(|&a| file.size > a) {
+        if let Some(why) = too_big(file.size, area_bytes(file.device)) {
             v.report(
                 format!("file[{}].size", file.name),
                 format!(
-                    "{} bytes do not fit in the file system area of device {} ({area} bytes)",
+                    "the file of {} bytes on device {} {why}",
                     file.size, system.devices[file.device].name
                 ),
             );
         }
     }
-    if let Some(area) = programs.and_then(area_bytes) {
-        for class in system.classes.iter().filter(|c| c.size > area) {
-            v.report(
-                format!("class[{}].size", class.name),
-                format!(
-                    "its program file ({} bytes) does not fit in the file system area of the programs' device ({area} bytes)",
-                    class.size
-                ),
-            );
-        }
-    }
-    for file in &files.data {
-        if file.size.div_ceil(files.block) > u64::from(u32::MAX) {
-            v.report(
-                format!("file[{}].size", file.name),
-                format!(
-                    "more than 2^32 blocks of {} bytes (files.block)",
-                    files.block
-                ),
-            );
-        }
-    }
     for class in &system.classes {
-        if class.size.div_ceil(files.block) > u64::from(u32::MAX) {
+        if let Some(why) = too_big(class.size, programs.and_then(area_bytes)) {
             v.report(
                 format!("class[{}].size", class.name),
-                format!(
-                    "its program file would have more than 2^32 blocks of {} bytes (files.block)",
-                    files.block
-                ),
+                format!("its program file of {} bytes {why}", class.size),
             );
         }
     }

@@ -344,7 +344,7 @@ impl SystemModel<'_> {
         let skipped = if in_memory || from_swap { text } else { 0 };
         exec.first = u32::try_from(skipped / block).expect("the block numbers fit");
         exec.next = exec.first;
-        exec.end = u32::try_from(size.div_ceil(block)).expect("the block numbers fit");
+        exec.end = self.sys.files.as_ref().expect("a cache").blocks_of(size);
         if from_swap {
             let device = self.swap_device();
             self.request(device, Purpose::TextIn { pid }, text as f64, ctx);
@@ -597,7 +597,7 @@ impl SystemModel<'_> {
         let blocks: u64 = class
             .files
             .iter()
-            .map(|a| fs.data[a.file()].size.div_ceil(fs.block))
+            .map(|a| u64::from(fs.blocks_of(fs.data[a.file()].size)))
             .sum();
         let spacing = SimTime::from_nanos(demand.as_nanos() / (blocks + 1));
         let cache = self.files.cache();
@@ -637,8 +637,7 @@ impl SystemModel<'_> {
         let (access, at) = self.data_block(pid);
         let answer = match access {
             FileAccess::Read(f) => {
-                let size = self.fs().data[f].size;
-                let blocks = u32::try_from(size.div_ceil(self.fs().block)).expect("fits");
+                let blocks = self.fs().blocks_of(self.fs().data[f].size);
                 let index = at.block.index;
                 let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
                 self.read_through(at, ahead, ctx)
@@ -718,8 +717,7 @@ impl SystemModel<'_> {
         let fs = self.sys.files.as_ref().expect("a cache");
         let cursor = &mut self.files.of[pid].data;
         cursor.block += 1;
-        let size = fs.data[class.files[cursor.step].file()].size;
-        if u64::from(cursor.block) == size.div_ceil(fs.block) {
+        if cursor.block == fs.blocks_of(fs.data[class.files[cursor.step].file()].size) {
             cursor.step += 1;
             cursor.block = 0;
         }
