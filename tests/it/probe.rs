@@ -309,3 +309,232 @@ fn under_paging_the_probe_notes_free_frames_and_holds_its_benchmark_s_pages() {
     let held = 10.0 / 1024.0 * 3.0 / 13.0;
     assert!((share - held).abs() < 0.1 * held, "{share} vs {held}");
 }
+
+/// TIMED run as the study's shell script: a shell whose every line costs
+/// 20 ms, a `time` that runs 5 ms before it forks, images read in exactly
+/// 10 ns.
+fn scripted() -> String {
+    let text = TIMED
+        .replace("rate = \"1000GB/s\"", "rate = \"1024GB/s\"")
+        .replace(
+            "sleep = \"10s\"",
+            "sleep = \"10s\"\nscript = { shell = \"sh\", time = \"time\" }",
+        )
+        + r#"
+    [[class]]
+    name = "sh"
+    cpu = { det = { value = "20ms" } }
+    size = "10KiB"
+    [[class]]
+    name = "time"
+    cpu = { det = { value = "5ms" } }
+    size = "10KiB"
+"#;
+    assert_eq!(text.matches("1024GB/s").count(), 1);
+    assert_eq!(text.matches("script = ").count(), 1);
+    text
+}
+
+#[test]
+fn the_probe_as_a_script_times_exec_and_time_s_return_to_the_nanosecond() {
+    let (obs, _) = observations(&scripted());
+    let ns = |x: f64| (x * 1e9).round() as i64;
+    // A line of the shell: a 1 ms switch and 20 ms; `time`: its image
+    // (10 ns), a switch and 5 ms; then it notes the time and forks the
+    // benchmark: its image (10 ns), a switch and its demand; then `time`
+    // returns from its wait and reads the clock as soon as it runs: one
+    // more switch.
+    let line = 0.021;
+    let time = 10e-9 + 0.006;
+    let long = 10e-9 + 0.001 + 2.0 + 0.001;
+    let short = 10e-9 + 0.001 + 1.0 + 0.001;
+    // The first cycle also execs the shell (10 ns); later ones find it
+    // asleep after its `sleep`.
+    let cycle = |first: bool| {
+        let exec = if first { 10e-9 } else { 0.0 };
+        let long_start = exec + line + time;
+        let short_start = long_start + long + line + time;
+        let end = short_start + short + line;
+        (long_start, short_start, end)
+    };
+    let (long_start, short_start, first_end) = cycle(true);
+    let (o1, o2) = (&obs[0], &obs[1]);
+    assert_eq!(
+        (o1.benchmark.as_str(), o2.benchmark.as_str()),
+        ("long", "short")
+    );
+    assert_eq!(ns(o1.start), ns(long_start), "{o1:?}");
+    assert_eq!(ns(o1.elapsed), ns(long), "{o1:?}");
+    assert_eq!(ns(o2.start), ns(short_start), "{o2:?}");
+    assert_eq!(ns(o2.elapsed), ns(short), "{o2:?}");
+    // `time` reports the benchmark's own processor time: its demand in
+    // user mode, its one switch in the kernel.
+    assert_eq!((ns(o1.user), ns(o1.system)), (ns(2.0), ns(0.001)));
+    // The second cycle starts 10 s after the first's last line.
+    let (long_start, _, _) = cycle(false);
+    assert_eq!(
+        ns(obs[2].start),
+        ns(first_end + 10.0 + long_start),
+        "{:?}",
+        obs[2]
+    );
+    assert_eq!(ns(obs[2].elapsed), ns(long));
+}
+
+#[test]
+fn a_script_benchmark_runs_its_programs_in_turn_and_time_adds_their_times() {
+    // `man` is a script: a 10 ms line before `echo`, one before `nroff`
+    // (fixed at 1 s), one after; `echo` 3 ms. Run under the scripted
+    // probe, in place of TIMED's two benchmarks.
+    let text = scripted().replace(
+        "benchmarks = [\"long\", \"short\"]",
+        "benchmarks = [\"man\"]",
+    ) + r#"
+    [[class]]
+    name = "man"
+    cpu = { det = { value = "10ms" } }
+    size = "10KiB"
+    runs = ["echo", { class = "nroff", cpu = "1s" }]
+    [[class]]
+    name = "echo"
+    cpu = { det = { value = "3ms" } }
+    size = "10KiB"
+    [[class]]
+    name = "nroff"
+    cpu = { det = { value = "7s" } }
+    size = "10KiB"
+"#;
+    let (obs, _) = observations(&text);
+    let ns = |x: f64| (x * 1e9).round() as i64;
+    let o = &obs[0];
+    assert_eq!(o.benchmark, "man");
+    // Each of the three processes: its image (10 ns) and a switch before
+    // it first runs; `man` is switched to again after each wait; `time`
+    // reads the clock after one more switch.
+    let exec = 10e-9 + 0.001;
+    let man = exec + 0.010 + (0.001 + 0.010) * 2.0;
+    let echo = exec + 0.003;
+    let nroff = exec + 1.0;
+    assert_eq!(ns(o.elapsed), ns(man + echo + nroff + 0.001), "{o:?}");
+    // `time` reports the script's times with its children's.
+    assert_eq!(ns(o.user), ns(0.030 + 0.003 + 1.0), "{o:?}");
+    assert_eq!(ns(o.system), ns(0.003 + 0.001 + 0.001), "{o:?}");
+}
+
+/// One user who types one `job` at 1 s: a script that runs `big` (1 s)
+/// and waits for it. Images load from a device of their own at 1 KiB a
+/// nanosecond; the swap area moves 1 KiB a millisecond.
+const SCRIPT_USER: &str = r#"
+    name = "script-user"
+    [run]
+    end_time = "30s"
+    [system]
+    quantum = "10s"
+    context_switch = "1ms"
+    [memory]
+    policy = "swapping"
+    size = "1MiB"
+    page = "1KiB"
+    device = "swap"
+    programs = "programs"
+    [[device]]
+    name = "programs"
+    rate = "1024GB/s"
+    [[device]]
+    name = "swap"
+    rate = "1024KB/s"
+    [users]
+    terminals = 1
+    think = { det = { value = "1s" } }
+    commands = [{ class = "job", weight = 1 }]
+    [[class]]
+    name = "job"
+    cpu = { det = { value = "10ms" } }
+    size = "400KiB"
+    runs = ["big"]
+    [[class]]
+    name = "big"
+    cpu = { det = { value = "1s" } }
+    size = "400KiB"
+"#;
+
+#[test]
+fn a_script_asleep_in_wait_is_swapped_out_when_its_program_needs_the_room() {
+    let response = |text: &str| {
+        let s = crate::run_system(&crate::inline_system(text), 0);
+        let job = s.classes.iter().find(|c| c.name == "job").unwrap();
+        // A script's program is not a command of its own.
+        assert!(
+            s.classes
+                .iter()
+                .all(|c| c.name != "big" || c.completions == 0)
+        );
+        assert!(job.completions > 0);
+        (
+            (job.mean_response.unwrap(), job.response_max.unwrap()),
+            job.completions,
+        )
+    };
+    // Room for both: the script's two lines (each a switch and 10 ms,
+    // the first after its image, 400 ns) and `big`'s image, switch and
+    // second: every response the same.
+    // (Every response at most the maximum, and the mean as large: all
+    // equal.)
+    let ((mean, max), _) = response(SCRIPT_USER);
+    let spare = 400e-9 + 0.011 + (400e-9 + 0.001 + 1.0) + 0.011;
+    assert!(
+        (mean - spare).abs() < 1e-9 && (max - spare).abs() < 1e-9,
+        "{mean} {max}"
+    );
+    // Room for one: `big` waits for the script's 400 KiB to be written to
+    // the swap area (0.4 s), and the script for them to be read back when
+    // `big` exits (0.4 s).
+    let tight = SCRIPT_USER.replace("size = \"1MiB\"", "size = \"600KiB\"");
+    let ((mean, max), _) = response(&tight);
+    let swapped = spare + 0.4 + 0.4;
+    assert!(
+        (mean - swapped).abs() < 1e-9 && (max - swapped).abs() < 1e-9,
+        "{mean} {max}"
+    );
+}
+
+#[test]
+fn bad_scripts_are_refused_by_key_with_status_2_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let loop_ = SCRIPT_USER.replace("name = \"big\"\n", "name = \"big\"\n    runs = [\"job\"]\n");
+    let unknown = SCRIPT_USER.replace("runs = [\"big\"]", "runs = [\"nroff\"]");
+    let fixed_script = SCRIPT_USER.replace(
+        "commands = [{ class = \"job\", weight = 1 }]",
+        "commands = [{ class = \"job\", weight = 1 }]\n    [probe]\n    benchmarks = [{ class = \"job\", cpu = \"1s\" }]\n    sleep = \"10s\"",
+    );
+    let too_big = SCRIPT_USER.replace(
+        "cpu = { det = { value = \"1s\" } }\n    size = \"400KiB\"",
+        "cpu = { det = { value = \"1s\" } }\n    size = \"2MiB\"",
+    );
+    let no_shell = fixed_script.replace("cpu = \"1s\" }", "}").replace(
+        "sleep = \"10s\"",
+        "sleep = \"10s\"\n    script = { shell = \"sh\", time = \"big\" }",
+    );
+    for (text, key, says) in [
+        (loop_, "class[big].runs", "job -> big -> job"),
+        (unknown, "class[job].runs", "no [[class]] named \"nroff\""),
+        (fixed_script, "probe.benchmarks[job]", "is a script"),
+        (too_big, "class[job].runs", "larger than user memory"),
+        (no_shell, "probe.script.shell", "no [[class]] named \"sh\""),
+    ] {
+        assert!(text != SCRIPT_USER, "{key}: the edit took");
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, &text).unwrap();
+        let out_dir = dir.path().join("out");
+        let out = crate::cli::tpsim(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status, 2, "{key}: {}", out.stderr);
+        assert!(out.stderr.contains(key), "{key}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{key}: {}", out.stderr);
+        assert!(!out_dir.exists(), "nothing written for {key}");
+    }
+}

@@ -705,6 +705,11 @@ pub struct CommandClass {
     /// when its last process exits (V7's sticky bit, `ISVTX`): swapping
     /// with `[files]` only.
     pub sticky: bool,
+    /// The programs a command of this class runs in turn, each forked,
+    /// exec'd and waited for (a shell script); its own demand is drawn
+    /// once before each and once after the last (the shell's work per
+    /// line). Empty for a program that runs no others.
+    pub runs: Vec<Program>,
 }
 
 impl CommandClass {
@@ -908,7 +913,10 @@ pub struct Background {
 #[derive(Clone, Debug)]
 pub struct Probe {
     /// The benchmarks, run in this order every cycle.
-    pub benchmarks: Vec<Benchmark>,
+    pub benchmarks: Vec<Program>,
+    /// Run as the study's shell script: its shell forks `time`, which forks
+    /// the benchmark; `None` to run each benchmark directly.
+    pub script: Option<ProbeScript>,
     /// The sleep between the end of a cycle and the start of the next.
     pub sleep: Dist,
     /// The part of each day, from and to (times of day), in which cycles
@@ -922,14 +930,28 @@ pub struct Probe {
     pub day_start: SimTime,
 }
 
-/// One of the probe's benchmarks.
+/// A program run as a command: one of the probe's benchmarks, or one a
+/// shell script runs in turn.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Benchmark {
+pub struct Program {
     /// Its command class: image, I/O, locality.
     pub class: usize,
     /// Its processor demand, the same every run (a given job, such as
     /// `man man`); `None` to draw it from the class.
     pub demand: Option<SimTime>,
+}
+
+/// The probe run as the 1981 study's shell script: for each benchmark its
+/// shell forks and execs `time`, which forks and execs the benchmark and
+/// waits for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeScript {
+    /// The class of the probe's shell; its demand is its work per command
+    /// line (reading it, forking).
+    pub shell: usize,
+    /// The class of `time`; its demand is its work before it forks the
+    /// benchmark. After the wait it reads the clock as soon as it runs.
+    pub time: usize,
 }
 
 /// The length of a day, for the probe's window.
@@ -972,6 +994,7 @@ mod tests {
         let hour = |h: u64| SimTime::from_secs(h * 3600);
         let probe = |day_start| Probe {
             benchmarks: Vec::new(),
+            script: None,
             sleep: Dist::deterministic(1.0).unwrap(),
             window: Some((hour(9), hour(17))),
             resolution: Some(SimTime::from_secs(1)),
@@ -1043,10 +1066,11 @@ mod tests {
     fn the_probe_starts_cycles_in_its_window_and_truncates_like_time() {
         let h = |x: u64| SimTime::from_secs(x * 3600);
         let probe = Probe {
-            benchmarks: vec![Benchmark {
+            benchmarks: vec![Program {
                 class: 0,
                 demand: None,
             }],
+            script: None,
             sleep: Dist::exponential(1.0).unwrap(),
             window: Some((h(9), h(17))),
             resolution: Some(SimTime::from_secs(1)),

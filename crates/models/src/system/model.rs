@@ -27,8 +27,8 @@
 //! and device timings have streams of their own.
 
 use super::{
-    CommandClass, Locality, Mix, Phases, Placement, Policy, Population, ProcessCount, Region,
-    Replacement, Scheduler, System,
+    CommandClass, Locality, Mix, Phases, Placement, Policy, Population, ProbeScript, ProcessCount,
+    Program, Region, Replacement, Scheduler, System,
 };
 use crate::measure::{Responses, StationMeter};
 use crate::run::{Run, Runnable, Setup, drive, event_index};
@@ -54,6 +54,7 @@ mod per_process;
 mod probe;
 mod report;
 mod scheduler;
+mod scripts;
 mod swapping;
 mod users;
 
@@ -259,6 +260,8 @@ enum OwnerKind {
         noted: Option<probe::Noted>,
         /// Its benchmark's process, while one runs.
         running: Option<usize>,
+        /// Its shell and `time`, when it runs as a script.
+        script: Option<Box<probe::ScriptRun>>,
     },
 }
 
@@ -317,6 +320,15 @@ struct Process {
     cpu_system: SimTime,
     /// Faults taken in the current command.
     faults: u64,
+    /// The script that forked it and waits for it, if it is one of a
+    /// script's programs.
+    parent: Option<usize>,
+    /// The programs of its class's `runs` it has forked so far.
+    step: usize,
+    /// Processor time its programs (and theirs) used, in user mode and in
+    /// the kernel, added as each exits (`time` reports a command's
+    /// children's times).
+    children_cpu: (SimTime, SimTime),
     /// Whether the "user processes" index counts it.
     counted: bool,
     /// Distinguishes processes that reuse a slab slot.
@@ -657,6 +669,9 @@ impl<'a> SystemModel<'a> {
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
             faults: 0,
+            parent: None,
+            step: 0,
+            children_cpu: (SimTime::ZERO, SimTime::ZERO),
             counted: true,
             waiting_frame: false,
             generation: self.next_generation,

@@ -3,7 +3,7 @@
 
 use crate::scenario::{DistSpec, Validator};
 use crate::system::{
-    CommandClass, Io, Lifetime, Locality, LocalityRegion, Pattern, Phases, SegmentFaults,
+    CommandClass, Io, Lifetime, Locality, LocalityRegion, Pattern, Phases, SegmentFaults, System,
 };
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
@@ -12,6 +12,7 @@ use tpsim_core::Dist;
 use super::devices::{DeviceFile, device_index};
 use super::files::{DataFileFile, FileAccessFile, accesses};
 use super::memory::Wanted;
+use super::probe::{ProgramFile, program};
 use super::{OneOrMany, fraction, size};
 
 /// A class's I/O to one device.
@@ -128,6 +129,10 @@ pub(crate) struct CommandClassFile {
     /// (default false).
     #[serde(default)]
     pub sticky: Option<bool>,
+    /// The programs a command runs in turn, as a shell script does
+    /// (default: none).
+    #[serde(default)]
+    pub runs: Vec<ProgramFile>,
 }
 
 /// `class.segment_faults = { per_command, cpu }`.
@@ -143,9 +148,12 @@ pub(crate) struct SegmentFaultsFile {
 /// UNIX `nice` values (V7 keeps `p_nice - NZERO` in this range).
 const NICE_RANGE: std::ops::RangeInclusive<i64> = -20..=19;
 
-/// What a class's `files` are checked against: the data files, and
-/// whether there is a cache to read them through.
-pub(super) struct DataFiles<'a> {
+/// What a class is checked against: the devices, the other classes (the
+/// programs it runs), the data files, and whether there is a cache to
+/// read them through.
+pub(super) struct ClassContext<'a> {
+    pub devices: &'a [DeviceFile],
+    pub classes: &'a [CommandClassFile],
     pub files: &'a [DataFileFile],
     pub cache: bool,
     /// Whether memory is swapped (the text table's rules apply).
@@ -155,11 +163,10 @@ pub(super) struct DataFiles<'a> {
 pub(super) fn class(
     v: &mut Validator,
     f: &CommandClassFile,
-    devices: &[DeviceFile],
     mips: Option<f64>,
     wanted: Wanted,
     page: Option<u64>,
-    data: &DataFiles<'_>,
+    data: &ClassContext<'_>,
 ) -> Option<CommandClass> {
     let key = format!("class[{}]", f.name);
     let files = accesses(v, &f.name, &f.files, data.files, data.cache);
@@ -170,8 +177,19 @@ pub(super) fn class(
             "a sticky text is kept by the text table of swapping with a buffer cache: give memory.policy = \"swapping\" and a [files] table",
         );
     }
+    let runs: Vec<_> = f
+        .runs
+        .iter()
+        .map(|r| program(v, r, data.classes, mips, &format!("{key}.runs")))
+        .collect();
+    if !f.runs.is_empty() && !f.files.is_empty() {
+        v.report(
+            format!("{key}.files"),
+            "a script (a class with `runs`) reads and writes through its programs: give the files to the classes it runs",
+        );
+    }
     let demand = demand(v, f, &key, mips);
-    let io = ios(v, f, &key, devices);
+    let io = ios(v, f, &key, data.devices);
     let image = size(v, f.size, &format!("{key}.size"), false);
     let text = size(
         v,
@@ -217,7 +235,47 @@ pub(super) fn class(
         segment_faults: segment_faults?,
         files: files?,
         sticky,
+        runs: runs.into_iter().collect::<Option<_>>()?,
     })
+}
+
+/// Refuses a script that runs itself, directly or through the scripts it
+/// runs: its commands would never end.
+pub(super) fn scripts_end(v: &mut Validator, sys: &System) {
+    // Depth-first from each class, along `runs`: a class met again on the
+    // path is a loop.
+    fn visit(sys: &System, class: usize, path: &mut Vec<usize>) -> Option<Vec<usize>> {
+        if let Some(at) = path.iter().position(|&c| c == class) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(class);
+            return Some(cycle);
+        }
+        path.push(class);
+        for run in &sys.classes[class].runs {
+            if let Some(cycle) = visit(sys, run.class, path) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    for (i, c) in sys.classes.iter().enumerate() {
+        if let Some(cycle) = visit(sys, i, &mut Vec::new())
+            && cycle[0] == i
+        {
+            let names: Vec<&str> = cycle
+                .iter()
+                .map(|&c| sys.classes[c].name.as_str())
+                .collect();
+            v.report(
+                format!("class[{}].runs", c.name),
+                format!(
+                    "runs itself ({}): its commands would never end",
+                    names.join(" -> ")
+                ),
+            );
+        }
+    }
 }
 
 /// A class's processor demand, in seconds with the scale that makes its

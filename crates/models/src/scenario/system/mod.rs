@@ -26,12 +26,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use tpsim_core::{Dist, SimTime};
 
-use classes::{CommandClassFile, DataFiles, class};
+use classes::{ClassContext, CommandClassFile, class};
 use cpu::{CpuFile, cpu, processor_speed};
 use devices::{DeviceFile, device};
 use files::{DataFileFile, FilesFile};
 use memory::{MemoryFile, memory, wanted_locality};
-use probe::{ProbeFile, benchmarks_fit, probe};
+use probe::{ProbeFile, probe};
 use users::{BackgroundFile, UsersFile, background, users};
 
 /// A duration that is either fixed (`"30ms"`) or drawn from a distribution
@@ -253,7 +253,9 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         .classes
         .iter()
         .map(|c| {
-            let data = DataFiles {
+            let data = ClassContext {
+                devices: &f.devices,
+                classes: &f.classes,
                 files: &f.data_files,
                 cache: f.files.is_some(),
                 swapping: matches!(
@@ -264,15 +266,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
                     })
                 ),
             };
-            class(
-                v,
-                c,
-                &f.devices,
-                mips,
-                wanted_locality(&f.memory),
-                page,
-                &data,
-            )
+            class(v, c, mips, wanted_locality(&f.memory), page, &data)
         })
         .collect();
     let users = users(v, &f.users, &f.classes);
@@ -329,8 +323,8 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     };
     cycles_take_time(v, &system);
     transfers_fit(v, &system);
-    shells_fit(v, &system);
-    benchmarks_fit(v, &system);
+    images_fit(v, &system);
+    classes::scripts_end(v, &system);
     sweeps_fit(v, &system);
     files::programs_fit(v, &system);
     v.problems.is_empty().then_some(system)
@@ -358,17 +352,44 @@ fn transfers_fit(v: &mut Validator, sys: &System) {
     }
 }
 
-fn shells_fit(v: &mut Validator, sys: &System) {
-    if let (Some(shell), Policy::Swapping { .. }) = (sys.users.shell, &sys.memory.policy) {
-        let size = sys.classes[shell].size;
-        let user = sys.memory.user_bytes();
+/// Under swapping, a process runs only with its whole image in memory:
+/// refuses a shell, a benchmark, the probe script's shell or `time`, or a
+/// program a script runs whose image is larger than user memory. A user
+/// whose shell could never run would never run a command; the probe or a
+/// script would wait for ever. (A command typed that cannot fit is
+/// counted as rejected instead.)
+fn images_fit(v: &mut Validator, sys: &System) {
+    if !matches!(sys.memory.policy, Policy::Swapping { .. }) {
+        return;
+    }
+    let user = sys.memory.user_bytes();
+    let mut check = |key: String, class: usize| {
+        let size = sys.classes[class].size;
         if size > user {
             v.report(
-                "users.shell",
+                key,
                 format!(
-                    "the shell's image ({size} bytes) is larger than user memory ({user} bytes): under swapping it could never run"
+                    "the image of {} ({size} bytes) is larger than user memory ({user} bytes): under swapping it could never run",
+                    sys.classes[class].name
                 ),
             );
+        }
+    };
+    if let Some(shell) = sys.users.shell {
+        check("users.shell".into(), shell);
+    }
+    if let Some(probe) = &sys.probe {
+        for b in &probe.benchmarks {
+            check("probe.benchmarks".into(), b.class);
+        }
+        if let Some(script) = probe.script {
+            check("probe.script.shell".into(), script.shell);
+            check("probe.script.time".into(), script.time);
+        }
+    }
+    for c in &sys.classes {
+        for run in &c.runs {
+            check(format!("class[{}].runs", c.name), run.class);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! validated.
 
 use crate::scenario::Validator;
-use crate::system::{Benchmark, DAY, Policy, Probe, System};
+use crate::system::{DAY, Probe, ProbeScript, Program};
 use crate::units::{Figure, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -12,10 +12,11 @@ use tpsim_core::SimTime;
 use super::DurationSpec;
 use super::classes::{CommandClassFile, class_index};
 
-/// A benchmark of the probe: a class's name, or a table naming the class
-/// and fixing the benchmark's processor demand.
+/// A program run as a command (a benchmark of the probe, or a program a
+/// script runs): a class's name, or a table naming the class and fixing
+/// the program's processor demand.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct BenchmarkFile {
+pub(crate) struct ProgramFile {
     pub class: String,
     /// Processor time, in place of a draw from the class.
     pub cpu: Option<Seconds>,
@@ -26,7 +27,7 @@ pub(crate) struct BenchmarkFile {
 /// `{ class = "...", cpu = "5s" }` or `{ class = "...", instructions = 2.5 }`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct BenchmarkTable {
+struct ProgramTable {
     class: String,
     #[serde(default)]
     cpu: Option<Seconds>,
@@ -34,33 +35,33 @@ struct BenchmarkTable {
     instructions: Option<f64>,
 }
 
-impl<'de> Deserialize<'de> for BenchmarkFile {
+impl<'de> Deserialize<'de> for ProgramFile {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct BenchmarkVisitor;
-        impl<'de> Visitor<'de> for BenchmarkVisitor {
-            type Value = BenchmarkFile;
+        struct ProgramVisitor;
+        impl<'de> Visitor<'de> for ProgramVisitor {
+            type Value = ProgramFile;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(
                     "a class's name, or a table such as { class = \"man\", instructions = 2.5 }",
                 )
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<BenchmarkFile, E> {
-                Ok(BenchmarkFile {
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ProgramFile, E> {
+                Ok(ProgramFile {
                     class: v.to_string(),
                     cpu: None,
                     instructions: None,
                 })
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BenchmarkFile, A::Error> {
-                let t = BenchmarkTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(BenchmarkFile {
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<ProgramFile, A::Error> {
+                let t = ProgramTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(ProgramFile {
                     class: t.class,
                     cpu: t.cpu,
                     instructions: t.instructions,
                 })
             }
         }
-        d.deserialize_any(BenchmarkVisitor)
+        d.deserialize_any(ProgramVisitor)
     }
 }
 
@@ -69,7 +70,7 @@ impl<'de> Deserialize<'de> for BenchmarkFile {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ProbeFile {
     /// The benchmarks, command classes run in turn.
-    pub benchmarks: Vec<BenchmarkFile>,
+    pub benchmarks: Vec<ProgramFile>,
     /// The sleep between cycles.
     pub sleep: DurationSpec,
     /// The part of the day in which cycles start (default all day).
@@ -78,6 +79,19 @@ pub(crate) struct ProbeFile {
     /// The `time` command's resolution (default exact).
     #[serde(default)]
     pub resolution: Option<Seconds>,
+    /// Run as the study's shell script (default: each benchmark run
+    /// directly).
+    #[serde(default)]
+    pub script: Option<ProbeScriptFile>,
+}
+
+/// `probe.script = { shell, time }`: the classes of the probe's shell and
+/// of `time`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProbeScriptFile {
+    pub shell: String,
+    pub time: String,
 }
 
 /// `probe.window`: times of day.
@@ -88,38 +102,17 @@ pub(crate) struct WindowFile {
     pub to: Seconds,
 }
 
-/// Under swapping, a shell must fit in user memory: a user whose shell
-/// could never be in memory could never run a command.
-/// Refuses a benchmark that a swapping system could never run: the probe
-/// would wait for it for ever.
-pub(super) fn benchmarks_fit(v: &mut Validator, sys: &System) {
-    let (Some(probe), Policy::Swapping { .. }) = (&sys.probe, &sys.memory.policy) else {
-        return;
-    };
-    let user = sys.memory.user_bytes();
-    for b in &probe.benchmarks {
-        let class = &sys.classes[b.class];
-        if class.size > user {
-            v.report(
-                "probe.benchmarks",
-                format!(
-                    "benchmark {}: its image ({} bytes) is larger than user memory ({user} bytes): under swapping it could never run",
-                    class.name, class.size
-                ),
-            );
-        }
-    }
-}
-
-/// A benchmark: its class, and the fixed demand it may give.
-pub(super) fn benchmark(
+/// A program: its class, and the fixed demand it may give. `key` names
+/// it in messages, `list` the list it is in.
+pub(super) fn program(
     v: &mut Validator,
-    f: &BenchmarkFile,
+    f: &ProgramFile,
     classes: &[CommandClassFile],
     mips: Option<f64>,
-) -> Option<Benchmark> {
-    let key = format!("probe.benchmarks[{}]", f.class);
-    let class = class_index(v, classes, &f.class, "probe.benchmarks");
+    list: &str,
+) -> Option<Program> {
+    let key = format!("{list}[{}]", f.class);
+    let class = class_index(v, classes, &f.class, list);
     let demand = match (f.cpu, f.instructions) {
         (None, None) => Some(None),
         (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
@@ -150,7 +143,19 @@ pub(super) fn benchmark(
             None
         }
     };
-    Some(Benchmark {
+    if let (Some(class), Some(Some(_))) = (class, demand)
+        && !classes[class].runs.is_empty()
+    {
+        v.report(
+            &key,
+            format!(
+                "class {} is a script (it has `runs`): its time is its programs', so fix their demands in its `runs` instead",
+                f.class
+            ),
+        );
+        return None;
+    }
+    Some(Program {
         class: class?,
         demand: demand?,
     })
@@ -166,11 +171,19 @@ pub(super) fn probe(
     if f.benchmarks.is_empty() {
         v.report("probe.benchmarks", "must name at least one [[class]]");
     }
-    let benchmarks: Vec<Option<Benchmark>> = f
+    let benchmarks: Vec<Option<Program>> = f
         .benchmarks
         .iter()
-        .map(|b| benchmark(v, b, classes, mips))
+        .map(|b| program(v, b, classes, mips, "probe.benchmarks"))
         .collect();
+    let script = f.script.as_ref().map(|s| {
+        let shell = class_index(v, classes, &s.shell, "probe.script.shell");
+        let time = class_index(v, classes, &s.time, "probe.script.time");
+        Some(ProbeScript {
+            shell: shell?,
+            time: time?,
+        })
+    });
     let sleep = f.sleep.build(v, "probe.sleep");
     if let Some(s) = &sleep
         && s.mean() <= 0.0
@@ -218,6 +231,7 @@ pub(super) fn probe(
     }
     Some(Probe {
         benchmarks: benchmarks.into_iter().collect::<Option<_>>()?,
+        script: script.map_or(Some(None), |s| s.map(Some))?,
         sleep: sleep?,
         window: window?,
         resolution: resolution?,

@@ -50,6 +50,20 @@ pub(super) struct Noted {
     free_memory: u64,
 }
 
+/// The probe run as a shell script: its shell and `time` processes.
+#[derive(Debug, Default)]
+pub(super) struct ScriptRun {
+    /// The probe's shell, from its first cycle on.
+    shell: Option<usize>,
+    /// `time`, while it runs.
+    time: Option<usize>,
+    /// When `time` forked the benchmark.
+    before: SimTime,
+    /// The benchmark's observation, its elapsed time taken when `time`
+    /// reads the clock after its wait.
+    timed: Option<Observation>,
+}
+
 impl SystemModel<'_> {
     /// Creates the probe's owner and schedules its first cycle.
     pub(super) fn start_probe(&mut self, ctx: &mut Context<Event>) {
@@ -61,6 +75,7 @@ impl SystemModel<'_> {
                 next: 0,
                 noted: None,
                 running: None,
+                script: probe.script.map(|_| Box::default()),
             },
             &self.streams,
             "probe",
@@ -80,34 +95,64 @@ impl SystemModel<'_> {
         if let OwnerKind::Probe { next, .. } = &mut self.owners[owner].kind {
             *next = 0;
         }
-        self.run_benchmark(owner, ctx);
+        if self.probe_script().is_some() {
+            self.shell_line(owner, ctx);
+        } else {
+            self.run_benchmark(owner, ctx);
+        }
+    }
+
+    fn probe_script(&self) -> Option<ProbeScript> {
+        self.sys.probe.as_ref().and_then(|p| p.script)
+    }
+
+    /// The probe's state: the benchmark next, the load noted, the
+    /// benchmark running, the script's processes.
+    fn probe_state(
+        &mut self,
+        owner: usize,
+    ) -> (
+        &mut usize,
+        &mut Option<Noted>,
+        &mut Option<usize>,
+        Option<&mut ScriptRun>,
+    ) {
+        let OwnerKind::Probe {
+            next,
+            noted,
+            running,
+            script,
+        } = &mut self.owners[owner].kind
+        else {
+            unreachable!("only the probe runs benchmarks");
+        };
+        (next, noted, running, script.as_deref_mut())
+    }
+
+    /// The load indices now.
+    fn note_load(&self) -> Noted {
+        Noted {
+            users: self.terminals.logged_in,
+            processes: self.user_processes,
+            runnable: self.runnable(),
+            free_memory: self.free_memory(),
+        }
     }
 
     /// Notes the load and starts the probe's next benchmark.
     fn run_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
+        let noted = self.note_load();
+        let (next, n, _, _) = self.probe_state(owner);
+        let next = *next;
+        *n = Some(noted);
         let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        let noted = Noted {
-            users: self.terminals.logged_in,
-            processes: self.user_processes,
-            runnable: self.runnable(),
-            free_memory: self.free_memory(),
-        };
-        let OwnerKind::Probe { next, .. } = self.owners[owner].kind else {
-            unreachable!("only the probe runs benchmarks");
-        };
         let benchmark = probe.benchmarks[next];
         let pid = self.spawn(benchmark.class, owner, now);
         if let Some(demand) = benchmark.demand {
             self.fix_demand(pid, demand);
         }
-        if let OwnerKind::Probe {
-            noted: n, running, ..
-        } = &mut self.owners[owner].kind
-        {
-            *n = Some(noted);
-            *running = Some(pid);
-        }
+        *self.probe_state(owner).2 = Some(pid);
         self.count(pid, true);
         self.stats
             .processes
@@ -115,48 +160,180 @@ impl SystemModel<'_> {
         self.admit(pid, ctx);
     }
 
-    /// The probe's benchmark `pid` has finished: its observation is taken,
-    /// and the probe runs the next benchmark or sleeps to its next cycle.
+    /// One of the probe's processes has had its cycle's processor time:
+    /// its benchmark, or under the script its shell or `time`.
     pub(super) fn benchmark_done(&mut self, pid: usize, owner: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        let p = &self.procs[pid];
-        let OwnerKind::Probe {
-            next,
-            noted,
-            running,
-        } = &mut self.owners[owner].kind
-        else {
-            unreachable!("only the probe runs benchmarks");
+        let (_, _, running, script) = self.probe_state(owner);
+        let running = *running;
+        let Some(script) = script else {
+            let observation = self.observe(pid, owner, self.procs[pid].started, ctx.now());
+            self.stats.observations.push(observation);
+            self.exit(pid, ctx);
+            self.next_benchmark(owner, ctx);
+            return;
         };
+        if script.shell == Some(pid) {
+            self.shell_done(owner, pid, ctx);
+        } else if script.time == Some(pid) {
+            self.time_done(owner, pid, ctx);
+        } else {
+            assert_eq!(
+                running,
+                Some(pid),
+                "the probe's third process is its benchmark"
+            );
+            let before = script.before;
+            let observation = self.observe(pid, owner, before, ctx.now());
+            let time = self.probe_state(owner).3.expect("a script").time;
+            self.probe_state(owner).3.expect("a script").timed = Some(observation);
+            self.exit(pid, ctx);
+            // `time` returns from its wait and reads the clock as soon as
+            // it runs: a cycle without work.
+            let time = time.expect("`time` waits for the benchmark");
+            let p = &mut self.procs[time];
+            p.remaining = SimTime::ZERO;
+            p.io_due = SimTime::MAX;
+            p.segment_due = SimTime::MAX;
+            p.file_due = SimTime::MAX;
+            self.sched[time].woken = Some(scheduler::AFTER_WAIT);
+            self.admit(time, ctx);
+        }
+    }
+
+    /// The observation of the benchmark `pid`, timed from `start` to `end`
+    /// (the benchmark not yet gone); the probe's benchmark is over.
+    fn observe(&mut self, pid: usize, owner: usize, start: SimTime, end: SimTime) -> Observation {
+        let p = &self.procs[pid];
+        let benchmark = self.sys.classes[p.class].name.clone();
+        let user = (p.cpu_user + p.children_cpu.0).as_secs_f64();
+        let system = (p.cpu_system + p.children_cpu.1).as_secs_f64();
+        let (_, noted, running, _) = self.probe_state(owner);
         *running = None;
         let noted = noted.take().expect("the load was noted at the start");
-        self.stats.observations.push(Observation {
-            benchmark: self.sys.classes[p.class].name.clone(),
-            start: p.started.as_secs_f64(),
-            warmup: p.started < self.sys.settings.warmup,
+        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
+        Observation {
+            benchmark,
+            start: start.as_secs_f64(),
+            warmup: start < self.sys.settings.warmup,
             users: noted.users,
             processes: noted.processes,
             runnable: noted.runnable,
             free_memory: noted.free_memory,
-            elapsed: probe.reported(now - p.started).as_secs_f64(),
-            user: p.cpu_user.as_secs_f64(),
-            system: p.cpu_system.as_secs_f64(),
-        });
+            elapsed: probe.reported(end - start).as_secs_f64(),
+            user,
+            system,
+        }
+    }
+
+    /// The probe moves to its next benchmark, or sleeps to its next cycle
+    /// after the last.
+    fn next_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let (next, _, _, script) = self.probe_state(owner);
         *next += 1;
-        let more = *next < probe.benchmarks.len();
-        self.exit(pid, ctx);
-        if more {
+        let next = *next;
+        let script = script.is_some();
+        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
+        if script {
+            // The shell returns from `wait` for its next line.
+            self.shell_line(owner, ctx);
+        } else if next < probe.benchmarks.len() {
             self.run_benchmark(owner, ctx);
         } else {
-            let sleep = probe.sleep.sample_time(&mut self.owners[owner].rngs.think);
-            let at = probe.next_start(now + sleep);
-            let _ = ctx.schedule_at(
-                at,
-                Event::ProbeCycle {
-                    owner: event_index(owner),
+            self.probe_sleeps(owner, ctx);
+        }
+    }
+
+    /// The probe sleeps to its next cycle.
+    fn probe_sleeps(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
+        let sleep = probe.sleep.sample_time(&mut self.owners[owner].rngs.think);
+        let at = probe.next_start(ctx.now() + sleep);
+        let _ = ctx.schedule_at(
+            at,
+            Event::ProbeCycle {
+                owner: event_index(owner),
+            },
+        );
+    }
+
+    /// The probe's shell runs its next line: noting the load and forking
+    /// `time` for the next benchmark, or after the last one forking
+    /// `sleep`. At the first cycle it is exec'd.
+    fn shell_line(&mut self, owner: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let noted = self.note_load();
+        let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
+        let shell_class = self.probe_script().expect("a script").shell;
+        let (next, n, _, script) = self.probe_state(owner);
+        if *next < benchmarks {
+            *n = Some(noted);
+        }
+        match script.expect("a script").shell {
+            Some(shell) => {
+                self.new_cycle(shell, now);
+                self.sched[shell].woken = Some(scheduler::AFTER_WAIT);
+                self.admit(shell, ctx);
+            }
+            None => {
+                let shell = self.spawn(shell_class, owner, now);
+                self.probe_state(owner).3.expect("a script").shell = Some(shell);
+                self.count(shell, self.sys.users.processes == ProcessCount::All);
+                self.stats
+                    .processes
+                    .set(now, f64::from(self.user_processes));
+                self.admit(shell, ctx);
+            }
+        }
+    }
+
+    /// The probe's shell has read its line: it forks `time` for the next
+    /// benchmark and waits, or sleeps to the next cycle after the last.
+    fn shell_done(&mut self, owner: usize, shell: usize, ctx: &mut Context<Event>) {
+        self.recount(shell, ctx.now(), |p| p.state = State::Sleeping);
+        let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
+        if *self.probe_state(owner).0 < benchmarks {
+            let class = self.probe_script().expect("a script").time;
+            let time = self.fork_program(
+                shell,
+                Program {
+                    class,
+                    demand: None,
                 },
+                true,
+                ctx,
             );
+            self.probe_state(owner).3.expect("a script").time = Some(time);
+        } else {
+            self.probe_sleeps(owner, ctx);
+        }
+        self.swapper(ctx);
+    }
+
+    /// `time` has run: before its wait, it notes the time and forks the
+    /// benchmark; after it, it reads the clock and the benchmark's
+    /// observation is complete.
+    fn time_done(&mut self, owner: usize, time: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
+        let script = self.probe_state(owner).3.expect("a script");
+        match script.timed.take() {
+            None => {
+                script.before = now;
+                self.recount(time, now, |p| p.state = State::Sleeping);
+                let next = *self.probe_state(owner).0;
+                let benchmark = probe.benchmarks[next];
+                let pid = self.fork_program(time, benchmark, true, ctx);
+                *self.probe_state(owner).2 = Some(pid);
+                self.swapper(ctx);
+            }
+            Some(mut observation) => {
+                let elapsed = probe.reported(now - script.before);
+                observation.elapsed = elapsed.as_secs_f64();
+                script.time = None;
+                self.stats.observations.push(observation);
+                self.exit(time, ctx);
+                self.next_benchmark(owner, ctx);
+            }
         }
     }
 

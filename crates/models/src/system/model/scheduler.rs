@@ -44,6 +44,9 @@ pub(super) const AFTER_DISK: u8 = 20;
 /// The priority of a command typed at a terminal: its shell slept for
 /// terminal input (`TTIPRI`, V7 `tty.h`) and forked it.
 pub(super) const AFTER_TERMINAL: u8 = 28;
+/// The priority of a script woken in `wait` by its program's exit
+/// (`PWAIT`, \[3BSD\] `param.h`, `sys1.c`).
+pub(super) const AFTER_WAIT: u8 = 30;
 /// The priority of a process woken from a timed sleep (`PSLEP`).
 pub(super) const AFTER_SLEEP: u8 = 40;
 

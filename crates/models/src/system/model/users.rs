@@ -307,6 +307,9 @@ impl SystemModel<'_> {
     /// A command (or background or shell cycle) has had all its processor
     /// time.
     pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        if self.script_step(pid, ctx) {
+            return;
+        }
         let now = ctx.now();
         let p = &self.procs[pid];
         let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);

@@ -1,0 +1,81 @@
+//! Shell scripts: a command whose class `runs` programs in turn. Its
+//! process runs a cycle of its own class (the shell reading a line and
+//! forking), forks and execs the next program and sleeps in `wait` until
+//! that program exits; after the last it runs one more cycle and exits.
+//! Each program is a process of its own class, loaded as any command is,
+//! and may itself be a script (V7's `man` is a script run by a script).
+//!
+//! A program's processor time is added to its script's children's times
+//! when it exits, as `time` reports a command's (V7 `exit` adds the
+//! child's times to the parent's `u_cutime`, `u_cstime`); a script's
+//! response runs from its start to its own exit.
+
+use super::*;
+
+impl SystemModel<'_> {
+    /// Forks and execs `program` for `parent`, which waits for it: a new
+    /// process of the program's class, with the parent's owner, counted
+    /// in "user processes" or not, and started at its user priority (a
+    /// forked child has not slept).
+    pub(super) fn fork_program(
+        &mut self,
+        parent: usize,
+        program: Program,
+        counted: bool,
+        ctx: &mut Context<Event>,
+    ) -> usize {
+        let now = ctx.now();
+        let owner = self.procs[parent].owner;
+        let pid = self.spawn(program.class, owner, now);
+        if let Some(demand) = program.demand {
+            self.fix_demand(pid, demand);
+        }
+        self.count(pid, counted);
+        self.stats
+            .processes
+            .set(now, f64::from(self.user_processes));
+        self.admit(pid, ctx);
+        pid
+    }
+
+    /// Moves a script on when `pid` has had its cycle's processor time:
+    /// a script with programs left forks the next and waits; a script's
+    /// program exits and wakes its script. Returns false when `pid` is
+    /// neither, or a script that has run all its programs.
+    pub(super) fn script_step(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
+        let now = ctx.now();
+        let p = &self.procs[pid];
+        let runs = &self.sys.classes[p.class].runs;
+        if let Some(&program) = runs.get(p.step) {
+            self.procs[pid].step += 1;
+            self.release_eligibility(pid, ctx);
+            self.recount(pid, now, |p| p.state = State::Sleeping);
+            let counted = self.procs[pid].counted;
+            let child = self.fork_program(pid, program, counted, ctx);
+            self.procs[child].parent = Some(pid);
+            // Asleep in `wait`, the script is the swapper's to push out.
+            self.swapper(ctx);
+            return true;
+        }
+        let Some(parent) = p.parent else {
+            return false;
+        };
+        let (user, system) = p.children_cpu;
+        let (user, system, faults) = (user + p.cpu_user, system + p.cpu_system, p.faults);
+        self.release_eligibility(pid, ctx);
+        self.exit(pid, ctx);
+        let script = &mut self.procs[parent];
+        script.children_cpu.0 += user;
+        script.children_cpu.1 += system;
+        let (started, faults) = (script.started, script.faults + faults);
+        // The script returns from `wait`: a new cycle of its own, within
+        // the same command.
+        self.new_cycle(parent, now);
+        let script = &mut self.procs[parent];
+        script.started = started;
+        script.faults = faults;
+        self.sched[parent].woken = Some(scheduler::AFTER_WAIT);
+        self.admit(parent, ctx);
+        true
+    }
+}
