@@ -6,10 +6,11 @@ common random numbers (the same seeds), for a list of variants that each
 switch one mechanism off in both members of the pair, and prints, per
 variant and command class, the mean over replications of
 ln(R_paged / R_swapped) with a 95% Student-t interval: above 0, swapping
-is faster. Two variants switch the buffer cache on instead (`[files]`
-with 3BSD's 48 buffers of 1 KiB, blocks scattered or contiguous), to see
-what exec through the cache does to the comparison before the shipped
-scenarios take it. Not part of CI: a few minutes on two cores.
+is faster. Besides the switches, the buffer cache's assumed values are
+varied over their plausible range: files scattered over their file
+system (both members', or the swapped member's only) in place of laid
+down in order, 24 or 96 buffers in place of 48. Not part
+of CI: a few minutes on two cores.
 
 Usage: scripts/ablation.py [REPLICATIONS]   (default 10)
 """
@@ -24,10 +25,11 @@ from tpsimrun import ROOT, build, interval, run
 def variants(text):
     """(name, edit) pairs: each edit switches one mechanism off."""
     def no_shells(t):
-        return t.replace('shell = "sh"', "")
+        return t.replace('shell = "sh"   ', "", 1)
 
     def round_robin(t):
-        return t.replace('scheduler = "unix"', 'scheduler = "round-robin"')
+        t = t.replace('scheduler = "unix"', 'scheduler = "round-robin"')
+        return "".join(l for l in t.splitlines(True) if not l.startswith("unix = "))
 
     def fcfs_arms(t):
         return t.replace('order = "disksort"', 'order = "fcfs"')
@@ -37,25 +39,47 @@ def variants(text):
         t = t.replace("[[device]]", '[[device]]\nname = "free-programs"\nrate = "1000GB/s"\n\n[[device]]', 1)
         return t.replace("[memory]\n", '[memory]\nprograms = "free-programs"\n', 1)
 
-    def buffer_cache(layout):
-        # Not a mechanism switched off but one switched on: 3BSD's buffer
-        # cache (param.h 2.1: NBUF 48, BSIZE 1024) with V7's rules, exec
-        # reading block by block; the copy rate is assumed (2 MB/s).
+    def no_cache(t):
+        # The I/O path before the buffer cache: exec reads an image in one
+        # transfer, and the reads the cache took over go back to `io`.
+        t = t[:t.index("\n# The file system's buffer cache")] + "\n"
+        t = "".join(l for l in t.splitlines(True)
+                    if not l.startswith(("files = [", "sticky = true")))
+        t = t.replace("count = 33,", "count = 40,").replace("count = 44,", "count = 60,")
+        return t
+
+    def scattered(swapped_only):
+        # Each block of a file on a cylinder of its own: a file system
+        # aged until its free list is scrambled (the swapped member's only:
+        # its file system older than the paged member's).
         def edit(t):
-            t = t.replace('cylinders = 815,', 'cylinder = "214016B", cylinders = 815,')
-            t = t.replace('cylinders = 823,', 'cylinder = "81920B", cylinders = 823,')
-            return t + (f'\n[files]\nbuffers = 48\nblock = "1KiB"\ncopy_rate = "2MB/s"\n'
-                        f'layout = "{layout}"\n')
+            if swapped_only and 'policy = "swapping"' not in t:
+                return t
+            return t.replace('layout = "contiguous"', 'layout = "scattered"')
         return edit
+
+    def no_sticky(t):
+        return "".join(l for l in t.splitlines(True) if not l.startswith("sticky = true"))
+
+    def buffers(n):
+        return lambda t: t.replace("buffers = 48 ", f"buffers = {n} ")
+
+    def v7_clock(t):
+        # The paged member back on V7's (and 3BSD's) clock constants.
+        t = t.replace('quantum = "250ms"', 'quantum = "1s"')
+        return "".join(l for l in t.splitlines(True) if not l.startswith("unix = "))
 
     def no_big_jobs(t):
         return t.replace('{ class = "macsyma", weight = 1 }', '{ class = "macsyma", weight = 0 }')
 
     out = [("as shipped", lambda t: t), ("no shells", no_shells),
            ("round robin", round_robin), ("disk queues FCFS", fcfs_arms),
-           ("exec free", free_exec),
-           ("+ buffer cache, scattered", buffer_cache("scattered")),
-           ("+ buffer cache, contiguous", buffer_cache("contiguous"))]
+           ("exec free", free_exec), ("no buffer cache", no_cache),
+           ("no sticky text", no_sticky),
+           ("files scattered", scattered(False)),
+           ("swapped member's files scattered", scattered(True)),
+           ("24 buffers", buffers(24)), ("96 buffers", buffers(96)),
+           ("paged on V7's clock", v7_clock)]
     if "macsyma" in text:
         out.append(("no MACSYMA", no_big_jobs))
     return out
