@@ -9,13 +9,17 @@ ln(R_paged / R_swapped) with a 95% Student-t interval: above 0, swapping
 is faster. Besides the switches, the buffer cache's assumed values are
 varied over their plausible range: files scattered over their file
 system (both members', or the swapped member's only) in place of laid
-down in order, 24 or 96 buffers in place of 48. Not part
+down in order, half or twice each kernel's buffers, the copy from a buffer
+at 1 or 8 MB/s in place of 2. Not part
 of CI: a few minutes on two cores.
 
-Usage: scripts/ablation.py [REPLICATIONS]   (default 10)
+Usage: scripts/ablation.py [REPLICATIONS [VARIANT ...]]
+  REPLICATIONS defaults to 10; naming variants runs only those (and the
+  pair as shipped), for example "no buffer cache".
 """
 
 import math
+import re
 import sys
 import tempfile
 
@@ -61,8 +65,28 @@ def variants(text):
     def no_sticky(t):
         return "".join(l for l in t.splitlines(True) if not l.startswith("sticky = true"))
 
-    def buffers(n):
-        return lambda t: t.replace("buffers = 48 ", f"buffers = {n} ")
+    def buffers(factor):
+        # Each member's NBUF (32V's 32, 3BSD's 48) scaled.
+        def edit(t):
+            return re.sub(r"^buffers = (\d+)", lambda m: f"buffers = {round(int(m[1]) * factor)}",
+                          t, flags=re.M)
+        return edit
+
+    def copy_rate(rate):
+        return lambda t: t.replace('copy_rate = "2MB/s"', f'copy_rate = "{rate}"')
+
+    def swapped_40bsd_clock(t):
+        # The swapped member on 4.0BSD's constants too (it is 32V or V7,
+        # whose clock.c is V7's).
+        if 'policy = "swapping"' not in t:
+            return t
+        return t.replace('quantum = "1s" ', 'quantum = "250ms" ').replace(
+            "[system]\n", "[system]\nunix = { decay = 0.9, pagein_priority = 0 }\n", 1)
+
+    def swapped_1k_blocks(t):
+        if 'policy = "swapping"' not in t:
+            return t
+        return t.replace('block = "512B"', 'block = "1KiB"')
 
     def v7_clock(t):
         # The paged member back on V7's (and 3BSD's) clock constants.
@@ -78,8 +102,11 @@ def variants(text):
            ("no sticky text", no_sticky),
            ("files scattered", scattered(False)),
            ("swapped member's files scattered", scattered(True)),
-           ("24 buffers", buffers(24)), ("96 buffers", buffers(96)),
-           ("paged on V7's clock", v7_clock)]
+           ("half the buffers", buffers(0.5)), ("twice the buffers", buffers(2)),
+           ("copies at 1 MB/s", copy_rate("1MB/s")), ("copies at 8 MB/s", copy_rate("8MB/s")),
+           ("paged on V7's clock", v7_clock),
+           ("swapped on 4.0BSD's clock", swapped_40bsd_clock),
+           ("swapped member's blocks 1 KiB", swapped_1k_blocks)]
     if "macsyma" in text:
         out.append(("no MACSYMA", no_big_jobs))
     return out
@@ -87,6 +114,7 @@ def variants(text):
 
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    chosen = sys.argv[2:]
     build()
     for site in ["berkeley-1979", "purdue-1980"]:
         swapped = (ROOT / "scenarios" / f"{site}-swapped.toml").read_text()
@@ -95,6 +123,8 @@ def main():
         header = None
         with tempfile.TemporaryDirectory() as work:
             for name, edit in variants(paged):
+                if chosen and name not in chosen and name != "as shipped":
+                    continue
                 ratios = {}
                 for seed in range(1, reps + 1):
                     s = run(edit(swapped), seed, work)
