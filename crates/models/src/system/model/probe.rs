@@ -50,6 +50,18 @@ pub(super) struct Noted {
     free_memory: u64,
 }
 
+/// The probe's state, borrowed from its owner.
+struct ProbeState<'a> {
+    /// The benchmark it runs next, or is running.
+    next: &'a mut usize,
+    /// The load noted when its benchmark started.
+    noted: &'a mut Option<Noted>,
+    /// Its benchmark's process, while one runs.
+    running: &'a mut Option<usize>,
+    /// Its shell and `time`, when it runs as a script.
+    script: Option<&'a mut ScriptRun>,
+}
+
 /// The probe run as a shell script: its shell and `time` processes.
 #[derive(Debug, Default)]
 pub(super) struct ScriptRun {
@@ -106,17 +118,8 @@ impl SystemModel<'_> {
         self.sys.probe.as_ref().and_then(|p| p.script)
     }
 
-    /// The probe's state: the benchmark next, the load noted, the
-    /// benchmark running, the script's processes.
-    fn probe_state(
-        &mut self,
-        owner: usize,
-    ) -> (
-        &mut usize,
-        &mut Option<Noted>,
-        &mut Option<usize>,
-        Option<&mut ScriptRun>,
-    ) {
+    /// The probe's state.
+    fn probe_state(&mut self, owner: usize) -> ProbeState<'_> {
         let OwnerKind::Probe {
             next,
             noted,
@@ -126,7 +129,19 @@ impl SystemModel<'_> {
         else {
             unreachable!("only the probe runs benchmarks");
         };
-        (next, noted, running, script.as_deref_mut())
+        ProbeState {
+            next,
+            noted,
+            running,
+            script: script.as_deref_mut(),
+        }
+    }
+
+    /// The probe run as a script's shell and `time`.
+    fn script_run(&mut self, owner: usize) -> &mut ScriptRun {
+        self.probe_state(owner)
+            .script
+            .expect("a probe run as a script")
     }
 
     /// The load indices now.
@@ -143,16 +158,16 @@ impl SystemModel<'_> {
     fn run_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let noted = self.note_load();
-        let (next, n, _, _) = self.probe_state(owner);
-        let next = *next;
-        *n = Some(noted);
+        let state = self.probe_state(owner);
+        let next = *state.next;
+        *state.noted = Some(noted);
         let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
         let benchmark = probe.benchmarks[next];
         let pid = self.spawn(benchmark.class, owner, now);
         if let Some(demand) = benchmark.demand {
             self.fix_demand(pid, demand);
         }
-        *self.probe_state(owner).2 = Some(pid);
+        *self.probe_state(owner).running = Some(pid);
         self.count(pid, true);
         self.stats
             .processes
@@ -163,9 +178,9 @@ impl SystemModel<'_> {
     /// One of the probe's processes has had its cycle's processor time:
     /// its benchmark, or under the script its shell or `time`.
     pub(super) fn benchmark_done(&mut self, pid: usize, owner: usize, ctx: &mut Context<Event>) {
-        let (_, _, running, script) = self.probe_state(owner);
-        let running = *running;
-        let Some(script) = script else {
+        let state = self.probe_state(owner);
+        let running = *state.running;
+        let Some(script) = state.script else {
             let observation = self.observe(pid, owner, self.procs[pid].started, ctx.now());
             self.stats.observations.push(observation);
             self.exit(pid, ctx);
@@ -184,8 +199,9 @@ impl SystemModel<'_> {
             );
             let before = script.before;
             let observation = self.observe(pid, owner, before, ctx.now());
-            let time = self.probe_state(owner).3.expect("a script").time;
-            self.probe_state(owner).3.expect("a script").timed = Some(observation);
+            let script = self.script_run(owner);
+            script.timed = Some(observation);
+            let time = script.time;
             self.exit(pid, ctx);
             // `time` returns from its wait and reads the clock as soon as
             // it runs: a cycle without work.
@@ -207,9 +223,9 @@ impl SystemModel<'_> {
         let benchmark = self.sys.classes[p.class].name.clone();
         let user = (p.cpu_user + p.children_cpu.0).as_secs_f64();
         let system = (p.cpu_system + p.children_cpu.1).as_secs_f64();
-        let (_, noted, running, _) = self.probe_state(owner);
-        *running = None;
-        let noted = noted.take().expect("the load was noted at the start");
+        let state = self.probe_state(owner);
+        *state.running = None;
+        let noted = state.noted.take().expect("the load was noted at the start");
         let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
         Observation {
             benchmark,
@@ -228,10 +244,10 @@ impl SystemModel<'_> {
     /// The probe moves to its next benchmark, or sleeps to its next cycle
     /// after the last.
     fn next_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let (next, _, _, script) = self.probe_state(owner);
-        *next += 1;
-        let next = *next;
-        let script = script.is_some();
+        let state = self.probe_state(owner);
+        *state.next += 1;
+        let next = *state.next;
+        let script = state.script.is_some();
         let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
         if script {
             // The shell returns from `wait` for its next line.
@@ -264,11 +280,11 @@ impl SystemModel<'_> {
         let noted = self.note_load();
         let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
         let shell_class = self.probe_script().expect("a script").shell;
-        let (next, n, _, script) = self.probe_state(owner);
-        if *next < benchmarks {
-            *n = Some(noted);
+        let state = self.probe_state(owner);
+        if *state.next < benchmarks {
+            *state.noted = Some(noted);
         }
-        match script.expect("a script").shell {
+        match state.script.expect("a probe run as a script").shell {
             Some(shell) => {
                 self.new_cycle(shell, now);
                 self.sched[shell].woken = Some(scheduler::AFTER_WAIT);
@@ -276,7 +292,7 @@ impl SystemModel<'_> {
             }
             None => {
                 let shell = self.spawn(shell_class, owner, now);
-                self.probe_state(owner).3.expect("a script").shell = Some(shell);
+                self.script_run(owner).shell = Some(shell);
                 self.count(shell, self.sys.users.processes == ProcessCount::All);
                 self.stats
                     .processes
@@ -291,7 +307,7 @@ impl SystemModel<'_> {
     fn shell_done(&mut self, owner: usize, shell: usize, ctx: &mut Context<Event>) {
         self.recount(shell, ctx.now(), |p| p.state = State::Sleeping);
         let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
-        if *self.probe_state(owner).0 < benchmarks {
+        if *self.probe_state(owner).next < benchmarks {
             let class = self.probe_script().expect("a script").time;
             let time = self.fork_program(
                 shell,
@@ -302,7 +318,7 @@ impl SystemModel<'_> {
                 true,
                 ctx,
             );
-            self.probe_state(owner).3.expect("a script").time = Some(time);
+            self.script_run(owner).time = Some(time);
         } else {
             self.probe_sleeps(owner, ctx);
         }
@@ -315,15 +331,15 @@ impl SystemModel<'_> {
     fn time_done(&mut self, owner: usize, time: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        let script = self.probe_state(owner).3.expect("a script");
+        let script = self.script_run(owner);
         match script.timed.take() {
             None => {
                 script.before = now;
                 self.recount(time, now, |p| p.state = State::Sleeping);
-                let next = *self.probe_state(owner).0;
+                let next = *self.probe_state(owner).next;
                 let benchmark = probe.benchmarks[next];
                 let pid = self.fork_program(time, benchmark, true, ctx);
-                *self.probe_state(owner).2 = Some(pid);
+                *self.probe_state(owner).running = Some(pid);
                 self.swapper(ctx);
             }
             Some(mut observation) => {
