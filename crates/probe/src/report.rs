@@ -873,60 +873,84 @@ mod rows {
         }
     }
 
-    impl Row for HostObservation {
-        const HEADER: &'static [&'static str] = &[
-            "benchmark",
-            "start_s",
-            "phase",
-            "users",
-            "processes",
-            "runnable",
-            "free_memory_bytes",
-            "elapsed_s",
-            "user_s",
-            "system_s",
+    /// The simulated probe's columns, which `tpsim analyze` reads: a
+    /// measured table starts with them too.
+    const OBSERVATION: [&str; 10] = [
+        "benchmark",
+        "start_s",
+        "phase",
+        "users",
+        "processes",
+        "runnable",
+        "free_memory_bytes",
+        "elapsed_s",
+        "user_s",
+        "system_s",
+    ];
+
+    /// `a` then `b`, in a constant.
+    const fn concat<const A: usize, const B: usize, const N: usize>(
+        a: [&'static str; A],
+        b: [&'static str; B],
+    ) -> [&'static str; N] {
+        assert!(A + B == N, "the lengths add up");
+        let mut out = [""; N];
+        let mut i = 0;
+        while i < A {
+            out[i] = a[i];
+            i += 1;
+        }
+        while i < N {
+            out[i] = b[i - A];
+            i += 1;
+        }
+        out
+    }
+
+    const HOST: [&str; 16] = concat(
+        OBSERVATION,
+        [
             "status",
             "load_1min",
             "load_5min",
             "load_15min",
             "ramp_workers",
             "users_from",
-        ];
+        ],
+    );
+
+    impl Row for HostObservation {
+        const HEADER: &'static [&'static str] = &HOST;
         fn fields(&self) -> Vec<String> {
-            vec![
-                self.benchmark.clone(),
-                num(self.start),
-                "measured".to_string(),
-                self.users.to_string(),
-                self.processes.to_string(),
-                self.runnable.to_string(),
-                self.free_memory.to_string(),
-                num(self.elapsed),
-                num(self.user),
-                num(self.system),
+            // The simulated probe's fields first, as an observation taken
+            // outside any warm-up.
+            let mut fields = Observation {
+                benchmark: self.benchmark.clone(),
+                start: self.start,
+                warmup: false,
+                users: self.users,
+                processes: self.processes,
+                runnable: self.runnable,
+                free_memory: self.free_memory,
+                elapsed: self.elapsed,
+                user: self.user,
+                system: self.system,
+            }
+            .fields();
+            fields.extend([
                 self.outcome.to_string(),
                 num(self.load[0]),
                 num(self.load[1]),
                 num(self.load[2]),
                 self.workers.to_string(),
                 self.users_from.to_string(),
-            ]
+            ]);
+            fields
         }
     }
 
     impl Row for Observation {
-        const HEADER: &'static [&'static str] = &[
-            "benchmark",
-            "start_s",
-            "phase",
-            "users",
-            "processes",
-            "runnable",
-            "free_memory_bytes",
-            "elapsed_s",
-            "user_s",
-            "system_s",
-        ];
+        const HEADER: &'static [&'static str] = &OBSERVATION;
         fn fields(&self) -> Vec<String> {
             vec![
                 self.benchmark.clone(),
