@@ -31,6 +31,7 @@
 //! assert_eq!(cache.read(inode), Access::Hit);
 //! ```
 
+use super::free_list::{FreeList, Linked, Links};
 use rustc_hash::FxHashMap;
 
 /// A block of a file: the file's number and the block's index in it.
@@ -63,12 +64,17 @@ enum Use {
 struct Buffer {
     block: Option<Block>,
     use_: Use,
-    prev: u32,
-    next: u32,
+    links: Links,
 }
 
-/// No buffer: the end of the free list.
-const NIL: u32 = u32::MAX;
+impl Linked for Buffer {
+    fn links(&self) -> Links {
+        self.links
+    }
+    fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
+    }
+}
 
 /// What a read (or a write) of a block asks of the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,8 +133,7 @@ impl CacheCounts {
 pub struct BufferCache {
     buffers: Vec<Buffer>,
     by_block: FxHashMap<Block, u32>,
-    head: u32,
-    tail: u32,
+    free: FreeList,
     counts: CacheCounts,
 }
 
@@ -145,18 +150,16 @@ impl BufferCache {
                 Buffer {
                     block: None,
                     use_: Use::Empty,
-                    prev: NIL,
-                    next: NIL,
+                    links: Links::NONE,
                 };
                 nbuf as usize
             ],
             by_block: FxHashMap::with_capacity_and_hasher(nbuf as usize, Default::default()),
-            head: NIL,
-            tail: NIL,
+            free: FreeList::new(),
             counts: CacheCounts::default(),
         };
         for b in 0..nbuf {
-            cache.push_back(b);
+            cache.free.push_back(&mut cache.buffers, b);
         }
         cache
     }
@@ -229,7 +232,7 @@ impl BufferCache {
             }
             Access::Miss { .. } => {
                 let b = self.by_block[&block];
-                self.push_back(b);
+                self.free.push_back(&mut self.buffers, b);
             }
             Access::InTransit | Access::NoBuffer { .. } => {}
         }
@@ -245,8 +248,8 @@ impl BufferCache {
             return;
         };
         if let Use::Valid { .. } = self.buffers[b as usize].use_ {
-            self.unlink(b);
-            self.push_front(b);
+            self.free.unlink(&mut self.buffers, b);
+            self.free.push_front(&mut self.buffers, b);
         }
     }
 
@@ -261,8 +264,8 @@ impl BufferCache {
             "a block written in part was read first"
         );
         buffer.use_ = Use::Valid { delayed: true };
-        self.unlink(b);
-        self.push_back(b);
+        self.free.unlink(&mut self.buffers, b);
+        self.free.push_back(&mut self.buffers, b);
     }
 
     /// The read or write of `block` is done: its buffer holds it, valid,
@@ -275,8 +278,10 @@ impl BufferCache {
         let was = buffer.use_;
         buffer.use_ = Use::Valid { delayed: false };
         match was {
-            Use::Reading | Use::Writing { aged: false } => self.push_back(b),
-            Use::Writing { aged: true } => self.push_front(b),
+            Use::Reading | Use::Writing { aged: false } => {
+                self.free.push_back(&mut self.buffers, b)
+            }
+            Use::Writing { aged: true } => self.free.push_front(&mut self.buffers, b),
             Use::Empty | Use::Valid { .. } => unreachable!("a transfer of {block:?} was under way"),
         }
     }
@@ -286,9 +291,9 @@ impl BufferCache {
     /// `transfer_done`.
     pub fn flush(&mut self) -> Vec<Block> {
         let mut delayed = Vec::new();
-        let mut b = self.head;
-        while b != NIL {
-            let next = self.buffers[b as usize].next;
+        let mut on = self.free.head();
+        while let Some(b) = on {
+            let next = FreeList::after(&self.buffers, b);
             if self.buffers[b as usize].use_ == (Use::Valid { delayed: true }) {
                 self.start_write(b);
                 delayed.push(
@@ -297,7 +302,7 @@ impl BufferCache {
                         .expect("a delayed write has a block"),
                 );
             }
-            b = next;
+            on = next;
         }
         self.counts.writes += delayed.len() as u64;
         delayed
@@ -309,13 +314,13 @@ impl BufferCache {
         if let Some(&b) = self.by_block.get(&block) {
             return match self.buffers[b as usize].use_ {
                 Use::Valid { delayed } => {
-                    self.unlink(b);
+                    self.free.unlink(&mut self.buffers, b);
                     if let Use::Writing { .. } = transfer {
                         // A whole block written over a cached one.
                         self.buffers[b as usize].use_ = transfer;
                     } else {
                         self.buffers[b as usize].use_ = Use::Valid { delayed };
-                        self.push_back(b);
+                        self.free.push_back(&mut self.buffers, b);
                     }
                     Access::Hit
                 }
@@ -325,13 +330,12 @@ impl BufferCache {
         }
         let mut write_back = Vec::new();
         loop {
-            let b = self.head;
-            if b == NIL {
+            let Some(b) = self.free.head() else {
                 // The caller waits for a buffer, as V7 sleeps on the free
                 // list.
                 self.counts.writes += write_back.len() as u64;
                 return Access::NoBuffer { write_back };
-            }
+            };
             if self.buffers[b as usize].use_ == (Use::Valid { delayed: true }) {
                 self.start_write(b);
                 write_back.push(
@@ -341,7 +345,7 @@ impl BufferCache {
                 );
                 continue;
             }
-            self.unlink(b);
+            self.free.unlink(&mut self.buffers, b);
             if let Some(old) = self.buffers[b as usize].block.take() {
                 self.by_block.remove(&old);
             }
@@ -357,44 +361,8 @@ impl BufferCache {
     /// Takes buffer `b`, holding a delayed write, off the free list to be
     /// written.
     fn start_write(&mut self, b: u32) {
-        self.unlink(b);
+        self.free.unlink(&mut self.buffers, b);
         self.buffers[b as usize].use_ = Use::Writing { aged: true };
-    }
-
-    fn push_back(&mut self, b: u32) {
-        let tail = self.tail;
-        self.buffers[b as usize].prev = tail;
-        self.buffers[b as usize].next = NIL;
-        match tail {
-            NIL => self.head = b,
-            t => self.buffers[t as usize].next = b,
-        }
-        self.tail = b;
-    }
-
-    fn push_front(&mut self, b: u32) {
-        let head = self.head;
-        self.buffers[b as usize].next = head;
-        self.buffers[b as usize].prev = NIL;
-        match head {
-            NIL => self.tail = b,
-            h => self.buffers[h as usize].prev = b,
-        }
-        self.head = b;
-    }
-
-    fn unlink(&mut self, b: u32) {
-        let Buffer { prev, next, .. } = self.buffers[b as usize];
-        match prev {
-            NIL => self.head = next,
-            p => self.buffers[p as usize].next = next,
-        }
-        match next {
-            NIL => self.tail = prev,
-            n => self.buffers[n as usize].prev = prev,
-        }
-        let buffer = &mut self.buffers[b as usize];
-        (buffer.prev, buffer.next) = (NIL, NIL);
     }
 
     /// Checks the table against the buffers and the free list against
@@ -404,15 +372,7 @@ impl BufferCache {
     /// If they disagree: a bug in the cache.
     #[cfg(debug_assertions)]
     pub fn check(&self) {
-        let mut on_list = vec![false; self.buffers.len()];
-        let (mut b, mut prev) = (self.head, NIL);
-        while b != NIL {
-            assert_eq!(self.buffers[b as usize].prev, prev, "the free list's links");
-            assert!(!on_list[b as usize], "a buffer is on the free list once");
-            on_list[b as usize] = true;
-            (prev, b) = (b, self.buffers[b as usize].next);
-        }
-        assert_eq!(self.tail, prev, "the free list's tail");
+        let on_list = self.free.members(&self.buffers);
         for (b, buffer) in self.buffers.iter().enumerate() {
             let free = matches!(buffer.use_, Use::Empty | Use::Valid { .. });
             assert_eq!(on_list[b], free, "buffer {b} is free or in transit");

@@ -15,6 +15,7 @@
 
 pub mod buffer_cache;
 pub mod disk;
+mod free_list;
 mod model;
 
 pub use disk::{Area, Arm, Order, Region, SeekCurve};

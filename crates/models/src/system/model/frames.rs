@@ -38,6 +38,7 @@
 
 use super::paging::{Counts, FreePool};
 use super::*;
+use crate::system::free_list::{FreeList, Linked, Links};
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
 
 mod text;
@@ -377,8 +378,16 @@ struct Frame {
     /// (shared text: up to this exposure).
     decided: SimTime,
     /// The free list's links.
-    prev: u32,
-    next: u32,
+    links: Links,
+}
+
+impl Linked for Frame {
+    fn links(&self) -> Links {
+        self.links
+    }
+    fn links_mut(&mut self) -> &mut Links {
+        &mut self.links
+    }
 }
 
 /// The pages on a bulk store in front of the paging drives (Multics's
@@ -401,8 +410,7 @@ pub(super) struct BulkQueue {
 pub(super) struct Frames {
     frames: Vec<Frame>,
     hand: u32,
-    head: u32,
-    tail: u32,
+    free: FreeList,
     /// Frames the daemon may still look at before its next start.
     budget: u64,
     /// Draws deciding references to resident pages.
@@ -432,14 +440,12 @@ impl Frames {
                     last_ref: SimTime::ZERO,
                     modified: false,
                     decided: SimTime::ZERO,
-                    prev: NIL,
-                    next: NIL,
+                    links: Links::NONE,
                 };
                 count as usize
             ],
             hand: 0,
-            head: NIL,
-            tail: NIL,
+            free: FreeList::new(),
             budget: 0,
             references,
             bulk: BulkQueue::default(),
@@ -453,58 +459,30 @@ impl Frames {
     }
 
     fn push_back(&mut self, f: u32) {
-        let tail = self.tail;
-        self.frames[f as usize].prev = tail;
-        self.frames[f as usize].next = NIL;
-        match tail {
-            NIL => self.head = f,
-            t => self.frames[t as usize].next = f,
-        }
-        self.tail = f;
+        self.free.push_back(&mut self.frames, f);
     }
 
     fn push_front(&mut self, f: u32) {
-        let head = self.head;
-        self.frames[f as usize].next = head;
-        self.frames[f as usize].prev = NIL;
-        match head {
-            NIL => self.tail = f,
-            h => self.frames[h as usize].prev = f,
-        }
-        self.head = f;
+        self.free.push_front(&mut self.frames, f);
     }
 
     fn unlink(&mut self, f: u32) {
-        let Frame { prev, next, .. } = self.frames[f as usize];
-        match prev {
-            NIL => self.head = next,
-            p => self.frames[p as usize].next = next,
-        }
-        match next {
-            NIL => self.tail = prev,
-            n => self.frames[n as usize].prev = prev,
-        }
+        self.free.unlink(&mut self.frames, f);
     }
 
     /// The frame at the head of the free list, taken off it.
     fn pop_front(&mut self) -> Option<u32> {
-        let f = self.head;
-        (f != NIL).then(|| {
-            self.unlink(f);
-            f
-        })
+        self.free.pop_front(&mut self.frames)
     }
 
     /// The number of frames on the free list (debug checks).
     #[cfg(debug_assertions)]
     fn free_count(&self) -> u64 {
-        let mut n = 0;
-        let mut f = self.head;
-        while f != NIL {
-            n += 1;
-            f = self.frames[f as usize].next;
-        }
-        n
+        self.free
+            .members(&self.frames)
+            .iter()
+            .filter(|&&on| on)
+            .count() as u64
     }
 }
 
