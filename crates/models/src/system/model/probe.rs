@@ -156,23 +156,14 @@ impl SystemModel<'_> {
 
     /// Notes the load and starts the probe's next benchmark.
     fn run_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
         let noted = self.note_load();
         let state = self.probe_state(owner);
         let next = *state.next;
         *state.noted = Some(noted);
         let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
         let benchmark = probe.benchmarks[next];
-        let pid = self.spawn(benchmark.class, owner, now);
-        if let Some(demand) = benchmark.demand {
-            self.fix_demand(pid, demand);
-        }
+        let pid = self.start_program(owner, benchmark, true, ctx);
         *self.probe_state(owner).running = Some(pid);
-        self.count(pid, true);
-        self.stats
-            .processes
-            .set(now, f64::from(self.user_processes));
-        self.admit(pid, ctx);
     }
 
     /// One of the probe's processes has had its cycle's processor time:
@@ -309,8 +300,8 @@ impl SystemModel<'_> {
         let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
         if *self.probe_state(owner).next < benchmarks {
             let class = self.probe_script().expect("a script").time;
-            let time = self.fork_program(
-                shell,
+            let time = self.start_program(
+                owner,
                 Program {
                     class,
                     demand: None,
@@ -338,7 +329,7 @@ impl SystemModel<'_> {
                 self.recount(time, now, |p| p.state = State::Sleeping);
                 let next = *self.probe_state(owner).next;
                 let benchmark = probe.benchmarks[next];
-                let pid = self.fork_program(time, benchmark, true, ctx);
+                let pid = self.start_program(owner, benchmark, true, ctx);
                 *self.probe_state(owner).running = Some(pid);
                 self.swapper(ctx);
             }

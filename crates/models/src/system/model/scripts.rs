@@ -13,19 +13,18 @@
 use super::*;
 
 impl SystemModel<'_> {
-    /// Forks and execs `program` for `parent`, which waits for it: a new
-    /// process of the program's class, with the parent's owner, counted
-    /// in "user processes" or not, and started at its user priority (a
-    /// forked child has not slept).
-    pub(super) fn fork_program(
+    /// Forks and execs `program` for `owner`: a new process of the
+    /// program's class with its demand, counted in "user processes" or
+    /// not, and started at its user priority (a forked child has not
+    /// slept).
+    pub(super) fn start_program(
         &mut self,
-        parent: usize,
+        owner: usize,
         program: Program,
         counted: bool,
         ctx: &mut Context<Event>,
     ) -> usize {
         let now = ctx.now();
-        let owner = self.procs[parent].owner;
         let pid = self.spawn(program.class, owner, now);
         if let Some(demand) = program.demand {
             self.fix_demand(pid, demand);
@@ -50,8 +49,8 @@ impl SystemModel<'_> {
             self.procs[pid].step += 1;
             self.release_eligibility(pid, ctx);
             self.recount(pid, now, |p| p.state = State::Sleeping);
-            let counted = self.procs[pid].counted;
-            let child = self.fork_program(pid, program, counted, ctx);
+            let (owner, counted) = (self.procs[pid].owner, self.procs[pid].counted);
+            let child = self.start_program(owner, program, counted, ctx);
             self.procs[child].parent = Some(pid);
             // Asleep in `wait`, the script is the swapper's to push out.
             self.swapper(ctx);
