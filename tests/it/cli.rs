@@ -931,6 +931,33 @@ fn analyze_names_what_is_wrong_and_writes_nothing() {
     let missing = tpsim(&["analyze", "/no/such/probe.csv"]);
     assert_eq!(missing.status, 2);
     assert!(missing.stderr.contains("cannot read observation table"));
+    // Tables with nothing to analyse: a header alone, runs that all
+    // failed, observations all taken in the warm-up.
+    let header = OBSERVATIONS.lines().next().unwrap();
+    for (name, text, expected) in [
+        (
+            "empty.csv",
+            format!("{header}\n"),
+            "empty.csv: no observations: the table has its header and no rows",
+        ),
+        (
+            "failed.csv",
+            format!("{header},status\nman,1,measured,2,3,6,exit 1\nman,2,measured,2,3,6,timeout\n"),
+            "failed.csv: no observations: every run's status is not ok (2 failed, timed out or interrupted)",
+        ),
+        (
+            "warmup.csv",
+            format!("{header}\nman,10,warmup,2,3,99\n"),
+            "warmup.csv: every observation started during the warm-up; pass --include-warmup to count them",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = tpsim(&["analyze", &path.display().to_string()]);
+        assert_eq!(out.status, 2, "{name}: {}", out.stderr);
+        assert!(out.stderr.contains(expected), "{name}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{name}: {}", out.stdout);
+    }
 }
 
 #[test]

@@ -421,6 +421,44 @@ fn a_script_benchmark_runs_its_programs_in_turn_and_time_adds_their_times() {
     assert_eq!(ns(o.system), ns(0.003 + 0.001 + 0.001), "{o:?}");
 }
 
+#[test]
+fn time_adds_the_times_of_a_scripts_scripts_down_to_the_last_program() {
+    // As V7's `man`, a script that runs a script: `man` runs `echo` and
+    // then `sub`, a script of two 10 ms lines around `nroff` (1 s).
+    let text = scripted().replace(
+        "benchmarks = [\"long\", \"short\"]",
+        "benchmarks = [\"man\"]",
+    ) + r#"
+    [[class]]
+    name = "man"
+    cpu = { det = { value = "10ms" } }
+    size = "10KiB"
+    runs = ["echo", "sub"]
+    [[class]]
+    name = "sub"
+    cpu = { det = { value = "10ms" } }
+    size = "10KiB"
+    runs = [{ class = "nroff", cpu = "1s" }]
+    [[class]]
+    name = "echo"
+    cpu = { det = { value = "3ms" } }
+    size = "10KiB"
+    [[class]]
+    name = "nroff"
+    cpu = { det = { value = "7s" } }
+    size = "10KiB"
+"#;
+    let (obs, _) = observations(&text);
+    let ns = |x: f64| (x * 1e9).round() as i64;
+    let o = &obs[0];
+    assert_eq!(o.benchmark, "man");
+    // User time: man's three lines, echo, sub's two lines and nroff,
+    // whose time reaches `time` through `sub` and then `man`. System
+    // time: a switch for each line of each script and for each program.
+    assert_eq!(ns(o.user), ns(0.030 + 0.003 + 0.020 + 1.0), "{o:?}");
+    assert_eq!(ns(o.system), ns(0.003 + 0.001 + 0.002 + 0.001), "{o:?}");
+}
+
 /// One user who types one `job` at 1 s: a script that runs `big` (1 s)
 /// and waits for it. Images load from a device of their own at 1 KiB a
 /// nanosecond; the swap area moves 1 KiB a millisecond.

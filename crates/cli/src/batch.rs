@@ -3,11 +3,10 @@
 //! for several machines, and their estimates as tables, CSV and JSON.
 
 use crate::output::OutputDir;
-use crate::{Failure, Finished, INTERRUPTED, check_level, emit, open_out, read_scenario};
+use crate::{Failure, Finished, Listening, check_level, emit, open_out, read_scenario};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use tpsim_models::SimTime;
 use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns, WarmupRule};
 use tpsim_models::replicate::{Precision, Rule, Runner, Shard, Stop};
@@ -133,7 +132,8 @@ pub(crate) fn batch(
         }
         bar.inc(1);
     };
-    let going = || !INTERRUPTED.load(Ordering::SeqCst);
+    let listening = Listening::start();
+    let going = || listening.going();
     if args.warmup.is_some() {
         let chosen = choose_warmups(&mut points, &runner, &name, done, going);
         if chosen.is_err() {

@@ -22,7 +22,7 @@
 //! processes of the user like any other, and the user-process index
 //! counts them. Steps change between benchmarks only.
 
-use crate::{Failure, Finished, INTERRUPTED};
+use crate::{Failure, Finished, Listening};
 use anyhow::{Context as _, anyhow};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Deserialize;
@@ -31,7 +31,6 @@ use std::io::{Read as _, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 use tpsim_models::units::{Bytes, Seconds, parse_duration};
@@ -402,11 +401,14 @@ struct Output {
 impl Output {
     /// Opens DIR/probe.csv: a new file with the header, or with `append`
     /// an existing file whose header is the probe's. An existing file is
-    /// refused without `append`.
+    /// refused without `append`, except an empty one, which holds no
+    /// observations (a probe that could not write its header, on a full
+    /// disk, leaves none behind, but an older one may have).
     fn open(dir: &Path, append: bool) -> Result<Output, String> {
         let path = dir.join("probe.csv");
         let header = tpsim_probe::report::host_probe_header();
-        if path.exists() {
+        let empty = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0);
+        if path.exists() && !empty {
             if !append {
                 return Err(format!(
                     "--out: {} exists; pass --append to add to it",
@@ -433,11 +435,18 @@ impl Output {
             .map_err(|e| format!("--out: cannot create {}: {e}", dir.display()))?;
         let mut file = OpenOptions::new()
             .write(true)
-            .create_new(true)
+            .create_new(!empty)
+            .truncate(empty)
             .open(&path)
             .map_err(|e| format!("--out: cannot write {}: {e}", path.display()))?;
-        file.write_all(header.as_bytes())
-            .map_err(|e| format!("--out: cannot write {}: {e}", path.display()))?;
+        if let Err(e) = file
+            .write_all(header.as_bytes())
+            .and_then(|()| file.flush())
+        {
+            drop(file);
+            let _ = std::fs::remove_file(&path);
+            return Err(format!("--out: cannot write {}: {e}", path.display()));
+        }
         Ok(Output { file, path })
     }
 
@@ -469,11 +478,7 @@ pub(crate) fn probe(args: &ProbeArgs, stderr: &mut dyn Write) -> Result<Finished
             settings.min_uid
         );
     }
-    let sampler = Sampler {
-        min_uid: settings.min_uid,
-        utmp: utmp.map(Path::to_path_buf),
-        me: std::process::id(),
-    };
+    let sampler = Sampler::new(settings.min_uid, utmp.map(Path::to_path_buf));
     let mut ramp = settings.ramp.clone().map(Workers::new);
     let bar = ProgressBar::with_draw_target(
         Some(settings.duration.as_secs()),
@@ -485,6 +490,7 @@ pub(crate) fn probe(args: &ProbeArgs, stderr: &mut dyn Write) -> Result<Finished
     );
     let started = Instant::now();
     let mut tally = Tally::default();
+    let listening = Listening::start();
     let result = (|| -> anyhow::Result<bool> {
         while started.elapsed() < settings.duration {
             tally.cycles += 1;
@@ -502,7 +508,7 @@ pub(crate) fn probe(args: &ProbeArgs, stderr: &mut dyn Write) -> Result<Finished
                     noted.runnable,
                     noted.load[0]
                 ));
-                let (outcome, times) = run_benchmark(b, settings.timeout)?;
+                let (outcome, times) = run_benchmark(b, settings.timeout, &listening)?;
                 let row = noted.observed(&b.name, outcome, times, settings.resolution);
                 tally.count(&row.outcome);
                 output.record(&row)?;
@@ -511,7 +517,11 @@ pub(crate) fn probe(args: &ProbeArgs, stderr: &mut dyn Write) -> Result<Finished
                     return Ok(false);
                 }
             }
-            if !sleep_until(Instant::now() + settings.sleep, started + settings.duration) {
+            if !sleep_until(
+                Instant::now() + settings.sleep,
+                started + settings.duration,
+                &listening,
+            ) {
                 return Ok(false);
             }
         }
@@ -561,10 +571,10 @@ impl Tally {
 
 /// Sleeps until `until` (or `end`, if sooner), looking for a signal;
 /// false if one came.
-fn sleep_until(until: Instant, end: Instant) -> bool {
+fn sleep_until(until: Instant, end: Instant, listening: &Listening) -> bool {
     let until = until.min(end);
     loop {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if !listening.going() {
             return false;
         }
         let now = Instant::now();
@@ -605,8 +615,13 @@ impl Noted {
         (elapsed, user, system): Times,
         resolution: Option<Duration>,
     ) -> HostObservation {
+        // In whole nanoseconds, so that 30 ms cut to 10 ms stays 30 ms
+        // (0.03 / 0.01 is 2.9999999999999996 in binary fractions).
         let truncate = |t: f64| match resolution {
-            Some(r) => (t / r.as_secs_f64()).floor() * r.as_secs_f64(),
+            Some(r) => {
+                let (t, r) = ((t * 1e9).round() as u128, r.as_nanos().max(1));
+                (t / r * r) as f64 / 1e9
+            }
             None => t,
         };
         HostObservation {
@@ -623,6 +638,7 @@ impl Noted {
             user: truncate(user),
             system: truncate(system),
             outcome,
+            resolution,
         }
     }
 }
@@ -631,21 +647,58 @@ fn read(path: &str) -> anyhow::Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))
 }
 
+/// What the sampler reads of the machine before a benchmark: the texts
+/// of `/proc/stat`, `/proc/loadavg` and `/proc/meminfo`, the process
+/// table and the utmp file's bytes, if there is one.
+struct Readings {
+    stat: String,
+    loadavg: String,
+    meminfo: String,
+    processes: Vec<(u32, Option<u32>)>,
+    utmp: Option<Vec<u8>>,
+}
+
 impl Sampler {
+    /// A sampler for this process, counting users from `utmp` (or, with
+    /// none, from the owners of processes) and user processes from
+    /// `min_uid` up.
+    fn new(min_uid: u32, utmp: Option<PathBuf>) -> Sampler {
+        Sampler {
+            min_uid,
+            utmp,
+            me: std::process::id(),
+        }
+    }
+
     fn sample(&self, workers: u32) -> anyhow::Result<Noted> {
-        let runnable = host::runnable(&read("/proc/stat")?)?;
-        let load = host::load_averages(&read("/proc/loadavg")?)?;
-        let free_memory = host::free_memory(&read("/proc/meminfo")?)?;
-        let processes = self.processes()?;
+        self.noted(&self.read()?, workers)
+    }
+
+    /// Reads the machine's files.
+    fn read(&self) -> anyhow::Result<Readings> {
+        Ok(Readings {
+            stat: read("/proc/stat")?,
+            loadavg: read("/proc/loadavg")?,
+            meminfo: read("/proc/meminfo")?,
+            processes: self.processes()?,
+            utmp: match &self.utmp {
+                Some(path) => Some(
+                    std::fs::read(path)
+                        .with_context(|| format!("cannot read {}", path.display()))?,
+                ),
+                None => None,
+            },
+        })
+    }
+
+    /// The indices `readings` give, leaving the probe's own process out.
+    fn noted(&self, readings: &Readings, workers: u32) -> anyhow::Result<Noted> {
+        let processes = readings.processes.iter().copied();
         let leave_out = [self.me];
-        let (users, users_from) = match &self.utmp {
-            Some(path) => {
-                let bytes = std::fs::read(path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                (host::users_logged_in(&bytes)?, UsersFrom::Utmp)
-            }
+        let (users, users_from) = match &readings.utmp {
+            Some(bytes) => (host::users_logged_in(bytes)?, UsersFrom::Utmp),
             None => (
-                host::process_owners(processes.iter().copied(), self.min_uid, &leave_out),
+                host::process_owners(processes.clone(), self.min_uid, &leave_out),
                 UsersFrom::Owners,
             ),
         };
@@ -656,9 +709,9 @@ impl Sampler {
             users,
             users_from,
             processes: host::user_processes(processes, self.min_uid, &leave_out),
-            runnable,
-            free_memory,
-            load,
+            runnable: host::runnable(&readings.stat)?,
+            free_memory: host::free_memory(&readings.meminfo)?,
+            load: host::load_averages(&readings.loadavg)?,
             workers,
         })
     }
@@ -687,7 +740,11 @@ impl Sampler {
 
 /// Runs one benchmark, killing it at `timeout` or at a signal; its outcome
 /// and times.
-fn run_benchmark(b: &Bench, timeout: Duration) -> anyhow::Result<(Outcome, Times)> {
+fn run_benchmark(
+    b: &Bench,
+    timeout: Duration,
+    listening: &Listening,
+) -> anyhow::Result<(Outcome, Times)> {
     use nix::sys::resource::{UsageWho, getrusage};
     let before = getrusage(UsageWho::RUSAGE_CHILDREN).context("getrusage")?;
     let start = Instant::now();
@@ -698,6 +755,7 @@ fn run_benchmark(b: &Bench, timeout: Duration) -> anyhow::Result<(Outcome, Times
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0)
+        .dies_with_probe()
         .spawn()
         .context("cannot start /bin/sh")?;
     let pid = child.id();
@@ -711,7 +769,7 @@ fn run_benchmark(b: &Bench, timeout: Duration) -> anyhow::Result<(Outcome, Times
         match waited.recv_timeout(LOOK) {
             Ok(result) => break result,
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let why = if INTERRUPTED.load(Ordering::SeqCst) {
+                let why = if !listening.going() {
                     Some(Outcome::Interrupted)
                 } else if start.elapsed() >= timeout {
                     Some(Outcome::Timeout)
@@ -752,6 +810,33 @@ fn run_benchmark(b: &Bench, timeout: Duration) -> anyhow::Result<(Outcome, Times
         (None, None, None) => Outcome::Signal(0),
     };
     Ok((outcome, times))
+}
+
+/// A process the probe starts that must not outlive it.
+trait DiesWithProbe {
+    /// Has the kernel kill the child when the probe's thread that started
+    /// it ends, however the probe ends (`kill -9` too); a child whose
+    /// probe is gone before that is set stops before it runs.
+    fn dies_with_probe(&mut self) -> &mut Self;
+}
+
+impl DiesWithProbe for Command {
+    fn dies_with_probe(&mut self) -> &mut Command {
+        use rustix::process::{Signal, getpid, getppid, set_parent_process_death_signal};
+        let probe = getpid();
+        // SAFETY: between fork and exec the child makes two system calls,
+        // prctl and getppid, both async-signal-safe, and allocates nothing.
+        unsafe {
+            self.pre_exec(move || {
+                set_parent_process_death_signal(Some(Signal::KILL))?;
+                if getppid() == Some(probe) {
+                    Ok(())
+                } else {
+                    Err(std::io::ErrorKind::NotFound.into())
+                }
+            })
+        }
+    }
 }
 
 /// Kills a benchmark's process group: the shell and whatever it started.
@@ -799,6 +884,7 @@ impl Workers {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .process_group(0)
+                .dies_with_probe()
                 .spawn()
                 .with_context(|| format!("cannot start a worker ({})", self.program.display()))?;
             self.running.push(worker);
@@ -830,17 +916,18 @@ pub(crate) struct WorkerArgs {
 pub(crate) fn worker(args: &WorkerArgs) -> Result<Finished, Failure> {
     let kind = WorkerKind::parse(&args.kind).map_err(|e| Failure::Input(anyhow!(e)))?;
     let bytes = usize::try_from(args.bytes.max(1)).unwrap_or(usize::MAX);
+    let listening = Listening::start();
     match kind {
         WorkerKind::Cpu => {
             let mut x = 1_u64;
-            while !INTERRUPTED.load(Ordering::Relaxed) {
+            while listening.going() {
                 x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
             }
         }
         WorkerKind::Memory => {
             let mut block = vec![0_u8; bytes];
             let mut round = 0_u8;
-            while !INTERRUPTED.load(Ordering::Relaxed) {
+            while listening.going() {
                 round = round.wrapping_add(1);
                 for page in block.chunks_mut(4096) {
                     page[0] = round;
@@ -853,11 +940,51 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<Finished, Failure> {
             // once it is there.
             let path = std::env::current_exe().map_err(|e| Failure::Run(e.into()))?;
             let mut buffer = vec![0_u8; 64 << 10];
-            while !INTERRUPTED.load(Ordering::Relaxed) {
+            while listening.going() {
                 let mut file = File::open(&path).map_err(|e| Failure::Run(e.into()))?;
                 while file.read(&mut buffer).map_err(|e| Failure::Run(e.into()))? > 0 {}
             }
         }
     }
     Ok(Finished::Interrupted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Captured `/proc` files, as the indices' own tests use them.
+    fn readings(processes: Vec<(u32, Option<u32>)>) -> Readings {
+        let fixture = |name: &str| {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../probe/fixtures/host");
+            std::fs::read_to_string(dir.join(name)).unwrap()
+        };
+        Readings {
+            stat: fixture("stat"),
+            loadavg: fixture("loadavg"),
+            meminfo: fixture("meminfo"),
+            processes,
+            utmp: None,
+        }
+    }
+
+    #[test]
+    fn the_sampler_leaves_its_own_process_out_of_both_indices() {
+        let sampler = Sampler::new(1000, None);
+        let me = std::process::id();
+        let other = me.wrapping_add(1);
+        // The probe, one other user's process, a system process and one
+        // that went while the table was read.
+        let table = vec![
+            (me, Some(1000)),
+            (other, Some(1001)),
+            (1, Some(0)),
+            (other.wrapping_add(1), None),
+        ];
+        let noted = sampler.noted(&readings(table), 2).unwrap();
+        assert_eq!(noted.processes, 1);
+        assert_eq!(noted.users, 1);
+        assert_eq!(noted.users_from, UsersFrom::Owners);
+        assert_eq!(noted.workers, 2);
+    }
 }

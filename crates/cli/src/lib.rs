@@ -19,12 +19,12 @@ use output::{OutputDir, OutputFile};
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy, SetSizePoint};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
-use tpsim_probe::analysis::{Index, LevelRow};
+use tpsim_probe::analysis::{Index, LevelRow, Sample};
 use tpsim_probe::report::count;
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
@@ -35,22 +35,86 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 /// and a path such as `/dev/zero` must not be read for ever.
 pub const MAX_SCENARIO_BYTES: u64 = 4 << 20;
 
-/// Set by the signal handler; a running simulation stops at its next
-/// progress report.
+/// Set by the signal handler at the first SIGINT or SIGTERM.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Makes SIGINT (Ctrl-C) and SIGTERM stop a run cleanly: it ends at its
-/// next progress report (within a fraction of a second of wall time) and
-/// writes what it measured, marked as interrupted. A second signal ends
-/// the process at once, saying so. Call once, from `main`.
+/// How many [`Listening`] stretches are under way.
+static LISTENING: AtomicUsize = AtomicUsize::new(0);
+
+/// The exit status when standard output is a pipe whose reader went
+/// away: 128 + SIGPIPE, as a shell reports a command that signal ended.
+pub const EXIT_BROKEN_PIPE: i32 = 141;
+
+/// Makes SIGINT (Ctrl-C) and SIGTERM stop a command cleanly. Where it
+/// checks for them often (a [`Listening`] stretch: a run, a batch or a
+/// sweep, a comparison's runs, the probe) the first signal stops it at its
+/// next check, and it writes what it measured, marked as interrupted;
+/// anywhere else (reading its input, solving, writing) the first signal
+/// ends the process at once. A second signal always ends it at once. It
+/// says so on standard error without waiting for it, so a full pipe
+/// there or a line held by the program cannot hold the signal up. Call
+/// once, from `main`.
 pub fn install_signal_handlers() -> anyhow::Result<()> {
     ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            eprintln!("tpsim: a second signal: stopped at once; nothing more is written");
-            std::process::exit(EXIT_INTERRUPTED);
+        let first = !INTERRUPTED.swap(true, Ordering::SeqCst);
+        if first && LISTENING.load(Ordering::SeqCst) > 0 {
+            return;
         }
+        end_at_once(if first {
+            "tpsim: interrupted: stopped at once; nothing more is written\n"
+        } else {
+            "tpsim: a second signal: stopped at once; nothing more is written\n"
+        })
     })
     .context("cannot install the handler for Ctrl-C")
+}
+
+/// Ends the process with [`EXIT_INTERRUPTED`], saying `message` on
+/// standard error if it can within a fifth of a second. The message goes
+/// straight to the file descriptor, past the standard library's lock,
+/// which the command may hold for as long as it runs; and only once the
+/// descriptor takes a write without blocking (a pipe with a page free: a
+/// short message then goes in whole at once), since a reader that does
+/// not read could hold the write up for ever.
+fn end_at_once(message: &'static str) -> ! {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stderr = rustix::stdio::stderr();
+    let mut ready = [PollFd::from_borrowed_fd(stderr, PollFlags::OUT)];
+    let wait = Timespec {
+        tv_sec: 0,
+        tv_nsec: 200_000_000,
+    };
+    if poll(&mut ready, Some(&wait)).is_ok_and(|n| n > 0)
+        && ready[0].revents().contains(PollFlags::OUT)
+    {
+        let _ = rustix::io::write(stderr, message.as_bytes());
+    }
+    std::process::exit(EXIT_INTERRUPTED)
+}
+
+/// A stretch of a command that checks for a signal often and reports what
+/// it has when one comes: while one is held, the first SIGINT or SIGTERM
+/// only asks the command to stop ([`going`](Self::going) turns false).
+/// Commands check for a signal through it alone.
+pub(crate) struct Listening(());
+
+impl Listening {
+    /// Starts listening; it ends when the value is dropped.
+    pub(crate) fn start() -> Listening {
+        LISTENING.fetch_add(1, Ordering::SeqCst);
+        Listening(())
+    }
+
+    /// Whether the command may go on: no signal has come.
+    pub(crate) fn going(&self) -> bool {
+        !INTERRUPTED.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        LISTENING.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Discrete-event simulation of time-sharing computer systems.
@@ -312,6 +376,88 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let mut out = StandardOutput::new(stdout);
+    let status = command(args, &mut out, stderr);
+    match out.finish() {
+        Ok(()) => status,
+        // A reader that went away (`tpsim run x | head`): as a program
+        // that SIGPIPE ended, silent, but not a success.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            if status == 0 {
+                EXIT_BROKEN_PIPE
+            } else {
+                status
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(stderr, "tpsim: cannot write to standard output: {e}");
+            if status == 0 { 1 } else { status }
+        }
+    }
+}
+
+/// Standard output as the commands write to it: the first failure is kept
+/// and what follows is dropped, so that a command whose output cannot be
+/// printed (a closed pipe, a full disk) still does the rest of its work,
+/// such as writing its files; [`run`] reports the failure at the end.
+struct StandardOutput<'a> {
+    inner: &'a mut dyn Write,
+    failed: Option<io::Error>,
+}
+
+impl<'a> StandardOutput<'a> {
+    fn new(inner: &'a mut dyn Write) -> StandardOutput<'a> {
+        StandardOutput {
+            inner,
+            failed: None,
+        }
+    }
+
+    /// Flushes what is buffered; the first failure, if any.
+    fn finish(mut self) -> io::Result<()> {
+        let _ = self.flush();
+        self.failed.map_or(Ok(()), Err)
+    }
+
+    /// Keeps the first failure; a write interrupted by a signal is tried
+    /// again by `write_all`, so it is no failure.
+    fn keep(&mut self, e: io::Error) -> io::Result<()> {
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+        self.failed.get_or_insert(e);
+        Ok(())
+    }
+}
+
+impl Write for StandardOutput<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.failed.is_some() {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) => self.keep(e).map(|()| buf.len()),
+            written => written,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) => self.keep(e),
+            flushed => flushed,
+        }
+    }
+}
+
+/// [`run`] but for what becomes of standard output.
+fn command<I, T>(args: I, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     // A negative number is taken as a value, so that the option's own
     // reader says what it allows (none takes a negative number).
     let command = Cli::command()
@@ -372,8 +518,6 @@ where
         Ok(Finished::Whole) => 0,
         Ok(Finished::Interrupted) => EXIT_INTERRUPTED,
         Err(Failure::Input(e)) => report(stderr, &e, 2),
-        // A reader that went away (`tpsim run x | head`) is not a failure.
-        Err(Failure::Run(e)) if is_broken_pipe(&e) => 0,
         Err(Failure::Run(e)) => report(stderr, &e, 1),
     }
 }
@@ -406,12 +550,6 @@ fn clipped(line: &str) -> std::borrow::Cow<'_, str> {
     }
     let kept: String = line.chars().take(LONGEST_MESSAGE_LINE).collect();
     format!("{kept}... ({length} characters in all)").into()
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
-        .filter_map(|c| c.downcast_ref::<io::Error>())
-        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// How a command that did its work ended.
@@ -592,9 +730,10 @@ fn run_with_progress(scenario: &Scenario) -> Run {
         "{bar:40} {percent:>3}% of simulated time, {elapsed} elapsed, ETA {eta}"
     };
     bar.set_style(ProgressStyle::with_template(template).expect("the template is valid"));
+    let listening = Listening::start();
     let progress = |now: tpsim_models::SimTime| {
         bar.set_position(now.as_nanos() / 1_000_000);
-        !INTERRUPTED.load(Ordering::SeqCst)
+        listening.going()
     };
     let run = scenario.run(0, progress);
     bar.finish_and_clear();
@@ -737,17 +876,12 @@ fn analyze(
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let options = args.levels.options(args.precision)?;
     let name = args.table.display();
-    let text = read_table(&args.table, "observation table")?;
-    let read = tpsim_probe::analysis::read_observations(&text)
-        .map_err(|e| input(format!("{name}: {e}")))?;
-    if read.left_out > 0 {
-        let _ = writeln!(
-            stderr,
-            "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
-            read.left_out
-        );
+    let samples = observations(&args.table, stderr)?;
+    if !options.include_warmup && samples.iter().all(|s| !s.measured) {
+        return Err(input(format!(
+            "{name}: every observation started during the warm-up; pass --include-warmup to count them"
+        )));
     }
-    let samples = read.samples;
     // Checked before the work, so that nothing is written for a bad one.
     let out = open_out(args.out.as_deref(), &[&args.table])?;
     let rows = tpsim_probe::analysis::analyze(&samples, &options);
@@ -767,6 +901,34 @@ fn analyze(
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)
+}
+
+/// The observations of a measured table (a probe.csv, or any table with
+/// its columns), leaving out runs whose status is not ok, which a note
+/// counts; a table with none left is refused.
+fn observations(path: &Path, stderr: &mut dyn Write) -> Result<Vec<Sample>, Failure> {
+    let name = path.display();
+    let input = |message: String| Failure::Input(anyhow::anyhow!("{name}: {message}"));
+    let text = read_table(path, "observation table")?;
+    let read = tpsim_probe::analysis::read_observations(&text).map_err(|e| input(e.to_string()))?;
+    if read.samples.is_empty() {
+        return Err(input(if read.left_out == 0 {
+            "no observations: the table has its header and no rows".to_string()
+        } else {
+            format!(
+                "no observations: every run's status is not ok ({} failed, timed out or interrupted)",
+                read.left_out
+            )
+        }));
+    }
+    if read.left_out > 0 {
+        let _ = writeln!(
+            stderr,
+            "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
+            read.left_out
+        );
+    }
+    Ok(read.samples)
 }
 
 /// Opens the output directory, if one was asked for: before any work, so
@@ -887,10 +1049,7 @@ fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
 /// observations measured on a machine.
 enum Side {
     Model(Box<tpsim_models::System>),
-    Measured {
-        name: String,
-        samples: Vec<tpsim_probe::analysis::Sample>,
-    },
+    Measured { name: String, samples: Vec<Sample> },
 }
 
 impl Side {
@@ -901,20 +1060,9 @@ impl Side {
         if path.extension().is_none_or(|e| e != "csv") {
             return Ok(Side::Model(Box::new(installation(path)?)));
         }
-        let name = path.display().to_string();
-        let text = read_table(path, "observation table")?;
-        let read = tpsim_probe::analysis::read_observations(&text)
-            .map_err(|e| Failure::Input(anyhow::anyhow!("{name}: {e}")))?;
-        if read.left_out > 0 {
-            let _ = writeln!(
-                stderr,
-                "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
-                read.left_out
-            );
-        }
         Ok(Side::Measured {
-            name,
-            samples: read.samples,
+            name: path.display().to_string(),
+            samples: observations(path, stderr)?,
         })
     }
 
@@ -931,7 +1079,6 @@ fn compare(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    use tpsim_probe::analysis::Sample;
     let options = args.levels.options(0.1)?;
     let (mut a, mut b) = (Side::read(&args.a, stderr)?, Side::read(&args.b, stderr)?);
     // Common random numbers: the models run under the same master seed.
@@ -962,7 +1109,8 @@ fn compare(
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
             .expect("the template is valid"),
     );
-    let going = |_: tpsim_models::SimTime| !INTERRUPTED.load(Ordering::SeqCst);
+    let listening = Listening::start();
+    let going = |_: tpsim_models::SimTime| listening.going();
     // The models' replications on the pool, in job order.
     let jobs: Vec<(usize, u64)> = (0..args.replications)
         .flat_map(|r| models.iter().map(move |&which| (which, r)))

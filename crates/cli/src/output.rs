@@ -248,7 +248,10 @@ fn stage(staging: &Path, files: &[OutputFile], step: &mut Step) -> anyhow::Resul
         write_synced(&staging.join(name), contents, step)?;
         manifest.push_str(&format!("{}  {name}\n", digest(contents)));
     }
-    write_synced(&staging.join(MANIFEST), manifest.as_bytes(), step)
+    write_synced(&staging.join(MANIFEST), manifest.as_bytes(), step)?;
+    step(&format!("flush {STAGING}"))?;
+    File::open(staging)?.sync_all()?;
+    Ok(())
 }
 
 /// A file's SHA-256 digest in hexadecimal, as `sha256sum` prints it.
@@ -259,12 +262,14 @@ fn digest(contents: &[u8]) -> String {
         .collect()
 }
 
+/// Writes `path` and flushes it to disk, each a step of its own.
 fn write_synced(path: &Path, contents: &[u8], step: &mut Step) -> anyhow::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     step(&format!("write {name}"))
         .and_then(|()| {
             let mut file = File::create(path)?;
             file.write_all(contents)?;
+            step(&format!("flush {name}"))?;
             file.sync_all()
         })
         .with_context(|| format!("cannot write {name}"))
@@ -560,13 +565,13 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let out = open(dir.path());
             out.publish(&set(&old)).unwrap();
-            let mut steps = 0;
+            let mut steps = Vec::new();
             let mut crash = |what: &str| {
-                if steps == crashed_at {
+                if steps.len() == crashed_at {
                     // A crash: no clean-up code runs, only unwinding.
                     std::panic::panic_any(format!("crash before: {what}"));
                 }
-                steps += 1;
+                steps.push(what.to_string());
                 Ok(())
             };
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -576,6 +581,19 @@ mod tests {
             drop(out);
             if outcome.is_ok() {
                 assert!(crashed_at > 10, "only {crashed_at} steps");
+                // What the journal's rename makes the set must be on disk
+                // before it: every staged file, the manifest, the journal
+                // and the staging directory's entries.
+                let at = |what: &str| steps.iter().position(|s| s == what);
+                let renamed = at(&format!("rename {JOURNAL} into place")).unwrap();
+                let staged = new.iter().map(|(name, _)| *name);
+                for name in staged.chain([MANIFEST, JOURNAL, STAGING]) {
+                    let flushed = at(&format!("flush {name}"));
+                    assert!(
+                        flushed.is_some_and(|f| f < renamed),
+                        "{name} is not flushed before the journal is renamed: {steps:?}"
+                    );
+                }
                 break;
             }
             let now = seen(dir.path());
@@ -613,7 +631,11 @@ mod tests {
             let mut steps = 0;
             let mut full = |what: &str| {
                 steps += 1;
-                if steps - 1 == full_at && what.starts_with("write") {
+                // Writing a file or flushing it: staging, before the
+                // journal is in place (after it, the next open finishes).
+                let writes = what.starts_with("write")
+                    || (what.starts_with("flush") && what != "flush the directory");
+                if steps - 1 == full_at && writes {
                     Err(io::Error::from(io::ErrorKind::StorageFull))
                 } else {
                     Ok(())

@@ -154,3 +154,154 @@ fn a_signal_ends_a_batch_of_a_million_replications_keeping_those_that_finished()
         "{stderr}"
     );
 }
+
+/// Checks that a command a signal ended at once says so, with status 130.
+fn ended_at_once(out: &std::process::Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("tpsim: interrupted: stopped at once; nothing more is written"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_signal_ends_a_command_that_does_not_stop_to_check_for_one_at_once() {
+    // About half a minute of Mean Value Analysis, which reports nothing
+    // until it is done: a signal ends it there and then.
+    let out = terminated(
+        &[
+            "mva",
+            &scenario("central-server"),
+            "--population",
+            "1000000",
+        ],
+        0.5,
+    );
+    ended_at_once(&out);
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_signal_ends_a_command_blocked_reading_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("scenario.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for command in ["check", "run"] {
+        ended_at_once(&terminated(&[command, fifo.to_str().unwrap()], 0.3));
+    }
+}
+
+#[test]
+fn a_signal_ends_a_command_whose_standard_error_nobody_reads() {
+    // Three thousand bad stations: a quarter of a megabyte of messages,
+    // more than a pipe holds, so the command blocks writing them while
+    // it holds standard error; `terminated` reads nothing until the end.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = std::fs::read_to_string(scenario("mm1")).unwrap();
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "[[station]]\nname = \"s{i}\"\ndiscipline = \"fcfs\"\nservice = {{ exp = {{ rate = \"-1/s\" }} }}\nto = \"exit\"\n"
+        ));
+    }
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, text).unwrap();
+    let out = terminated(&["check", bad.to_str().unwrap()], 1.0);
+    assert_eq!(out.status.code(), Some(130));
+}
+
+#[test]
+fn a_second_signal_ends_a_run_blocked_on_its_output_at_once() {
+    // Standard output is a pipe kept full: the interrupted run blocks
+    // printing its tables, and only a second signal can end it.
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let filler = writer.try_clone().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+        .args(["run", &crawling_mm1(dir.path()), "--out"])
+        .arg(&out_dir)
+        .stdout(filler)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Kept full from here on: writes block once the pipe is, in a thread
+    // that ends when the reader is dropped.
+    let keep_full = std::thread::spawn(move || {
+        use std::io::Write;
+        while writer.write_all(&[b'x'; 4096]).is_ok() {}
+    });
+    while !out_dir.join(".tpsim.lock").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    let signal = |name: &str| {
+        let sent = Command::new("kill").args([name, &pid]).status().unwrap();
+        assert!(sent.success());
+    };
+    signal("-INT");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "blocked on its output");
+    signal("-INT");
+    let sent = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            sent.elapsed().as_secs_f64() < common::PROMPT_END,
+            "still running after a second signal"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    drop(reader);
+    keep_full.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("tpsim: a second signal"), "{stderr}");
+}
+
+#[test]
+fn a_closed_standard_output_loses_no_files_and_is_no_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    // `tpsim run ... | true`: nobody reads the tables.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+        .args(["run", &scenario("mm1"), "--out"])
+        .arg(&out_dir)
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // As a shell reports a command that SIGPIPE ended: 128 + 13.
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let summary = std::fs::read_to_string(out_dir.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("\"stopped_by\": \"end_time\""),
+        "{summary}"
+    );
+    assert!(out_dir.join(".tpsim-files").exists());
+
+    // A full disk under standard output says so, whatever the command.
+    for args in [&["run", &scenario("mm1")][..], &["--help"], &["--version"]] {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("tpsim: cannot write to standard output: "),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -153,3 +153,119 @@ fn nice_lowers_the_priority_the_benchmarks_run_at() {
         assert_eq!(rows[0][status], expected, "--nice {nice}");
     }
 }
+
+/// A process's state and parent from `/proc/PID/stat`; `None` once it is
+/// gone.
+fn state_and_parent(pid: u32) -> Option<(char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid ...`: the command may hold spaces and
+    // brackets, so the fields are read after its last bracket.
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    Some((state, fields.next()?.parse().ok()?))
+}
+
+/// The processes whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| state_and_parent(pid).is_some_and(|(_, p)| p == parent))
+        .collect()
+}
+
+#[test]
+fn the_probe_s_workers_and_benchmark_die_with_it_even_by_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut probe = Command::new(env!("CARGO_BIN_EXE_tpsim"))
+        .args(["probe", "--bench", "slp=sleep 30", "--sleep", "1s"])
+        .args(["--duration", "1h", "--min-uid", "0", "--ramp", "cpu:1@1h"])
+        .arg("--out")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The worker and the benchmark's shell (or the `sleep` it became).
+    let started = std::time::Instant::now();
+    let children = loop {
+        let children = children_of(probe.id());
+        if children.len() == 2 {
+            break children;
+        }
+        assert!(started.elapsed().as_secs_f64() < 10.0, "{children:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    probe.kill().unwrap();
+    probe.wait().unwrap();
+    let killed = std::time::Instant::now();
+    for pid in children {
+        // Gone, or dead and not yet reaped by whoever inherited it.
+        while state_and_parent(pid).is_some_and(|(state, _)| state != 'Z') {
+            assert!(
+                killed.elapsed().as_secs_f64() < PROMPT_END,
+                "process {pid} outlived the probe"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn an_empty_probe_csv_is_taken_as_none_and_times_come_at_their_clocks_resolution() {
+    // What a probe that could not write its header left, in older
+    // versions: an empty file, which neither a new probe nor --append
+    // refuses.
+    for (append, resolution, places) in [(false, None, (9, 6)), (true, Some("10ms"), (2, 2))] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("probe.csv"), "").unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tpsim"));
+        command
+            .args(["probe", "--bench", "t=true", "--sleep", "10ms"])
+            .args(["--duration", "50ms", "--out"])
+            .arg(dir.path());
+        if append {
+            command.arg("--append");
+        }
+        if let Some(r) = resolution {
+            command.args(["--resolution", r]);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let (header, rows) = probe_rows(&dir.path().join("probe.csv"));
+        assert!(!rows.is_empty());
+        let decimals = |name: &str| {
+            let at = header.iter().position(|h| h == name).unwrap();
+            rows.iter()
+                .map(|r| r[at].split_once('.').map_or(0, |(_, d)| d.len()))
+                .collect::<Vec<usize>>()
+        };
+        for row in 0..rows.len() {
+            assert_eq!(decimals("elapsed_s")[row], places.0, "{rows:?}");
+            assert_eq!(decimals("user_s")[row], places.1, "{rows:?}");
+            assert_eq!(decimals("system_s")[row], places.1, "{rows:?}");
+            assert_eq!(decimals("start_s")[row], 6, "{rows:?}");
+        }
+    }
+}
+
+#[test]
+fn a_probe_that_cannot_write_its_header_leaves_no_file_behind() {
+    // A file size limit of 0 makes every write fail, as a full disk
+    // would (with SIGXFSZ ignored, as the shell leaves it for the probe).
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 0; exec '{}' probe --bench t=true --sleep 10ms --duration 50ms --out '{}'",
+        env!("CARGO_BIN_EXE_tpsim"),
+        dir.path().display()
+    );
+    let out = Command::new("/bin/sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    assert!(!dir.path().join("probe.csv").exists(), "{stderr}");
+}

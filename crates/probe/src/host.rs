@@ -223,6 +223,44 @@ pub struct HostObservation {
     pub system: f64,
     /// How it ended.
     pub outcome: Outcome,
+    /// The step the times were cut to (`tpsim probe --resolution`), if
+    /// coarser than the clocks': the table gives them at that resolution.
+    pub resolution: Option<std::time::Duration>,
+}
+
+impl HostObservation {
+    /// Decimal places of seconds the clocks resolve: the monotonic clock
+    /// the elapsed time is read from counts nanoseconds, `getrusage`'s
+    /// processor times microseconds; the start, seconds since 1970, is
+    /// written to the microsecond (a `f64` holds no more of it).
+    const ELAPSED_DECIMALS: usize = 9;
+    const CPU_DECIMALS: usize = 6;
+    /// Decimal places of the start's seconds.
+    pub const START_DECIMALS: usize = 6;
+
+    /// The decimal places of seconds to write for a time its clock gives
+    /// to `native` places: fewer where the times were cut to a coarser
+    /// resolution (10 ms: 2 places), never more than the clock resolves.
+    pub fn decimals(&self, native: usize) -> usize {
+        let Some(step) = self.resolution else {
+            return native;
+        };
+        let nanos = step.as_nanos();
+        let places = (0..=9)
+            .find(|&d| nanos % 10_u128.pow(9 - d) == 0)
+            .unwrap_or(9) as usize;
+        places.min(native)
+    }
+
+    /// Decimal places of the elapsed time.
+    pub fn elapsed_decimals(&self) -> usize {
+        self.decimals(Self::ELAPSED_DECIMALS)
+    }
+
+    /// Decimal places of the processor times.
+    pub fn cpu_decimals(&self) -> usize {
+        self.decimals(Self::CPU_DECIMALS)
+    }
 }
 
 #[cfg(test)]

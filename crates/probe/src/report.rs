@@ -937,6 +937,21 @@ mod rows {
                 system: self.system,
             }
             .fields();
+            // Times at the resolution their clocks give, not as the
+            // nearest binary fraction prints (1.504674899, not
+            // 1.5046748989999998).
+            for (column, t, places) in [
+                ("start_s", self.start, HostObservation::START_DECIMALS),
+                ("elapsed_s", self.elapsed, self.elapsed_decimals()),
+                ("user_s", self.user, self.cpu_decimals()),
+                ("system_s", self.system, self.cpu_decimals()),
+            ] {
+                let at = OBSERVATION
+                    .iter()
+                    .position(|&name| name == column)
+                    .expect("a column of the simulated probe's");
+                fields[at] = format!("{t:.places$}");
+            }
             fields.extend([
                 self.outcome.to_string(),
                 num(self.load[0]),
