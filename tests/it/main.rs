@@ -16,6 +16,8 @@
 //!   files block by block through it, exactly in deterministic cases.
 //! - `frames`: memory as frames under the 3BSD clock, faults from the
 //!   phase model of references, and the thrashing knee they show.
+//! - `golden`: every shipped time-sharing scenario, shortened, at three
+//!   seeds gives the summary it gave before, byte for byte.
 //! - `host_probe`: `tpsim probe` on the test machine: benchmarks timed,
 //!   load indices noted, the rows `tpsim analyze` reads, bad flags.
 //! - `probe`: the terminal probe inside the model: its observations, its
@@ -35,6 +37,7 @@ mod disks;
 mod edges;
 mod files;
 mod frames;
+mod golden;
 mod host_probe;
 mod probe;
 mod reproducibility;
