@@ -370,6 +370,21 @@ struct Burst {
     end: SimTime,
 }
 
+impl Burst {
+    /// The kernel's work of `kind` for `pid` from `now`, taking `cost`:
+    /// no interrupts or switch before it.
+    fn kernel(pid: usize, kind: BurstKind, now: SimTime, cost: SimTime) -> Burst {
+        Burst {
+            pid,
+            kind,
+            start: now,
+            interrupt_end: now,
+            switch_end: now,
+            end: now + cost,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Purpose {
     Io {
@@ -505,6 +520,18 @@ impl Processors {
             pending_interrupts: SimTime::ZERO,
         }
     }
+    /// Puts `burst` on `cpu` and schedules its end: the one way a burst
+    /// starts, a process's own work or the kernel's.
+    fn start(&mut self, cpu: usize, burst: Burst, ctx: &mut Context<Event>) {
+        self.running[cpu] = Some(burst);
+        self.burst_keys[cpu] = Some(ctx.schedule_at(
+            burst.end,
+            Event::BurstEnd {
+                cpu: event_index(cpu),
+            },
+        ));
+    }
+
     /// Whether `pid` is on a processor in a kernel path (a page or segment
     /// fault), where the swappers do not take it.
     fn in_kernel_path(&self, pid: usize) -> bool {
@@ -1049,14 +1076,8 @@ impl<'a> SystemModel<'a> {
                 "the processor was idle"
             );
         }
-        self.cpus.running[cpu] = Some(burst);
+        self.cpus.start(cpu, burst, ctx);
         self.recount(pid, now, |p| p.state = State::Running);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
-            burst.end,
-            Event::BurstEnd {
-                cpu: event_index(cpu),
-            },
-        ));
         if trimmed {
             self.serve_frame_waiters(ctx);
         }
@@ -1175,21 +1196,8 @@ impl<'a> SystemModel<'a> {
             .expect("a segment fault in a class that has them");
         let rng = &mut self.owners[p.owner].rngs.work;
         p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
-        let burst = Burst {
-            pid,
-            kind: BurstKind::SegmentFault,
-            start: now,
-            interrupt_end: now,
-            switch_end: now,
-            end: now + sf.cpu,
-        };
-        self.cpus.running[cpu] = Some(burst);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
-            burst.end,
-            Event::BurstEnd {
-                cpu: event_index(cpu),
-            },
-        ));
+        let burst = Burst::kernel(pid, BurstKind::SegmentFault, now, sf.cpu);
+        self.cpus.start(cpu, burst, ctx);
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {

@@ -37,7 +37,7 @@
 
 use super::per_process::PerProcess;
 use super::{
-    Burst, BurstKind, Context, Event, Purpose, State, SystemModel, event_index, scheduler,
+    Burst, BurstKind, Context, Event, Purpose, State, SystemModel, scheduler,
 };
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::{BufferRules, FileAccess, FileSystem, Layout};
@@ -732,21 +732,8 @@ impl SystemModel<'_> {
     /// on.
     fn copy_burst(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let burst = Burst {
-            pid,
-            kind: BurstKind::Copy,
-            start: now,
-            interrupt_end: now,
-            switch_end: now,
-            end: now + self.fs().copy,
-        };
-        self.cpus.running[cpu] = Some(burst);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
-            burst.end,
-            Event::BurstEnd {
-                cpu: event_index(cpu),
-            },
-        ));
+        let burst = Burst::kernel(pid, BurstKind::Copy, now, self.fs().copy);
+        self.cpus.start(cpu, burst, ctx);
     }
 }
 

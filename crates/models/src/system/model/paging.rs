@@ -561,21 +561,8 @@ impl SystemModel<'_> {
         m.fault_source = source;
         m.fault_in_text = in_text;
         m.fault_from_file = from_file;
-        let burst = Burst {
-            pid,
-            kind: BurstKind::Fault,
-            start: now,
-            interrupt_end: now,
-            switch_end: now,
-            end: now + cost,
-        };
-        self.cpus.running[cpu] = Some(burst);
-        self.cpus.burst_keys[cpu] = Some(ctx.schedule_at(
-            burst.end,
-            Event::BurstEnd {
-                cpu: event_index(cpu),
-            },
-        ));
+        let burst = Burst::kernel(pid, BurstKind::Fault, now, cost);
+        self.cpus.start(cpu, burst, ctx);
     }
 
     /// The kernel's fault path for `pid` on `cpu` is done: a reclaimed page
