@@ -70,6 +70,7 @@ use per_process::PerProcess;
 pub use probe::Observation;
 use report::Statistics;
 use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
+use scripts::ScriptLink;
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -320,15 +321,6 @@ struct Process {
     cpu_system: SimTime,
     /// Faults taken in the current command.
     faults: u64,
-    /// The script that forked it and waits for it, if it is one of a
-    /// script's programs.
-    parent: Option<usize>,
-    /// The programs of its class's `runs` it has forked so far.
-    step: usize,
-    /// Processor time its programs (and theirs) used, in user mode and in
-    /// the kernel, added as each exits (`time` reports a command's
-    /// children's times).
-    children_cpu: (SimTime, SimTime),
     /// Whether the "user processes" index counts it.
     counted: bool,
     /// Distinguishes processes that reuse a slab slot.
@@ -562,6 +554,8 @@ pub struct SystemModel<'a> {
     ready: ReadyQueue,
     /// The scheduler's state of each process.
     sched: PerProcess<Scheduling>,
+    /// Each process's place in a script.
+    scripts: PerProcess<ScriptLink>,
     cpus: Processors,
     eligibility: Eligibility,
     /// Memory management's state.
@@ -590,6 +584,7 @@ impl<'a> SystemModel<'a> {
             drive_rng: streams.stream("paging/drives"),
             ready: ReadyQueue::new(sys.cpu.scheduler),
             sched: PerProcess::default(),
+            scripts: PerProcess::default(),
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
             memory: MemoryState::new(sys, streams),
@@ -696,15 +691,13 @@ impl<'a> SystemModel<'a> {
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
             faults: 0,
-            parent: None,
-            step: 0,
-            children_cpu: (SimTime::ZERO, SimTime::ZERO),
             counted: true,
             waiting_frame: false,
             generation: self.next_generation,
         });
         self.memory.enter(pid, now);
         self.sched.insert(pid, Scheduling::new(now));
+        self.scripts.insert(pid, ScriptLink::default());
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.exec_reads_image());
         self.files.of.insert(pid, files);

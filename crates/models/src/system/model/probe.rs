@@ -212,8 +212,9 @@ impl SystemModel<'_> {
     fn observe(&mut self, pid: usize, owner: usize, start: SimTime, end: SimTime) -> Observation {
         let p = &self.procs[pid];
         let benchmark = self.sys.classes[p.class].name.clone();
-        let user = (p.cpu_user + p.children_cpu.0).as_secs_f64();
-        let system = (p.cpu_system + p.children_cpu.1).as_secs_f64();
+        let (children_user, children_system) = self.scripts[pid].children_cpu;
+        let user = (p.cpu_user + children_user).as_secs_f64();
+        let system = (p.cpu_system + children_system).as_secs_f64();
         let state = self.probe_state(owner);
         *state.running = None;
         let noted = state.noted.take().expect("the load was noted at the start");

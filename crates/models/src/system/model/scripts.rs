@@ -12,6 +12,22 @@
 
 use super::*;
 
+/// A process's place in a script, kept in the scripts' own table: the
+/// script that forked it and waits for it, how many of its own class's
+/// programs it has forked, and the processor time they ran.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ScriptLink {
+    /// The script that forked it and waits for it, if it is one of a
+    /// script's programs.
+    parent: Option<usize>,
+    /// The programs of its class's `runs` it has forked so far.
+    step: usize,
+    /// Processor time its programs (and theirs) used, in user mode and in
+    /// the kernel, added as each exits (`time` reports a command's
+    /// children's times).
+    pub(super) children_cpu: (SimTime, SimTime),
+}
+
 impl SystemModel<'_> {
     /// Forks and execs `program` for `owner`: a new process of the
     /// program's class with its demand, counted in "user processes" or
@@ -44,28 +60,30 @@ impl SystemModel<'_> {
     pub(super) fn script_step(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
         let now = ctx.now();
         let p = &self.procs[pid];
+        let link = self.scripts[pid];
         let runs = &self.sys.classes[p.class].runs;
-        if let Some(&program) = runs.get(p.step) {
-            self.procs[pid].step += 1;
+        if let Some(&program) = runs.get(link.step) {
+            self.scripts[pid].step += 1;
             self.release_eligibility(pid, ctx);
             self.recount(pid, now, |p| p.state = State::Sleeping);
             let (owner, counted) = (self.procs[pid].owner, self.procs[pid].counted);
             let child = self.start_program(owner, program, counted, ctx);
-            self.procs[child].parent = Some(pid);
+            self.scripts[child].parent = Some(pid);
             // Asleep in `wait`, the script is the swapper's to push out.
             self.swapper(ctx);
             return true;
         }
-        let Some(parent) = p.parent else {
+        let Some(parent) = link.parent else {
             return false;
         };
-        let (user, system) = p.children_cpu;
+        let (user, system) = link.children_cpu;
         let (user, system, faults) = (user + p.cpu_user, system + p.cpu_system, p.faults);
         self.release_eligibility(pid, ctx);
         self.exit(pid, ctx);
-        let script = &mut self.procs[parent];
-        script.children_cpu.0 += user;
-        script.children_cpu.1 += system;
+        let children = &mut self.scripts[parent].children_cpu;
+        children.0 += user;
+        children.1 += system;
+        let script = &self.procs[parent];
         let (started, faults) = (script.started, script.faults + faults);
         // The script returns from `wait`: a new cycle of its own, within
         // the same command.
