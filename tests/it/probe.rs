@@ -381,33 +381,42 @@ fn the_probe_as_a_script_times_exec_and_time_s_return_to_the_nanosecond() {
     assert_eq!(ns(obs[2].elapsed), ns(long));
 }
 
+/// The scripted probe timing one benchmark, `man`, a script of 10 ms
+/// lines whose `runs` are `runs`, with `extra` classes beside `echo`
+/// (3 ms) and `nroff`; the first observation.
+fn man_script(runs: &str, extra: &str) -> Observation {
+    let text = scripted().replace(
+        "benchmarks = [\"long\", \"short\"]",
+        "benchmarks = [\"man\"]",
+    ) + &format!(
+        r#"
+    [[class]]
+    name = "man"
+    cpu = {{ det = {{ value = "10ms" }} }}
+    size = "10KiB"
+    runs = {runs}
+    [[class]]
+    name = "echo"
+    cpu = {{ det = {{ value = "3ms" }} }}
+    size = "10KiB"
+    [[class]]
+    name = "nroff"
+    cpu = {{ det = {{ value = "7s" }} }}
+    size = "10KiB"
+{extra}"#
+    );
+    let (obs, _) = observations(&text);
+    assert_eq!(obs[0].benchmark, "man");
+    obs[0].clone()
+}
+
 #[test]
 fn a_script_benchmark_runs_its_programs_in_turn_and_time_adds_their_times() {
     // `man` is a script: a 10 ms line before `echo`, one before `nroff`
     // (fixed at 1 s), one after; `echo` 3 ms. Run under the scripted
     // probe, in place of TIMED's two benchmarks.
-    let text = scripted().replace(
-        "benchmarks = [\"long\", \"short\"]",
-        "benchmarks = [\"man\"]",
-    ) + r#"
-    [[class]]
-    name = "man"
-    cpu = { det = { value = "10ms" } }
-    size = "10KiB"
-    runs = ["echo", { class = "nroff", cpu = "1s" }]
-    [[class]]
-    name = "echo"
-    cpu = { det = { value = "3ms" } }
-    size = "10KiB"
-    [[class]]
-    name = "nroff"
-    cpu = { det = { value = "7s" } }
-    size = "10KiB"
-"#;
-    let (obs, _) = observations(&text);
+    let o = man_script(r#"["echo", { class = "nroff", cpu = "1s" }]"#, "");
     let ns = |x: f64| (x * 1e9).round() as i64;
-    let o = &obs[0];
-    assert_eq!(o.benchmark, "man");
     // Each of the three processes: its image (10 ns) and a switch before
     // it first runs; `man` is switched to again after each wait; `time`
     // reads the clock after one more switch.
@@ -425,33 +434,15 @@ fn a_script_benchmark_runs_its_programs_in_turn_and_time_adds_their_times() {
 fn time_adds_the_times_of_a_scripts_scripts_down_to_the_last_program() {
     // As V7's `man`, a script that runs a script: `man` runs `echo` and
     // then `sub`, a script of two 10 ms lines around `nroff` (1 s).
-    let text = scripted().replace(
-        "benchmarks = [\"long\", \"short\"]",
-        "benchmarks = [\"man\"]",
-    ) + r#"
-    [[class]]
-    name = "man"
-    cpu = { det = { value = "10ms" } }
-    size = "10KiB"
-    runs = ["echo", "sub"]
+    let sub = r#"
     [[class]]
     name = "sub"
     cpu = { det = { value = "10ms" } }
     size = "10KiB"
     runs = [{ class = "nroff", cpu = "1s" }]
-    [[class]]
-    name = "echo"
-    cpu = { det = { value = "3ms" } }
-    size = "10KiB"
-    [[class]]
-    name = "nroff"
-    cpu = { det = { value = "7s" } }
-    size = "10KiB"
 "#;
-    let (obs, _) = observations(&text);
+    let o = man_script(r#"["echo", "sub"]"#, sub);
     let ns = |x: f64| (x * 1e9).round() as i64;
-    let o = &obs[0];
-    assert_eq!(o.benchmark, "man");
     // User time: man's three lines, echo, sub's two lines and nroff,
     // whose time reaches `time` through `sub` and then `man`. System
     // time: a switch for each line of each script and for each program.
