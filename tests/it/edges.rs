@@ -406,6 +406,7 @@ fn percentiles_lie_within_the_responses_a_run_measured() {
     let summary: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let class = &summary["classes"][0];
     let service = 1.3;
+    assert_eq!(class["response_min"].as_f64(), Some(service), "{class}");
     assert_eq!(class["response_max"].as_f64(), Some(service), "{class}");
     // Identical responses: an interval of width 0 about them.
     assert_eq!(class["mean_response_ci95"].as_f64(), Some(0.0), "{class}");
@@ -450,7 +451,11 @@ fn identical_responses_have_an_interval_of_width_zero() {
             "{service}"
         );
         assert_eq!(class.mean_response_ci95_note, None, "{service}");
-        assert_eq!(class.response_max, Some(exact), "{service}");
+        assert_eq!(
+            (class.response_min, class.response_max),
+            (Some(exact), Some(exact)),
+            "{service}"
+        );
     }
 }
 

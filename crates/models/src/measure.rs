@@ -78,6 +78,7 @@ impl Responses {
             response_p75: quantile(0.75),
             response_p90: quantile(0.90),
             response_p99: quantile(0.99),
+            response_min: any.then(|| self.tally.min()),
             response_max: any.then(|| self.tally.max()),
             completions: self.completions,
             rejected: None,

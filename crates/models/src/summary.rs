@@ -405,8 +405,8 @@ pub struct ClassSummary {
     /// at the largest grouping, or a run whose load changes (logins over a
     /// day), which has no steady state to estimate.
     pub mean_response_ci95_note: Option<String>,
-    /// Median response time \[s\]; the percentiles and the maximum are
-    /// `null` with no completions.
+    /// Median response time \[s\]; the percentiles, the minimum and the
+    /// maximum are `null` with no completions.
     pub response_p50: Option<f64>,
     /// 75th percentile of response time \[s\].
     pub response_p75: Option<f64>,
@@ -414,6 +414,8 @@ pub struct ClassSummary {
     pub response_p90: Option<f64>,
     /// 99th percentile of response time \[s\].
     pub response_p99: Option<f64>,
+    /// Shortest response time \[s\].
+    pub response_min: Option<f64>,
     /// Longest response time \[s\].
     pub response_max: Option<f64>,
     /// Responses counted.
