@@ -406,12 +406,55 @@ fn percentiles_lie_within_the_responses_a_run_measured() {
     let summary: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let class = &summary["classes"][0];
     let service = 1.3;
+    assert_eq!(class["response_min"].as_f64(), Some(service), "{class}");
     assert_eq!(class["response_max"].as_f64(), Some(service), "{class}");
+    // Identical responses: an interval of width 0 about them.
+    assert_eq!(class["mean_response_ci95"].as_f64(), Some(0.0), "{class}");
+    assert_eq!(
+        class["mean_response_ci95_low"].as_f64(),
+        Some(service),
+        "{class}"
+    );
     for p in ["p50", "p75", "p90", "p99"] {
         assert_eq!(
             class[format!("response_{p}")].as_f64(),
             Some(service),
             "{p}: {class}"
+        );
+    }
+}
+
+#[test]
+fn identical_responses_have_an_interval_of_width_zero() {
+    // D/D/1, every response the service time: the batch means equal it
+    // but for rounding, which once made some values "correlated batches"
+    // (1.3 s, 12.345678 s) and others an interval of width 0 (0.777 s,
+    // 0.3333 s).
+    for service in ["1.3", "12.345678", "0.777", "0.3333"] {
+        let text = crate::cli::shipped("md1")
+            .replace(
+                "{ exp = { rate = \"0.8/s\" } }",
+                "{ det = { value = \"20s\" } }",
+            )
+            .replace(
+                "{ det = { value = \"1s\" } }",
+                &format!("{{ det = {{ value = \"{service}s\" }} }}"),
+            );
+        let run = &crate::replicate(&crate::inline(&text), 1, 50_000.0)[0];
+        let class = &run.classes[0];
+        let exact: f64 = service.parse().unwrap();
+        assert_eq!(class.mean_response, Some(exact), "{service}: {class:?}");
+        assert_eq!(class.mean_response_ci95, Some(0.0), "{service}: {class:?}");
+        assert_eq!(
+            (class.mean_response_ci95_low, class.mean_response_ci95_high),
+            (Some(exact), Some(exact)),
+            "{service}"
+        );
+        assert_eq!(class.mean_response_ci95_note, None, "{service}");
+        assert_eq!(
+            (class.response_min, class.response_max),
+            (Some(exact), Some(exact)),
+            "{service}"
         );
     }
 }

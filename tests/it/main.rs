@@ -217,6 +217,7 @@ pub fn interval(what: &str, samples: &[f64]) -> ConfidenceInterval {
     ConfidenceInterval {
         mean,
         half_width: t * (variance / n as f64).sqrt(),
+        shift: 0.0,
         level: check_level(),
         samples: n,
     }

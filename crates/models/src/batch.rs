@@ -63,7 +63,9 @@ fn flatten(path: &str, value: &serde_json::Value, found: &mut Vec<(String, f64)>
         Value::Null => found.push((path.to_string(), f64::NAN)),
         Value::Object(fields) => {
             for (key, value) in fields {
-                let per_run_interval = key.ends_with("_ci95") || key.ends_with("_ci95_note");
+                let per_run_interval = ["_ci95", "_ci95_low", "_ci95_high", "_ci95_note"]
+                    .iter()
+                    .any(|end| key.ends_with(end));
                 if !per_run_interval && !SETTINGS.contains(&key.as_str()) {
                     flatten(&format!("{path}.{key}"), value, found);
                 }

@@ -391,16 +391,22 @@ pub struct ClassSummary {
     /// Mean response time \[s\]: arrival to exit (open), or end of think time
     /// to return to the terminal (closed); `null` with no completions.
     pub mean_response: Option<f64>,
-    /// Half-width of the 95% batch-means confidence interval of
-    /// `mean_response` \[s\]; `null` when there is none, and then
-    /// `mean_response_ci95_note` says why.
+    /// How far the 95% batch-means confidence interval of
+    /// `mean_response` reaches from it \[s\]: the interval leans toward
+    /// long responses (it is skewness-adjusted), and this is the larger of
+    /// its two sides, so that `mean_response` ± this contains it; `null`
+    /// when there is none, and then `mean_response_ci95_note` says why.
     pub mean_response_ci95: Option<f64>,
+    /// The lower end of that interval \[s\].
+    pub mean_response_ci95_low: Option<f64>,
+    /// The upper end of that interval \[s\].
+    pub mean_response_ci95_high: Option<f64>,
     /// Why there is no interval: too few batches, batches still correlated
     /// at the largest grouping, or a run whose load changes (logins over a
     /// day), which has no steady state to estimate.
     pub mean_response_ci95_note: Option<String>,
-    /// Median response time \[s\]; the percentiles and the maximum are
-    /// `null` with no completions.
+    /// Median response time \[s\]; the percentiles, the minimum and the
+    /// maximum are `null` with no completions.
     pub response_p50: Option<f64>,
     /// 75th percentile of response time \[s\].
     pub response_p75: Option<f64>,
@@ -408,6 +414,8 @@ pub struct ClassSummary {
     pub response_p90: Option<f64>,
     /// 99th percentile of response time \[s\].
     pub response_p99: Option<f64>,
+    /// Shortest response time \[s\].
+    pub response_min: Option<f64>,
     /// Longest response time \[s\].
     pub response_max: Option<f64>,
     /// Responses counted.

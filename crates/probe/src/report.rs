@@ -65,8 +65,9 @@ Station figures are per visit: response runs from arrival to departure,
 wait from arrival to the start of service; P(wait) is the fraction of
 visits that waited (a dash: no one waits in line there, or nothing ended).
 Utilization is per server. A class's response runs from a job's arrival
-(or the end of a think time) to its exit; ±95% is the half-width of a
-batch-means confidence interval for its mean, from this run alone.
+(or the end of a think time) to its exit; ±95% is how far a batch-means
+confidence interval for its mean, from this run alone, reaches from it (the
+larger side: the interval leans toward long responses).
 ";
 
 /// The summary as text for a terminal: a heading, a table of stations and a
@@ -762,11 +763,14 @@ mod rows {
             "throughput_per_s",
             "mean_response_s",
             "mean_response_ci95_s",
+            "mean_response_ci95_low_s",
+            "mean_response_ci95_high_s",
             "mean_response_ci95_note",
             "response_p50_s",
             "response_p75_s",
             "response_p90_s",
             "response_p99_s",
+            "response_min_s",
             "response_max_s",
             "completions",
             "rejected",
@@ -779,11 +783,14 @@ mod rows {
                 num(self.throughput),
                 maybe(self.mean_response),
                 maybe(self.mean_response_ci95),
+                maybe(self.mean_response_ci95_low),
+                maybe(self.mean_response_ci95_high),
                 self.mean_response_ci95_note.clone().unwrap_or_default(),
                 maybe(self.response_p50),
                 maybe(self.response_p75),
                 maybe(self.response_p90),
                 maybe(self.response_p99),
+                maybe(self.response_min),
                 maybe(self.response_max),
                 self.completions.to_string(),
                 self.rejected.map_or_else(String::new, |r| r.to_string()),

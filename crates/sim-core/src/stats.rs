@@ -248,16 +248,23 @@ impl Quantiles {
     }
 }
 
-/// A Student-t confidence interval for a mean.
+/// A confidence interval for a mean.
+///
+/// Student-t intervals of independent samples are symmetric about the
+/// mean; a skewness-adjusted interval (such as [`BatchMeans::interval`])
+/// leans toward the long tail, and `shift` says by how much.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ConfidenceInterval {
     /// The point estimate.
     pub mean: f64,
     /// Half the width of the interval.
     pub half_width: f64,
+    /// How far the interval's midpoint lies above `mean` (0 for a
+    /// symmetric interval).
+    pub shift: f64,
     /// The confidence level, such as 0.95.
     pub level: f64,
-    /// The number of independent samples behind it.
+    /// The number of independent samples (or batches) behind it.
     pub samples: usize,
 }
 
@@ -282,6 +289,7 @@ impl ConfidenceInterval {
         Some(ConfidenceInterval {
             mean: tally.mean(),
             half_width: t * (tally.variance() / n).sqrt(),
+            shift: 0.0,
             level,
             samples: samples.len(),
         })
@@ -289,12 +297,19 @@ impl ConfidenceInterval {
 
     /// The lower end.
     pub fn low(&self) -> f64 {
-        self.mean - self.half_width
+        self.mean + self.shift - self.half_width
     }
 
     /// The upper end.
     pub fn high(&self) -> f64 {
-        self.mean + self.half_width
+        self.mean + self.shift + self.half_width
+    }
+
+    /// The larger of the distances from the mean to the two ends: the
+    /// mean ± this contains the interval (and is the interval when it is
+    /// symmetric).
+    pub fn reach(&self) -> f64 {
+        self.half_width + self.shift.abs()
     }
 
     /// Whether `x` lies in the interval.
@@ -310,9 +325,10 @@ pub enum NoInterval {
     /// too short for its observations to be grouped.
     #[error("too few batches")]
     TooFewBatches,
-    /// The batch means stayed correlated however they were grouped, down to
-    /// [`BatchMeans::MIN_BATCHES`] batches: the run is too short for the
-    /// correlation time of what it measures.
+    /// The batch means never passed the test for independence, and,
+    /// allowing for their correlation, they are worth fewer than
+    /// [`BatchMeans::MIN_BATCHES`] independent ones: the run is too short
+    /// for the correlation time of what it measures.
     #[error("correlated batches")]
     CorrelatedBatches,
 }
@@ -320,61 +336,116 @@ pub enum NoInterval {
 /// Batch means for the steady-state mean of a sequence of observations.
 ///
 /// Observations are grouped in consecutive batches. Memory is bounded: at
-/// most [`BatchMeans::KEPT`] batch means are kept; when that many are
-/// complete, neighbours are merged pairwise and the batch size doubles.
+/// most [`BatchMeans::KEPT`] batch means are kept (20 KiB); when that many
+/// are complete, neighbours are merged pairwise and the batch size
+/// doubles, so that a long run keeps between 1,280 and 2,559 of them.
+/// Adding an observation updates two running means.
 ///
-/// The interval is formed from the coarsest grouping with at least
-/// [`BatchMeans::MIN_BATCHES`] batches (between 10 and 19 batches, as long
-/// as the run allows), with Student's t on one fewer degrees of freedom
-/// than batches. For a grouping of batch size b, v(b) = b·s²(b) estimates
-/// the variance of the mean per observation; while batches are short
-/// beside the correlation time it falls short of its limit by about c/b
-/// for some constant c (the bias of batch-means variance estimators; see
-/// W. T. Song and B. W. Schmeiser, "Optimal mean-squared-error batch
-/// sizes", Management Science 41(1), 1995). So each of the two coarsest
-/// doublings b → 2b also gives the extrapolation 2·v(2b) − v(b), which
-/// removes that term, and the largest of v at the coarsest grouping and
-/// these two is used. The coarsest batch means are then tested for gross
-/// serial correlation with von Neumann's ratio test (one-sided, level
-/// [`BatchMeans::TEST_LEVEL`]; the test as used by G. S. Fishman,
-/// "Grouping observations in digital simulation", Management Science
-/// 24(5), 1978); if they fail it, there is no interval, and the reason
-/// says so. `docs/validation.md` records the coverage this gives on M/M/1
-/// at light, heavy and very heavy load.
-#[derive(Clone, Debug, Default)]
+/// The interval is N-Skart's (A. Tafazzoli, N. M. Steiger and J. R.
+/// Wilson, "N-Skart: A nonsequential skewness- and autoregression-adjusted
+/// batch-means procedure for simulation analysis", IEEE Transactions on
+/// Automatic Control 56(2), 2011; the skewness and correlation
+/// adjustments as in Skart, A. Tafazzoli and J. R. Wilson, IIE
+/// Transactions 43(2), 2011), a procedure for a data set of fixed size,
+/// here worked on the kept batch means rather than the raw observations:
+///
+/// 1. *Randomness test at growing batch sizes.* From 1,280 batches of one
+///    observation (fewer in a shorter run), the batch size m grows by √2
+///    and the batch count k shrinks by 0.9 until the first k batches pass
+///    von Neumann's test for independence at level
+///    [`BatchMeans::RANDOMNESS_LEVEL`], adjacent or with up to 10 batches
+///    skipped between those tested (3 when the batch means are skewed,
+///    |skewness| > 0.5 over their last 80%), or until the run has too few
+///    observations for the next size. A batch holds a whole number of
+///    kept means, so the sizes below the kept means' are tried at theirs.
+/// 2. *Final batches.* The count k′ that passed (a spaced count inflated
+///    back by 0.9 per size tried) and the size m both grow by f =
+///    √(N / k′m), the count to at most 1,024; the batches are formed from
+///    the end of the run (a remainder at its start is left out of them).
+///    A run for which no size passed goes on with the last size tried.
+/// 3. *Correlation adjustment.* The variance S² of the k′ batch means is
+///    multiplied by A = (1 + φ)/(1 − φ), φ their lag-one correlation: the
+///    variance of a mean of first-order autoregressive batch means. A run
+///    for which no size passed and whose k′/A falls short of
+///    [`BatchMeans::MIN_BATCHES`] gets no interval.
+/// 4. *Skewness adjustment.* With the skewness B of the batch means,
+///    taken k″ of them spaced as in the test, and β = B/(6√k″), the
+///    interval is [Ȳ − G(t)·√(A·S²/k′), Ȳ − G(−t)·√(A·S²/k′)], t Student's
+///    quantile on k″ − 1 degrees of freedom and G(t) = ((1 + 6β(t −
+///    β))^⅓ − 1)/(2β) (R. Willink, "A confidence interval and test for the
+///    mean of an asymmetric distribution", Communications in Statistics:
+///    Theory and Methods 34(4), 2005; the real cube root where its
+///    argument is negative): the interval of a right-skewed mean reaches
+///    further up than down.
+///
+/// N-Skart's own warm-up deletion (the spacer that passed, and the
+/// remainder) is left out: the models delete the scenario's warm-up, and
+/// the interval is about the mean they print, Ȳ being the mean of every
+/// observation since the last reset. Batch means equal to within four
+/// units in the last place (a run whose every response is the same) give
+/// an interval of width 0. `docs/validation.md` records the coverage this
+/// gives on M/M/1 at light, heavy and very heavy load.
+#[derive(Clone, Debug)]
 pub struct BatchMeans {
     batch_size: u64,
-    current: Tally,
+    /// Observations in the batch being filled, and their mean.
+    filled: u64,
+    partial: f64,
+    /// Every observation since the last reset: count and mean.
+    count: u64,
+    mean: f64,
     means: Vec<f64>,
 }
 
+impl Default for BatchMeans {
+    fn default() -> Self {
+        BatchMeans::new()
+    }
+}
+
+/// N-Skart's initial batch count.
+const INITIAL_BATCHES: usize = 1280;
+/// The most batches the interval is formed from.
+const FINAL_BATCHES: usize = 1024;
+
 impl BatchMeans {
     /// The most batch means kept in memory.
-    pub const KEPT: usize = 128;
+    pub const KEPT: usize = 2560;
     /// The fewest batches an interval is formed from.
     pub const MIN_BATCHES: usize = 10;
-    /// The level of the test for serially correlated batch means: low, so
-    /// that it refuses a run whose batch means drift (a queue that never
-    /// settles) rather than one run in ten of a well-behaved system.
-    pub const TEST_LEVEL: f64 = 0.01;
+    /// The level of von Neumann's test of the batch means for independence
+    /// at each batch size (N-Skart's).
+    pub const RANDOMNESS_LEVEL: f64 = 0.2;
 
     /// No observations yet.
     pub fn new() -> BatchMeans {
         BatchMeans {
             batch_size: 1,
-            current: Tally::new(),
+            filled: 0,
+            partial: 0.0,
+            count: 0,
+            mean: 0.0,
             means: Vec::new(),
         }
     }
 
     /// Adds one observation.
     pub fn add(&mut self, x: f64) {
-        self.current.add(x);
-        if self.current.count() == self.batch_size {
-            self.means.push(self.current.mean());
-            self.current = Tally::new();
+        self.count += 1;
+        let delta = x - self.mean;
+        self.mean += delta / self.count as f64;
+        // Running means, exact for equal observations.
+        self.filled += 1;
+        self.partial += (x - self.partial) / self.filled as f64;
+        if self.filled == self.batch_size {
+            self.means.push(self.partial);
+            self.partial = 0.0;
+            self.filled = 0;
             if self.means.len() == Self::KEPT {
-                self.means = merge_pairs(&self.means);
+                for i in 0..Self::KEPT / 2 {
+                    self.means[i] = 0.5 * (self.means[2 * i] + self.means[2 * i + 1]);
+                }
+                self.means.truncate(Self::KEPT / 2);
                 self.batch_size *= 2;
             }
         }
@@ -383,45 +454,133 @@ impl BatchMeans {
     /// The confidence interval of the mean at confidence `level`, or why
     /// there is none (see the type's documentation for the method).
     pub fn interval(&self, level: f64) -> Result<ConfidenceInterval, NoInterval> {
-        let mut means = self.means.clone();
-        if means.len() < Self::MIN_BATCHES {
+        let kept = &self.means;
+        let n_kept = kept.len();
+        if n_kept < Self::MIN_BATCHES {
             return Err(NoInterval::TooFewBatches);
         }
-        // The variance of the mean per observation, b * s²(b), at every
-        // grouping down to the coarsest with MIN_BATCHES or more.
-        let mut size = 1.0;
-        let mut per_grouping = Vec::new();
+        let (least, most) = kept
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        if most - least <= 4.0 * f64::EPSILON * least.abs().max(most.abs()) {
+            // Constant batch means, but for rounding: nothing varies.
+            return Ok(ConfidenceInterval {
+                mean: self.mean,
+                half_width: 0.0,
+                shift: 0.0,
+                level,
+                samples: n_kept,
+            });
+        }
+        let unit = self.batch_size as f64;
+        // Steps 1 to 4: the randomness test at growing batch sizes, on the
+        // first k batches of m observations (m a whole number of kept
+        // means, `group` of them).
+        let (mut m, mut k, mut stage) = (1.0f64, INITIAL_BATCHES.min(n_kept), 0i32);
+        let mut tested_group = 0;
+        let mut last = None;
+        let mut passed = None;
         loop {
-            per_grouping.push(size * sample_variance(&means));
-            if means.len() < 2 * Self::MIN_BATCHES {
+            let group = (m / unit).ceil().max(1.0) as usize;
+            if k * group > n_kept || k < Self::MIN_BATCHES {
                 break;
             }
-            means = merge_pairs(&means);
-            size *= 2.0;
+            last = Some((group, k));
+            if group != tested_group {
+                tested_group = group;
+                let batches = grouped(&kept[..k * group], group);
+                // Step 2: fewer spacers for skewed batch means (over their
+                // last 80%).
+                let widest = if skewness(&batches[k / 5..]).abs() > 0.5 {
+                    3
+                } else {
+                    10
+                };
+                for spacer in 0..=widest {
+                    let spaced: Vec<f64> = spaced(&batches, spacer);
+                    if spaced.len() < Self::MIN_BATCHES {
+                        break;
+                    }
+                    if !serially_correlated(&spaced, Self::RANDOMNESS_LEVEL) {
+                        passed = Some((group, k, spaced.len(), spacer, stage));
+                        break;
+                    }
+                }
+                if passed.is_some() {
+                    break;
+                }
+            }
+            m = (std::f64::consts::SQRT_2 * m).ceil();
+            k = (0.9 * k as f64).ceil() as usize;
+            stage += 1;
         }
-        // Each doubling b -> 2b of the two coarsest also extrapolates past
-        // the c/b bias: 2 v(2b) - v(b). The finer groupings' own v(b) are
-        // not taken: the largest of many noisy estimates is too wide where
-        // batches are long enough (0.98 coverage at light load).
-        let extrapolated = per_grouping
-            .windows(2)
-            .rev()
-            .take(2)
-            .map(|pair| 2.0 * pair[1] - pair[0]);
-        let coarsest = *per_grouping.last().expect("one grouping at least");
-        let spread = extrapolated.fold(coarsest, f64::max);
-        if serially_correlated(&means, Self::TEST_LEVEL) {
+        let (group, mut count, spacer) = match passed {
+            Some((group, k, count, spacer, stage)) => {
+                let count = if spacer > 0 {
+                    // Step 5a: the spaced count inflated back.
+                    ((count as f64 / 0.9f64.powi(stage)).ceil() as usize).min(k)
+                } else {
+                    count
+                };
+                (group, count, spacer)
+            }
+            // No size passed: go on with the last tried.
+            None => {
+                let (group, k) = last.unwrap_or((1, n_kept));
+                (group, k, 0)
+            }
+        };
+        // Step 5: count and size both grow by f = sqrt(N / k'm), the count
+        // to at most FINAL_BATCHES.
+        let f = (n_kept as f64 / (count * group) as f64).sqrt();
+        count = ((f * count as f64).floor() as usize).clamp(Self::MIN_BATCHES, FINAL_BATCHES);
+        let mut size = (n_kept / count).max(1);
+        if n_kept / size > FINAL_BATCHES {
+            size = n_kept.div_ceil(FINAL_BATCHES);
+        }
+        let count = n_kept / size;
+        let batches = grouped(&kept[n_kept - count * size..], size);
+        // Step 6: the correlation adjustment.
+        let (mean, variance) = mean_and_variance(&batches);
+        let phi = lag_one_correlation(&batches, mean);
+        let adjustment = (1.0 + phi) / (1.0 - phi);
+        if passed.is_none() && (count as f64) < Self::MIN_BATCHES as f64 * adjustment {
+            // Never found independent, and worth fewer than MIN_BATCHES
+            // independent batches: the run is too short.
             return Err(NoInterval::CorrelatedBatches);
         }
-        let m = means.len() as f64;
-        let t = StudentsT::new(0.0, 1.0, m - 1.0)
+        // Step 7: the skewness adjustment, on batch means spaced as the
+        // test found them independent.
+        let spacer = (spacer as f64 * group as f64 / size as f64).ceil() as usize;
+        let spaced = spaced(&batches, spacer);
+        let beta = if spaced.len() >= 3 {
+            skewness(&spaced) / (6.0 * (spaced.len() as f64).sqrt())
+        } else {
+            0.0
+        };
+        let t = StudentsT::new(0.0, 1.0, (spaced.len().max(2) - 1) as f64)
             .expect("degrees of freedom >= 1")
             .inverse_cdf(0.5 + level / 2.0);
+        let willink = |z: f64| {
+            if beta.abs() < 1e-12 {
+                z
+            } else {
+                ((1.0 + 6.0 * beta * (z - beta)).cbrt() - 1.0) / (2.0 * beta)
+            }
+        };
+        let error = (adjustment * variance / count as f64).sqrt();
+        let (low, high) = (
+            self.mean - willink(t) * error,
+            self.mean - willink(-t) * error,
+        );
         Ok(ConfidenceInterval {
-            mean: means.iter().sum::<f64>() / m,
-            half_width: t * (spread / size / m).sqrt(),
+            mean: self.mean,
+            half_width: 0.5 * (high - low),
+            shift: 0.5 * (high + low) - self.mean,
             level,
-            samples: means.len(),
+            samples: count,
         })
     }
 
@@ -436,18 +595,60 @@ impl BatchMeans {
     }
 }
 
-fn sample_variance(values: &[f64]) -> f64 {
-    let mut t = Tally::new();
-    values.iter().for_each(|&x| t.add(x));
-    t.variance()
+/// Means of consecutive groups of `size` values (a last, short group is
+/// left out).
+fn grouped(values: &[f64], size: usize) -> Vec<f64> {
+    values
+        .chunks_exact(size)
+        .map(|c| c.iter().sum::<f64>() / size as f64)
+        .collect()
 }
 
-/// Means of neighbouring pairs; an odd last value is dropped.
-fn merge_pairs(means: &[f64]) -> Vec<f64> {
-    means
-        .chunks_exact(2)
-        .map(|pair| 0.5 * (pair[0] + pair[1]))
+/// Every `spacer + 1`th value, from the one after the first spacer: the
+/// batches left when `spacer` batches are skipped before each.
+fn spaced(values: &[f64], spacer: usize) -> Vec<f64> {
+    values
+        .iter()
+        .skip(spacer)
+        .step_by(spacer + 1)
+        .copied()
         .collect()
+}
+
+fn mean_and_variance(values: &[f64]) -> (f64, f64) {
+    let mut t = Tally::new();
+    values.iter().for_each(|&x| t.add(x));
+    (t.mean(), t.variance())
+}
+
+/// The lag-one sample autocorrelation of `values` about `mean`.
+fn lag_one_correlation(values: &[f64], mean: f64) -> f64 {
+    let squares: f64 = values.iter().map(|x| (x - mean).powi(2)).sum();
+    if squares <= 0.0 {
+        return 0.0;
+    }
+    let products: f64 = values
+        .windows(2)
+        .map(|w| (w[0] - mean) * (w[1] - mean))
+        .sum();
+    products / squares
+}
+
+/// The sample skewness of `values`, adjusted for the sample size (G1 =
+/// n/((n-1)(n-2)) · sum of the cubed standardised deviations); 0 for fewer
+/// than three values or none varying.
+fn skewness(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    if values.len() < 3 {
+        return 0.0;
+    }
+    let (mean, variance) = mean_and_variance(values);
+    if variance <= 0.0 {
+        return 0.0;
+    }
+    let sd = variance.sqrt();
+    let cubes: f64 = values.iter().map(|x| ((x - mean) / sd).powi(3)).sum();
+    n / ((n - 1.0) * (n - 2.0)) * cubes
 }
 
 /// Von Neumann's ratio test for positive lag-one correlation: with `m`
@@ -455,13 +656,15 @@ fn merge_pairs(means: &[f64]) -> Vec<f64> {
 /// normal with mean 0 and variance (m - 2) / (m² - 1) when the values are
 /// independent (J. von Neumann, "Distribution of the ratio of the mean
 /// square successive difference to the variance", Annals of Mathematical
-/// Statistics 12(4), 1941; the normal approximation as in Fishman 1978).
+/// Statistics 12(4), 1941; the normal approximation as in G. S. Fishman,
+/// "Grouping observations in digital simulation", Management Science
+/// 24(5), 1978).
 fn serially_correlated(values: &[f64], level: f64) -> bool {
     let m = values.len() as f64;
     let mean = values.iter().sum::<f64>() / m;
     let squares: f64 = values.iter().map(|x| (x - mean) * (x - mean)).sum();
     if squares <= 0.0 {
-        // Constant batch means: nothing varies, so nothing is correlated.
+        // Constant values: nothing varies, so nothing is correlated.
         return false;
     }
     let successive: f64 = values.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
@@ -621,32 +824,57 @@ mod tests {
     }
 
     #[test]
-    fn the_batch_means_interval_is_students_t_on_the_largest_variance_estimate() {
-        // 16,384 observations: 64 batch means of 256 kept, grouped into 16
-        // batches of 1,024; each batch holds one of 1 to 16 throughout (in
-        // an order with no serial correlation), so the
-        // groupings' variances per observation, in units of 256, are
-        // v(1) = 4S/63, v(2) = 4S/31 and v(4) = 4S/15 with S = 340 (the
-        // squares about 8.5), and the largest of v(4) and the
-        // extrapolations 2v(4) - v(2) and 2v(2) - v(1) is 2v(4) - v(2) =
-        // 4S * 47/465. The half-width is then t(0.975, 15) sqrt(S * 47/465
-        // / 16), with t(0.975, 15) = 2.1314 from the printed tables (1.96,
-        // the normal quantile, would be a tenth too narrow).
+    fn the_batch_means_interval_is_adjusted_for_correlation_and_skewness_by_hand() {
+        // Twelve observations, batches of one: 4 2 1 3 7 2 4 3 5 8 6 3.
+        // They pass the randomness test at once (von Neumann's C = 0.19,
+        // 0.72 standard deviations, under the 0.84 of level 0.2), so the
+        // twelve are the batches. Mean 4, squares about it 50, so S² =
+        // 50/11; the lag-one products sum to 9, so phi = 9/50 = 0.18 and
+        // A = 1.18/0.82 = 59/41; the cubes sum to 54, so the skewness is
+        // 12/(11·10) · 54 / (50/11)^(3/2) = 0.60788 and beta = 0.60788 /
+        // (6 sqrt 12) = 0.029247. With t(0.975, 11) = 2.2010 from the
+        // printed tables, G(t) = ((1 + 6 beta (t - beta))^(1/3) - 1) /
+        // (2 beta) = 1.94265 and G(-t) = -2.60781, and the standard error
+        // sqrt(A S²/12) = 0.738299: the interval is [4 - 1.94265 · 0.738299,
+        // 4 + 2.60781 · 0.738299] = [2.56575, 5.92535]. The normal 1.96 in
+        // place of t gives [2.711, 5.683]; without the correlation
+        // adjustment, [2.804, 5.605]; without the skewness adjustment,
+        // [2.375, 5.625].
         let mut bm = BatchMeans::new();
-        for i in [8, 3, 14, 1, 11, 6, 16, 5, 10, 2, 13, 7, 15, 4, 12, 9] {
-            for _ in 0..1024 {
-                bm.add(f64::from(i));
-            }
+        for x in [4, 2, 1, 3, 7, 2, 4, 3, 5, 8, 6, 3] {
+            bm.add(f64::from(x));
         }
         let ci = bm.interval(0.95).unwrap();
-        assert_eq!(ci.samples, 16);
-        assert!((ci.mean - 8.5).abs() < 1e-12);
-        let expected = 2.1314 * (340.0 * 47.0 / 465.0 / 16.0f64).sqrt();
+        assert_eq!(ci.samples, 12);
+        assert_eq!(ci.mean, 4.0);
         assert!(
-            (ci.half_width - expected).abs() < 1e-3,
-            "half-width {} against {expected}",
-            ci.half_width
+            (ci.low() - 2.56575).abs() < 1e-3 && (ci.high() - 5.92535).abs() < 1e-3,
+            "[{}, {}] against [2.56575, 5.92535]",
+            ci.low(),
+            ci.high()
         );
+        // The larger side: the mean ± this contains the interval.
+        assert!((ci.reach() - 1.92535).abs() < 1e-3, "{}", ci.reach());
+    }
+
+    #[test]
+    fn identical_observations_give_an_interval_of_width_zero() {
+        // Batch means of equal values may differ from them in the last
+        // place; they still count as constant, whatever the value.
+        for x in [1.3, 12.345678, 0.777, 0.3333] {
+            for n in [10, 1_000, 100_000] {
+                let mut bm = BatchMeans::new();
+                for _ in 0..n {
+                    bm.add(x);
+                }
+                let ci = bm.interval(0.95).unwrap();
+                assert_eq!(
+                    (ci.mean, ci.half_width, ci.shift),
+                    (x, 0.0, 0.0),
+                    "{x} x {n}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -655,8 +883,14 @@ mod tests {
         for x in ar1(0.0, 10_000, 5) {
             bm.add(x);
         }
+        assert!(bm.means.len() < BatchMeans::KEPT);
         let ci = bm.interval(0.95).unwrap();
-        assert!(ci.samples >= BatchMeans::MIN_BATCHES && ci.samples < 2 * BatchMeans::MIN_BATCHES);
+        // Independent observations pass the test at once; the batches are
+        // then the kept means, at most 1,024 of them.
+        assert!(
+            ci.samples >= BatchMeans::KEPT / 4 && ci.samples <= 1024,
+            "{ci:?}"
+        );
         assert!(ci.contains(0.0), "{ci:?}");
         assert!(bm.batch_size() >= 10_000 / BatchMeans::KEPT as u64);
     }
