@@ -247,7 +247,7 @@ fn scenario_values_that_would_garble_a_run_are_refused_with_what_is_wrong() {
     // A newline in the scenario's name would split the run's header line.
     assert_text_rejected(
         &shipped("mm1").replace("name = \"mm1\"", "name = \"a\\nb\""),
-        &["name: \"a\\nb\" has a control character"],
+        &["name: \"a\\u{a}b\" has the character U+000A, which does not print"],
     );
     // Logins every femtosecond: as for any arrival rate, refused.
     let purdue = shipped("purdue-1980-paged");

@@ -293,8 +293,7 @@ pub fn show(value: &toml::Value) -> String {
 /// `settings`, in order, each validated; with no settings, the scenario
 /// itself as the one point.
 pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>, SweepError> {
-    let table: toml::Table = toml::from_str(text)
-        .map_err(|e| SweepError::Scenario(crate::scenario::syntax(file, text, &e)))?;
+    let table: toml::Table = crate::scenario::read(file, text).map_err(SweepError::Scenario)?;
     let total = settings
         .iter()
         .try_fold(1usize, |n, s| n.checked_mul(s.values.len()))
@@ -346,17 +345,19 @@ pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>
 }
 
 /// A syntax error in a point's text without the excerpt of that text (it
-/// is not the user's file): the parser's last line, such as "unknown
-/// field `terminalz`, expected one of `terminals`, `think`, ...".
+/// is not the user's file): the key and what is wrong, such as
+/// "users.terminalz: is not a key here; the keys here are terminals,
+/// think, ...", on the first line, or for an error of the TOML itself the
+/// parser's last line.
 fn plain(error: ScenarioError) -> ScenarioError {
     match error {
         ScenarioError::Syntax { file, message } => {
-            let message = message
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or_default()
-                .to_string();
+            let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+            let line = match lines.first() {
+                Some(first) if !first.starts_with("TOML parse error") => first,
+                _ => lines.last().unwrap_or(&""),
+            };
+            let message = line.to_string();
             ScenarioError::Syntax { file, message }
         }
         invalid => invalid,
@@ -662,11 +663,11 @@ pub(crate) mod tests {
     fn a_key_or_value_the_scenario_refuses_is_reported_with_its_point() {
         let unknown = sweep_error(&["run.end_tim=5s"]);
         assert!(
-            unknown.starts_with("at run.end_tim=5s: mm1.toml: unknown field `end_tim`"),
+            unknown.starts_with("at run.end_tim=5s: mm1.toml: run.end_tim: is not a key here"),
             "{unknown}"
         );
         assert!(
-            unknown.contains("`end_time`") && !unknown.contains('|'),
+            unknown.contains("the keys here are end_time, warmup") && !unknown.contains('|'),
             "{unknown}"
         );
         let refused = sweep_error(&["run.end_time=3000s,50s"]);
