@@ -940,6 +940,39 @@ fn names_that_would_break_the_tables_are_handled() {
     assert!(out.stdout.contains("| a\\|b "), "{}", out.stdout);
 }
 
+/// Issue 44, item 8: a name a spreadsheet would run as a formula is
+/// written to CSV as text, with a leading `'`; numbers are not touched.
+#[test]
+fn names_that_look_like_formulas_are_quoted_in_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("formula.toml");
+    std::fs::write(
+        &path,
+        shipped("mm1")
+            .replace("\"server\"", "\"=HYPERLINK(1)\"")
+            .replace("\"jobs\"", "\"-2+3\"")
+            .replace("200000s", "2000s"),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let stations = std::fs::read_to_string(out_dir.join("stations.csv")).unwrap();
+    let classes = std::fs::read_to_string(out_dir.join("classes.csv")).unwrap();
+    assert!(stations.contains("\n'=HYPERLINK(1),"), "{stations}");
+    assert!(classes.contains("\n'-2+3,"), "{classes}");
+    // A number in the same files is as it was.
+    assert!(
+        !stations.contains("'0") && !stations.contains("'-"),
+        "{stations}"
+    );
+}
+
 #[test]
 fn memory_that_is_not_whole_pages_is_refused() {
     assert_text_rejected(
@@ -1099,7 +1132,7 @@ fn analyze_names_what_is_wrong_and_writes_nothing() {
         (vec!["--level", "1.5"], "--level: must lie between 0 and 1"),
         (
             vec!["--precision", "0"],
-            "--precision: must be a fraction > 0",
+            "--precision: must be a fraction between 0 and 1",
         ),
         (
             vec!["--cluster", "3", "--window", "1"],
@@ -1414,7 +1447,15 @@ fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
         ),
         (
             vec!["batch", &mm1, "--precision", "0"],
-            "--precision: must be a fraction > 0",
+            "--precision: must be a fraction between 0 and 1",
+        ),
+        (
+            vec!["batch", &mm1, "--precision", "1e300"],
+            "--precision: must be a fraction between 0 and 1 (such as 0.05), got 1e300",
+        ),
+        (
+            vec!["batch", &mm1, "--level", "1e300"],
+            "--level: must lie between 0 and 1, got 1e300",
         ),
         (
             vec!["batch", &mm1, "--precision", "0.1", "--replications", "1"],
@@ -1846,4 +1887,54 @@ fn fault_times_refuses_bad_readings_with_exit_2() {
     let out = tpsim(&["fault-times", &mm1_dir.display().to_string(), &table]);
     assert_eq!(out.status, 2);
     assert!(out.stderr.contains("no paging.tav"), "{}", out.stderr);
+}
+
+/// Whether `text` holds a run of more than 20 digits: a number printed
+/// whole rather than as a person writes it.
+fn long_number(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|digits| digits.len() > 20)
+}
+
+/// Issue 44, item 4: extreme times in `attribute` and `fault-times` are
+/// printed as a person writes them.
+#[test]
+fn extreme_fault_times_print_as_a_person_writes_them() {
+    let report = "page_faults=0.28,getwork=0.03,interrupts=0.06,segment_faults=0.03,mp_idle=0.02,other_idle=0.13,useful=0.45";
+    let out = tpsim(&[
+        "attribute",
+        "--breakdown",
+        report,
+        "--f",
+        "0.12",
+        "--td",
+        "1e300s",
+        "--tb",
+        "1.8ms",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("td = 1e303 ms"), "{}", out.stdout);
+    assert!(!long_number(&out.stdout), "{}", out.stdout);
+    let out = tpsim(&[
+        "fault-times",
+        "--reading",
+        "a:1e300ms:0.1",
+        "--reading",
+        "b:2ms:0.5",
+    ]);
+    assert!(
+        !long_number(&out.stdout) && !long_number(&out.stderr),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+    let out = tpsim(&[
+        "fault-times",
+        "--reading",
+        "a:1e300ms:1e300",
+        "--reading",
+        "b:2ms:0.5",
+    ]);
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("got 1e300"), "{}", out.stderr);
 }

@@ -70,7 +70,7 @@ fn a_negative_number_gets_what_the_option_allows_not_advice_about_dashes() {
         ),
         (
             vec!["batch", &mm1, "--precision", "-1"],
-            "tpsim: --precision: must be a fraction > 0, got -1",
+            "tpsim: --precision: must be a fraction between 0 and 1 (such as 0.05), got -1",
         ),
         (
             vec!["batch", &mm1, "--replications", "-2"],

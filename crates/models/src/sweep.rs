@@ -234,7 +234,8 @@ fn parse_range(start: &str, rest: &str) -> Result<Vec<toml::Value>, String> {
     if end.number < start.number {
         return Err(format!(
             "the range from {} to {} is empty",
-            start.number, end.number
+            crate::units::Figure(start.number),
+            crate::units::Figure(end.number)
         ));
     }
     let count = ((end.number - start.number) / step.number + 1e-9).floor() + 1.0;
@@ -281,10 +282,13 @@ fn label(values: &[(String, String)]) -> String {
         .join(", ")
 }
 
-/// A value as a point shows it: strings without their quotes.
+/// A value as a point shows it: strings without their quotes, numbers
+/// as they read back exactly but with a power of ten for the very large
+/// and very small (`1e300`, not three hundred digits).
 pub fn show(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => s.clone(),
+        toml::Value::Float(x) if x.is_finite() => format!("{x:?}"),
         other => other.to_string(),
     }
 }
@@ -610,6 +614,24 @@ pub(crate) mod tests {
         assert!(refused("class[].size=1").contains("not a key"));
         assert!(refused("class[x.size=1").contains("not a key"));
         assert!(refused("k=1..1000000").contains("more than"));
+    }
+
+    #[test]
+    fn extreme_values_are_shown_as_a_person_writes_them() {
+        for (value, shown) in [("1e300", "1e300"), ("1e-300", "1e-300")] {
+            let e = sweep_error(&[&format!("station[server].service.exp.rate={value}")]);
+            assert!(
+                e.starts_with(&format!("at station[server].service.exp.rate={shown}: ")),
+                "{e}"
+            );
+            assert!(!e.contains("00000000000000000000"), "{e}");
+        }
+        let big = sweep_error(&["run.end_time=1e300"]);
+        assert!(
+            big.contains("run.end_time: must be a duration > 0 and at most 10000000000 s"),
+            "{big}"
+        );
+        assert!(!big.contains("00000000000000000000"), "{big}");
     }
 
     fn sweep(args: &[&str]) -> Result<Vec<Point>, SweepError> {

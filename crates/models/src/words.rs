@@ -26,6 +26,23 @@ pub struct TomlError {
     pub span: Option<Range<usize>>,
 }
 
+impl TomlError {
+    /// The error on one line, its key first and its line in `text` last:
+    /// `users.terminals: must be ... (line 12)`.
+    pub fn located(&self, text: &str) -> String {
+        let line = self
+            .span
+            .as_ref()
+            .filter(|s| s.start <= text.len() && text.is_char_boundary(s.start))
+            .map(|s| format!(" (line {})", text[..s.start].matches('\n').count() + 1))
+            .unwrap_or_default();
+        match &self.key {
+            Some(key) => format!("{key}: {}{line}", self.message),
+            None => format!("{}{line}", self.message),
+        }
+    }
+}
+
 /// Reads `text` as a `T`, naming the key of a value that does not fit.
 pub fn from_toml<T: DeserializeOwned>(text: &str) -> Result<T, TomlError> {
     let document = toml::de::Deserializer::parse(text).map_err(|e| TomlError {
