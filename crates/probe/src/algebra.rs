@@ -302,13 +302,13 @@ impl Installation {
         if !(self.mips.is_finite() && self.mips > 0.0) {
             return Err(format!(
                 "installation {name}: mips must be a speed > 0, got {}",
-                self.mips
+                Figure(self.mips)
             ));
         }
         if !(0.0..=1.0).contains(&self.useful) {
             return Err(format!(
                 "installation {name}: useful must be a fraction in [0, 1], got {}",
-                self.useful
+                Figure(self.useful)
             ));
         }
         if self.processors == 0 {

@@ -723,7 +723,6 @@ mod rows {
     use crate::host::HostObservation;
     use tpsim_models::summary::{ClassSummary, StationSummary};
     use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
-    use tpsim_models::units::Figure;
 
     pub trait Row {
         const HEADER: &'static [&'static str];
