@@ -167,7 +167,10 @@ fn unknown_key_is_named() {
     assert_rejected(
         "discipline = \"ps\"",
         "discipline = \"ps\"\nspeed = 2",
-        &["unknown field `speed`", "line"],
+        &[
+            "station[cpu].speed: is not a key here; the keys here are name, discipline,",
+            "line",
+        ],
     );
 }
 
@@ -642,6 +645,188 @@ fn durations_below_the_clock_tick_are_refused() {
     );
 }
 
+/// Issue 44, item 4 and 5: a value of the wrong type is refused by its
+/// key, saying what the key takes in the user's words, with numbers as a
+/// person writes them.
+#[test]
+fn values_of_the_wrong_type_are_refused_in_the_users_words() {
+    let ts = shipped("timesharing-central-server");
+    assert!(ts.contains("terminals = 20"));
+    for (value, shown) in [("1e300", "1e300"), ("1e-30", "1e-30"), ("2.0", "2.0")] {
+        assert_text_rejected(
+            &ts.replace("terminals = 20", &format!("terminals = {value}")),
+            &[&format!(
+                "users.terminals: must be a whole number from 0 to 4294967295, written in digits, not {shown}"
+            )],
+        );
+    }
+    let mm1 = shipped("mm1");
+    assert_text_rejected(
+        &mm1.replace(
+            "warmup = \"1000s\"",
+            "warmup = \"1000s\"\nmax_events = 1e20",
+        ),
+        &[
+            "run.max_events: must be a whole number from 0 to 18446744073709551615, written in digits, not 1e20",
+        ],
+    );
+    assert_text_rejected(
+        &mm1.replace("[run]", "[[run]]"),
+        &["run: must be one table, [run], not a list of tables ([[run]])"],
+    );
+    assert_text_rejected(
+        &mm1.replace("seed = 1", "seed = 99999999999999999999"),
+        &["seed: must be a value TOML holds"],
+    );
+    assert_text_rejected(
+        &mm1.replace(
+            "discipline = \"fcfs\"",
+            "discipline = \"fcfs\"\nservers = \"two\"",
+        ),
+        &[
+            "station[server].servers: must be a whole number from 0 to 4294967295, written in digits, not the text \"two\"",
+        ],
+    );
+    assert_text_rejected(
+        &mm1.replace("to = \"exit\"", "to = \"exit\"\nspeed = 2"),
+        &["station[server].speed: is not a key here; the keys here are name, discipline,"],
+    );
+    let paged = shipped("berkeley-1979-paged");
+    assert_text_rejected(
+        &paged.replace("mips = 0.5", "mips = \"fast\""),
+        &[
+            "system.mips: must be a number of MIPS, or a calibration such as { cached = 1.2, uncached = 0.5, hit_ratio = 0.9 }",
+        ],
+    );
+    assert_text_rejected(
+        &paged.replace("device = \"rp06-0\"", "device = 7"),
+        &["memory.device: must be a device's name, or a list of devices' names"],
+    );
+    let out = check_text(&ts.replace("terminals = 20", "terminals = 1e300"));
+    for serde_word in ["u32", "floating point", "invalid type", "expected"] {
+        assert!(!out.contains(serde_word), "{out}");
+    }
+}
+
+/// `tpsim check` on a scenario's text: its standard error.
+fn check_text(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = tpsim(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status, 2, "stderr: {}", out.stderr);
+    out.stderr
+}
+
+/// Issue 44, item 6: an error in [memory] is reported alone, without the
+/// errors of the checks that need [memory] to be valid.
+#[test]
+fn an_error_in_memory_brings_no_errors_that_depend_on_it() {
+    let paged = shipped("berkeley-1979-paged");
+    let bad = paged.replace("page = \"1KiB\"", "page = \"0.4B\"");
+    assert_ne!(bad, paged);
+    assert_text_rejected(&bad, &["memory.page: 0.4 bytes rounds to 0"]);
+    let out = check_text(&bad);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(!out.contains("file["), "{out}");
+}
+
+/// Issue 44, item 7: the diagnosis names the real fault.
+#[test]
+fn the_diagnosis_names_the_real_fault() {
+    let mm1 = shipped("mm1");
+    let arrivals = "arrivals = { exp = { rate = \"0.8/s\" } }";
+    let table = |weights: &str| {
+        mm1.replace(
+            arrivals,
+            &format!("arrivals = {{ empirical = {{ values = [1, 2], weights = {weights} }} }}"),
+        )
+    };
+    assert_text_rejected(
+        &table("[1e308, 1e308]"),
+        &[
+            "class[jobs].arrivals.empirical: empirical weights add up to more than the largest number",
+        ],
+    );
+    assert_text_rejected(
+        &table("[inf, 1]"),
+        &["class[jobs].arrivals.empirical: empirical weights must be finite numbers >= 0, got inf"],
+    );
+    assert_text_rejected(
+        &table("[0, 0]"),
+        &["class[jobs].arrivals.empirical: empirical weights are all zero"],
+    );
+    assert_text_rejected(
+        &mm1.replace(arrivals, "arrivals = { exp = { rate = \"5e-324/s\" } }"),
+        &["class[jobs].arrivals.exp.rate: 5e-324 a second is too small a rate"],
+    );
+    // One rule for a duration that is not a whole number of ticks.
+    for (end, shown) in [
+        ("0.5ns", "0.5 ns is below"),
+        ("1.5ns", "1.5 ns is not a whole number of nanoseconds"),
+    ] {
+        assert_text_rejected(
+            &mm1.replace("end_time = \"200000s\"", &format!("end_time = \"{end}\"")),
+            &[&format!("run.end_time: {shown}")],
+        );
+    }
+    let paged = shipped("berkeley-1979-paged");
+    assert_text_rejected(
+        &paged.replace(
+            "session = { exp = { mean = \"90min\" } }",
+            "session = { det = { value = 0 } }",
+        ),
+        &["users.login.session: every session would have length 0"],
+    );
+    let out = check_text(&paged.replace("mips = 0.5", "mips = 1e300"));
+    assert!(
+        out.contains("system.mips: must be at most 1000000 MIPS") && out.lines().count() == 1,
+        "{out}"
+    );
+}
+
+/// Issue 44, item 8: a name that cannot be shown is refused by its key.
+#[test]
+fn names_that_cannot_be_shown_are_refused() {
+    let mm1 = shipped("mm1");
+    let long = "x".repeat(1 << 20);
+    for (name, why) in [
+        ("", "a name cannot be empty"),
+        ("   ", "a name cannot be only spaces"),
+        ("..", "\"..\" cannot be a name"),
+        (
+            "ab\u{202E}cd",
+            "has the character U+202E, which does not print",
+        ),
+        (
+            "ab\u{2028}cd",
+            "has the character U+2028, which does not print",
+        ),
+        (
+            "ab\u{200B}cd",
+            "has the character U+200B, which does not print",
+        ),
+        (
+            long.as_str(),
+            "has 1048576 characters; a name has at most 64",
+        ),
+    ] {
+        let text = mm1.replace("name = \"jobs\"", &format!("name = \"{name}\""));
+        assert_text_rejected(&text, &["class[0].name: "]);
+        let out = check_text(&text);
+        assert!(out.contains(why), "{name:?}: {out}");
+        assert!(out.len() < 1000, "{}", out.len());
+        assert!(
+            !out.contains('\u{202E}') && !out.contains('\u{2028}'),
+            "{out}"
+        );
+    }
+    let ts = shipped("timesharing-central-server");
+    let text = ts.replacen("name = \"", "name = \"\u{200D}", 2);
+    let out = check_text(&text);
+    assert!(out.contains("U+200D"), "{out}");
+}
+
 #[test]
 fn a_cycle_that_takes_no_time_is_refused() {
     let text = r#"
@@ -738,7 +923,7 @@ fn a_distribution_the_clock_would_cut_is_refused() {
 fn names_that_would_break_the_tables_are_handled() {
     assert_text_rejected(
         &shipped("mm1").replace("name = \"server\"", "name = \"serv\\ner\""),
-        &["station[0].name: \"serv\\ner\" has a control character"],
+        &["station[0].name: \"serv\\u{a}er\" has the character U+000A, which does not print"],
     );
     // A | is kept, and escaped in the Markdown tables.
     let dir = tempfile::tempdir().unwrap();
@@ -753,6 +938,39 @@ fn names_that_would_break_the_tables_are_handled() {
     let out = tpsim(&["run", path.to_str().unwrap()]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert!(out.stdout.contains("| a\\|b "), "{}", out.stdout);
+}
+
+/// Issue 44, item 8: a name a spreadsheet would run as a formula is
+/// written to CSV as text, with a leading `'`; numbers are not touched.
+#[test]
+fn names_that_look_like_formulas_are_quoted_in_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("formula.toml");
+    std::fs::write(
+        &path,
+        shipped("mm1")
+            .replace("\"server\"", "\"=HYPERLINK(1)\"")
+            .replace("\"jobs\"", "\"-2+3\"")
+            .replace("200000s", "2000s"),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let stations = std::fs::read_to_string(out_dir.join("stations.csv")).unwrap();
+    let classes = std::fs::read_to_string(out_dir.join("classes.csv")).unwrap();
+    assert!(stations.contains("\n'=HYPERLINK(1),"), "{stations}");
+    assert!(classes.contains("\n'-2+3,"), "{classes}");
+    // A number in the same files is as it was.
+    assert!(
+        !stations.contains("'0") && !stations.contains("'-"),
+        "{stations}"
+    );
 }
 
 #[test]
@@ -914,7 +1132,7 @@ fn analyze_names_what_is_wrong_and_writes_nothing() {
         (vec!["--level", "1.5"], "--level: must lie between 0 and 1"),
         (
             vec!["--precision", "0"],
-            "--precision: must be a fraction > 0",
+            "--precision: must be a fraction between 0 and 1",
         ),
         (
             vec!["--cluster", "3", "--window", "1"],
@@ -1235,7 +1453,7 @@ fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
         ),
         (
             vec!["sweep", &mm1, "--set", "run.end_tme=100s"],
-            "unknown field `end_tme`, expected one of",
+            "run.end_tme: is not a key here; the keys here are end_time, warmup, max_events",
         ),
         (
             vec!["sweep", &mm1, "--set", "run.end_time=5000s,500s"],
@@ -1256,7 +1474,15 @@ fn bad_batches_and_sweeps_are_refused_before_anything_runs() {
         ),
         (
             vec!["batch", &mm1, "--precision", "0"],
-            "--precision: must be a fraction > 0",
+            "--precision: must be a fraction between 0 and 1",
+        ),
+        (
+            vec!["batch", &mm1, "--precision", "1e300"],
+            "--precision: must be a fraction between 0 and 1 (such as 0.05), got 1e300",
+        ),
+        (
+            vec!["batch", &mm1, "--level", "1e300"],
+            "--level: must lie between 0 and 1, got 1e300",
         ),
         (
             vec!["batch", &mm1, "--precision", "0.1", "--replications", "1"],
@@ -1688,4 +1914,54 @@ fn fault_times_refuses_bad_readings_with_exit_2() {
     let out = tpsim(&["fault-times", &mm1_dir.display().to_string(), &table]);
     assert_eq!(out.status, 2);
     assert!(out.stderr.contains("no paging.tav"), "{}", out.stderr);
+}
+
+/// Whether `text` holds a run of more than 20 digits: a number printed
+/// whole rather than as a person writes it.
+fn long_number(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|digits| digits.len() > 20)
+}
+
+/// Issue 44, item 4: extreme times in `attribute` and `fault-times` are
+/// printed as a person writes them.
+#[test]
+fn extreme_fault_times_print_as_a_person_writes_them() {
+    let report = "page_faults=0.28,getwork=0.03,interrupts=0.06,segment_faults=0.03,mp_idle=0.02,other_idle=0.13,useful=0.45";
+    let out = tpsim(&[
+        "attribute",
+        "--breakdown",
+        report,
+        "--f",
+        "0.12",
+        "--td",
+        "1e300s",
+        "--tb",
+        "1.8ms",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("td = 1e303 ms"), "{}", out.stdout);
+    assert!(!long_number(&out.stdout), "{}", out.stdout);
+    let out = tpsim(&[
+        "fault-times",
+        "--reading",
+        "a:1e300ms:0.1",
+        "--reading",
+        "b:2ms:0.5",
+    ]);
+    assert!(
+        !long_number(&out.stdout) && !long_number(&out.stderr),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+    let out = tpsim(&[
+        "fault-times",
+        "--reading",
+        "a:1e300ms:1e300",
+        "--reading",
+        "b:2ms:0.5",
+    ]);
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.contains("got 1e300"), "{}", out.stderr);
 }

@@ -70,7 +70,7 @@ fn a_negative_number_gets_what_the_option_allows_not_advice_about_dashes() {
         ),
         (
             vec!["batch", &mm1, "--precision", "-1"],
-            "tpsim: --precision: must be a fraction > 0, got -1",
+            "tpsim: --precision: must be a fraction between 0 and 1 (such as 0.05), got -1",
         ),
         (
             vec!["batch", &mm1, "--replications", "-2"],
@@ -247,7 +247,7 @@ fn scenario_values_that_would_garble_a_run_are_refused_with_what_is_wrong() {
     // A newline in the scenario's name would split the run's header line.
     assert_text_rejected(
         &shipped("mm1").replace("name = \"mm1\"", "name = \"a\\nb\""),
-        &["name: \"a\\nb\" has a control character"],
+        &["name: \"a\\u{a}b\" has the character U+000A, which does not print"],
     );
     // Logins every femtosecond: as for any arrival rate, refused.
     let purdue = shipped("purdue-1980-paged");

@@ -223,6 +223,13 @@ fn bad_flags_are_refused_by_name_with_status_2_and_nothing_written() {
         (with("--ramp", "cpu:0,2"), "--ramp", "KIND:N1,N2"),
         (with("--ramp", "cpu:0,x@1s"), "--ramp", "KIND:N1,N2"),
         (with("--nice", "40"), "--nice", "-20 to 19"),
+        // Issue 44, item 4: numbers as a person writes them.
+        (with("--duration", "1e300s"), "--duration", "got 1e300 s"),
+        (with("--sleep", "1e300s"), "--sleep", "got 1e300 s"),
+        (with("--timeout", "1e300s"), "--timeout", "got 1e300 s"),
+        (with("--ramp", "cpu:0,2@1e300s"), "--ramp", "got 1e300 s"),
+        // Issue 44, item 8: a name that cannot be shown.
+        (with("--bench", "a\u{202E}b=true"), "--bench", "U+202E"),
     ];
     for (args, flag, words) in cases {
         let out = dir.path().join("never");
@@ -276,6 +283,10 @@ fn a_config_file_gives_the_settings_and_its_mistakes_name_its_keys() {
             "ramp.kind",
         ),
         ("slep = \"1s\"\n", "slep"),
+        (
+            "nice = 1.5\n",
+            "probe.toml: nice: must be a whole number, written in digits, not 1.5 (line 1)",
+        ),
     ] {
         std::fs::write(&config, text).unwrap();
         let out = dir.path().join("never");

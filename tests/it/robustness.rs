@@ -154,3 +154,98 @@ proptest! {
         }
     }
 }
+
+/// Serde's and Rust's words, which a user of tpsim does not use.
+const SERDE_WORDS: [&str; 16] = [
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "usize",
+    "i64",
+    "i128",
+    "f64",
+    "untagged",
+    "enum",
+    "sequence",
+    "map",
+    "struct",
+    "variant",
+    "invalid type",
+    "invalid value",
+];
+
+/// Whether `line` holds a run of more than 20 digits: a number printed
+/// whole, not as a person writes it.
+fn long_number(line: &str) -> bool {
+    line.split(|c: char| !c.is_ascii_digit())
+        .any(|digits| digits.len() > 20)
+}
+
+/// Every refusal of a shipped scenario with one value replaced by an odd
+/// one names its key in the message itself, in the user's words, with
+/// numbers as a person writes them.
+#[test]
+fn every_refusal_names_its_key_in_the_users_words() {
+    use toml::Value;
+    let odd = [
+        Value::Float(1e300),
+        Value::Float(1e-30),
+        Value::Integer(-1),
+        Value::String("x".into()),
+        Value::Array(vec![Value::Float(1e300)]),
+        Value::Table(toml::Table::from_iter([(
+            "k".to_string(),
+            Value::Integer(1),
+        )])),
+    ];
+    let mut refusals = 0;
+    let mut bad = Vec::new();
+    for text in shipped() {
+        let value: Value = toml::from_str(&text).unwrap();
+        let mut paths = Vec::new();
+        leaves(&value, &mut Vec::new(), &mut paths);
+        for path in &paths {
+            for new in &odd {
+                let mut changed = value.clone();
+                replace(&mut changed, path, new.clone());
+                let text = toml::to_string(&changed).unwrap();
+                let Err(e) = tpsim::models::load("generated.toml", &text) else {
+                    continue;
+                };
+                refusals += 1;
+                let message = e.to_string();
+                let said: Vec<&str> = match e {
+                    // The first line names the key; the rest show where.
+                    tpsim::models::ScenarioError::Syntax { .. } => {
+                        message.lines().take(1).collect()
+                    }
+                    tpsim::models::ScenarioError::Invalid { .. } => message.lines().collect(),
+                };
+                for line in said {
+                    let rest = line.strip_prefix("generated.toml: ").unwrap_or("");
+                    let named = rest
+                        .split_once(": ")
+                        .is_some_and(|(key, _)| !key.is_empty() && !key.contains(' '));
+                    let words = |w: &str| {
+                        rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                            .any(|word| word == w)
+                            || (w.contains(' ') && rest.contains(w))
+                    };
+                    if !named || SERDE_WORDS.iter().any(|w| words(w)) || long_number(line) {
+                        bad.push(format!("{path:?} = {new}: {line}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(refusals > 1000, "only {refusals} refusals");
+    bad.sort();
+    bad.dedup();
+    assert!(
+        bad.is_empty(),
+        "{} of {refusals} refusals are not in the user's words:\n{}",
+        bad.len(),
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}

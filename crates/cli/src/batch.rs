@@ -533,9 +533,10 @@ fn replication_rule(args: &ReplicationArgs) -> Result<Rule, String> {
     let Some(fraction) = args.precision else {
         return Ok(Rule::Count(args.replications));
     };
-    if !(fraction.is_finite() && fraction > 0.0) {
+    if !(fraction > 0.0 && fraction < 1.0) {
         return Err(format!(
-            "--precision: must be a fraction > 0, got {fraction}"
+            "--precision: must be a fraction between 0 and 1 (such as 0.05), got {}",
+            tpsim_models::units::Figure(fraction)
         ));
     }
     if args.replications < 2 {

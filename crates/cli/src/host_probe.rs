@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
-use tpsim_models::units::{Bytes, Seconds, parse_duration};
+use tpsim_models::units::{Bytes, Figure, Seconds, parse_duration};
 use tpsim_probe::host::{self, HostObservation, Outcome, UsersFrom};
 
 /// How often the probe looks for a signal or a timeout while it waits.
@@ -202,7 +202,7 @@ fn positive(seconds: Seconds, what: &str) -> Result<Duration, String> {
     } else {
         Err(format!(
             "{what}: must be a duration > 0 (and under 10^9 s), got {} s",
-            seconds.0
+            Figure(seconds.0)
         ))
     }
 }
@@ -226,9 +226,10 @@ fn checked_bench(name: &str, command: &str, what: &str) -> Result<Bench, String>
     if name.is_empty() {
         return Err(format!("{what}: a benchmark needs a name"));
     }
-    if name.chars().any(char::is_control) || name.contains(',') || name.contains('"') {
+    tpsim_models::names::check(name).map_err(|why| format!("{what}: {why}"))?;
+    if name.contains(',') || name.contains('"') {
         return Err(format!(
-            "{what}: the name \"{name}\" may not hold a comma, a quote or a control character"
+            "{what}: the name \"{name}\" may not hold a comma or a quote"
         ));
     }
     if command.trim().is_empty() {
@@ -358,7 +359,7 @@ impl Settings {
                     Some(b) => {
                         return Err(format!(
                             "{what}.size: must be a size > 0, got {} bytes",
-                            b.0
+                            Figure(b.0)
                         ));
                     }
                     None => WORKER_BYTES,
@@ -389,7 +390,7 @@ fn read_config(path: &Path) -> Result<ConfigFile, String> {
     File::open(path)
         .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
         .map_err(|e| format!("--config: cannot read {name}: {e}"))?;
-    toml::from_str(&text).map_err(|e| format!("{name}: {}", e.to_string().trim_end()))
+    tpsim_models::words::from_toml(&text).map_err(|e| format!("{name}: {}", e.located(&text)))
 }
 
 /// The probe's open output: probe.csv, its header written or checked.

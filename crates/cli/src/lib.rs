@@ -301,9 +301,10 @@ impl LevelArgs {
         use tpsim_probe::analysis::{Grouping, Options};
         let input = |message: String| Failure::Input(anyhow::anyhow!(message));
         check_level(self.level).map_err(input)?;
-        if !(precision.is_finite() && precision > 0.0) {
+        if !(precision > 0.0 && precision < 1.0) {
             return Err(input(format!(
-                "--precision: must be a fraction > 0, got {precision}"
+                "--precision: must be a fraction between 0 and 1 (such as 0.05), got {}",
+                tpsim_models::units::Figure(precision)
             )));
         }
         Ok(Options {
@@ -590,7 +591,10 @@ fn check_level(level: f64) -> Result<(), String> {
     if level > 0.0 && level < 1.0 {
         Ok(())
     } else {
-        Err(format!("--level: must lie between 0 and 1, got {level}"))
+        Err(format!(
+            "--level: must lie between 0 and 1, got {}",
+            tpsim_models::units::Figure(level)
+        ))
     }
 }
 

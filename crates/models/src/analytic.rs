@@ -15,7 +15,7 @@ use thiserror::Error;
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum AnalyticError {
     /// A rate or time that must be positive was not.
-    #[error("{what} must be a finite number > 0, got {value}")]
+    #[error("{what} must be a finite number > 0, got {}", tpsim_core::Figure(*.value))]
     NotPositive {
         /// The parameter.
         what: &'static str,
@@ -23,7 +23,7 @@ pub enum AnalyticError {
         value: f64,
     },
     /// The offered load is at least the capacity.
-    #[error("unstable: utilisation rho = {0} >= 1")]
+    #[error("unstable: utilisation rho = {} >= 1", tpsim_core::Figure(*.0))]
     Unstable(f64),
     /// A network outside what exact single-class MVA solves.
     #[error("exact MVA cannot solve this network: {0}")]

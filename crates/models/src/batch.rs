@@ -149,7 +149,7 @@ pub fn rule_sentence(rule: &Rule, warmup: WarmupRule) -> String {
                 },
         } => format!(
             "replications at each point ({initial} first) until every chosen measure's interval is within {}% of its mean, at most {max_replications}",
-            relative_half_width * 100.0
+            crate::units::Figure(relative_half_width * 100.0)
         ),
     };
     match warmup {

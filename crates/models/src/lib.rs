@@ -49,6 +49,7 @@
 pub mod analytic;
 pub mod batch;
 mod measure;
+pub mod names;
 pub mod network;
 pub mod run;
 pub mod scenario;
@@ -59,6 +60,7 @@ pub mod sweep;
 pub mod system;
 pub mod units;
 pub mod warmup;
+pub mod words;
 
 pub use network::Network;
 pub use run::{Run, RunSettings};

@@ -234,7 +234,8 @@ fn parse_range(start: &str, rest: &str) -> Result<Vec<toml::Value>, String> {
     if end.number < start.number {
         return Err(format!(
             "the range from {} to {} is empty",
-            start.number, end.number
+            crate::units::Figure(start.number),
+            crate::units::Figure(end.number)
         ));
     }
     let count = ((end.number - start.number) / step.number + 1e-9).floor() + 1.0;
@@ -281,10 +282,13 @@ fn label(values: &[(String, String)]) -> String {
         .join(", ")
 }
 
-/// A value as a point shows it: strings without their quotes.
+/// A value as a point shows it: strings without their quotes, numbers
+/// as they read back exactly but with a power of ten for the very large
+/// and very small (`1e300`, not three hundred digits).
 pub fn show(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => s.clone(),
+        toml::Value::Float(x) if x.is_finite() => format!("{x:?}"),
         other => other.to_string(),
     }
 }
@@ -293,8 +297,7 @@ pub fn show(value: &toml::Value) -> String {
 /// `settings`, in order, each validated; with no settings, the scenario
 /// itself as the one point.
 pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>, SweepError> {
-    let table: toml::Table = toml::from_str(text)
-        .map_err(|e| SweepError::Scenario(crate::scenario::syntax(file, text, &e)))?;
+    let table: toml::Table = crate::scenario::read(file, text).map_err(SweepError::Scenario)?;
     let total = settings
         .iter()
         .try_fold(1usize, |n, s| n.checked_mul(s.values.len()))
@@ -346,17 +349,19 @@ pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>
 }
 
 /// A syntax error in a point's text without the excerpt of that text (it
-/// is not the user's file): the parser's last line, such as "unknown
-/// field `terminalz`, expected one of `terminals`, `think`, ...".
+/// is not the user's file): the key and what is wrong, such as
+/// "users.terminalz: is not a key here; the keys here are terminals,
+/// think, ...", on the first line, or for an error of the TOML itself the
+/// parser's last line.
 fn plain(error: ScenarioError) -> ScenarioError {
     match error {
         ScenarioError::Syntax { file, message } => {
-            let message = message
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or_default()
-                .to_string();
+            let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+            let line = match lines.first() {
+                Some(first) if !first.starts_with("TOML parse error") => first,
+                _ => lines.last().unwrap_or(&""),
+            };
+            let message = line.to_string();
             ScenarioError::Syntax { file, message }
         }
         invalid => invalid,
@@ -611,6 +616,24 @@ pub(crate) mod tests {
         assert!(refused("k=1..1000000").contains("more than"));
     }
 
+    #[test]
+    fn extreme_values_are_shown_as_a_person_writes_them() {
+        for (value, shown) in [("1e300", "1e300"), ("1e-300", "1e-300")] {
+            let e = sweep_error(&[&format!("station[server].service.exp.rate={value}")]);
+            assert!(
+                e.starts_with(&format!("at station[server].service.exp.rate={shown}: ")),
+                "{e}"
+            );
+            assert!(!e.contains("00000000000000000000"), "{e}");
+        }
+        let big = sweep_error(&["run.end_time=1e300"]);
+        assert!(
+            big.contains("run.end_time: must be a duration > 0 and at most 10000000000 s"),
+            "{big}"
+        );
+        assert!(!big.contains("00000000000000000000"), "{big}");
+    }
+
     fn sweep(args: &[&str]) -> Result<Vec<Point>, SweepError> {
         let settings: Vec<Setting> = args.iter().map(|a| Setting::parse(a).unwrap()).collect();
         points("mm1.toml", MM1, &settings)
@@ -662,11 +685,11 @@ pub(crate) mod tests {
     fn a_key_or_value_the_scenario_refuses_is_reported_with_its_point() {
         let unknown = sweep_error(&["run.end_tim=5s"]);
         assert!(
-            unknown.starts_with("at run.end_tim=5s: mm1.toml: unknown field `end_tim`"),
+            unknown.starts_with("at run.end_tim=5s: mm1.toml: run.end_tim: is not a key here"),
             "{unknown}"
         );
         assert!(
-            unknown.contains("`end_time`") && !unknown.contains('|'),
+            unknown.contains("the keys here are end_time, warmup") && !unknown.contains('|'),
             "{unknown}"
         );
         let refused = sweep_error(&["run.end_time=3000s,50s"]);

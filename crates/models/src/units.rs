@@ -16,7 +16,7 @@ use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 
 /// Numbers in messages are printed as a person writes them.
-pub use tpsim_core::Figure;
+pub use tpsim_core::{Figure, Fixed};
 
 /// Seconds per unit, for every unit a duration may carry.
 const TIME_UNITS: [(&str, f64); 7] = [

@@ -22,6 +22,7 @@
 use crate::analysis::{TableError, csv_columns};
 use serde::Serialize;
 use std::fmt;
+use tpsim_models::units::Figure;
 
 /// A pair whose condition number exceeds this is flagged: an error in the
 /// readings is magnified more than tenfold in `td` or `tb`.
@@ -70,11 +71,13 @@ impl fmt::Display for ReadingError {
         match self {
             ReadingError::FractionOutOfRange { name, f } => write!(
                 out,
-                "reading {name}: f, the fraction of page reads from disk, must be in [0, 1], got {f}"
+                "reading {name}: f, the fraction of page reads from disk, must be in [0, 1], got {}",
+                Figure(*f)
             ),
             ReadingError::BadTime { name, tav } => write!(
                 out,
-                "reading {name}: tav, the processor time per page fault, must be a positive time, got {tav} s"
+                "reading {name}: tav, the processor time per page fault, must be a positive time, got {} s",
+                Figure(*tav)
             ),
             ReadingError::TooFew(n) => write!(
                 out,
@@ -82,7 +85,8 @@ impl fmt::Display for ReadingError {
             ),
             ReadingError::OneFraction(f) => write!(
                 out,
-                "every reading has f = {f}: f*td + (1-f)*tb = Tav cannot separate td from tb; readings at two different values of f are needed"
+                "every reading has f = {}: f*td + (1-f)*tb = Tav cannot separate td from tb; readings at two different values of f are needed",
+                Figure(*f)
             ),
         }
     }
@@ -298,13 +302,13 @@ impl Installation {
         if !(self.mips.is_finite() && self.mips > 0.0) {
             return Err(format!(
                 "installation {name}: mips must be a speed > 0, got {}",
-                self.mips
+                Figure(self.mips)
             ));
         }
         if !(0.0..=1.0).contains(&self.useful) {
             return Err(format!(
                 "installation {name}: useful must be a fraction in [0, 1], got {}",
-                self.useful
+                Figure(self.useful)
             ));
         }
         if self.processors == 0 {
@@ -443,7 +447,8 @@ pub fn attribute(b: &Breakdown, f: f64, td: f64, tb: f64) -> Result<Attribution,
     for (name, x) in Breakdown::NAMES.iter().zip(b.parts()) {
         if !(0.0..=1.0).contains(&x) {
             return Err(format!(
-                "breakdown {name}: must be a fraction in [0, 1], got {x}"
+                "breakdown {name}: must be a fraction in [0, 1], got {}",
+                Figure(x)
             ));
         }
     }
@@ -455,11 +460,14 @@ pub fn attribute(b: &Breakdown, f: f64, td: f64, tb: f64) -> Result<Attribution,
         ));
     }
     if !(0.0..=1.0).contains(&f) {
-        return Err(format!("f must be a fraction in [0, 1], got {f}"));
+        return Err(format!("f must be a fraction in [0, 1], got {}", Figure(f)));
     }
     for (name, t) in [("td", td), ("tb", tb)] {
         if !(t.is_finite() && t > 0.0) {
-            return Err(format!("{name} must be a positive time, got {t} s"));
+            return Err(format!(
+                "{name} must be a positive time, got {} s",
+                Figure(t)
+            ));
         }
     }
     let tav = f * td + (1.0 - f) * tb;

@@ -475,7 +475,7 @@ pub fn read_observations(text: &str) -> Result<Observations, TableError> {
                 )
             })?;
         samples.push(Sample {
-            benchmark: field(benchmark).to_string(),
+            benchmark: crate::report::from_csv_cell(field(benchmark)).to_string(),
             measured,
             users: count(users, "users")?,
             processes: count(processes, "processes")?,

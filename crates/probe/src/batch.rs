@@ -6,9 +6,10 @@
 //! interval over the replications. The terminal shows the chosen measures
 //! of the second.
 
-use crate::report::{count, maybe, new_table, num};
+use crate::report::{count, csv_record, maybe, new_table, num};
 use std::collections::HashSet;
 use tpsim_models::batch::{PointRuns, matches};
+use tpsim_models::units::Figure;
 
 /// What a batch was, for the heading and the notes.
 #[derive(Clone, Debug)]
@@ -28,7 +29,7 @@ pub struct Heading<'a> {
 /// The chosen measures' estimates at every point, with how each point's
 /// replications ended.
 pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> String {
-    let percent = format!("±{}%", heading.level * 100.0);
+    let percent = format!("±{}%", Figure(heading.level * 100.0));
     let mut header: Vec<&str> = heading.keys.iter().map(String::as_str).collect();
     header.extend(["measure", "n", "mean", "sd", percent.as_str()]);
     let mut table = new_table(&header);
@@ -56,7 +57,7 @@ pub fn table(heading: &Heading<'_>, points: &[PointRuns], chosen: &[String]) -> 
         heading.scenario,
         heading.seed,
         heading.rule,
-        heading.level * 100.0
+        Figure(heading.level * 100.0)
     );
     let alike = points.windows(2).all(|w| {
         (w[0].replications.len(), w[0].stopped_by) == (w[1].replications.len(), w[1].stopped_by)
@@ -134,11 +135,11 @@ fn all_measures(points: &[PointRuns]) -> Vec<&str> {
 fn csv_text(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer
-        .write_record(&header)
+        .write_record(csv_record(header))
         .expect("writing to memory cannot fail");
     for row in rows {
         writer
-            .write_record(&row)
+            .write_record(csv_record(row))
             .expect("writing to memory cannot fail");
     }
     String::from_utf8(writer.into_inner().expect("flushing memory cannot fail"))

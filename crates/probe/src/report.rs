@@ -9,9 +9,10 @@ use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
 use tpsim_models::summary::FilesSummary;
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
+use tpsim_models::units::{Figure, Fixed};
 
 fn fixed(x: f64) -> String {
-    format!("{x:.4}")
+    Fixed(x, 4).to_string()
 }
 
 /// A measure that may be missing (no completions, no one waits in line):
@@ -201,7 +202,10 @@ fn system_table(summary: &Summary) -> String {
     if let Some(p) = &summary.paging {
         row("page faults", p.faults.to_string());
         row("page faults [1/s]", fixed(p.faults_per_second));
-        row("Tav, processor time per fault [s]", format!("{:.6}", p.tav));
+        row(
+            "Tav, processor time per fault [s]",
+            Fixed(p.tav, 6).to_string(),
+        );
         row(
             "elapsed time per fault, fault to ready again [s]",
             fixed(p.mean_fault_elapsed),
@@ -293,7 +297,7 @@ fn cache_table(files: &FilesSummary) -> String {
 /// with its condition, and the least-squares fit with its residuals; times
 /// in milliseconds.
 pub fn fault_times_table(d: &Decomposition) -> String {
-    let ms = |x: f64| format!("{:.3}", x * 1000.0);
+    let ms = |x: f64| Fixed(x * 1000.0, 3).to_string();
     let mut pairs = new_table(&["pair", "td [ms]", "tb [ms]", "condition", "note"]);
     if let Some(note) = pairs.column_mut(4) {
         note.set_cell_alignment(CellAlignment::Left);
@@ -302,8 +306,8 @@ pub fn fault_times_table(d: &Decomposition) -> String {
         let note = match (p.condition, p.ill_conditioned) {
             (None, _) => "no solution: both at the same f".to_string(),
             (Some(_), true) => format!(
-                "ill-conditioned: 0.01 ms of error in a Tav moves td by up to {:.2} ms",
-                p.td_per_tav_error.unwrap_or(0.0) * 0.01
+                "ill-conditioned: 0.01 ms of error in a Tav moves td by up to {} ms",
+                Fixed(p.td_per_tav_error.unwrap_or(0.0) * 0.01, 2)
             ),
             (Some(_), false) => String::new(),
         };
@@ -312,7 +316,7 @@ pub fn fault_times_table(d: &Decomposition) -> String {
             p.td.map_or_else(|| "-".to_string(), ms),
             p.tb.map_or_else(|| "-".to_string(), ms),
             p.condition
-                .map_or_else(|| "-".to_string(), |c| format!("{c:.1}")),
+                .map_or_else(|| "-".to_string(), |c| Fixed(c, 1).to_string()),
             note,
         ]);
     }
@@ -374,7 +378,7 @@ pub fn capacity_table(installations: &[Installation]) -> String {
 
 /// The report's tables (2) to (4) for a breakdown and its attribution.
 pub fn attribution_table(b: &Breakdown, f: f64, td: f64, tb: f64, a: &Attribution) -> String {
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let pct = |x: f64| format!("{}%", Fixed(x * 100.0, 1));
     let mut given = new_table(&["part of processor time", "share"]);
     let names = [
         "page-fault handling",
@@ -430,14 +434,15 @@ pub fn attribution_table(b: &Breakdown, f: f64, td: f64, tb: f64, a: &Attributio
     ]);
     projected.add_row(vec!["useful".to_string(), pct(a.projected_useful_of_busy)]);
     format!(
-        "Attribution at f = {f:.4}, td = {:.3} ms, tb = {:.3} ms (Tav = f*td + (1-f)*tb = {:.3} ms)\n\n\
+        "Attribution at f = {}, td = {} ms, tb = {} ms (Tav = f*td + (1-f)*tb = {} ms)\n\n\
          The breakdown (1)\n{given}\n\nPage-fault time by device (2)\n{faults}\n\n\
          Getwork, interrupts and MP idle to disk paging, segment faults to the bulk store (3)\n{shares}\n\n\
          The bulk store's share spread over useful work and disk paging in proportion (4)\n{projected}\n\n\
          Useful work would rise by {} of itself.\n",
-        td * 1000.0,
-        tb * 1000.0,
-        (f * td + (1.0 - f) * tb) * 1000.0,
+        Fixed(f, 4),
+        Fixed(td * 1000.0, 3),
+        Fixed(tb * 1000.0, 3),
+        Fixed((f * td + (1.0 - f) * tb) * 1000.0, 3),
         pct(a.projected_gain),
     )
 }
@@ -472,7 +477,7 @@ pub fn mva_table(model: &ClosedModel, points: &[MvaPoint]) -> String {
     let demands: Vec<String> = model
         .centers
         .iter()
-        .map(|c| format!("{} {:.4} s", c.name, c.demand))
+        .map(|c| format!("{} {} s", c.name, Fixed(c.demand, 4)))
         .collect();
     let mut text = format!(
         "Exact MVA: think time {} s, demands per interaction: {}\n\n{table}\n",
@@ -487,6 +492,43 @@ pub fn mva_table(model: &ClosedModel, points: &[MvaPoint]) -> String {
     text
 }
 
+/// Whether a spreadsheet would take `field` as a formula: it begins
+/// (after any quotes marking it as text) with `=`, `+`, `-`, `@`, a tab or
+/// a carriage return, and is not a number.
+fn formula_like(field: &str) -> bool {
+    field
+        .trim_start_matches('\'')
+        .starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && field.parse::<f64>().is_err()
+}
+
+/// A field for a CSV file that a spreadsheet shows as text rather than
+/// running as a formula (OWASP's "CSV injection"): a name such as
+/// `=HYPERLINK(...)` or `-2+3` gets a leading `'`, which spreadsheets
+/// take as "text follows". Numbers (`-1.5`, `1e-9`) are left as they
+/// are. [`from_csv_cell`] reads it back. docs/outputs.md states the rule.
+pub fn csv_cell(field: String) -> String {
+    if formula_like(&field) {
+        format!("'{field}")
+    } else {
+        field
+    }
+}
+
+/// A field as [`csv_cell`] wrote it, read back: the `'` it put in front
+/// of a formula-like field taken off.
+pub fn from_csv_cell(field: &str) -> &str {
+    match field.strip_prefix('\'') {
+        Some(rest) if formula_like(rest) => rest,
+        _ => field,
+    }
+}
+
+/// Every field of a record through [`csv_cell`].
+pub(crate) fn csv_record(fields: impl IntoIterator<Item = String>) -> Vec<String> {
+    fields.into_iter().map(csv_cell).collect()
+}
+
 fn to_csv<R: rows::Row>(rows: &[R]) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer
@@ -494,7 +536,7 @@ fn to_csv<R: rows::Row>(rows: &[R]) -> String {
         .expect("writing to memory cannot fail");
     for row in rows {
         writer
-            .write_record(row.fields())
+            .write_record(csv_record(row.fields()))
             .expect("writing to memory cannot fail");
     }
     String::from_utf8(writer.into_inner().expect("flushing memory cannot fail"))
@@ -545,8 +587,8 @@ pub fn analysis_table(rows: &[LevelRow], options: &Options) -> String {
     let mut text = format!(
         "Elapsed time [s] by {}: {grouping}; p75 interval at {}% (order statistics); needed: observations still needed for a p75 interval within {}%\n",
         options.index.name(),
-        options.level * 100.0,
-        options.precision * 100.0
+        Figure(options.level * 100.0),
+        Figure(options.precision * 100.0)
     );
     let mut benchmarks: Vec<&str> = Vec::new();
     for r in rows {
@@ -607,7 +649,7 @@ pub fn comparison_table(
     let mut text = format!(
         "75th percentile of elapsed time [s] by {}: {a} against {b}; {difference}; its interval at {}% ({test}); * where the interval leaves out 0\n",
         options.index.name(),
-        options.level * 100.0
+        Figure(options.level * 100.0)
     );
     let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
     benchmarks.dedup();
@@ -665,7 +707,7 @@ pub fn host_probe_header() -> String {
 pub fn host_probe_row(row: &HostObservation) -> String {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer
-        .write_record(rows::Row::fields(row))
+        .write_record(csv_record(rows::Row::fields(row)))
         .expect("writing to memory cannot fail");
     String::from_utf8(writer.into_inner().expect("flushing memory cannot fail"))
         .expect("CSV of UTF-8 fields is UTF-8")
@@ -986,6 +1028,33 @@ mod rows {
                 num(self.user),
                 num(self.system),
             ]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_like_fields_are_quoted_and_read_back() {
+        for (field, written) in [
+            ("=SUM(A1:A9)", "'=SUM(A1:A9)"),
+            ("+cmd", "'+cmd"),
+            ("-2+3", "'-2+3"),
+            ("@foo", "'@foo"),
+            ("\tx", "'\tx"),
+            ("'=x", "''=x"),
+            ("-1.5", "-1.5"),
+            ("1e-9", "1e-9"),
+            ("+3", "+3"),
+            ("edit", "edit"),
+            ("'quoted", "'quoted"),
+            ("", ""),
+        ] {
+            let cell = csv_cell(field.to_string());
+            assert_eq!(cell, written, "{field:?}");
+            assert_eq!(from_csv_cell(&cell), field, "{field:?}");
         }
     }
 }

@@ -18,7 +18,7 @@ use thiserror::Error;
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum DistError {
     /// A parameter that must be finite and positive was not.
-    #[error("{what} must be a finite number > 0, got {value}")]
+    #[error("{what} must be a finite number > 0, got {}", Figure(*.value))]
     NotPositive {
         /// The parameter's name.
         what: &'static str,
@@ -26,7 +26,7 @@ pub enum DistError {
         value: f64,
     },
     /// A parameter that must be finite and at least zero was not.
-    #[error("{what} must be a finite number >= 0, got {value}")]
+    #[error("{what} must be a finite number >= 0, got {}", Figure(*.value))]
     Negative {
         /// The parameter's name.
         what: &'static str,
@@ -34,7 +34,7 @@ pub enum DistError {
         value: f64,
     },
     /// A uniform distribution whose bounds are out of order.
-    #[error("uniform needs low < high, got low = {low}, high = {high}")]
+    #[error("uniform needs low < high, got low = {}, high = {}", Figure(*.low), Figure(*.high))]
     EmptyRange {
         /// The lower bound.
         low: f64,
@@ -46,11 +46,11 @@ pub enum DistError {
     NoPhases(u32),
     /// A hyperexponential distribution asked for less variability than an
     /// exponential one.
-    #[error("hyperexponential needs a squared coefficient of variation >= 1, got {0}")]
+    #[error("hyperexponential needs a squared coefficient of variation >= 1, got {}", Figure(*.0))]
     ScvBelowOne(f64),
     /// A hyperexponential distribution whose variability cannot be
     /// represented.
-    #[error("hyperexponential squared coefficient of variation {0} is too large to represent")]
+    #[error("hyperexponential squared coefficient of variation {} is too large to represent", Figure(*.0))]
     ScvTooLarge(f64),
     /// An empirical table that is empty or whose columns differ in length.
     #[error(
@@ -62,9 +62,19 @@ pub enum DistError {
         /// The number of weights.
         weights: usize,
     },
-    /// An empirical table whose weights do not add up to something positive.
-    #[error("empirical weights must be >= 0 and not all zero")]
+    /// An empirical table whose weights are all zero.
+    #[error("empirical weights are all zero: at least one must be > 0")]
     TableWeights,
+    /// An empirical table with a weight that is negative, infinite or not
+    /// a number.
+    #[error("empirical weights must be finite numbers >= 0, got {}", Figure(*.0))]
+    TableWeight(f64),
+    /// An empirical table whose weights, each finite, add up to more than
+    /// a floating-point number holds.
+    #[error(
+        "empirical weights add up to more than the largest number (about 1.8e308): only their ratios matter, so scale them down"
+    )]
+    TableWeightsOverflow,
 }
 
 /// The longest duration [`Dist::sample_time`] returns, in seconds (about 31.7
@@ -211,12 +221,21 @@ impl Dist {
         for &v in &values {
             non_negative("value", v)?;
         }
+        if let Some(&w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
+            return Err(DistError::TableWeight(w));
+        }
         let total: f64 = weights.iter().sum();
-        if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || total.is_nan() || total <= 0.0 {
+        // The alias table multiplies each weight by their number.
+        let largest = f64::MAX / weights.len() as f64;
+        if total.is_infinite() || weights.iter().any(|&w| w > largest) {
+            return Err(DistError::TableWeightsOverflow);
+        }
+        if total <= 0.0 {
             return Err(DistError::TableWeights);
         }
         let probabilities = weights.iter().map(|w| w / total).collect();
-        let index = WeightedAliasIndex::new(weights).map_err(|_| DistError::TableWeights)?;
+        let index =
+            WeightedAliasIndex::new(weights).map_err(|_| DistError::TableWeightsOverflow)?;
         Ok(Dist(Kind::Empirical {
             values,
             probabilities,
@@ -590,7 +609,33 @@ mod tests {
         assert!(Dist::erlang(0, 1.0).is_err());
         assert!(Dist::hyperexponential(1.0, 0.5).is_err());
         assert!(Dist::empirical(vec![1.0], vec![]).is_err());
-        assert!(Dist::empirical(vec![1.0, 2.0], vec![0.0, 0.0]).is_err());
+        assert_eq!(
+            Dist::empirical(vec![1.0, 2.0], vec![0.0, 0.0]).unwrap_err(),
+            DistError::TableWeights
+        );
+        for (weights, error) in [
+            (vec![1e308, 1e308], DistError::TableWeightsOverflow),
+            (vec![1e308, 1.0], DistError::TableWeightsOverflow),
+            (
+                vec![f64::INFINITY, 1.0],
+                DistError::TableWeight(f64::INFINITY),
+            ),
+            (vec![-1.0, 1.0], DistError::TableWeight(-1.0)),
+        ] {
+            assert_eq!(
+                Dist::empirical(vec![1.0, 2.0], weights.clone()).unwrap_err(),
+                error,
+                "{weights:?}"
+            );
+        }
+        assert_eq!(
+            DistError::NotPositive {
+                what: "mean",
+                value: 1e300
+            }
+            .to_string(),
+            "mean must be a finite number > 0, got 1e300"
+        );
         assert_eq!(
             Dist::exponential(-2.0).unwrap_err().to_string(),
             "mean must be a finite number > 0, got -2"

@@ -28,6 +28,24 @@ impl fmt::Display for Figure {
     }
 }
 
+/// A number to a fixed number of decimal places, as tables print
+/// measures (`Fixed(0.25, 4)` is `0.2500`), except where the places would
+/// follow more than fifteen digits: then as a [`Figure`] (`1e300`, not
+/// three hundred digits and four places).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fixed(pub f64, pub usize);
+
+impl fmt::Display for Fixed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Fixed(x, places) = *self;
+        if x.is_finite() && x.abs() >= 1e15 {
+            write!(f, "{}", Figure(x))
+        } else {
+            write!(f, "{x:.places$}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +68,15 @@ mod tests {
         ] {
             assert_eq!(Figure(x).to_string(), shown, "{x:?}");
         }
+    }
+
+    #[test]
+    fn fixed_places_up_to_fifteen_digits() {
+        assert_eq!(Fixed(0.25, 4).to_string(), "0.2500");
+        assert_eq!(Fixed(123_456_789.0, 3).to_string(), "123456789.000");
+        assert_eq!(Fixed(1e300, 3).to_string(), "1e300");
+        assert_eq!(Fixed(-1e303, 3).to_string(), "-1e303");
+        assert_eq!(Fixed(1e-300, 3).to_string(), "0.000");
+        assert_eq!(Fixed(f64::NAN, 2).to_string(), "NaN");
     }
 }

@@ -87,7 +87,7 @@ pub mod time;
 
 pub use calendar::{Calendar, EventKey};
 pub use dist::{Dist, DistError, LONGEST_SAMPLE};
-pub use figure::Figure;
+pub use figure::{Figure, Fixed};
 pub use random::{Stream, Streams};
 pub use sim::{Context, Model, STALL_EVENTS, Simulation, StopReason};
 pub use stats::{BatchMeans, ConfidenceInterval, NoInterval, Quantiles, Tally, TimeWeighted};

@@ -275,7 +275,8 @@ impl ConfidenceInterval {
     pub fn from_samples(samples: &[f64], level: f64) -> Option<ConfidenceInterval> {
         assert!(
             level > 0.0 && level < 1.0,
-            "confidence level must be in (0, 1), got {level}"
+            "confidence level must be in (0, 1), got {}",
+            crate::Figure(level)
         );
         if samples.len() < 2 {
             return None;

@@ -113,7 +113,15 @@ impl DistSpec {
                 mean: None,
                 rate: Some(r),
             } => {
-                if r.0.is_finite() && r.0 > 0.0 {
+                if r.0.is_finite() && r.0 > 0.0 && !(1.0 / r.0).is_finite() {
+                    Err(Problem {
+                        key: format!("{key}.exp.rate"),
+                        message: format!(
+                            "{} a second is too small a rate: its mean, 1/rate, is larger than any number",
+                            Figure(r.0)
+                        ),
+                    })
+                } else if r.0.is_finite() && r.0 > 0.0 {
                     Dist::exponential(1.0 / r.0).map_err(|e| problem("exp", e))
                 } else {
                     Err(Problem {
@@ -205,7 +213,7 @@ impl Scenario {
 /// time-sharing system if it has a `[system]` table, otherwise a queueing
 /// network.
 pub fn load(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| syntax(file, text, &e))?;
+    let table: toml::Table = read(file, text)?;
     if table.contains_key("system") {
         SystemFile::parse(file, text)?
             .validate(file)
@@ -225,12 +233,67 @@ pub fn load_system(file: &str, text: &str) -> Result<System, ScenarioError> {
     SystemFile::parse(file, text)?.validate(file)
 }
 
-pub(crate) fn syntax(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
-    let message = match e.span() {
-        Some(span) if span.start <= text.len() && text.is_char_boundary(span.start) => {
-            excerpt(text, span, e.message())
+/// The keys that hold one table: `[run]`, not `[[run]]`. Serde would take
+/// a list of tables for one (as the table's values in order) and say that
+/// its first table is not a duration.
+const ONE_TABLE: [&str; 9] = [
+    "run",
+    "system",
+    "system.multics",
+    "system.unix",
+    "memory",
+    "users",
+    "users.login",
+    "files",
+    "probe",
+];
+
+/// Reads the text of `file` as `T`, every error with its key in the
+/// user's words.
+pub(crate) fn read<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+) -> Result<T, ScenarioError> {
+    let table: toml::Table = crate::words::from_toml(text).map_err(|e| syntax(file, text, e))?;
+    for key in ONE_TABLE {
+        let mut at = Some(&table);
+        let mut value = None;
+        for part in key.split('.') {
+            value = at.and_then(|t| t.get(part));
+            at = value.and_then(toml::Value::as_table);
         }
-        _ => e.message().trim_end().to_string(),
+        if let Some(toml::Value::Array(_)) = value {
+            return Err(ScenarioError::Syntax {
+                file: file.to_string(),
+                message: format!(
+                    "{key}: must be one table, [{key}], not a list of tables ([[{key}]])"
+                ),
+            });
+        }
+    }
+    crate::words::from_toml(text).map_err(|e| syntax(file, text, e))
+}
+
+/// A scenario error from an error of reading its text: the key and what
+/// is wrong with it, then where it is in the text.
+pub(crate) fn syntax(file: &str, text: &str, e: crate::words::TomlError) -> ScenarioError {
+    let place = |header: &str| match &e.span {
+        Some(span) if span.start <= text.len() && text.is_char_boundary(span.start) => {
+            Some(excerpt(text, span.clone(), header))
+        }
+        _ => None,
+    };
+    let message = match (&e.key, place("")) {
+        (Some(key), Some(place)) => format!(
+            "{key}: {}
+{place}",
+            e.message
+        ),
+        (Some(key), None) => format!("{key}: {}", e.message),
+        (None, _) => match place("TOML parse error ") {
+            Some(place) => format!("{place}\n{}", e.message),
+            None => e.message.clone(),
+        },
     };
     ScenarioError::Syntax {
         file: file.to_string(),
@@ -242,10 +305,10 @@ pub(crate) fn syntax(file: &str, text: &str, e: &toml::de::Error) -> ScenarioErr
 /// file that is one long line is not echoed whole.
 const EXCERPT_WIDTH: usize = 120;
 
-/// Where a syntax error is, as TOML's own messages show it (the line and
-/// a caret under the place), with a line longer than [`EXCERPT_WIDTH`]
-/// cut to that width around the place, `…` marking what is left out.
-fn excerpt(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
+/// Where an error is, as TOML's own messages show it (the line and a
+/// caret under the place), with a line longer than [`EXCERPT_WIDTH`] cut
+/// to that width around the place, `…` marking what is left out.
+fn excerpt(text: &str, span: std::ops::Range<usize>, header: &str) -> String {
     let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[span.start..]
         .find('\n')
@@ -279,11 +342,10 @@ fn excerpt(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
     let pad = at.saturating_sub(from) + usize::from(from > 0);
     let gutter = " ".repeat(line_no.to_string().len());
     format!(
-        "TOML parse error at line {line_no}, column {}\n{gutter} |\n{line_no} | {shown}\n{gutter} | {}{}\n{}",
+        "{header}at line {line_no}, column {}\n{gutter} |\n{line_no} | {shown}\n{gutter} | {}{}",
         at + 1,
         " ".repeat(pad),
         "^".repeat(carets),
-        message.trim_end()
     )
 }
 
@@ -311,6 +373,13 @@ impl Validator {
             key: key.to_string(),
             message: message.into(),
         });
+    }
+
+    /// Whether a problem was reported under `key`: a check whose premise
+    /// is that key's value is left out (an error would follow from the
+    /// first, not from a fault of its own).
+    pub(crate) fn has_problem(&self, key: &str) -> bool {
+        self.problems.iter().any(|p| p.key == key)
     }
 
     /// Builds a distribution of durations, refusing one the clock cannot
@@ -346,14 +415,15 @@ impl Validator {
         Some(dist)
     }
 
-    /// Checks that `name` can name something in reports: no control
-    /// characters (a newline would break the tables and the CSV rows).
-    pub(crate) fn printable_name(&mut self, key: &str, name: &str) {
-        if name.chars().any(char::is_control) {
-            self.report(
-                key,
-                format!("{name:?} has a control character (a newline, a tab): names must print on one line"),
-            );
+    /// Checks that `name` can name something in reports and keys
+    /// ([`crate::names::check`]); `false` if it cannot.
+    pub(crate) fn printable_name(&mut self, key: &str, name: &str) -> bool {
+        match crate::names::check(name) {
+            Ok(()) => true,
+            Err(why) => {
+                self.report(key, why);
+                false
+            }
         }
     }
 
@@ -367,7 +437,33 @@ impl Validator {
         }
     }
 
+    /// A duration the scenario gives: a whole number of nanoseconds, the
+    /// clock's tick (a part of a tick is refused, not rounded), from 0
+    /// (where `allow_zero`) or 1 ns up to [`LONGEST_RUN`].
     pub(crate) fn time(&mut self, value: Seconds, key: &str, allow_zero: bool) -> Option<SimTime> {
+        let ns = value.0 * 1e9;
+        let whole = (ns - ns.round()).abs() <= 1e-6_f64.max(ns.abs() * 1e-12);
+        if value.0.is_finite() && value.0 > 0.0 && value.0 <= LONGEST_RUN && !whole {
+            let why = if ns < 1.0 {
+                "is below the clock's tick of 1 ns"
+            } else {
+                "is not a whole number of nanoseconds, the clock's tick"
+            };
+            self.report(key, format!("{} ns {why}", Figure(ns)));
+            return None;
+        }
+        self.computed_time(value, key, allow_zero)
+    }
+
+    /// A duration computed from the scenario's values (a block's copy at
+    /// a rate, instructions at a speed): rounded to the clock's tick, and
+    /// refused where it would round to 0.
+    pub(crate) fn computed_time(
+        &mut self,
+        value: Seconds,
+        key: &str,
+        allow_zero: bool,
+    ) -> Option<SimTime> {
         let ok = value.0.is_finite() && (value.0 > 0.0 || (allow_zero && value.0 == 0.0));
         if ok && value.0 > 0.0 && SimTime::from_secs_f64(value.0.min(LONGEST_RUN)) == SimTime::ZERO
         {
@@ -397,8 +493,10 @@ impl Validator {
     pub(crate) fn unique_names<'a>(&mut self, what: &str, names: impl Iterator<Item = &'a str>) {
         let mut seen = BTreeMap::new();
         for (i, name) in names.enumerate() {
-            self.printable_name(&format!("{what}[{i}].name"), name);
-            if name.is_empty() || name == "exit" {
+            if !self.printable_name(&format!("{what}[{i}].name"), name) {
+                continue;
+            }
+            if name == "exit" {
                 self.report(
                     format!("{what}[{i}].name"),
                     format!("\"{name}\" cannot name a {what}"),
@@ -418,7 +516,7 @@ impl Validator {
         seed: Option<u64>,
         run: &RunSpec,
     ) -> Option<RunSettings> {
-        self.printable_name("name", name);
+        let _ = self.printable_name("name", name);
         let end_time = self.time(run.end_time, "run.end_time", false);
         let warmup = match run.warmup {
             Some(w) => self.time(w, "run.warmup", true),

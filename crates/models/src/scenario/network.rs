@@ -2,7 +2,7 @@
 //! `[[class]]` and `[[station]]` tables and their validation into a
 //! [`Network`].
 
-use super::{DistSpec, MOST_JOBS, RunSpec, ScenarioError, Validator, syntax};
+use super::{DistSpec, MOST_JOBS, RunSpec, ScenarioError, Validator};
 use crate::network::{ClassKind, ClassSpec, Discipline, Network, Route, StationSpec, Target};
 use crate::units::{Figure, Seconds};
 use serde::Deserialize;
@@ -133,7 +133,7 @@ pub(crate) struct NetworkFile {
 impl NetworkFile {
     /// Parses the text of the scenario file `file`.
     pub fn parse(file: &str, text: &str) -> Result<NetworkFile, ScenarioError> {
-        toml::from_str(text).map_err(|e| syntax(file, text, &e))
+        super::read(file, text)
     }
 
     /// Checks everything and builds the network; every problem found is
@@ -357,8 +357,14 @@ impl Validator {
         if f.stations.is_empty() {
             self.report("station", "a scenario needs at least one [[station]]");
         }
+        let named = self.problems.len();
         self.unique_names("class", f.classes.iter().map(|c| c.name.as_str()));
         self.unique_names("station", f.stations.iter().map(|s| s.name.as_str()));
+        if self.problems.len() > named {
+            // Keys name elements by their names: with a name refused,
+            // they would show it again, or point at the wrong element.
+            return None;
+        }
         let classes: Vec<_> = f
             .classes
             .iter()
@@ -538,13 +544,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("expected a station name, \"exit\", or a list of branches"),
+            e.contains("station[disk].to: must be a station name, \"exit\", or a list of branches")
+                && e.ends_with(
+                    ", not 5\nat line 23, column 14\n   |\n23 |         to = 5\n   |              ^"
+                ),
             "{e}"
         );
         let e = load_network("s.toml", &GOOD.replace("p = 0.9 }", "p = 0.9, q = 1 }"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("unknown field `q`"), "{e}");
+        assert!(
+            e.contains("station[cpu].to[0].q: is not a key here; the keys here are to, p"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -492,14 +492,21 @@ fn phases(
     if !set_ok {
         v.report(
             format!("{key}.locality.phases.set"),
-            format!("must be a whole number of pages >= 1, got {set}"),
+            format!("must be a whole number of pages >= 1, got {}", Figure(set)),
         );
     } else if let Some(pages) = pages
         && set as u64 > pages
     {
         v.report(
             format!("{key}.locality.phases.set"),
-            format!("a locality set of {set} pages is larger than the program ({pages} pages of {key}.size)"),
+            format!(
+                "a locality set of {} pages is larger than the program ({pages} pages of {key}.size)",
+                if set < 1e15 {
+                    (set as u64).to_string()
+                } else {
+                    Figure(set).to_string()
+                }
+            ),
         );
     }
     let phase_key = format!("{key}.locality.phases.phase");

@@ -100,17 +100,31 @@ pub(crate) struct CalibrationFile {
 
 /// The most processors a system may have.
 const MOST_CPUS: u64 = 4096;
+/// The fastest processor `system.mips` may give \[MIPS\]: a million
+/// million instructions a second. Far faster, demands in instructions
+/// would take less than the clock's tick, and the instructions, not the
+/// speed, would be blamed.
+const MOST_MIPS: f64 = 1e6;
+
 /// The speed `system.mips` gives, checked: a number > 0, or a calibration
-/// with positive speeds and a hit ratio in [0, 1].
+/// with positive speeds and a hit ratio in [0, 1]; at most [`MOST_MIPS`].
 pub(super) fn processor_speed(v: &mut Validator, m: &MipsFile) -> Option<f64> {
-    let positive = |x: f64| x.is_finite() && x > 0.0;
+    let positive = |x: f64| x.is_finite() && x > 0.0 && x <= MOST_MIPS;
+    let wrong = |x: f64| {
+        if x > MOST_MIPS {
+            format!(
+                "must be at most {} MIPS (a million million instructions a second), got {}",
+                Figure(MOST_MIPS),
+                Figure(x)
+            )
+        } else {
+            format!("must be a speed > 0 in MIPS, got {}", Figure(x))
+        }
+    };
     match *m {
         MipsFile::Speed(m) if positive(m) => Some(m),
         MipsFile::Speed(m) => {
-            v.report(
-                "system.mips",
-                format!("must be a number > 0, got {}", Figure(m)),
-            );
+            v.report("system.mips", wrong(m));
             None
         }
         MipsFile::Calibrated(ref c) => {
@@ -138,10 +152,7 @@ pub(super) fn processor_speed(v: &mut Validator, m: &MipsFile) -> Option<f64> {
             };
             for (key, x) in [("cached", cached), ("uncached", uncached)] {
                 if !positive(x) {
-                    v.report(
-                        format!("system.mips.{key}"),
-                        format!("must be a speed > 0 in MIPS, got {}", Figure(x)),
-                    );
+                    v.report(format!("system.mips.{key}"), wrong(x));
                 }
             }
             if !(0.0..=1.0).contains(&hit_ratio) {

@@ -166,15 +166,17 @@ pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     }
 }
 
-/// The data files, checked: each with a size, a known device and a
-/// name of its own. `programs` is where a file without a device goes.
+/// The data files, checked: each with a size and a known device.
+/// `programs` is where a file without a device goes: `Some(None)` nowhere
+/// (paging over several drives, no `memory.programs`), `None` unknown
+/// ([memory] did not validate, which is reported under its own keys).
 fn data_files(
     v: &mut Validator,
     files: &[DataFileFile],
     devices: &[DeviceFile],
-    programs: Option<usize>,
+    programs: Option<Option<usize>>,
 ) -> Option<Vec<DataFile>> {
-    v.unique_names("file", files.iter().map(|f| f.name.as_str()));
+    // Their names are checked with the other names, before anything else.
     let checked: Vec<Option<DataFile>> = files
         .iter()
         .map(|f| {
@@ -182,14 +184,17 @@ fn data_files(
             let bytes = size(v, f.size, &format!("{key}.size"), false);
             let device = match &f.device {
                 Some(name) => device_index(v, devices, name, &format!("{key}.device")),
-                None if programs.is_none() => {
-                    v.report(
-                        format!("{key}.device"),
-                        "is required here: memory.programs is not given and pages are spread over several drives",
-                    );
-                    None
-                }
-                None => programs,
+                None => match programs {
+                    Some(None) => {
+                        v.report(
+                            format!("{key}.device"),
+                            "is required here: memory.programs is not given and pages are spread over several drives",
+                        );
+                        None
+                    }
+                    Some(programs) => programs,
+                    None => None,
+                },
             };
             Some(DataFile {
                 name: f.name.clone(),
@@ -277,7 +282,7 @@ pub(super) fn files(
     }
     let rate = f.copy_rate.0;
     let copy = if rate.is_finite() && rate > 0.0 {
-        block.and_then(|b| v.time(Seconds(b as f64 / rate), "files.copy_rate", false))
+        block.and_then(|b| v.computed_time(Seconds(b as f64 / rate), "files.copy_rate", false))
     } else {
         v.report(
             "files.copy_rate",
@@ -297,7 +302,9 @@ pub(super) fn files(
             );
         }
     }
-    let programs = memory.and_then(|m| match &m.policy {
+    // `None` when [memory] did not validate: where a file without a
+    // device goes is then unknown, and not reported.
+    let programs = memory.map(|m| match &m.policy {
         Policy::Swapping { device } => Some(m.programs.unwrap_or(*device)),
         Policy::Paging(_) => m.programs,
     });

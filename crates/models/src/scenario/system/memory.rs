@@ -219,8 +219,8 @@ fn take_name(table: &mut toml::Table, key: &str) -> Result<Option<String>, Strin
         None => Ok(None),
         Some(toml::Value::String(name)) => Ok(Some(name)),
         Some(other) => Err(format!(
-            "memory.{key}: expected a string, got {}",
-            other.type_str()
+            "memory.{key}: must be text in quotes, not {}",
+            crate::words::kind_of(&other)
         )),
     }
 }

@@ -174,7 +174,7 @@ const MOST_LOAD_SAMPLES: f64 = 1e6;
 impl SystemFile {
     /// Parses the text of `file`.
     pub fn parse(file: &str, text: &str) -> Result<SystemFile, ScenarioError> {
-        toml::from_str(text).map_err(|e| crate::scenario::syntax(file, text, &e))
+        crate::scenario::read(file, text)
     }
 
     /// Checks everything and builds the system, reporting every problem.
@@ -216,9 +216,16 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             ),
         );
     }
+    let named = v.problems.len();
     v.unique_names("device", f.devices.iter().map(|d| d.name.as_str()));
     v.unique_names("class", f.classes.iter().map(|c| c.name.as_str()));
     v.unique_names("background", f.background.iter().map(|b| b.name.as_str()));
+    v.unique_names("file", f.data_files.iter().map(|f| f.name.as_str()));
+    if v.problems.len() > named {
+        // Keys name elements by their names: with a name refused, they
+        // would show it again, or point at the wrong element.
+        return None;
+    }
     if f.devices.is_empty() {
         v.report(
             "device",
@@ -258,13 +265,9 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
                 classes: &f.classes,
                 files: &f.data_files,
                 cache: f.files.is_some(),
-                swapping: matches!(
-                    memory,
-                    Some(crate::system::Memory {
-                        policy: Policy::Swapping { .. },
-                        ..
-                    })
-                ),
+                // As written: a [memory] that fails on its sizes still
+                // says which policy it is.
+                swapping: matches!(f.memory.policy, memory::PolicyFile::Swapping),
             };
             class(v, c, mips, wanted_locality(&f.memory), page, &data)
         })
@@ -450,7 +453,7 @@ pub(super) fn size(v: &mut Validator, b: Bytes, key: &str, allow_zero: bool) -> 
             key,
             format!(
                 "{} bytes rounds to 0: sizes are counted in whole bytes",
-                b.0
+                Figure(b.0)
             ),
         );
         None

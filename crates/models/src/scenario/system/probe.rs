@@ -118,8 +118,10 @@ pub(super) fn program(
         (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
         (None, Some(i)) if i.is_finite() && i >= 0.0 => match mips {
             Some(mips) => v
-                .time(Seconds(i / mips), &format!("{key}.instructions"), true)
+                .computed_time(Seconds(i / mips), &format!("{key}.instructions"), true)
                 .map(Some),
+            // A speed given but refused is reported under its own key.
+            None if v.has_problem("system.mips") => None,
             None => {
                 v.report(
                     format!("{key}.instructions"),

@@ -152,7 +152,16 @@ pub(super) fn users(
 const MOST_LOGINS_PER_HOUR: f64 = 3600.0 * 1e9;
 
 fn sessions(v: &mut Validator, f: &LoginFile, terminals: u32) -> Option<Sessions> {
-    let session = v.dist(&f.session, "users.login.session");
+    let session = v.dist(&f.session, "users.login.session").filter(|s| {
+        let some_length = s.mean() > 0.0;
+        if !some_length {
+            v.report(
+                "users.login.session",
+                "every session would have length 0, ending as it starts: give sessions a mean > 0",
+            );
+        }
+        some_length
+    });
     let mut per_hour = [0.0; 24];
     if f.per_hour.len() != 24 {
         v.report(

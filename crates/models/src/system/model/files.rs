@@ -36,9 +36,7 @@
 //! leaves the disk's work unchanged and the copies' total exact).
 
 use super::per_process::PerProcess;
-use super::{
-    Burst, BurstKind, Context, Event, Purpose, State, SystemModel, scheduler,
-};
+use super::{Burst, BurstKind, Context, Event, Purpose, State, SystemModel, scheduler};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::{BufferRules, FileAccess, FileSystem, Layout};
 use rustc_hash::FxHashMap;
