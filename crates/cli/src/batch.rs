@@ -162,6 +162,7 @@ pub(crate) fn batch(
         going,
     );
     bar.finish_and_clear();
+    drop(listening);
     let partial = is_partial(&results);
     match (args.shard, &out) {
         (Some(shard), Some(dir)) => write_record(shard, identity, &results, dir, stdout)?,

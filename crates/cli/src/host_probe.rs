@@ -532,6 +532,7 @@ pub(crate) fn probe(args: &ProbeArgs, stderr: &mut dyn Write) -> Result<Finished
     if let Some(w) = &mut ramp {
         w.stop_all();
     }
+    drop(listening);
     let whole = result.map_err(Failure::Run)?;
     let _ = writeln!(
         stderr,
@@ -833,7 +834,8 @@ impl DiesWithProbe for Command {
                 if getppid() == Some(probe) {
                     Ok(())
                 } else {
-                    Err(std::io::ErrorKind::NotFound.into())
+                    // No such process: the probe that started it.
+                    Err(rustix::io::Errno::SRCH.into())
                 }
             })
         }

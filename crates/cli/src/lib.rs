@@ -46,7 +46,7 @@ static LISTENING: AtomicUsize = AtomicUsize::new(0);
 pub const EXIT_BROKEN_PIPE: i32 = 141;
 
 /// Makes SIGINT (Ctrl-C) and SIGTERM stop a command cleanly. Where it
-/// checks for them often (a [`Listening`] stretch: a run, a batch or a
+/// checks for them often (a `Listening` stretch: a run, a batch or a
 /// sweep, a comparison's runs, the probe) the first signal stops it at its
 /// next check, and it writes what it measured, marked as interrupted;
 /// anywhere else (reading its input, solving, writing) the first signal
@@ -69,25 +69,55 @@ pub fn install_signal_handlers() -> anyhow::Result<()> {
     .context("cannot install the handler for Ctrl-C")
 }
 
+/// Set by the first [`end_at_once`]: the process is ending.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// Set by the first caller of [`exit_once`].
+static EXITING: AtomicBool = AtomicBool::new(false);
+
 /// Ends the process with [`EXIT_INTERRUPTED`], saying `message` on
-/// standard error if it can within a fifth of a second. The message goes
-/// straight to the file descriptor, past the standard library's lock,
-/// which the command may hold for as long as it runs; and only once the
-/// descriptor takes a write without blocking (a pipe with a page free: a
-/// short message then goes in whole at once), since a reader that does
-/// not read could hold the write up for ever.
+/// standard error if it can. The message goes straight to the file
+/// descriptor, past the standard library's lock, which the command may
+/// hold for as long as it runs; and only once the descriptor takes a
+/// write without blocking (a pipe with a page free: a short message then
+/// goes in whole at once). A watchdog ends the process a fifth of a
+/// second on whatever happens to the write, since another thread may
+/// fill the pipe between the poll and the write, and a reader that does
+/// not read would then hold it up for ever.
 fn end_at_once(message: &'static str) -> ! {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    if ENDING.swap(true, Ordering::SeqCst) {
+        // Another thread is ending the process.
+        loop {
+            std::thread::park();
+        }
+    }
+    const WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+    let _ = std::thread::Builder::new().spawn(|| {
+        std::thread::sleep(WAIT);
+        exit_once()
+    });
     let stderr = rustix::stdio::stderr();
     let mut ready = [PollFd::from_borrowed_fd(stderr, PollFlags::OUT)];
     let wait = Timespec {
         tv_sec: 0,
-        tv_nsec: 200_000_000,
+        tv_nsec: WAIT.as_nanos() as i64,
     };
     if poll(&mut ready, Some(&wait)).is_ok_and(|n| n > 0)
         && ready[0].revents().contains(PollFlags::OUT)
     {
         let _ = rustix::io::write(stderr, message.as_bytes());
+    }
+    exit_once()
+}
+
+/// Exits with [`EXIT_INTERRUPTED`]; a second caller waits for the first's
+/// exit (two threads may not run `exit` at once).
+fn exit_once() -> ! {
+    if EXITING.swap(true, Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
     }
     std::process::exit(EXIT_INTERRUPTED)
 }
@@ -95,25 +125,42 @@ fn end_at_once(message: &'static str) -> ! {
 /// A stretch of a command that checks for a signal often and reports what
 /// it has when one comes: while one is held, the first SIGINT or SIGTERM
 /// only asks the command to stop ([`going`](Self::going) turns false).
-/// Commands check for a signal through it alone.
-pub(crate) struct Listening(());
+/// Commands check for a signal through it alone, and end the stretch as
+/// soon as they stop checking. A signal that came after the stretch's
+/// last check, which the command never saw, ends the process at once
+/// when the stretch ends, as it would have a moment later.
+pub(crate) struct Listening {
+    /// Whether [`going`](Self::going) has told of a signal.
+    seen: AtomicBool,
+}
 
 impl Listening {
     /// Starts listening; it ends when the value is dropped.
     pub(crate) fn start() -> Listening {
         LISTENING.fetch_add(1, Ordering::SeqCst);
-        Listening(())
+        Listening {
+            seen: AtomicBool::new(false),
+        }
     }
 
     /// Whether the command may go on: no signal has come.
     pub(crate) fn going(&self) -> bool {
-        !INTERRUPTED.load(Ordering::SeqCst)
+        let going = !INTERRUPTED.load(Ordering::SeqCst);
+        if !going {
+            self.seen.store(true, Ordering::SeqCst);
+        }
+        going
     }
 }
 
 impl Drop for Listening {
     fn drop(&mut self) {
+        // Taken out first: a signal from here on ends the process in its
+        // handler, and one before it is in the flag.
         LISTENING.fetch_sub(1, Ordering::SeqCst);
+        if INTERRUPTED.load(Ordering::SeqCst) && !self.seen.load(Ordering::SeqCst) {
+            end_at_once("tpsim: interrupted: stopped at once; nothing more is written\n");
+        }
     }
 }
 
@@ -740,6 +787,7 @@ fn run_with_progress(scenario: &Scenario) -> Run {
         listening.going()
     };
     let run = scenario.run(0, progress);
+    drop(listening);
     bar.finish_and_clear();
     run
 }
@@ -1133,6 +1181,7 @@ fn compare(
         })
     });
     bar.finish_and_clear();
+    drop(listening);
     let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
     for (&(which, _), samples) in jobs.iter().zip(finished) {
         let Some(samples) = samples else {

@@ -582,8 +582,10 @@ mod tests {
             if outcome.is_ok() {
                 assert!(crashed_at > 10, "only {crashed_at} steps");
                 // What the journal's rename makes the set must be on disk
-                // before it: every staged file, the manifest, the journal
-                // and the staging directory's entries.
+                // before it: every staged file, the manifest and the
+                // journal, and the staging directory's entries for the
+                // files and the manifest (the journal's leaves it in the
+                // rename, and the roll-forward flushes the directory).
                 let at = |what: &str| steps.iter().position(|s| s == what);
                 let renamed = at(&format!("rename {JOURNAL} into place")).unwrap();
                 let staged = new.iter().map(|(name, _)| *name);

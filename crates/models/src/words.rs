@@ -311,7 +311,7 @@ fn float(x: f64) -> String {
 }
 
 /// The most characters of a text a message shows.
-const SHOWN_CHARS: usize = 40;
+pub const SHOWN_CHARS: usize = 40;
 
 /// Text in a message: at most [`SHOWN_CHARS`] characters, `…` marking what
 /// is left out.
