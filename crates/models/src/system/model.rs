@@ -293,20 +293,13 @@ struct Process {
     owner: usize,
     state: State,
     residence: Residence,
-    eligible: bool,
-    /// Waiting for a free frame before its page read can start.
-    waiting_frame: bool,
     /// When the current command (or background cycle) began.
     started: SimTime,
     /// Processor demand still owed.
     remaining: SimTime,
-    /// Processor time left before the next I/O request.
-    io_due: SimTime,
-    /// Processor time to its next segment fault (`SimTime::MAX`: none).
-    segment_due: SimTime,
-    /// Processor time to its next block of a data file (`SimTime::MAX`:
-    /// none).
-    file_due: SimTime,
+    /// Processor time to its next I/O request, segment fault and block of
+    /// a data file.
+    due: Countdowns,
     /// Pages in the address space.
     pages: u64,
     /// When it last left a processor (global replacement takes pages from
@@ -325,6 +318,36 @@ struct Process {
     counted: bool,
     /// Distinguishes processes that reuse a slab slot.
     generation: u64,
+}
+
+/// Processor time a process has still to run before each of the events
+/// its demand is spread with; `SimTime::MAX` for one that will not come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Countdowns {
+    /// To the next I/O request.
+    io: SimTime,
+    /// To the next segment fault.
+    segment: SimTime,
+    /// To the next block of a data file.
+    file: SimTime,
+}
+
+impl Countdowns {
+    /// None of the events will come.
+    const NONE: Countdowns = Countdowns {
+        io: SimTime::MAX,
+        segment: SimTime::MAX,
+        file: SimTime::MAX,
+    };
+
+    /// Takes processor time `ran` off every countdown that runs.
+    fn charge(&mut self, ran: SimTime) {
+        for due in [&mut self.io, &mut self.segment, &mut self.file] {
+            if *due != SimTime::MAX {
+                *due = *due - ran;
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -679,12 +702,9 @@ impl<'a> SystemModel<'a> {
             owner,
             state: State::Sleeping,
             residence: Residence::Out,
-            eligible: false,
             started: now,
             remaining: SimTime::ZERO,
-            io_due: SimTime::MAX,
-            segment_due: SimTime::MAX,
-            file_due: SimTime::MAX,
+            due: Countdowns::NONE,
             pages: self.sys.memory.pages_of(size),
             last_run: now,
             cpu_arrival: now,
@@ -692,7 +712,6 @@ impl<'a> SystemModel<'a> {
             cpu_system: SimTime::ZERO,
             faults: 0,
             counted: true,
-            waiting_frame: false,
             generation: self.next_generation,
         });
         self.memory.enter(pid, now);
@@ -718,8 +737,8 @@ impl<'a> SystemModel<'a> {
         p.faults = 0;
         // A new command, or work after a sleep, starts at the top level.
         self.sched[pid].level = 0;
-        p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
-        p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
+        p.due.io = next_io(spec.mean_io(), spec.mean_demand(), rng);
+        p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
         let demand = p.remaining;
         self.start_accesses(pid, demand);
     }
@@ -732,8 +751,8 @@ impl<'a> SystemModel<'a> {
         let spec = &self.sys.classes[p.class];
         let rng = &mut self.owners[p.owner].rngs.work;
         p.remaining = demand;
-        p.io_due = next_io(spec.mean_io(), demand.as_secs_f64(), rng);
-        p.segment_due = next_segment_fault(spec, demand.as_secs_f64(), rng);
+        p.due.io = next_io(spec.mean_io(), demand.as_secs_f64(), rng);
+        p.due.segment = next_segment_fault(spec, demand.as_secs_f64(), rng);
         self.start_accesses(pid, demand);
     }
 
@@ -769,7 +788,6 @@ impl<'a> SystemModel<'a> {
     /// Makes a process eligible, with its quantum under Multics, and lets
     /// it run.
     fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
-        self.procs[award.pid].eligible = true;
         if let Scheduler::Multics(_) = self.sys.cpu.scheduler {
             let nanos = self.sys.cpu.quantum.as_nanos();
             let s = &mut self.sched[award.pid];
@@ -789,7 +807,7 @@ impl<'a> SystemModel<'a> {
     /// Takes `pid`'s eligibility away, if it has it, leaving its resident
     /// set as its owner's working-set estimate; says whether it had it.
     fn give_up_eligibility(&mut self, pid: usize) -> bool {
-        if !std::mem::take(&mut self.procs[pid].eligible) {
+        if !self.eligibility.holds(pid) {
             return false;
         }
         self.note_resident_set(pid);
@@ -980,15 +998,7 @@ impl<'a> SystemModel<'a> {
     fn charge(&mut self, pid: usize, ran: SimTime) {
         let p = &mut self.procs[pid];
         p.remaining = p.remaining - ran;
-        if p.io_due != SimTime::MAX {
-            p.io_due = p.io_due - ran;
-        }
-        if p.segment_due != SimTime::MAX {
-            p.segment_due = p.segment_due - ran;
-        }
-        if p.file_due != SimTime::MAX {
-            p.file_due = p.file_due - ran;
-        }
+        p.due.charge(ran);
         let s = &mut self.sched[pid];
         s.allowance = s.allowance.saturating_sub(ran);
     }
@@ -1040,10 +1050,10 @@ impl<'a> SystemModel<'a> {
             let p = &self.procs[pid];
             let candidates = [
                 (p.remaining, Outcome::Done),
-                (p.io_due, Outcome::Io),
+                (p.due.io, Outcome::Io),
                 (fault_gap, Outcome::Fault),
-                (p.segment_due, Outcome::SegmentFault),
-                (p.file_due, Outcome::File),
+                (p.due.segment, Outcome::SegmentFault),
+                (p.due.file, Outcome::File),
                 (slice, Outcome::Quantum),
             ];
             // The first to come wins; on a tie, the earlier in the list.
@@ -1188,7 +1198,7 @@ impl<'a> SystemModel<'a> {
             .segment_faults
             .expect("a segment fault in a class that has them");
         let rng = &mut self.owners[p.owner].rngs.work;
-        p.segment_due = next_segment_fault(spec, spec.mean_demand(), rng);
+        p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
         let burst = Burst::kernel(pid, BurstKind::SegmentFault, now, sf.cpu);
         self.cpus.start(cpu, burst, ctx);
     }
@@ -1212,7 +1222,7 @@ impl<'a> SystemModel<'a> {
                 .unwrap_or_else(|| spec.io.iter().rfind(|io| io.count > 0.0).expect("an I/O"))
         };
         let (device, bytes) = (io.device, io.size);
-        p.io_due = next_io(spec.mean_io(), spec.mean_demand(), rng);
+        p.due.io = next_io(spec.mean_io(), spec.mean_demand(), rng);
         self.recount(pid, now, |p| p.state = State::Io);
         self.request(device, Purpose::Io { pid }, bytes, ctx);
     }
@@ -1310,10 +1320,25 @@ impl SystemModel<'_> {
     /// Applies `change` to `pid`, keeping the counts of processes in the
     /// multiprogramming set and waiting for memory up to date.
     fn recount(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Process)) {
-        let before = indicators(&self.procs[pid]);
+        self.recount_with(pid, now, |model| change(&mut model.procs[pid]));
+    }
+
+    /// Marks `pid` as waiting for a free frame, or no longer, keeping the
+    /// counts up to date.
+    fn wait_for_frame(&mut self, pid: usize, now: SimTime, waiting: bool) {
+        self.recount_with(pid, now, |model| {
+            model.memory.of[pid].waiting_frame = waiting;
+        });
+    }
+
+    /// Applies `change` to the model, which changes `pid`'s state, keeping
+    /// the counts up to date.
+    fn recount_with(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Self)) {
+        let waiting_frame = |model: &Self| model.memory.of[pid].waiting_frame;
+        let before = indicators(&self.procs[pid], waiting_frame(self));
         let was_in = self.procs[pid].residence == Residence::In;
-        change(&mut self.procs[pid]);
-        let after = indicators(&self.procs[pid]);
+        change(self);
+        let after = indicators(&self.procs[pid], waiting_frame(self));
         let is_in = self.procs[pid].residence == Residence::In;
         if was_in != is_in {
             self.memory.swap.count_loaded(is_in);
@@ -1356,17 +1381,17 @@ fn add_burst(counters: &mut Counters, burst: &Burst, probe: bool, from: SimTime,
 
 /// Whether a process is in the multiprogramming set (in memory and not
 /// asleep), and whether it waits for memory or eligibility.
-fn indicators(p: &Process) -> (bool, bool) {
+fn indicators(p: &Process, waiting_frame: bool) -> (bool, bool) {
     let active = matches!(
         p.state,
         State::Runnable | State::Running | State::Io | State::Fault
     );
     let in_memory = p.residence == Residence::In;
     let waiting = p.state == State::WaitEligible
-        || p.waiting_frame
+        || waiting_frame
         || (p.state == State::Runnable
             && matches!(p.residence, Residence::Out | Residence::MovingIn));
-    (active && in_memory && !p.waiting_frame, waiting)
+    (active && in_memory && !waiting_frame, waiting)
 }
 
 impl Model for SystemModel<'_> {
@@ -1416,7 +1441,11 @@ impl SystemModel<'_> {
     /// processes' states say.
     fn check_counts(&self) {
         let procs = || self.procs.iter().map(|(_, p)| p);
-        let (mpl, waiting) = procs().map(indicators).fold((0, 0), |(m, w), (a, b)| {
+        let (mpl, waiting) = self
+            .procs
+            .iter()
+            .map(|(pid, p)| indicators(p, self.memory.of[pid].waiting_frame))
+            .fold((0, 0), |(m, w), (a, b)| {
             (m + u32::from(a), w + u32::from(b))
         });
         assert_eq!(
@@ -1434,7 +1463,10 @@ impl SystemModel<'_> {
         assert_eq!(
             (self.eligibility.eligible(), self.eligibility.waiting()),
             (
-                procs().filter(|p| p.eligible).count() as u32,
+                self.procs
+                    .iter()
+                    .filter(|&(pid, _)| self.eligibility.holds(pid))
+                    .count() as u32,
                 procs().filter(|p| p.state == State::WaitEligible).count()
             ),
             "eligibility counts its processes"

@@ -58,6 +58,10 @@ pub(super) struct Filing {
     pub(super) exec_pending: bool,
     /// Its image's size \[bytes\].
     pub(super) image: u64,
+    /// It holds eligibility (the swapper brings in only the eligible).
+    pub(super) eligible: bool,
+    /// It waits for a free frame before its page read can start.
+    pub(super) waiting_frame: bool,
 }
 
 impl Keys {
@@ -74,7 +78,7 @@ impl Keys {
             }
             Managed::Frames { swapper: false } => return Keys::default(),
             Managed::Frames { swapper: true } => {
-                let resident = p.residence == Residence::In && !p.waiting_frame;
+                let resident = p.residence == Residence::In && !f.waiting_frame;
                 return Keys {
                     swap_in: (p.residence == Residence::Out && p.state == State::Runnable)
                         .then_some(f.last_swap),
@@ -94,7 +98,7 @@ impl Keys {
         let resident = p.residence == Residence::In;
         Keys {
             replaceable: None,
-            swap_in: (p.residence == Residence::Out && p.state == State::Runnable && p.eligible)
+            swap_in: (p.residence == Residence::Out && p.state == State::Runnable && f.eligible)
                 .then_some(f.last_swap),
             sleeping: (resident && matches!(p.state, State::Sleeping | State::WaitEligible))
                 .then_some(f.image),

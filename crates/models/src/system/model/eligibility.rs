@@ -64,6 +64,8 @@ struct Granted {
     order: u64,
     /// The working-set estimate it was let in with \[pages\].
     estimate: f64,
+    /// Whether it holds eligibility now.
+    holds: bool,
 }
 
 /// Eligibility awarded to a process.
@@ -131,6 +133,7 @@ impl Eligibility {
         self.granted[head.pid] = Granted {
             order: self.awards,
             estimate: head.estimate,
+            holds: true,
         };
         Some(Award {
             pid: head.pid,
@@ -142,13 +145,21 @@ impl Eligibility {
     /// `pid`, awarded eligibility, gives it up, and with it the estimate
     /// it was let in with.
     pub(super) fn release(&mut self, pid: usize) {
-        assert!(self.eligible > 0, "a release follows an award");
+        assert!(
+            std::mem::take(&mut self.granted[pid].holds),
+            "a release follows an award"
+        );
         self.eligible -= 1;
         self.working_sets -= self.granted[pid].estimate;
         if self.eligible == 0 {
             // No drift from sums of fractions.
             self.working_sets = 0.0;
         }
+    }
+
+    /// Whether `pid` holds eligibility: awarded it and not released since.
+    pub(super) fn holds(&self, pid: usize) -> bool {
+        self.granted[pid].holds
     }
 
     /// `pid`'s place in the order of awards (Multics ranks the eligible
@@ -202,10 +213,31 @@ mod tests {
             e.wait(pid, 4, 1e9);
         }
         assert_eq!(awards(&mut e), [7, 3]);
+        assert!(e.holds(7) && e.holds(3) && !e.holds(9));
         e.release(7);
+        assert!(!e.holds(7));
         let next = e.award().unwrap();
         assert_eq!((next.pid, next.order), (9, 3));
+        assert!(e.holds(9));
         assert_eq!(e.waiting(), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "a release follows an award")]
+    fn a_process_gives_up_only_what_it_holds() {
+        let rule = Rule {
+            min: 2,
+            max: None,
+            memory: None,
+        };
+        let mut e = with_processes(rule, 1);
+        e.wait(1, 0, 1.0);
+        e.wait(2, 0, 1.0);
+        assert_eq!(awards(&mut e), [1, 2]);
+        e.release(1);
+        // Two awarded, so the count alone would let a second release of
+        // the same process through.
+        e.release(1);
     }
 
     #[test]

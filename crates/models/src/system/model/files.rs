@@ -589,7 +589,7 @@ impl SystemModel<'_> {
     pub(super) fn start_accesses(&mut self, pid: usize, demand: SimTime) {
         let class = &self.sys.classes[self.procs[pid].class];
         let Some(fs) = self.sys.files.as_ref().filter(|_| !class.files.is_empty()) else {
-            self.procs[pid].file_due = SimTime::MAX;
+            self.procs[pid].due.file = SimTime::MAX;
             return;
         };
         let blocks: u64 = class
@@ -607,7 +607,7 @@ impl SystemModel<'_> {
             spacing,
             command,
         };
-        self.procs[pid].file_due = spacing;
+        self.procs[pid].due.file = spacing;
     }
 
     /// The access `pid` is at, and the block it is due to read or write.
@@ -719,7 +719,7 @@ impl SystemModel<'_> {
             cursor.step += 1;
             cursor.block = 0;
         }
-        self.procs[pid].file_due = if cursor.step == class.files.len() {
+        self.procs[pid].due.file = if cursor.step == class.files.len() {
             SimTime::MAX
         } else {
             cursor.spacing

@@ -1860,7 +1860,6 @@ pub(super) mod tests {
         model.wait_eligible(pid);
         let award = model.eligibility.award().expect("nothing else waits");
         assert_eq!(award.pid, pid);
-        model.procs[pid].eligible = true;
     }
 
     /// The fraction of `n` looks that find the page in frame 0 referenced
@@ -2165,7 +2164,7 @@ pub(super) mod tests {
                 model.memory.pool.waiters.is_empty(),
                 "the waiting process is served"
             );
-            assert!(!model.procs[other].waiting_frame);
+            assert!(!model.memory.of[other].waiting_frame);
             assert_eq!(
                 requests_at(model, "disk"),
                 1.0,

@@ -61,6 +61,7 @@ impl MemoryState {
             fault_source: Source::ZeroFill,
             fault_in_text: false,
             fault_from_file: false,
+            waiting_frame: false,
         };
         self.of.insert(pid, fresh);
         self.counted.touched.insert(pid, 0);
@@ -136,6 +137,8 @@ pub(super) struct ProcessMemory {
     /// Whether the pending page is read from the program's file (text, or
     /// a first touch of a page with contents), not from the swap area.
     pub(super) fault_from_file: bool,
+    /// Waiting for a free frame before its page read can start.
+    pub(super) waiting_frame: bool,
 }
 
 /// The frames of `sys`'s memory as frames, with their reference stream
@@ -424,12 +427,14 @@ impl SystemModel<'_> {
             },
             Managed::Frames { swapper: true } => Filing {
                 last_swap: self.memory.swap.of[pid].last_swap,
+                waiting_frame: self.memory.of[pid].waiting_frame,
                 ..Filing::default()
             },
             Managed::Swapping => Filing {
                 last_swap: self.memory.swap.of[pid].last_swap,
                 exec_pending: self.files.of[pid].exec.pending,
                 image: self.sys.classes[p.class].size,
+                eligible: self.eligibility.holds(pid),
                 ..Filing::default()
             },
         };
@@ -471,9 +476,8 @@ impl SystemModel<'_> {
             .procs
             .iter()
             .filter(|&(pid, p)| {
-                p.state == State::Fault
-                    && !p.waiting_frame
-                    && self.memory.of[pid].fault_source != Source::InTransit
+                let m = &self.memory.of[pid];
+                p.state == State::Fault && !m.waiting_frame && m.fault_source != Source::InTransit
             })
             .map(|(pid, _)| 1 + self.memory.frames.tables[pid].klustered_count())
             .sum::<u64>();

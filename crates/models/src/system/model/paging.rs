@@ -606,7 +606,7 @@ impl SystemModel<'_> {
     /// a frame is free.
     pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if !self.take_frame(pid, ctx) {
-            self.recount(pid, ctx.now(), |p| p.waiting_frame = true);
+            self.wait_for_frame(pid, ctx.now(), true);
             self.memory.pool.waiters.push_back(pid);
             return;
         }
@@ -794,7 +794,7 @@ impl SystemModel<'_> {
             let Some(pid) = self.memory.pool.waiters.pop_front() else {
                 return;
             };
-            self.recount(pid, ctx.now(), |p| p.waiting_frame = false);
+            self.wait_for_frame(pid, ctx.now(), false);
             self.page_in(pid, ctx);
         }
     }

@@ -199,9 +199,7 @@ impl SystemModel<'_> {
             let time = time.expect("`time` waits for the benchmark");
             let p = &mut self.procs[time];
             p.remaining = SimTime::ZERO;
-            p.io_due = SimTime::MAX;
-            p.segment_due = SimTime::MAX;
-            p.file_due = SimTime::MAX;
+            p.due = Countdowns::NONE;
             self.sched[time].woken = Some(scheduler::AFTER_WAIT);
             self.admit(time, ctx);
         }

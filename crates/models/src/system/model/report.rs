@@ -158,7 +158,7 @@ impl SystemModel<'_> {
     pub(super) fn sample_set_sizes(&mut self) {
         let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
         for (pid, p) in self.procs.iter() {
-            if !indicators(p).0 {
+            if !indicators(p, self.memory.of[pid].waiting_frame).0 {
                 continue;
             }
             let estimate = self.eligibility.estimate(pid);
