@@ -1446,8 +1446,8 @@ impl SystemModel<'_> {
             .iter()
             .map(|(pid, p)| indicators(p, self.memory.of[pid].waiting_frame))
             .fold((0, 0), |(m, w), (a, b)| {
-            (m + u32::from(a), w + u32::from(b))
-        });
+                (m + u32::from(a), w + u32::from(b))
+            });
         assert_eq!(
             (self.stats.mpl.value(), self.stats.waiting.value()),
             (f64::from(mpl), f64::from(waiting))

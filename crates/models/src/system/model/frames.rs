@@ -37,9 +37,14 @@
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
 use super::paging::{Counts, FreePool};
-use super::*;
+use super::{
+    Burst, Context, Event, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Policy,
+    Process, Purpose, Replacement, SimTime, Slab, Source, State, Stream, System, SystemModel,
+    VecDeque,
+};
 use crate::system::free_list::{FreeList, Linked, Links};
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
+use rand::RngExt;
 
 mod text;
 
@@ -1758,6 +1763,7 @@ fn on_bulk(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::system::model::{Owner, OwnerKind, Streams};
 
     pub(in crate::system::model) const TEN_PAGE_SETS: &str = r#"
         name = "sets"

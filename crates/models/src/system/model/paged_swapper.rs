@@ -40,7 +40,7 @@
 
 use super::candidates::Candidates;
 use super::swapping::{Step, Swapper};
-use super::*;
+use super::{Context, Event, SimTime, SystemModel};
 use crate::system::{ClockDaemon, PagingSwapper};
 
 /// 3BSD swaps a process out for one wanting in only once each has been
@@ -174,6 +174,9 @@ impl Swapper {
 mod tests {
     use super::super::frames::tests::{device, give, hundred_page_images, modify, with_process_at};
     use super::*;
+    use crate::system::model::{
+        Burst, BurstKind, Outcome, Owner, OwnerKind, Purpose, Residence, State,
+    };
 
     /// 64 frames, 100-page processes, pages reclaimable; `lotsfree` and
     /// `desfree` 8 pages, `minfree` 4, the swapper's defaults otherwise.

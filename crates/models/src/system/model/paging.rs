@@ -14,7 +14,11 @@
 
 use super::frames::{Freeing, Processes};
 use super::memory::ProcessMemory;
-use super::*;
+use super::{
+    Burst, BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Policy, Purpose,
+    Scheduler, SimTime, State, Stream, SystemModel, VecDeque, scheduler,
+};
+use rand::RngExt;
 
 /// Who holds pages: a process (its private pages) or a class's shared
 /// text, which stays in memory between commands until replacement takes it.
@@ -804,6 +808,7 @@ impl SystemModel<'_> {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
+    use crate::system::model::{Outcome, Place};
 
     #[test]
     fn a_page_read_wakes_its_process_at_the_page_in_priority() {

@@ -11,7 +11,10 @@
 //! elapsed time as `time` reports it and the processor time it used in
 //! user and in system mode. Only the observations are kept.
 
-use super::*;
+use super::{
+    Context, Countdowns, Event, Owner, OwnerKind, ProbeScript, ProcessCount, Program, Serialize,
+    SimTime, State, SystemModel, event_index, scheduler,
+};
 
 /// One run of a benchmark by the probe.
 #[derive(Clone, Debug, PartialEq, Serialize)]

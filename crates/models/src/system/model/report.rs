@@ -1,7 +1,12 @@
 //! What a run reports: the load-index samples and the summary, with the
 //! statistics reset at the end of the warm-up.
 
-use super::*;
+use super::{
+    ClassStats, ClassSummary, Context, Counters, CpuSplit, Event, LifetimeMeter, LifetimePoint,
+    LoadSample, LoadSummary, MemorySummary, Observation, Population, ProbeSummary, Scheduler,
+    SetSizePoint, SimTime, Summary, System, SystemModel, Tally, TimeWeighted, add_burst, files,
+    indicators,
+};
 use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
 use files::FileKind;
 
@@ -489,6 +494,7 @@ fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::model::State;
     use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
 
     #[test]

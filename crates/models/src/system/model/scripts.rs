@@ -10,7 +10,7 @@
 //! child's times to the parent's `u_cutime`, `u_cstime`); a script's
 //! response runs from its start to its own exit.
 
-use super::*;
+use super::{Context, Event, Program, SimTime, State, SystemModel, scheduler};
 
 /// A process's place in a script, kept in the scripts' own table: the
 /// script that forked it and waits for it, how many of its own class's

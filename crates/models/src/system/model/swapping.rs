@@ -7,7 +7,10 @@
 
 use super::candidates::Candidates;
 use super::paged_swapper::VmMeter;
-use super::*;
+use super::{
+    AGE_CAP, Context, Event, PerProcess, Policy, Purpose, Residence, SWAP_IN_STAY, SWAP_OUT_WAIT,
+    SWAPPER_RETRY, SimTime, State, SystemModel,
+};
 
 /// Free memory under swapping, and the swapper's state.
 #[derive(Debug)]

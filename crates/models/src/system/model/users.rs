@@ -10,7 +10,11 @@
 //! again, waiting for the command or, for one left running, at the
 //! terminal. A command's response runs from the typing to its exit.
 
-use super::*;
+use super::{
+    Context, Dist, Event, LONGEST_SAMPLE, Mix, Owner, OwnerKind, Population, ProcessCount,
+    Residence, SimTime, State, Stream, Streams, SystemModel, event_index, scheduler,
+};
+use rand::RngExt;
 
 /// A command typed, for the shell to fork and exec.
 #[derive(Clone, Copy, Debug)]

@@ -24,7 +24,8 @@
 //! (a range add in a Fenwick tree of differences), and the hand decides a
 //! page from the exposure since its last decision, as for a private page.
 
-use super::*;
+use super::{Fenwick, FrameOwner, Frames, NIL, PageTable, Pte, Use, Whose};
+use crate::system::model::{Burst, BurstKind, Pages, Phases, Policy, SimTime, Source, SystemModel};
 
 /// A class's shared text: its page table, its missing pages and their
 /// exposure to references. A page being faulted on, not yet with a frame,
@@ -395,6 +396,7 @@ mod tests {
     use crate::system::model::frames::tests::{
         TEN_PAGE_SETS, device, give, make_eligible, under_working_set, with_process_at,
     };
+    use crate::system::model::{Context, Event, Outcome, State};
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
     /// text, and one phase over the whole image.
