@@ -401,15 +401,6 @@ pub enum Replacement {
 }
 
 impl Replacement {
-    /// Whether commands are admitted only while the processes' resident
-    /// sets fit in memory (the local policies' load control).
-    pub fn load_control(&self) -> bool {
-        matches!(
-            self,
-            Replacement::WorkingSet { .. } | Replacement::PageFaultFrequency { .. }
-        )
-    }
-
     /// The pageout daemon, under the policies with memory as frames.
     pub fn daemon(&self) -> Option<&ClockDaemon> {
         match self {

@@ -27,8 +27,8 @@
 //! and device timings have streams of their own.
 
 use super::{
-    CommandClass, Locality, Mix, Phases, Placement, Policy, Population, ProbeScript, ProcessCount,
-    Program, Region, Replacement, Scheduler, System,
+    CommandClass, Locality, Mix, Phases, Placement, Population, ProbeScript, ProcessCount, Program,
+    Region, Scheduler, System,
 };
 use crate::measure::{Responses, StationMeter};
 use crate::run::{Run, Runnable, Setup, drive, event_index};
@@ -63,7 +63,7 @@ use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
 use files::{Files, ProcessFiles};
 use frames::LifetimeMeter;
-use memory::MemoryState;
+use memory::{Manager, MemoryState};
 use ordered::SlotHeap;
 use paging::{Pages, Source};
 use per_process::PerProcess;
@@ -582,7 +582,7 @@ pub struct SystemModel<'a> {
     cpus: Processors,
     eligibility: Eligibility,
     /// Memory management's state.
-    memory: MemoryState,
+    memory: MemoryState<'a>,
     /// The file system.
     files: Files,
     // Devices.
@@ -593,6 +593,7 @@ pub struct SystemModel<'a> {
 impl<'a> SystemModel<'a> {
     /// The model of `sys` with the streams of one replication.
     pub fn new(sys: &'a System, streams: &Streams) -> SystemModel<'a> {
+        let manager = Manager::of(sys);
         SystemModel {
             sys,
             streams: *streams,
@@ -609,14 +610,13 @@ impl<'a> SystemModel<'a> {
             sched: PerProcess::default(),
             scripts: PerProcess::default(),
             cpus: Processors::new(sys.cpu.count as usize),
-            eligibility: Eligibility::new(eligibility_rule(sys), levels(sys)),
-            memory: MemoryState::new(sys, streams),
+            eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
+            memory: MemoryState::new(sys, manager, streams),
             files: Files::new(
                 sys.files.as_ref(),
                 sys.devices.len(),
                 // V7's text table, with a cache under swapping.
-                (sys.files.is_some() && matches!(sys.memory.policy, Policy::Swapping { .. }))
-                    .then_some(sys.classes.len()),
+                (sys.files.is_some() && manager.moves_images()).then_some(sys.classes.len()),
                 sys.files
                     .as_ref()
                     .map_or(0, |_| streams.stream("files/layout").random()),
@@ -1557,9 +1557,9 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
 /// frequency policies by resident sets against user memory; otherwise at
 /// most
 /// `max_multiprogramming` processes, whatever their sizes.
-fn eligibility_rule(sys: &System) -> Rule {
+fn eligibility_rule(sys: &System, memory: Manager) -> Rule {
     if let Scheduler::RoundRobin | Scheduler::Unix(_) = sys.cpu.scheduler
-        && memory::load_controlled(sys)
+        && memory.load_controlled()
     {
         // The local policies' load control: a command is let in while the
         // working sets (resident sets) of those in fit in user memory, one

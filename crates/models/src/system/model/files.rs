@@ -297,17 +297,6 @@ impl SystemModel<'_> {
         }
     }
 
-    /// The device programs' files are on under swapping: the programs'
-    /// device, or the swap device.
-    pub(super) fn programs_device(&self) -> Option<usize> {
-        match &self.sys.memory.policy {
-            crate::system::Policy::Swapping { device } => {
-                Some(self.sys.memory.programs.unwrap_or(*device))
-            }
-            crate::system::Policy::Paging(_) => self.sys.memory.programs,
-        }
-    }
-
     /// Counts `access` of `at` as the cache's answer to a process.
     fn count_access(&mut self, at: Placed, access: &Access) {
         let devices = self.sys.devices.len();

@@ -36,11 +36,11 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
+use super::memory::{Governor, Manager};
 use super::paging::{Counts, FreePool};
 use super::{
-    Burst, Context, Event, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Policy,
-    Process, Purpose, Replacement, SimTime, Slab, Source, State, Stream, System, SystemModel,
-    VecDeque,
+    Burst, Context, Event, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
+    Purpose, SimTime, Slab, Source, State, Stream, System, SystemModel, VecDeque,
 };
 use crate::system::free_list::{FreeList, Linked, Links};
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
@@ -581,7 +581,7 @@ impl<'m> Freeing<'m> {
     /// writes kept in `writes` (empty; a buffer reused so that freeing
     /// allocates nothing).
     pub(super) fn new(
-        sys: &'m System,
+        manager: Manager<'m>,
         drive_rng: &'m mut Stream,
         writes: Vec<usize>,
     ) -> Freeing<'m> {
@@ -590,8 +590,8 @@ impl<'m> Freeing<'m> {
             "the writes of the last freeing were issued"
         );
         Freeing {
-            paging: paging_of(sys),
-            bulk: bulk_capacity(sys),
+            paging: manager.paging().expect("pages are freed only under paging"),
+            bulk: manager.paging().and_then(bulk_capacity),
             drive_rng,
             stolen: 0,
             writes,
@@ -615,21 +615,10 @@ impl<'m> Freeing<'m> {
     }
 }
 
-/// The paging policy of `sys`, which pages memory.
-pub(super) fn paging_of(sys: &System) -> &Paging {
-    match &sys.memory.policy {
-        Policy::Paging(paging) => paging,
-        Policy::Swapping { .. } => unreachable!("only under paging"),
-    }
-}
-
 /// The bulk store in front of the drives of `sys` if it has one sized by
 /// capacity, and that capacity (under frames it is always so sized; under
 /// replacement by process it may instead take a fraction of the pages).
-fn bulk_capacity(sys: &System) -> Option<(usize, u64)> {
-    let Policy::Paging(paging) = &sys.memory.policy else {
-        return None;
-    };
+fn bulk_capacity(paging: &Paging) -> Option<(usize, u64)> {
     let bulk = paging.bulk_store.as_ref()?;
     let Placement::Capacity(capacity) = bulk.placement else {
         return None;
@@ -1173,37 +1162,6 @@ impl LifetimeMeter {
 }
 
 impl<'a> SystemModel<'a> {
-    /// The pageout daemon's settings, under replacement by the clock.
-    pub(super) fn clock(&self) -> Option<&ClockDaemon> {
-        match &self.sys.memory.policy {
-            Policy::Paging(p) => p.replacement.daemon(),
-            Policy::Swapping { .. } => None,
-        }
-    }
-
-    /// The working set's window, under the working-set policy.
-    fn tau(&self) -> Option<SimTime> {
-        match &self.sys.memory.policy {
-            Policy::Paging(Paging {
-                replacement: Replacement::WorkingSet { tau, .. },
-                ..
-            }) => Some(*tau),
-            _ => None,
-        }
-    }
-
-    /// The critical interval between faults, under the page-fault
-    /// frequency policy.
-    fn pff_interval(&self) -> Option<SimTime> {
-        match &self.sys.memory.policy {
-            Policy::Paging(Paging {
-                replacement: Replacement::PageFaultFrequency { interval, .. },
-                ..
-            }) => Some(*interval),
-            _ => None,
-        }
-    }
-
     /// A new process's page table: nothing touched, its first phase begun.
     pub(super) fn map_pages(&mut self, pid: usize) {
         let pages = self.procs[pid].pages as usize;
@@ -1305,9 +1263,7 @@ impl<'a> SystemModel<'a> {
         let class = self.procs[pid].class;
         let entry = self.memory.frames.tables[pid].entries[page as usize];
         let sys = self.sys;
-        let Policy::Paging(paging) = &sys.memory.policy else {
-            unreachable!("the clock is a paging policy");
-        };
+        let paging = self.paging();
         let zero_fill = sys.classes[class].zero_fill;
         let (source, from_file) = match entry {
             Pte::Free(f) => {
@@ -1361,7 +1317,11 @@ impl<'a> SystemModel<'a> {
     /// referenced since that fault are freed (a page brought in by it
     /// counts as referenced then). Says whether it freed any.
     fn fault_frequency(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        let Some(interval) = self.pff_interval() else {
+        let Manager::Frames {
+            governor: Governor::PageFaultFrequency { interval },
+            ..
+        } = self.memory.manager
+        else {
             return false;
         };
         let now = self.procs[pid].cpu_user;
@@ -1374,7 +1334,9 @@ impl<'a> SystemModel<'a> {
     /// with the hand moved by faults, moving it below `lotsfree`); false if
     /// none is free.
     pub(super) fn clock_take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        let clock = self.clock().expect("under the clock");
+        let Manager::Frames { daemon: clock, .. } = self.memory.manager else {
+            unreachable!("under the clock");
+        };
         // The daemon is woken below desfree; the fault handler moves the
         // hand itself below lotsfree.
         let wake_below = match clock.pageout {
@@ -1443,9 +1405,7 @@ impl<'a> SystemModel<'a> {
     /// page's aligned cluster that are in the swap area too, when the page
     /// is read from there, and says how many; they come in with it.
     pub(super) fn kluster(&mut self, pid: usize) -> u64 {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            return 0;
-        };
+        let paging = self.paging();
         let p = &self.procs[pid];
         let m = &self.memory.of[pid];
         let from_bulk = paging
@@ -1465,11 +1425,19 @@ impl<'a> SystemModel<'a> {
     /// The daemon's once-a-second start (3BSD's `vmmeter`, called from the
     /// clock): its budget of frames for the coming second, then a scan.
     pub(super) fn pageout(&mut self, ctx: &mut Context<Event>) {
-        let clock = *self.clock().expect("under the clock");
-        if let Some(settings) = clock.swapper {
+        let Manager::Frames {
+            daemon, governor, ..
+        } = self.memory.manager
+        else {
+            unreachable!("under the clock");
+        };
+        if let Governor::Clock {
+            swapper: Some(settings),
+        } = governor
+        {
             self.vmmeter(settings);
         }
-        self.memory.frames.budget = clock.scan_budget(
+        self.memory.frames.budget = daemon.scan_budget(
             self.memory.pool.frames,
             self.memory.swap.vm.deficit,
             self.sys.memory.user_frames(),
@@ -1484,9 +1452,11 @@ impl<'a> SystemModel<'a> {
     /// The hand goes round (`Frames::hand`); what it freed is written and
     /// given to processes waiting for frames.
     fn scan(&mut self, ctx: &mut Context<Event>) {
-        let clock = *self.clock().expect("under the clock");
+        let Manager::Frames { daemon, .. } = self.memory.manager else {
+            unreachable!("under the clock");
+        };
         let freed = self.free_frames(|frames, processes, counts, freeing| {
-            frames.hand(&clock, processes, counts, freeing);
+            frames.hand(daemon, processes, counts, freeing);
         });
         if self.write_freed(freed, ctx) {
             self.serve_frame_waiters(ctx);
@@ -1500,7 +1470,11 @@ impl<'a> SystemModel<'a> {
     /// processes waiting for frames once the processor is taken, so that
     /// none of them is dispatched onto it meanwhile.
     pub(super) fn trim_working_set(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        let Some(tau) = self.tau() else {
+        let Manager::Frames {
+            governor: Governor::WorkingSet { tau },
+            ..
+        } = self.memory.manager
+        else {
             return false;
         };
         let now = self.procs[pid].cpu_user;
@@ -1529,8 +1503,9 @@ impl<'a> SystemModel<'a> {
     ) -> (u64, Vec<usize>) {
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         let writes = std::mem::take(&mut self.memory.writes);
+        let manager = self.memory.manager;
         let (frames, mut counts) = self.memory.frames_and_counts();
-        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng, writes);
+        let mut freeing = Freeing::new(manager, &mut self.drive_rng, writes);
         free(frames, &processes, &mut counts, &mut freeing);
         freeing.done()
     }
@@ -1597,7 +1572,7 @@ impl<'a> SystemModel<'a> {
     /// Takes the page out of frame `f` (`Frames::unmap_frame`).
     #[cfg(test)]
     fn unmap_frame(&mut self, f: u32) -> bool {
-        let reclaim = self.paging_policy().reclaim;
+        let reclaim = self.paging().reclaim;
         let (frames, mut counts) = self.memory.frames_and_counts();
         frames.unmap_frame(f, reclaim, &mut counts)
     }
@@ -1608,7 +1583,7 @@ impl<'a> SystemModel<'a> {
     /// and page tables (3BSD `swapout`, `vsswap`).
     pub(super) fn push_out_pages(&mut self, pid: usize, ctx: &mut Context<Event>) -> u64 {
         self.memory.swap.of[pid].swapped_rss = self.memory.of[pid].held.resident;
-        let reclaim = self.paging_policy().reclaim;
+        let reclaim = self.paging().reclaim;
         let (frames, mut counts) = self.memory.frames_and_counts();
         let modified = frames.unmap_process(pid, reclaim, &mut counts);
         self.serve_frame_waiters(ctx);
@@ -1624,9 +1599,9 @@ impl<'a> SystemModel<'a> {
         6 * 512 + image.div_ceil(128 * 512) * 512
     }
 
-    /// The paging policy, under memory as frames.
-    fn paging_policy(&self) -> &'a Paging {
-        paging_of(self.sys)
+    /// The paging settings, under memory as frames.
+    fn paging(&self) -> &'a Paging {
+        self.memory.manager.paging().expect("under paging")
     }
 
     /// `pid` moves to its next phase (`Frames::new_phase`).
@@ -1656,7 +1631,7 @@ impl<'a> SystemModel<'a> {
             self.memory.pool.frames,
             &processes,
             &texts,
-            bulk_capacity(self.sys).map(|(_, capacity)| capacity),
+            bulk_capacity(self.paging()).map(|(_, capacity)| capacity),
             |pid| self.memory.of[pid].fault_source == Source::InTransit,
         );
     }
@@ -1826,7 +1801,7 @@ pub(super) mod tests {
     }
 
     /// `text` under page-fault frequency, with a critical interval of 10 ms.
-    fn under_fault_frequency(text: &str) -> String {
+    pub(in crate::system::model) fn under_fault_frequency(text: &str) -> String {
         text.replace(
             "replacement = \"clock\"",
             "replacement = \"page-fault-frequency\"\n        fault_interval = \"10ms\"",

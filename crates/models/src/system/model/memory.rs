@@ -2,17 +2,23 @@
 //!
 //! The processes, processors, eligibility, the devices, the users and the
 //! probe ask memory through the calls here and nothing else: let a new
-//! process's image in, the working-set estimate it waits for eligibility
-//! with and the resident set it leaves, the processor time it ran (the
-//! clock meters its references), a swap moving it, its exit, its filing
-//! in the sets replacement and the swapper choose from as its state
-//! changes, and what the load indices and the summary report of memory.
-//! Each call dispatches on
-//! the policy (swapping, replacement by process, memory as frames); the
-//! mechanisms are in `swapping`, `paged_swapper`, `paging` and `frames`,
-//! which alone test the policy besides this file. The next fault of a
-//! burst (`fault_gap`), a fault (`fault`), a page read done (`page_read`)
-//! and the daemon's turn (`pageout`) are called by those names.
+//! process's image in, whether exec reads it and whether it can ever fit,
+//! the working-set estimate it waits for eligibility with and the
+//! resident set it leaves, the processor time it ran (the clock meters its
+//! references), the next fault of a burst (`fault_gap`) and the fault
+//! (`fault`), the swapper's look (`swapper`), its exit, its filing in the
+//! sets replacement and the swapper choose from as its state changes, and
+//! what the load indices and the summary report of memory.
+//!
+//! The scenario's policy is read once, into [`Manager`]: one variant a
+//! policy (swapping, replacement by process, memory as frames under the
+//! clock with what governs resident sets), each holding the settings its
+//! mechanisms read, so that a swapper beside the working set cannot even
+//! be written down. Each call here matches it; the mechanisms in
+//! `swapping`, `paged_swapper`, `paging` and `frames` match it for their
+//! own settings, and nothing else in the model asks which policy runs. A
+//! page read done (`page_read`) and the daemon's turn (`pageout`) are
+//! called by those names in the mechanisms.
 
 #[cfg(debug_assertions)]
 use super::State;
@@ -24,12 +30,14 @@ use super::swapping::Swapper;
 use super::{Burst, Context, Counters, Event, Residence, SimTime, Streams, SystemModel};
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
-use crate::system::{Policy, Replacement, System};
+use crate::system::{ClockDaemon, Paging, PagingSwapper, Policy, Replacement, System};
 
 /// Memory management's state: what each manager keeps, and each
 /// process's part.
 #[derive(Debug)]
-pub(super) struct MemoryState {
+pub(super) struct MemoryState<'a> {
+    /// The policy every call below dispatches on.
+    pub(super) manager: Manager<'a>,
     /// Each process's memory state, by its slot.
     pub(super) of: PerProcess<ProcessMemory>,
     /// Paging: the free pool of frames.
@@ -51,7 +59,109 @@ pub(super) struct MemoryState {
     pub(super) writes: Vec<usize>,
 }
 
-impl MemoryState {
+/// How a run manages memory, built once from the scenario's policy: what
+/// memory's calls dispatch on, each variant with the settings its
+/// mechanisms read.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Manager<'a> {
+    /// Whole images, moved by the swapper (V7) to and from `device`.
+    Swapping {
+        /// The swap device.
+        device: usize,
+    },
+    /// Replacement by process over counted pages.
+    Counted(&'a Paging),
+    /// Memory as frames, scanned by the pageout daemon's clock, resident
+    /// sets governed by `governor`.
+    Frames {
+        paging: &'a Paging,
+        daemon: &'a ClockDaemon,
+        governor: Governor,
+    },
+}
+
+/// What governs resident sets under memory as frames besides the clock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Governor {
+    /// The clock alone, with the swapper behind it unless switched off.
+    Clock { swapper: Option<PagingSwapper> },
+    /// Each resident set trimmed to its working set over `tau` of
+    /// processor time, commands let in while the working sets fit.
+    WorkingSet { tau: SimTime },
+    /// Page-fault frequency with its critical `interval`, commands let in
+    /// while the resident sets fit.
+    PageFaultFrequency { interval: SimTime },
+}
+
+impl<'a> Manager<'a> {
+    /// The manager of `sys`'s memory policy.
+    pub(super) fn of(sys: &'a System) -> Manager<'a> {
+        match &sys.memory.policy {
+            Policy::Swapping { device } => Manager::Swapping { device: *device },
+            Policy::Paging(paging) => match &paging.replacement {
+                Replacement::ProcessLru => Manager::Counted(paging),
+                Replacement::Clock(daemon) => Manager::Frames {
+                    paging,
+                    daemon,
+                    governor: Governor::Clock {
+                        swapper: daemon.swapper,
+                    },
+                },
+                Replacement::WorkingSet { daemon, tau } => Manager::Frames {
+                    paging,
+                    daemon,
+                    governor: Governor::WorkingSet { tau: *tau },
+                },
+                Replacement::PageFaultFrequency { daemon, interval } => Manager::Frames {
+                    paging,
+                    daemon,
+                    governor: Governor::PageFaultFrequency {
+                        interval: *interval,
+                    },
+                },
+            },
+        }
+    }
+
+    /// Whether a command is let in only while the resident sets fit (the
+    /// working set and page-fault frequency).
+    pub(super) fn load_controlled(self) -> bool {
+        matches!(
+            self,
+            Manager::Frames {
+                governor: Governor::WorkingSet { .. } | Governor::PageFaultFrequency { .. },
+                ..
+            }
+        )
+    }
+
+    /// Whether whole images move (swapping): exec reads a command's image
+    /// before it runs, and texts stay cached in the text table.
+    pub(super) fn moves_images(self) -> bool {
+        matches!(self, Manager::Swapping { .. })
+    }
+
+    /// The paging settings, under paging.
+    pub(super) fn paging(self) -> Option<&'a Paging> {
+        match self {
+            Manager::Swapping { .. } => None,
+            Manager::Counted(paging) | Manager::Frames { paging, .. } => Some(paging),
+        }
+    }
+
+    /// How the candidate sets file processes.
+    fn filing(self) -> Managed {
+        match self {
+            Manager::Swapping { .. } => Managed::Swapping,
+            Manager::Counted(_) => Managed::ProcessLru,
+            Manager::Frames { governor, .. } => Managed::Frames {
+                swapper: matches!(governor, Governor::Clock { swapper: Some(_) }),
+            },
+        }
+    }
+}
+
+impl<'a> MemoryState<'a> {
     /// `pid` is a new process, created at `now`: nothing of it is in
     /// memory yet.
     pub(super) fn enter(&mut self, pid: usize, now: SimTime) {
@@ -96,13 +206,15 @@ impl MemoryState {
         self.texts[class].last_used = now;
     }
 
-    /// The memory of `sys`, empty, with the streams of one replication.
-    pub(super) fn new(sys: &System, streams: &Streams) -> MemoryState {
+    /// The memory of `sys`, managed by `manager`, empty, with the streams
+    /// of one replication.
+    pub(super) fn new(sys: &System, manager: Manager<'a>, streams: &Streams) -> MemoryState<'a> {
         MemoryState {
+            manager,
             of: PerProcess::default(),
             pool: FreePool::new(sys.memory.user_frames()),
             counted: Counted::default(),
-            frames: frames_of(sys, streams),
+            frames: frames_of(sys, manager, streams),
             swap: Swapper::new(sys.memory.user_bytes(), sys.memory.user_frames()),
             texts: sys
                 .classes
@@ -143,9 +255,8 @@ pub(super) struct ProcessMemory {
 
 /// The frames of `sys`'s memory as frames, with their reference stream
 /// (none under other policies).
-fn frames_of(sys: &System, streams: &Streams) -> Frames {
-    let frames = matches!(&sys.memory.policy,
-        Policy::Paging(p) if p.replacement.daemon().is_some());
+fn frames_of(sys: &System, manager: Manager, streams: &Streams) -> Frames {
+    let frames = matches!(manager, Manager::Frames { .. });
     Frames::new(
         if frames { sys.memory.user_frames() } else { 0 },
         sys.classes
@@ -156,38 +267,11 @@ fn frames_of(sys: &System, streams: &Streams) -> Frames {
     )
 }
 
-/// Whether `sys`'s memory policy lets a command in only while the
-/// resident sets fit (the working set and page-fault frequency).
-pub(super) fn load_controlled(sys: &System) -> bool {
-    matches!(&sys.memory.policy, Policy::Paging(p) if p.replacement.load_control())
-}
-
 impl SystemModel<'_> {
-    /// Whether memory is paged (counted or as frames).
-    pub(super) fn paging(&self) -> bool {
-        matches!(self.sys.memory.policy, Policy::Paging(_))
-    }
-
-    /// How memory is managed, as the candidate sets need to know.
-    pub(super) fn managed(&self) -> Managed {
-        match &self.sys.memory.policy {
-            Policy::Swapping { .. } => Managed::Swapping,
-            Policy::Paging(p) => match p.replacement {
-                Replacement::ProcessLru => Managed::ProcessLru,
-                Replacement::Clock(daemon) => Managed::Frames {
-                    swapper: daemon.swapper.is_some(),
-                },
-                Replacement::WorkingSet { .. } | Replacement::PageFaultFrequency { .. } => {
-                    Managed::Frames { swapper: false }
-                }
-            },
-        }
-    }
-
     /// What memory schedules at the start of a run: the pageout daemon's
     /// first turn, under the clock.
     pub(super) fn start_memory(&mut self, ctx: &mut Context<Event>) {
-        if self.clock().is_some() {
+        if let Manager::Frames { .. } = self.memory.manager {
             let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
         }
     }
@@ -195,13 +279,58 @@ impl SystemModel<'_> {
     /// Whether an image of `image` bytes can never be in memory (swapping
     /// holds images whole).
     pub(super) fn never_fits(&self, image: u64) -> bool {
-        !self.paging() && image > self.sys.memory.user_bytes()
+        self.memory.manager.moves_images() && image > self.sys.memory.user_bytes()
     }
 
     /// Whether exec reads a new command's image before it runs (swapping),
     /// rather than its pages coming in by faults.
     pub(super) fn exec_reads_image(&self) -> bool {
-        !self.paging()
+        self.memory.manager.moves_images()
+    }
+
+    /// The swapper looks: V7's under swapping, 3BSD's behind the clock
+    /// (unless switched off), none under the other policies.
+    pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
+        match self.memory.manager {
+            Manager::Swapping { .. } => while self.swap_once(ctx) {},
+            Manager::Frames {
+                governor:
+                    Governor::Clock {
+                        swapper: Some(settings),
+                    },
+                ..
+            } => self.paged_swapper(settings, ctx),
+            Manager::Counted(_) | Manager::Frames { .. } => {}
+        }
+    }
+
+    /// Processor time to the next page fault of `pid` (`SimTime::MAX`
+    /// under swapping, and for a class without a locality model).
+    pub(super) fn fault_gap(&mut self, pid: usize) -> SimTime {
+        match self.memory.manager {
+            Manager::Swapping { .. } => SimTime::MAX,
+            Manager::Counted(_) | Manager::Frames { .. } => self.paged_fault_gap(pid),
+        }
+    }
+
+    /// A page fault of `pid`, running on `cpu`: decide which page is
+    /// missing and where it is, then run the kernel's fault path on the
+    /// same processor.
+    pub(super) fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
+        match self.memory.manager {
+            Manager::Frames { .. } => self.clock_fault(cpu, pid, ctx),
+            Manager::Counted(paging) => self.counted_fault(cpu, pid, paging, ctx),
+            Manager::Swapping { .. } => unreachable!("faults only under paging"),
+        }
+    }
+
+    /// The device programs' files are on: the programs' device if the
+    /// scenario names one, else under swapping the swap device.
+    pub(super) fn programs_device(&self) -> Option<usize> {
+        match self.memory.manager {
+            Manager::Swapping { device } => Some(self.sys.memory.programs.unwrap_or(device)),
+            Manager::Counted(_) | Manager::Frames { .. } => self.sys.memory.programs,
+        }
     }
 
     /// Lets `pid`, a new process, into memory as far as the policy does at
@@ -209,16 +338,20 @@ impl SystemModel<'_> {
     /// its page table is made); under swapping it is created in memory if
     /// there is room and nobody waits to come in, as by fork.
     pub(super) fn let_in(&mut self, pid: usize, now: SimTime) {
-        if self.clock().is_some() {
-            self.map_pages(pid);
-        }
-        if self.paging() {
-            self.recount(pid, now, |p| p.residence = Residence::In);
-        } else if self.memory.swap.free_bytes >= self.bytes_to_load(pid)
-            && self.memory.candidates.longest_out().is_none()
-        {
-            self.load(pid);
-            self.recount(pid, now, |p| p.residence = Residence::In);
+        match self.memory.manager {
+            Manager::Frames { .. } => {
+                self.map_pages(pid);
+                self.recount(pid, now, |p| p.residence = Residence::In);
+            }
+            Manager::Counted(_) => self.recount(pid, now, |p| p.residence = Residence::In),
+            Manager::Swapping { .. } => {
+                if self.memory.swap.free_bytes >= self.bytes_to_load(pid)
+                    && self.memory.candidates.longest_out().is_none()
+                {
+                    self.load(pid);
+                    self.recount(pid, now, |p| p.residence = Residence::In);
+                }
+            }
         }
     }
 
@@ -228,13 +361,13 @@ impl SystemModel<'_> {
     /// under swapping its whole image.
     pub(super) fn working_set_estimate(&self, pid: usize) -> f64 {
         let p = &self.procs[pid];
-        match &self.sys.memory.policy {
-            Policy::Paging(paging) => match self.owners[p.owner].working_set {
+        match self.memory.manager {
+            Manager::Swapping { .. } => p.pages as f64,
+            manager => match self.owners[p.owner].working_set {
                 Some(pages) => pages,
-                None if paging.replacement.load_control() => p.pages as f64,
+                None if manager.load_controlled() => p.pages as f64,
                 None => 0.0,
             },
-            Policy::Swapping { .. } => p.pages as f64,
         }
     }
 
@@ -242,7 +375,7 @@ impl SystemModel<'_> {
     /// as its owner's working-set estimate (under frames, of a shared text
     /// only the resident pages of its locality set count).
     pub(super) fn note_resident_set(&mut self, pid: usize) {
-        if !self.paging() {
+        if let Manager::Swapping { .. } = self.memory.manager {
             return;
         }
         let (p, m) = (&self.procs[pid], &self.memory.of[pid]);
@@ -256,7 +389,7 @@ impl SystemModel<'_> {
     /// The process of `burst` ran its own work up to `upto`: under the
     /// clock, its references are metered.
     pub(super) fn user_work_done(&mut self, burst: &Burst, upto: SimTime) {
-        if self.clock().is_some() {
+        if let Manager::Frames { .. } = self.memory.manager {
             self.meter_work(burst, upto);
         }
     }
@@ -274,23 +407,27 @@ impl SystemModel<'_> {
         // The entry stays in the table, unread, until the slot is reused.
         let held = self.memory.of[pid].held;
         let table = std::mem::take(&mut self.memory.frames.tables[pid]);
-        if self.clock().is_some() {
-            self.memory.frames.release(&table, &mut self.memory.pool);
-            self.serve_frame_waiters(ctx);
-        } else if self.paging() {
-            self.memory.pool.frames += held.resident;
-            // Its reclaimable pages can be reclaimed by no one now.
-            self.memory.pool.anonymous += held.resident + held.reclaimable;
-            self.memory.counted.bulk.used -= held.on_bulk;
-            self.serve_frame_waiters(ctx);
-        } else {
-            // A process swapped out (a sleeping shell whose user logged
-            // out) has no memory to give back.
-            debug_assert!(matches!(residence, Residence::In | Residence::Out));
-            if residence == Residence::In {
-                self.unload(class, ctx);
+        match self.memory.manager {
+            Manager::Frames { .. } => {
+                self.memory.frames.release(&table, &mut self.memory.pool);
+                self.serve_frame_waiters(ctx);
             }
-            self.swapper(ctx);
+            Manager::Counted(_) => {
+                self.memory.pool.frames += held.resident;
+                // Its reclaimable pages can be reclaimed by no one now.
+                self.memory.pool.anonymous += held.resident + held.reclaimable;
+                self.memory.counted.bulk.used -= held.on_bulk;
+                self.serve_frame_waiters(ctx);
+            }
+            Manager::Swapping { .. } => {
+                // A process swapped out (a sleeping shell whose user logged
+                // out) has no memory to give back.
+                debug_assert!(matches!(residence, Residence::In | Residence::Out));
+                if residence == Residence::In {
+                    self.unload(class, ctx);
+                }
+                self.swapper(ctx);
+            }
         }
     }
 
@@ -298,10 +435,11 @@ impl SystemModel<'_> {
     /// under paging and bytes under swapping, with that unit's bytes.
     fn memory_units(&self) -> (u64, u64, u64) {
         let m = &self.sys.memory;
-        if self.paging() {
-            (self.memory.pool.frames, m.user_frames(), m.page)
-        } else {
-            (self.memory.swap.free_bytes, m.user_bytes(), 1)
+        match self.memory.manager {
+            Manager::Swapping { .. } => (self.memory.swap.free_bytes, m.user_bytes(), 1),
+            Manager::Counted(_) | Manager::Frames { .. } => {
+                (self.memory.pool.frames, m.user_frames(), m.page)
+            }
         }
     }
 
@@ -326,12 +464,14 @@ impl SystemModel<'_> {
     /// or its image in memory less the shared text.
     pub(super) fn private_memory(&self, pid: usize) -> u64 {
         let p = &self.procs[pid];
-        if self.paging() {
-            self.memory.of[pid].held.resident * self.sys.memory.page
-        } else if p.residence == Residence::In {
-            self.sys.classes[p.class].size - self.memory.texts[p.class].bytes
-        } else {
-            0
+        match self.memory.manager {
+            Manager::Counted(_) | Manager::Frames { .. } => {
+                self.memory.of[pid].held.resident * self.sys.memory.page
+            }
+            Manager::Swapping { .. } if p.residence == Residence::In => {
+                self.sys.classes[p.class].size - self.memory.texts[p.class].bytes
+            }
+            Manager::Swapping { .. } => 0,
         }
     }
 
@@ -339,7 +479,7 @@ impl SystemModel<'_> {
     /// sizes of the processes in memory (after the warm-up; a sample at
     /// its very end may come before the reset, which would drop it).
     pub(super) fn sample_memory(&mut self, now: SimTime) {
-        if self.paging() && now > self.sys.settings.warmup {
+        if !self.memory.manager.moves_images() && now > self.sys.settings.warmup {
             self.sample_set_sizes();
         }
     }
@@ -352,9 +492,16 @@ impl SystemModel<'_> {
         counters: &Counters,
         span: f64,
     ) -> (Option<PagingSummary>, Option<SwappingSummary>) {
-        let swapper = !self.paging() || self.clock().is_some_and(|c| c.swapper.is_some());
+        let (paging, swapper) = match self.memory.manager {
+            Manager::Swapping { .. } => (false, true),
+            Manager::Counted(_) => (true, false),
+            Manager::Frames { governor, .. } => (
+                true,
+                matches!(governor, Governor::Clock { swapper: Some(_) }),
+            ),
+        };
         (
-            self.paging().then(|| self.paging_summary(counters, span)),
+            paging.then(|| self.paging_summary(counters, span)),
             swapper.then(|| self.swapping_summary(counters)),
         )
     }
@@ -382,10 +529,12 @@ impl SystemModel<'_> {
             },
             page_writes: counters.page_writes,
             pages_stolen: counters.pages_stolen,
-            klustered_pages: match &self.sys.memory.policy {
-                Policy::Paging(p) if p.kluster > 1 => Some(counters.klustered),
-                _ => None,
-            },
+            klustered_pages: self
+                .memory
+                .manager
+                .paging()
+                .filter(|p| p.kluster > 1)
+                .map(|_| counters.klustered),
         }
     }
 
@@ -416,7 +565,7 @@ impl SystemModel<'_> {
     /// The keys `pid`'s state calls for.
     fn keys_called_for(&self, pid: usize) -> Keys {
         let p = &self.procs[pid];
-        let managed = self.managed();
+        let managed = self.memory.manager.filing();
         // Only what the policy files by is read (each from a table of its
         // own).
         let filing = match managed {
@@ -450,10 +599,9 @@ impl SystemModel<'_> {
     /// the candidate sets as its state says.
     #[cfg(debug_assertions)]
     pub(super) fn check_memory(&self) {
-        if self.paging() {
-            self.check_paged_memory();
-        } else {
-            self.check_swapped_memory();
+        match self.memory.manager {
+            Manager::Swapping { .. } => self.check_swapped_memory(),
+            Manager::Counted(_) | Manager::Frames { .. } => self.check_paged_memory(),
         }
         self.memory.candidates.check(
             self.procs
@@ -490,7 +638,7 @@ impl SystemModel<'_> {
         self.memory
             .pool
             .check(self.sys.memory.user_frames(), total, in_transit);
-        if self.clock().is_some() {
+        if let Manager::Frames { .. } = self.memory.manager {
             self.check_frames();
         } else {
             self.memory.counted.bulk.check(total.on_bulk);
@@ -522,5 +670,128 @@ impl SystemModel<'_> {
                 .count() as u32;
             assert_eq!(t.in_memory, users, "text users of class {class}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::frames::tests::{
+        TEN_PAGE_SETS, under_fault_frequency, under_working_set, with_memory,
+    };
+
+    /// What the manager of the scenario `text` is, with its settings, and
+    /// what it says of itself: load control, whole images, the filing.
+    fn managed(text: &str) -> (String, Option<Governor>, bool, bool, Managed) {
+        let sys = crate::load_system("test.toml", text).unwrap();
+        let manager = Manager::of(&sys);
+        let (variant, governor) = match manager {
+            Manager::Swapping { device } => (format!("swapping to device {device}"), None),
+            Manager::Counted(paging) => (format!("counted on {:?}", paging.drives), None),
+            Manager::Frames {
+                daemon, governor, ..
+            } => (
+                format!("frames, lotsfree {}", daemon.lotsfree),
+                Some(governor),
+            ),
+        };
+        (
+            variant,
+            governor,
+            manager.load_controlled(),
+            manager.moves_images(),
+            manager.filing(),
+        )
+    }
+
+    /// The locality of `TEN_PAGE_SETS`'s class.
+    const PHASES: &str = "locality = { phases = { set = 10, phase = { det = { value = \"100s\" } }, reference = \"1ms\" } }";
+
+    #[test]
+    fn each_policy_is_one_manager_with_its_own_settings() {
+        let clock = TEN_PAGE_SETS;
+        assert!(clock.contains(PHASES));
+        // 64 frames of 1 KiB: lotsfree is an eighth of them; 3BSD's
+        // swapper behind the clock by default.
+        let swapper = PagingSwapper {
+            maxpgio: 40.0,
+            maxslp: SimTime::from_secs(20),
+        };
+        let frames = "frames, lotsfree 8".to_string();
+        assert_eq!(
+            managed(clock),
+            (
+                frames.clone(),
+                Some(Governor::Clock {
+                    swapper: Some(swapper)
+                }),
+                false,
+                false,
+                Managed::Frames { swapper: true }
+            )
+        );
+        assert_eq!(
+            managed(&with_memory(clock, "swapper = false")),
+            (
+                frames.clone(),
+                Some(Governor::Clock { swapper: None }),
+                false,
+                false,
+                Managed::Frames { swapper: false }
+            )
+        );
+        assert_eq!(
+            managed(&under_working_set(clock)),
+            (
+                frames.clone(),
+                Some(Governor::WorkingSet {
+                    tau: SimTime::from_secs_f64(0.005)
+                }),
+                true,
+                false,
+                Managed::Frames { swapper: false }
+            )
+        );
+        assert_eq!(
+            managed(&under_fault_frequency(clock)),
+            (
+                frames,
+                Some(Governor::PageFaultFrequency {
+                    interval: SimTime::from_secs_f64(0.010)
+                }),
+                true,
+                false,
+                Managed::Frames { swapper: false }
+            )
+        );
+        let counted = clock
+            .replace("replacement = \"clock\"", "replacement = \"process-lru\"")
+            .replace(PHASES, "locality = { cfl = { b = \"30ms\", c = 10 } }");
+        assert_eq!(
+            managed(&counted),
+            (
+                "counted on [0]".to_string(),
+                None,
+                false,
+                false,
+                Managed::ProcessLru
+            )
+        );
+        let swapped = clock
+            .replace(
+                "policy = \"paging\"\n        replacement = \"clock\"",
+                "policy = \"swapping\"",
+            )
+            .replace(PHASES, "");
+        assert_eq!(
+            managed(&swapped),
+            (
+                "swapping to device 0".to_string(),
+                None,
+                false,
+                true,
+                Managed::Swapping
+            )
+        );
     }
 }

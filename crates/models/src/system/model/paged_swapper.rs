@@ -39,6 +39,7 @@
 //! the processes in memory; tpsim's counts the page reads and writes.
 
 use super::candidates::Candidates;
+use super::memory::Manager;
 use super::swapping::{Step, Swapper};
 use super::{Context, Event, SimTime, SystemModel};
 use crate::system::{ClockDaemon, PagingSwapper};
@@ -94,7 +95,9 @@ impl SystemModel<'_> {
 
     /// One look of the swapper behind the clock (module docs).
     pub(super) fn paged_swapper(&mut self, settings: PagingSwapper, ctx: &mut Context<Event>) {
-        let clock = *self.clock().expect("the swapper is behind the clock");
+        let Manager::Frames { daemon: clock, .. } = self.memory.manager else {
+            unreachable!("the swapper is behind the clock");
+        };
         let now = ctx.now();
         let free = self.memory.pool.frames;
         let cpus = &self.cpus;
@@ -102,7 +105,7 @@ impl SystemModel<'_> {
         let step = memory.swap.bsd_step(
             &mut memory.candidates,
             (now, free),
-            (&clock, settings),
+            (clock, settings),
             |pid| !cpus.in_kernel_path(pid),
         );
         match step {
@@ -174,6 +177,7 @@ impl Swapper {
 mod tests {
     use super::super::frames::tests::{device, give, hundred_page_images, modify, with_process_at};
     use super::*;
+    use crate::system::model::memory::Governor;
     use crate::system::model::{
         Burst, BurstKind, Outcome, Owner, OwnerKind, Purpose, Residence, State,
     };
@@ -185,7 +189,13 @@ mod tests {
     }
 
     fn settings(model: &SystemModel) -> PagingSwapper {
-        model.clock().unwrap().swapper.expect("on by default")
+        match model.memory.manager {
+            Manager::Frames {
+                governor: Governor::Clock { swapper },
+                ..
+            } => swapper.expect("on by default"),
+            _ => unreachable!("memory as frames under the clock"),
+        }
     }
 
     fn secs(s: u64) -> SimTime {

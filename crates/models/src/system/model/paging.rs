@@ -13,11 +13,13 @@
 //! which is global LRU at the granularity of holders.
 
 use super::frames::{Freeing, Processes};
+use super::memory::Manager;
 use super::memory::ProcessMemory;
 use super::{
-    Burst, BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Policy, Purpose,
-    Scheduler, SimTime, State, Stream, SystemModel, VecDeque, scheduler,
+    Burst, BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler,
+    SimTime, State, Stream, SystemModel, VecDeque, scheduler,
 };
+use crate::system::Paging;
 use rand::RngExt;
 
 /// Who holds pages: a process (its private pages) or a class's shared
@@ -403,13 +405,9 @@ impl SystemModel<'_> {
     /// Processor time to the next page fault of `pid`, from its class's
     /// lifetime function at its resident set: its private pages and the
     /// resident pages of its class's text.
-    pub(super) fn fault_gap(&mut self, pid: usize) -> SimTime {
+    pub(super) fn paged_fault_gap(&mut self, pid: usize) -> SimTime {
         let p = &self.procs[pid];
-        let Some(locality) = self.sys.classes[p.class]
-            .locality
-            .as_ref()
-            .filter(|_| self.paging())
-        else {
+        let Some(locality) = self.sys.classes[p.class].locality.as_ref() else {
             return SimTime::MAX;
         };
         let Some(lifetime) = locality.lifetime() else {
@@ -425,16 +423,16 @@ impl SystemModel<'_> {
         SimTime::from_secs_f64((mean * e).min(LONGEST_SAMPLE))
     }
 
-    /// A page fault: decide which page is missing and where it is, then
-    /// run the kernel's fault path on the same processor.
-    pub(super) fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        if self.clock().is_some() {
-            self.clock_fault(cpu, pid, ctx);
-            return;
-        }
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("faults only under paging");
-        };
+    /// A page fault under replacement by process, with `paging`'s
+    /// settings: decide which page is missing and where it is, then run
+    /// the kernel's fault path on the same processor.
+    pub(super) fn counted_fault(
+        &mut self,
+        cpu: usize,
+        pid: usize,
+        paging: &Paging,
+        ctx: &mut Context<Event>,
+    ) {
         let p = &self.procs[pid];
         let text = &self.memory.texts[p.class];
         let private = p.pages - text.pages;
@@ -536,9 +534,11 @@ impl SystemModel<'_> {
         ctx: &mut Context<Event>,
     ) {
         let now = ctx.now();
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("faults only under paging");
-        };
+        let paging = self
+            .memory
+            .manager
+            .paging()
+            .expect("faults only under paging");
         self.stats.counters.faults += 1;
         let cost = match source {
             Source::Reclaim | Source::InTransit => paging.soft_fault_cpu,
@@ -637,7 +637,9 @@ impl SystemModel<'_> {
         let priority = self.pagein_priority();
         self.sched[pid].woken = Some(priority);
         self.become_runnable(pid, ctx);
-        if self.memory.of[pid].fault_in_text && self.clock().is_some() {
+        if self.memory.of[pid].fault_in_text
+            && matches!(self.memory.manager, Manager::Frames { .. })
+        {
             // Processes of the class that faulted on the page while it was
             // being read run on too.
             for waiter in self.transit_done(pid) {
@@ -662,7 +664,7 @@ impl SystemModel<'_> {
 
     /// Adds the frame taken for `pid`'s fault to the holder of the page.
     fn place_page(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        if self.clock().is_some() {
+        if let Manager::Frames { .. } = self.memory.manager {
             self.clock_place_page(pid, ctx.now());
             return;
         }
@@ -686,11 +688,10 @@ impl SystemModel<'_> {
     /// Takes a frame for `pid`: a free one, else one stolen from the holder
     /// used least recently, else one of its own.
     fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        if self.clock().is_some() {
-            return self.clock_take_frame(pid, ctx);
-        }
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("frames only under paging");
+        let paging = match self.memory.manager {
+            Manager::Frames { .. } => return self.clock_take_frame(pid, ctx),
+            Manager::Counted(paging) => paging,
+            Manager::Swapping { .. } => unreachable!("frames only under paging"),
         };
         let target = paging.free_target;
         if self.memory.pool.frames == 0 {
@@ -774,7 +775,7 @@ impl SystemModel<'_> {
         };
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         let writes = std::mem::take(&mut self.memory.writes);
-        let mut freeing = Freeing::new(self.sys, &mut self.drive_rng, writes);
+        let mut freeing = Freeing::new(self.memory.manager, &mut self.drive_rng, writes);
         let (counted, mut counts) = self.memory.counted_and_counts();
         let victim = Victim { holder, n, dirty };
         counted.evict(

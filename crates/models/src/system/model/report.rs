@@ -329,7 +329,7 @@ impl SystemModel<'_> {
                 // The programs' row always where exec reads through the
                 // cache (swapping); the others where there was traffic.
                 let programs = kind == FileKind::Program
-                    && !self.paging()
+                    && self.exec_reads_image()
                     && Some(device) == self.programs_device();
                 if reads + c.read_aheads + c.writes == 0 && !programs {
                     continue;

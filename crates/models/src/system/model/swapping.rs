@@ -6,9 +6,10 @@
 //! private part, text being read-only.
 
 use super::candidates::Candidates;
+use super::memory::Manager;
 use super::paged_swapper::VmMeter;
 use super::{
-    AGE_CAP, Context, Event, PerProcess, Policy, Purpose, Residence, SWAP_IN_STAY, SWAP_OUT_WAIT,
+    AGE_CAP, Context, Event, PerProcess, Purpose, Residence, SWAP_IN_STAY, SWAP_OUT_WAIT,
     SWAPPER_RETRY, SimTime, State, SystemModel,
 };
 
@@ -142,21 +143,11 @@ impl Swapper {
 }
 
 impl SystemModel<'_> {
-    /// The swapper looks: the V7 swapper under swapping, the 3BSD one
-    /// behind the clock, none under other paging policies.
-    pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
-        if !self.paging() {
-            while self.swap_once(ctx) {}
-        } else if let Some(settings) = self.clock().and_then(|c| c.swapper) {
-            self.paged_swapper(settings, ctx);
-        }
-    }
-
     /// One step of the V7 swapper: bring in the runnable process that has
     /// been out longest, making room by pushing out sleepers first, then
     /// (with the age rules) the process that has been in longest; true if
     /// it should look again at once.
-    fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
+    pub(super) fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
         let now = ctx.now();
         let memory = &mut self.memory;
         let (procs, sys, files, cpus) = (&self.procs, self.sys, &self.files, &self.cpus);
@@ -230,7 +221,7 @@ impl SystemModel<'_> {
         self.memory.swap.busy = false;
         self.stats.counters.swap_outs += 1;
         self.stats.counters.swapped_bytes += bytes;
-        if !self.paging() {
+        if self.memory.manager.moves_images() {
             self.unload(self.procs[pid].class, ctx);
         }
         self.memory.swap.of[pid].last_swap = now;
@@ -272,9 +263,11 @@ impl SystemModel<'_> {
     /// The device processes are swapped to: the swap device, or a paging
     /// drive.
     pub(super) fn swap_device(&mut self) -> usize {
-        match &self.sys.memory.policy {
-            Policy::Swapping { device } => *device,
-            Policy::Paging(paging) => paging.drive(&mut self.drive_rng),
+        match self.memory.manager {
+            Manager::Swapping { device } => device,
+            Manager::Counted(paging) | Manager::Frames { paging, .. } => {
+                paging.drive(&mut self.drive_rng)
+            }
         }
     }
 
@@ -306,11 +299,11 @@ impl SystemModel<'_> {
         }
         self.memory.swap.busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);
-        let bytes = if self.paging() {
-            self.push_out_pages(pid, ctx)
-        } else {
+        let bytes = if self.memory.manager.moves_images() {
             let class = self.procs[pid].class;
             self.sys.classes[class].size - self.memory.texts[class].bytes
+        } else {
+            self.push_out_pages(pid, ctx)
         };
         let device = self.swap_device();
         self.request(device, Purpose::SwapOut { pid }, bytes as f64, ctx);

@@ -25,7 +25,7 @@
 //! page from the exposure since its last decision, as for a private page.
 
 use super::{Fenwick, FrameOwner, Frames, NIL, PageTable, Pte, Use, Whose};
-use crate::system::model::{Burst, BurstKind, Pages, Phases, Policy, SimTime, Source, SystemModel};
+use crate::system::model::{Burst, BurstKind, Pages, Phases, SimTime, Source, SystemModel};
 
 /// A class's shared text: its page table, its missing pages and their
 /// exposure to references. A page being faulted on, not yet with a frame,
@@ -230,9 +230,7 @@ impl SystemModel<'_> {
     /// Where `page` of `class`'s text is, for a fault on it: a reclaim and
     /// a revalidation are done at once.
     fn text_source(&mut self, class: usize, page: u32, now: SimTime) -> (Source, bool) {
-        let Policy::Paging(paging) = &self.sys.memory.policy else {
-            unreachable!("the clock is a paging policy");
-        };
+        let paging = self.paging();
         match self.memory.frames.texts[class].entries[page as usize] {
             Pte::Free(f) => {
                 self.stats.counters.reclaims += 1;
