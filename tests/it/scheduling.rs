@@ -438,7 +438,7 @@ fn multics_scheduling_keeps_edits_quick_at_usl_overload_where_round_robin_queues
     // an edit queues behind PL/I and MACSYMA jobs; Multics lets a command
     // in at the top level for a short quantum, ahead of long jobs that have
     // sunk to lower levels, and keeps the working sets within memory.
-    const R: u64 = 16;
+    const R: u64 = 10;
     let path = crate::scenario_path("multics-usl-1975");
     let text = std::fs::read_to_string(&path)
         .unwrap()
