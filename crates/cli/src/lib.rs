@@ -1202,21 +1202,10 @@ fn compare(
     }
     let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
     let names = (a.name(), b.name());
-    let mut files = Vec::new();
-    if out.is_some() {
-        files.push((
-            "comparison.csv".to_string(),
-            tpsim_probe::report::comparison_csv(&rows).into_bytes(),
-        ));
-        let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
-        benchmarks.dedup();
-        for benchmark in benchmarks {
-            let chart =
-                tpsim_probe::plot::p75_chart(names, &rows, benchmark, options.index, options.level);
-            let stem = format!("{}-p75-by-{}", file_stem(benchmark), options.index.name());
-            files.extend(chart_files(&stem, &chart).map_err(Failure::Run)?);
-        }
-    }
+    let files = match out {
+        Some(_) => comparison_files(names, &rows, &options)?,
+        None => Vec::new(),
+    };
     let finished = emit(
         stdout,
         args.json,
@@ -1234,6 +1223,28 @@ fn compare(
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)
+}
+
+/// A comparison's output set: its table as CSV, and for each benchmark
+/// the two 75th-percentile curves against the load, as SVG and PNG.
+fn comparison_files(
+    names: (&str, &str),
+    rows: &[tpsim_probe::compare::ComparisonRow],
+    options: &tpsim_probe::analysis::Options,
+) -> Result<Vec<OutputFile>, Failure> {
+    let mut files = vec![(
+        "comparison.csv".to_string(),
+        tpsim_probe::report::comparison_csv(rows).into_bytes(),
+    )];
+    let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
+    benchmarks.dedup();
+    for benchmark in benchmarks {
+        let chart =
+            tpsim_probe::plot::p75_chart(names, rows, benchmark, options.index, options.level);
+        let stem = format!("{}-p75-by-{}", file_stem(benchmark), options.index.name());
+        files.extend(chart_files(&stem, &chart).map_err(Failure::Run)?);
+    }
+    Ok(files)
 }
 
 /// The charts of an analysis, for each benchmark its four curves against

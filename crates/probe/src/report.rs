@@ -7,7 +7,7 @@ use crate::host::HostObservation;
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
 use tpsim_models::analytic::{ClosedModel, MvaPoint};
-use tpsim_models::summary::FilesSummary;
+use tpsim_models::summary::{CpuSplit, FilesSummary, PagingSummary};
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, SetSizePoint};
 use tpsim_models::units::{Figure, Fixed};
 
@@ -157,35 +157,7 @@ fn system_table(summary: &Summary) -> String {
         table.add_row(vec![name.to_string(), value]);
     };
     if let Some(cpu) = &summary.cpu {
-        row("processors", cpu.cpus.to_string());
-        row("cpu: user work", fixed(cpu.user));
-        row("cpu: fault handling", fixed(cpu.fault_handling));
-        row("cpu: context switching", fixed(cpu.context_switch));
-        row("cpu: device interrupts", fixed(cpu.interrupts));
-        row("cpu: segment faults", fixed(cpu.segment_faults));
-        if let Some(copies) = cpu.buffer_copies {
-            row("cpu: copying blocks out of the buffer cache", fixed(copies));
-        }
-        row("cpu: idle", fixed(cpu.idle));
-        row(
-            "cpu: idle, a process held back by eligibility or memory (MP idle)",
-            fixed(cpu.multiprogramming_idle),
-        );
-        row(
-            "cpu: idle, light load: no process held back",
-            fixed(cpu.other_idle),
-        );
-        row(
-            "user work, of the time not idle for light load",
-            fixed(cpu.useful_of_non_idle),
-        );
-        if let (Some(mips), Some(delivered)) = (cpu.mips, cpu.delivered_mips) {
-            row("processor speed [MIPS]", fixed(mips));
-            row(
-                "delivered capacity: speed x user work of time not idle x processors [MIPS]",
-                fixed(delivered),
-            );
-        }
+        cpu_rows(cpu, &mut row);
     }
     if let Some(m) = &summary.memory {
         row("user memory [bytes]", m.user_bytes.to_string());
@@ -200,29 +172,7 @@ fn system_table(summary: &Summary) -> String {
         row("mean waiting for memory", fixed(m.mean_waiting_for_memory));
     }
     if let Some(p) = &summary.paging {
-        row("page faults", p.faults.to_string());
-        row("page faults [1/s]", fixed(p.faults_per_second));
-        row(
-            "Tav, processor time per fault [s]",
-            Fixed(p.tav, 6).to_string(),
-        );
-        row(
-            "elapsed time per fault, fault to ready again [s]",
-            fixed(p.mean_fault_elapsed),
-        );
-        row("reclaims (no I/O)", p.reclaims.to_string());
-        row("zero-filled pages (no I/O)", p.zero_fills.to_string());
-        row("page reads from bulk store", p.bulk_store_reads.to_string());
-        row("page reads from disk", p.disk_reads.to_string());
-        row(
-            "f, fraction of page reads from disk",
-            fixed(p.disk_fraction),
-        );
-        row("page writes", p.page_writes.to_string());
-        row("pages stolen", p.pages_stolen.to_string());
-        if let Some(k) = p.klustered_pages {
-            row("pages klustered with a faulted page", k.to_string());
-        }
+        paging_rows(p, &mut row);
     }
     if let Some(s) = &summary.swapping {
         row("swap-ins", s.swap_ins.to_string());
@@ -261,6 +211,66 @@ fn system_table(summary: &Summary) -> String {
         text.push_str(&format!("\nBuffer cache\n{}\n", cache_table(f)));
     }
     text
+}
+
+/// The rows of the system table on where processor time went.
+fn cpu_rows(cpu: &CpuSplit, row: &mut impl FnMut(&str, String)) {
+    row("processors", cpu.cpus.to_string());
+    row("cpu: user work", fixed(cpu.user));
+    row("cpu: fault handling", fixed(cpu.fault_handling));
+    row("cpu: context switching", fixed(cpu.context_switch));
+    row("cpu: device interrupts", fixed(cpu.interrupts));
+    row("cpu: segment faults", fixed(cpu.segment_faults));
+    if let Some(copies) = cpu.buffer_copies {
+        row("cpu: copying blocks out of the buffer cache", fixed(copies));
+    }
+    row("cpu: idle", fixed(cpu.idle));
+    row(
+        "cpu: idle, a process held back by eligibility or memory (MP idle)",
+        fixed(cpu.multiprogramming_idle),
+    );
+    row(
+        "cpu: idle, light load: no process held back",
+        fixed(cpu.other_idle),
+    );
+    row(
+        "user work, of the time not idle for light load",
+        fixed(cpu.useful_of_non_idle),
+    );
+    if let (Some(mips), Some(delivered)) = (cpu.mips, cpu.delivered_mips) {
+        row("processor speed [MIPS]", fixed(mips));
+        row(
+            "delivered capacity: speed x user work of time not idle x processors [MIPS]",
+            fixed(delivered),
+        );
+    }
+}
+
+/// The rows of the system table on paging.
+fn paging_rows(p: &PagingSummary, row: &mut impl FnMut(&str, String)) {
+    row("page faults", p.faults.to_string());
+    row("page faults [1/s]", fixed(p.faults_per_second));
+    row(
+        "Tav, processor time per fault [s]",
+        Fixed(p.tav, 6).to_string(),
+    );
+    row(
+        "elapsed time per fault, fault to ready again [s]",
+        fixed(p.mean_fault_elapsed),
+    );
+    row("reclaims (no I/O)", p.reclaims.to_string());
+    row("zero-filled pages (no I/O)", p.zero_fills.to_string());
+    row("page reads from bulk store", p.bulk_store_reads.to_string());
+    row("page reads from disk", p.disk_reads.to_string());
+    row(
+        "f, fraction of page reads from disk",
+        fixed(p.disk_fraction),
+    );
+    row("page writes", p.page_writes.to_string());
+    row("pages stolen", p.pages_stolen.to_string());
+    if let Some(k) = p.klustered_pages {
+        row("pages klustered with a faulted page", k.to_string());
+    }
 }
 
 /// The buffer cache's reads and writes, one row per kind of file and

@@ -475,68 +475,16 @@ impl BatchMeans {
                 samples: n_kept,
             });
         }
-        let unit = self.batch_size as f64;
-        // Steps 1 to 4: the randomness test at growing batch sizes, on the
-        // first k batches of m observations (m a whole number of kept
-        // means, `group` of them).
-        let (mut m, mut k, mut stage) = (1.0f64, INITIAL_BATCHES.min(n_kept), 0i32);
-        let mut tested_group = 0;
-        let mut last = None;
-        let mut passed = None;
-        loop {
-            let group = (m / unit).ceil().max(1.0) as usize;
-            if k * group > n_kept || k < Self::MIN_BATCHES {
-                break;
-            }
-            last = Some((group, k));
-            if group != tested_group {
-                tested_group = group;
-                let batches = grouped(&kept[..k * group], group);
-                // Step 2: fewer spacers for skewed batch means (over their
-                // last 80%).
-                let widest = if skewness(&batches[k / 5..]).abs() > 0.5 {
-                    3
-                } else {
-                    10
-                };
-                for spacer in 0..=widest {
-                    let spaced: Vec<f64> = spaced(&batches, spacer);
-                    if spaced.len() < Self::MIN_BATCHES {
-                        break;
-                    }
-                    if !serially_correlated(&spaced, Self::RANDOMNESS_LEVEL) {
-                        passed = Some((group, k, spaced.len(), spacer, stage));
-                        break;
-                    }
-                }
-                if passed.is_some() {
-                    break;
-                }
-            }
-            m = (std::f64::consts::SQRT_2 * m).ceil();
-            k = (0.9 * k as f64).ceil() as usize;
-            stage += 1;
-        }
-        let (group, mut count, spacer) = match passed {
-            Some((group, k, count, spacer, stage)) => {
-                let count = if spacer > 0 {
-                    // Step 5a: the spaced count inflated back.
-                    ((count as f64 / 0.9f64.powi(stage)).ceil() as usize).min(k)
-                } else {
-                    count
-                };
-                (group, count, spacer)
-            }
-            // No size passed: go on with the last tried.
-            None => {
-                let (group, k) = last.unwrap_or((1, n_kept));
-                (group, k, 0)
-            }
-        };
+        let Sized {
+            group,
+            count,
+            spacer,
+            passed,
+        } = independent_size(kept, self.batch_size as f64);
         // Step 5: count and size both grow by f = sqrt(N / k'm), the count
         // to at most FINAL_BATCHES.
         let f = (n_kept as f64 / (count * group) as f64).sqrt();
-        count = ((f * count as f64).floor() as usize).clamp(Self::MIN_BATCHES, FINAL_BATCHES);
+        let count = ((f * count as f64).floor() as usize).clamp(Self::MIN_BATCHES, FINAL_BATCHES);
         let mut size = (n_kept / count).max(1);
         if n_kept / size > FINAL_BATCHES {
             size = n_kept.div_ceil(FINAL_BATCHES);
@@ -547,7 +495,7 @@ impl BatchMeans {
         let (mean, variance) = mean_and_variance(&batches);
         let phi = lag_one_correlation(&batches, mean);
         let adjustment = (1.0 + phi) / (1.0 - phi);
-        if passed.is_none() && (count as f64) < Self::MIN_BATCHES as f64 * adjustment {
+        if !passed && (count as f64) < Self::MIN_BATCHES as f64 * adjustment {
             // Never found independent, and worth fewer than MIN_BATCHES
             // independent batches: the run is too short.
             return Err(NoInterval::CorrelatedBatches);
@@ -594,6 +542,87 @@ impl BatchMeans {
     pub fn reset(&mut self) {
         *self = BatchMeans::new();
     }
+}
+
+/// The batch size N-Skart's randomness test settles on (steps 1 to 4 of
+/// [`BatchMeans`]), over `kept` batch means of `unit` observations each.
+struct Sized {
+    /// Kept means a batch.
+    group: usize,
+    /// The batch count that passed, a spaced count inflated back.
+    count: usize,
+    /// Batches skipped between those tested.
+    spacer: usize,
+    /// Whether any size passed (else the last size tried).
+    passed: bool,
+}
+
+/// Steps 1 to 4 of [`BatchMeans`]: the randomness test at growing batch
+/// sizes, on the first k batches of m observations (m a whole number of
+/// kept means, `group` of them).
+fn independent_size(kept: &[f64], unit: f64) -> Sized {
+    let n_kept = kept.len();
+    let (mut m, mut k, mut stage) = (1.0f64, INITIAL_BATCHES.min(n_kept), 0i32);
+    let mut tested_group = 0;
+    let mut last = None;
+    loop {
+        let group = (m / unit).ceil().max(1.0) as usize;
+        if k * group > n_kept || k < BatchMeans::MIN_BATCHES {
+            break;
+        }
+        last = Some((group, k));
+        if group != tested_group {
+            tested_group = group;
+            let batches = grouped(&kept[..k * group], group);
+            if let Some((count, spacer)) = passing_spacer(&batches) {
+                let count = if spacer > 0 {
+                    // Step 5a: the spaced count inflated back.
+                    ((count as f64 / 0.9f64.powi(stage)).ceil() as usize).min(k)
+                } else {
+                    count
+                };
+                return Sized {
+                    group,
+                    count,
+                    spacer,
+                    passed: true,
+                };
+            }
+        }
+        m = (std::f64::consts::SQRT_2 * m).ceil();
+        k = (0.9 * k as f64).ceil() as usize;
+        stage += 1;
+    }
+    // No size passed: go on with the last tried.
+    let (group, count) = last.unwrap_or((1, n_kept));
+    Sized {
+        group,
+        count,
+        spacer: 0,
+        passed: false,
+    }
+}
+
+/// The fewest batches skipped between those tested with which `batches`
+/// pass von Neumann's test, and how many are tested then; up to 10
+/// skipped, 3 when the batch means are skewed (|skewness| > 0.5 over
+/// their last 80%).
+fn passing_spacer(batches: &[f64]) -> Option<(usize, usize)> {
+    let widest = if skewness(&batches[batches.len() / 5..]).abs() > 0.5 {
+        3
+    } else {
+        10
+    };
+    for spacer in 0..=widest {
+        let spaced = spaced(batches, spacer);
+        if spaced.len() < BatchMeans::MIN_BATCHES {
+            return None;
+        }
+        if !serially_correlated(&spaced, BatchMeans::RANDOMNESS_LEVEL) {
+            return Some((spaced.len(), spacer));
+        }
+    }
+    None
 }
 
 /// Means of consecutive groups of `size` values (a last, short group is

@@ -347,58 +347,10 @@ fn locality(
     sizes: Option<(u64, u64)>,
     text: Option<u64>,
 ) -> Option<Locality> {
-    let given = match &f.locality {
-        None => None,
-        Some(LocalityFile::Cfl { b, c }) => {
-            let b = v.time(*b, &format!("{key}.locality.cfl.b"), false);
-            if !(c.is_finite() && *c > 0.0) {
-                v.report(
-                    format!("{key}.locality.cfl.c"),
-                    format!("must be a number of pages > 0, got {}", Figure(*c)),
-                );
-            }
-            b.filter(|_| c.is_finite() && *c > 0.0).map(|b| {
-                Locality::Lifetime(Lifetime::Cfl {
-                    b: b.as_secs_f64(),
-                    c: *c,
-                })
-            })
-        }
-        Some(LocalityFile::Bk { a, k }) => {
-            let a = v.time(*a, &format!("{key}.locality.bk.a"), false);
-            if !(k.is_finite() && *k > 0.0) {
-                v.report(
-                    format!("{key}.locality.bk.k"),
-                    format!("must be a number > 0, got {}", Figure(*k)),
-                );
-            }
-            a.filter(|_| k.is_finite() && *k > 0.0).map(|a| {
-                Locality::Lifetime(Lifetime::Bk {
-                    a: a.as_secs_f64(),
-                    k: *k,
-                })
-            })
-        }
-        Some(LocalityFile::Sweep) => Some(Locality::Lifetime(Lifetime::Sweep)),
-        Some(LocalityFile::Phases {
-            set,
-            phase,
-            reference,
-            pattern,
-            region,
-        }) => phases(
-            v,
-            key,
-            PhasesGiven {
-                set: *set,
-                phase,
-                reference: *reference,
-                pattern: pattern.as_ref(),
-                region: region.as_ref(),
-            },
-            sizes,
-        ),
-    };
+    let given = f
+        .locality
+        .as_ref()
+        .and_then(|given| locality_given(v, given, key, sizes));
     let locality = match (wanted, given) {
         (Wanted::None, _) => None,
         (Wanted::Lifetime, Some(Locality::Phases(_))) => {
@@ -440,6 +392,67 @@ fn locality(
         _ => {}
     }
     locality
+}
+
+/// The locality `given` for the class at `key`, each value checked, whatever
+/// the policy wants.
+fn locality_given(
+    v: &mut Validator,
+    given: &LocalityFile,
+    key: &str,
+    sizes: Option<(u64, u64)>,
+) -> Option<Locality> {
+    match given {
+        LocalityFile::Cfl { b, c } => {
+            let b = v.time(*b, &format!("{key}.locality.cfl.b"), false);
+            if !(c.is_finite() && *c > 0.0) {
+                v.report(
+                    format!("{key}.locality.cfl.c"),
+                    format!("must be a number of pages > 0, got {}", Figure(*c)),
+                );
+            }
+            b.filter(|_| c.is_finite() && *c > 0.0).map(|b| {
+                Locality::Lifetime(Lifetime::Cfl {
+                    b: b.as_secs_f64(),
+                    c: *c,
+                })
+            })
+        }
+        LocalityFile::Bk { a, k } => {
+            let a = v.time(*a, &format!("{key}.locality.bk.a"), false);
+            if !(k.is_finite() && *k > 0.0) {
+                v.report(
+                    format!("{key}.locality.bk.k"),
+                    format!("must be a number > 0, got {}", Figure(*k)),
+                );
+            }
+            a.filter(|_| k.is_finite() && *k > 0.0).map(|a| {
+                Locality::Lifetime(Lifetime::Bk {
+                    a: a.as_secs_f64(),
+                    k: *k,
+                })
+            })
+        }
+        LocalityFile::Sweep => Some(Locality::Lifetime(Lifetime::Sweep)),
+        LocalityFile::Phases {
+            set,
+            phase,
+            reference,
+            pattern,
+            region,
+        } => phases(
+            v,
+            key,
+            PhasesGiven {
+                set: *set,
+                phase,
+                reference: *reference,
+                pattern: pattern.as_ref(),
+                region: region.as_ref(),
+            },
+            sizes,
+        ),
+    }
 }
 
 /// A class's segment faults, if it has them (`Some(None)`: none).

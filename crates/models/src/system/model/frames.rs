@@ -244,6 +244,49 @@ impl Fenwick {
 }
 
 impl PageTable {
+    /// Makes the `set` pages from `first` on (wrapping round the image's
+    /// `pages`) the current set: its private pages in the slots, the valid
+    /// ones (those whose frame `valid` says so) first, and its pages below
+    /// `text_pages` as runs of the shared text.
+    fn lay_out_set(
+        &mut self,
+        first: u32,
+        set: u32,
+        pages: u32,
+        text_pages: u32,
+        valid: impl Fn(u32) -> bool,
+    ) {
+        for &page in &self.slots {
+            self.slot_of[page as usize] = NIL;
+        }
+        self.slots.clear();
+        self.text_ranges.clear();
+        self.valid = 0;
+        for i in 0..set {
+            let page = (first + i) % pages;
+            if page < text_pages {
+                // The text's pages, in runs of consecutive pages.
+                match self.text_ranges.last_mut() {
+                    Some((_, end)) if *end == page => *end += 1,
+                    _ => self.text_ranges.push((page, page + 1)),
+                }
+                continue;
+            }
+            self.slot_of[page as usize] = self.slots.len() as u32;
+            self.slots.push(page);
+        }
+        debug_assert!(self.text_ranges.len() <= 2, "a set wraps round once");
+        for i in 0..self.slots.len() as u32 {
+            let page = self.slots[i as usize];
+            if let Pte::Resident(f) = self.entries[page as usize]
+                && valid(f)
+            {
+                self.swap_slots(i, self.valid);
+                self.valid += 1;
+            }
+        }
+    }
+
     /// The set's pages not resident.
     fn missing(&self) -> u64 {
         (self.slots.len() as u32 - self.valid).into()
@@ -1055,35 +1098,8 @@ impl Frames {
         };
         let length = phase.sample(rng).min(LONGEST_SAMPLE);
         let t = pt;
-        for &page in &t.slots {
-            t.slot_of[page as usize] = NIL;
-        }
-        t.slots.clear();
-        t.text_ranges.clear();
-        t.valid = 0;
-        for i in 0..set {
-            let page = (first + i) % pages;
-            if page < text_pages {
-                // The text's pages, in runs of consecutive pages.
-                match t.text_ranges.last_mut() {
-                    Some((_, end)) if *end == page => *end += 1,
-                    _ => t.text_ranges.push((page, page + 1)),
-                }
-                continue;
-            }
-            t.slot_of[page as usize] = t.slots.len() as u32;
-            t.slots.push(page);
-        }
-        debug_assert!(t.text_ranges.len() <= 2, "a set wraps round once");
-        for i in 0..t.slots.len() as u32 {
-            let page = t.slots[i as usize];
-            if let Pte::Resident(f) = t.entries[page as usize]
-                && self.frames[f as usize].valid
-            {
-                t.swap_slots(i, t.valid);
-                t.valid += 1;
-            }
-        }
+        let frames = &self.frames;
+        t.lay_out_set(first, set, pages, text_pages, |f| frames[f as usize].valid);
         debug_assert!(
             weights.is_none() || t.text_ranges.is_empty(),
             "a non-uniform pattern has no shared text"
