@@ -58,12 +58,11 @@ mod scripts;
 mod swapping;
 mod users;
 
-use crate::system::buffer_cache::Block;
 use devices::DeviceState;
 use eligibility::{Eligibility, Rule};
-use files::{Files, ProcessFiles};
+use files::{FileTransfer, Files, ProcessFiles};
 use frames::LifetimeMeter;
-use memory::{Manager, MemoryState};
+use memory::{Manager, MemoryEvent, MemoryState, Transfer};
 use ordered::SlotHeap;
 use paging::{Pages, Source};
 use per_process::PerProcess;
@@ -71,6 +70,7 @@ pub use probe::Observation;
 use report::Statistics;
 use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
 use scripts::ScriptLink;
+use users::UserEvent;
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -82,20 +82,10 @@ const AGE_CAP: SimTime = SimTime::from_secs(127);
 /// V7 swapper: how often it looks again when it could not act.
 const SWAPPER_RETRY: SimTime = SimTime::from_secs(1);
 
-/// The events of the time-sharing model (8 bytes, its indices `u32`).
+/// The events of the time-sharing model, each for the part that handles
+/// it (8 bytes, its indices `u32`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A user's think time ends.
-    ThinkEnd {
-        /// The user (an owner slot).
-        owner: u32,
-    },
-    /// The login process: a user logs in (`arrives`) or the hourly rate
-    /// changes.
-    Login {
-        /// Whether a user logs in now.
-        arrives: bool,
-    },
     /// A processor's burst ends.
     BurstEnd {
         /// The processor.
@@ -106,32 +96,29 @@ pub enum Event {
         /// The device.
         device: u32,
     },
-    /// A user's session ends.
-    Logout {
-        /// The user (an owner slot).
-        owner: u32,
-    },
     /// A background process wakes from its sleep.
     Wake {
         /// The process.
         pid: u32,
     },
-    /// The swapper looks again.
-    SwapperRetry,
-    /// The load indices are sampled.
-    LoadSample,
-    /// The pageout daemon's once-a-second start (replacement by the clock).
-    Pageout,
+    /// The users' events: logins, think times, logouts.
+    Users(UserEvent),
+    /// Memory management's events.
+    Memory(MemoryEvent),
     /// The terminal probe starts a cycle of its benchmarks.
     ProbeCycle {
         /// The probe (an owner slot).
         owner: u32,
     },
-    /// The warm-up ends.
-    WarmupEnd,
     /// `update` sends the buffer cache's delayed writes.
     Update,
+    /// The load indices are sampled.
+    LoadSample,
+    /// The warm-up ends.
+    WarmupEnd,
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() == 8, "an event takes 8 bytes");
 
 /// One sample of the load indices.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -400,56 +387,26 @@ impl Burst {
     }
 }
 
+/// Why a device request was made, by the part that made it: its
+/// completion goes back to that part.
 #[derive(Clone, Copy, Debug)]
 enum Purpose {
-    Io {
-        pid: usize,
-    },
-    /// Exec reading a new command's image from its program's file.
-    Exec {
-        pid: usize,
-    },
-    PageRead {
-        pid: usize,
-    },
-    PageWrite,
-    SwapIn {
-        pid: usize,
-    },
-    SwapOut {
-        pid: usize,
-    },
-    /// A block read into the buffer cache.
-    BufferRead {
-        block: Block,
-    },
-    /// A block written from the buffer cache.
-    BufferWrite {
-        block: Block,
-    },
-    /// A text swapped in from its copy on the swap area for exec.
-    TextIn {
-        pid: usize,
-    },
-    /// A text written to the swap area as its last process in memory
-    /// leaves.
-    TextOut,
+    /// A process's own I/O request (without a file system).
+    Io { pid: usize },
+    /// Memory management's transfers: pages and images.
+    Memory(Transfer),
+    /// The file system's transfers: blocks, exec's reads and texts.
+    Files(FileTransfer),
 }
 
 impl Purpose {
-    /// The process a request is made for (none for a page written back).
+    /// The process a request is made for (none for a page written back,
+    /// a block or a text written out).
     fn pid(self) -> Option<usize> {
         match self {
-            Purpose::Io { pid }
-            | Purpose::Exec { pid }
-            | Purpose::PageRead { pid }
-            | Purpose::SwapIn { pid }
-            | Purpose::SwapOut { pid } => Some(pid),
-            Purpose::TextIn { pid } => Some(pid),
-            Purpose::PageWrite
-            | Purpose::TextOut
-            | Purpose::BufferRead { .. }
-            | Purpose::BufferWrite { .. } => None,
+            Purpose::Io { pid } => Some(pid),
+            Purpose::Memory(transfer) => transfer.pid(),
+            Purpose::Files(transfer) => transfer.pid(),
         }
     }
 }
@@ -645,7 +602,10 @@ impl<'a> SystemModel<'a> {
                 }
             }
             Population::Sessions(_) => {
-                let _ = ctx.schedule_at(SimTime::ZERO, Event::Login { arrives: false });
+                let _ = ctx.schedule_at(
+                    SimTime::ZERO,
+                    Event::Users(UserEvent::Login { arrives: false }),
+                );
             }
         }
         for (entry, b) in self.sys.background.iter().enumerate() {
@@ -1255,16 +1215,9 @@ impl SystemModel<'_> {
     /// program's file in the file system, the rest in the swap area.
     fn region(&self, purpose: Purpose) -> Region {
         match purpose {
-            Purpose::Io { .. }
-            | Purpose::Exec { .. }
-            | Purpose::BufferRead { .. }
-            | Purpose::BufferWrite { .. } => Region::Files,
-            Purpose::PageRead { pid } if self.memory.of[pid].fault_from_file => Region::Files,
-            Purpose::PageRead { .. } | Purpose::PageWrite => Region::Swap,
-            Purpose::SwapIn { .. }
-            | Purpose::SwapOut { .. }
-            | Purpose::TextIn { .. }
-            | Purpose::TextOut => Region::Swap,
+            Purpose::Io { .. } => Region::Files,
+            Purpose::Memory(transfer) => self.transfer_region(transfer),
+            Purpose::Files(transfer) => transfer.region(),
         }
     }
 
@@ -1285,16 +1238,8 @@ impl SystemModel<'_> {
                 self.sched[pid].woken = Some(scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
-            Purpose::Exec { pid } => self.exec_done(pid, ctx),
-            Purpose::PageRead { pid } => self.page_read(pid, ctx),
-            Purpose::PageWrite => {}
-            Purpose::SwapIn { pid } => self.swap_in_done(pid, done.bytes, ctx),
-            Purpose::SwapOut { pid } => self.swap_out_done(pid, done.bytes, ctx),
-            Purpose::BufferRead { block } | Purpose::BufferWrite { block } => {
-                self.buffer_done(block, ctx)
-            }
-            Purpose::TextIn { pid } => self.text_in(pid, ctx),
-            Purpose::TextOut => {}
+            Purpose::Memory(transfer) => self.transfer_done(transfer, done.bytes, ctx),
+            Purpose::Files(transfer) => self.file_transfer_done(transfer, ctx),
         }
     }
 
@@ -1399,18 +1344,15 @@ impl Model for SystemModel<'_> {
 
     fn handle(&mut self, event: Event, ctx: &mut Context<Event>) {
         match event {
-            Event::ThinkEnd { owner } => self.think_end(owner as usize, ctx),
-            Event::Login { arrives } => self.login(arrives, ctx),
-            Event::Logout { owner } => self.logout(owner as usize, ctx),
             Event::BurstEnd { cpu } => self.burst_end(cpu as usize, ctx),
             Event::DeviceDone { device } => self.device_done(device as usize, ctx),
             Event::Wake { pid } => self.wake(pid as usize, ctx),
-            Event::SwapperRetry => self.swapper_retry(ctx),
-            Event::LoadSample => self.sample_load(ctx),
-            Event::Pageout => self.pageout(ctx),
+            Event::Users(event) => self.user_event(event, ctx),
+            Event::Memory(event) => self.memory_event(event, ctx),
             Event::ProbeCycle { owner } => self.probe_cycle(owner as usize, ctx),
-            Event::WarmupEnd => self.reset_statistics(ctx.now()),
             Event::Update => self.update(ctx),
+            Event::LoadSample => self.sample_load(ctx),
+            Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
         self.meter_occupancy(ctx.now());
         #[cfg(debug_assertions)]

@@ -36,7 +36,7 @@
 //! leaves the disk's work unchanged and the copies' total exact).
 
 use super::per_process::PerProcess;
-use super::{Burst, BurstKind, Context, Event, Purpose, State, SystemModel, scheduler};
+use super::{Burst, BurstKind, Context, Event, Purpose, Region, State, SystemModel, scheduler};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::{BufferRules, FileAccess, FileSystem, Layout};
 use rustc_hash::FxHashMap;
@@ -262,7 +262,59 @@ struct Placed {
     device: usize,
 }
 
+/// A transfer the file system asked a device for.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum FileTransfer {
+    /// Exec reading a new command's image from its program's file.
+    Exec { pid: usize },
+    /// A block read into the buffer cache.
+    BufferRead { block: Block },
+    /// A block written from the buffer cache.
+    BufferWrite { block: Block },
+    /// A text swapped in from its copy on the swap area for exec.
+    TextIn { pid: usize },
+    /// A text written to the swap area as its last process in memory
+    /// leaves.
+    TextOut,
+}
+
+impl FileTransfer {
+    /// The process a transfer is made for (none for a block or a text
+    /// written out, or a block read ahead).
+    pub(super) fn pid(self) -> Option<usize> {
+        match self {
+            FileTransfer::Exec { pid } | FileTransfer::TextIn { pid } => Some(pid),
+            FileTransfer::BufferRead { .. }
+            | FileTransfer::BufferWrite { .. }
+            | FileTransfer::TextOut => None,
+        }
+    }
+
+    /// Where on a disk it falls: blocks and exec's reads in the file
+    /// system, texts in the swap area.
+    pub(super) fn region(self) -> Region {
+        match self {
+            FileTransfer::Exec { .. }
+            | FileTransfer::BufferRead { .. }
+            | FileTransfer::BufferWrite { .. } => Region::Files,
+            FileTransfer::TextIn { .. } | FileTransfer::TextOut => Region::Swap,
+        }
+    }
+}
+
 impl SystemModel<'_> {
+    /// A transfer the file system asked for is done.
+    pub(super) fn file_transfer_done(&mut self, transfer: FileTransfer, ctx: &mut Context<Event>) {
+        match transfer {
+            FileTransfer::Exec { pid } => self.exec_done(pid, ctx),
+            FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block } => {
+                self.buffer_done(block, ctx)
+            }
+            FileTransfer::TextIn { pid } => self.text_in(pid, ctx),
+            FileTransfer::TextOut => {}
+        }
+    }
+
     fn fs(&self) -> &FileSystem {
         self.sys
             .files
@@ -317,7 +369,12 @@ impl SystemModel<'_> {
         let Some(block) = self.sys.files.as_ref().map(|fs| fs.block) else {
             let bytes = self.files.of[pid].exec.bytes as f64;
             let programs = self.program_device();
-            self.request(programs, Purpose::Exec { pid }, bytes, ctx);
+            self.request(
+                programs,
+                Purpose::Files(FileTransfer::Exec { pid }),
+                bytes,
+                ctx,
+            );
             return;
         };
         let class = self.procs[pid].class;
@@ -334,7 +391,8 @@ impl SystemModel<'_> {
         exec.end = self.sys.files.as_ref().expect("a cache").blocks_of(size);
         if from_swap {
             let device = self.swap_device();
-            self.request(device, Purpose::TextIn { pid }, text as f64, ctx);
+            let purpose = Purpose::Files(FileTransfer::TextIn { pid });
+            self.request(device, purpose, text as f64, ctx);
         } else {
             self.exec_read(pid, ctx);
         }
@@ -378,7 +436,8 @@ impl SystemModel<'_> {
         if bytes > 0 && !entry.on_swap && (entry.users > 0 || sticky) {
             entry.on_swap = true;
             let device = self.swap_device();
-            self.request(device, Purpose::TextOut, bytes as f64, ctx);
+            let purpose = Purpose::Files(FileTransfer::TextOut);
+            self.request(device, purpose, bytes as f64, ctx);
         }
     }
 
@@ -433,7 +492,7 @@ impl SystemModel<'_> {
             Access::Hit | Access::InTransit => {}
         }
         if let Access::Miss { .. } = access {
-            self.transfer(at, Purpose::BufferRead { block: at.block }, ctx);
+            self.transfer(at, FileTransfer::BufferRead { block: at.block }, ctx);
         }
         if let Some(index) = ahead.filter(|_| self.fs().read_ahead) {
             let next = self.place(at.block.file, index);
@@ -443,7 +502,7 @@ impl SystemModel<'_> {
                     let devices = self.sys.devices.len();
                     self.files.cache().counts[next.kind as usize * devices + next.device]
                         .read_aheads += 1;
-                    self.transfer(next, Purpose::BufferRead { block: next.block }, ctx);
+                    self.transfer(next, FileTransfer::BufferRead { block: next.block }, ctx);
                 }
                 Some(Access::NoBuffer { write_back }) => self.write_blocks(&write_back, ctx),
                 Some(Access::Hit | Access::InTransit) | None => {}
@@ -468,7 +527,10 @@ impl SystemModel<'_> {
     /// before it, wrapping round the area. `None` for other requests, or
     /// scattered blocks, or a device without an arm.
     pub(super) fn block_cylinder(&self, device: usize, purpose: Purpose) -> Option<u32> {
-        let (Purpose::BufferRead { block } | Purpose::BufferWrite { block }) = purpose else {
+        let Purpose::Files(
+            FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block },
+        ) = purpose
+        else {
             return None;
         };
         let fs = self.sys.files.as_ref()?;
@@ -507,9 +569,9 @@ impl SystemModel<'_> {
     }
 
     /// Starts a block's transfer between its buffer and its device.
-    fn transfer(&mut self, at: Placed, purpose: Purpose, ctx: &mut Context<Event>) {
+    fn transfer(&mut self, at: Placed, transfer: FileTransfer, ctx: &mut Context<Event>) {
         let bytes = self.fs().block as f64;
-        self.request(at.device, purpose, bytes, ctx);
+        self.request(at.device, Purpose::Files(transfer), bytes, ctx);
     }
 
     /// Starts the writes of blocks pushed out of the cache (or written by
@@ -519,7 +581,7 @@ impl SystemModel<'_> {
         for &block in blocks {
             let at = self.place(block.file, block.index);
             self.files.cache().counts[at.kind as usize * devices + at.device].writes += 1;
-            self.transfer(at, Purpose::BufferWrite { block }, ctx);
+            self.transfer(at, FileTransfer::BufferWrite { block }, ctx);
         }
     }
 
@@ -731,4 +793,48 @@ fn mix(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::Transfer;
+    use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+
+    #[test]
+    fn a_completion_goes_back_to_the_part_that_asked_for_it() {
+        // Where on a disk each transfer falls, and for whom it is.
+        let block = Block { file: 3, index: 7 };
+        let files = [
+            (FileTransfer::Exec { pid: 4 }, Region::Files, Some(4)),
+            (FileTransfer::BufferRead { block }, Region::Files, None),
+            (FileTransfer::BufferWrite { block }, Region::Files, None),
+            (FileTransfer::TextIn { pid: 5 }, Region::Swap, Some(5)),
+            (FileTransfer::TextOut, Region::Swap, None),
+        ];
+        for (transfer, region, pid) in files {
+            assert_eq!(transfer.region(), region, "{transfer:?}");
+            assert_eq!(Purpose::Files(transfer).pid(), pid, "{transfer:?}");
+        }
+        let memory = [
+            (Transfer::PageRead { pid: 1 }, Some(1)),
+            (Transfer::PageWrite, None),
+            (Transfer::SwapIn { pid: 2 }, Some(2)),
+            (Transfer::SwapOut { pid: 3 }, Some(3)),
+        ];
+        for (transfer, pid) in memory {
+            assert_eq!(Purpose::Memory(transfer).pid(), pid, "{transfer:?}");
+        }
+        assert_eq!(Purpose::Io { pid: 9 }.pid(), Some(9));
+        // A page read falls in the file system when the page comes from
+        // the program's file, else in the swap area.
+        with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, _, pid| {
+            let read = Purpose::Memory(Transfer::PageRead { pid });
+            for (from_file, region) in [(true, Region::Files), (false, Region::Swap)] {
+                model.memory.of[pid].fault_from_file = from_file;
+                assert_eq!(model.region(read), region);
+            }
+            assert_eq!(model.region(Purpose::Io { pid }), Region::Files);
+        });
+    }
 }

@@ -36,7 +36,7 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
-use super::memory::{Governor, Manager};
+use super::memory::{Governor, Manager, MemoryEvent, Transfer};
 use super::paging::{Counts, FreePool};
 use super::{
     Burst, Context, Event, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
@@ -1459,7 +1459,7 @@ impl<'a> SystemModel<'a> {
             self.sys.memory.user_frames(),
         );
         self.scan(ctx);
-        let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
+        let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Memory(MemoryEvent::Pageout));
         // The swapper looks at least once a second (3BSD wakes it with
         // `runin` from the clock).
         self.swapper(ctx);
@@ -1556,7 +1556,7 @@ impl<'a> SystemModel<'a> {
         self.stats.counters.page_writes += writes.len() as u64;
         let bytes = self.sys.memory.page as f64;
         for &device in &writes {
-            self.request(device, Purpose::PageWrite, bytes, ctx);
+            self.request(device, Purpose::Memory(Transfer::PageWrite), bytes, ctx);
         }
         writes.clear();
         self.memory.writes = writes;

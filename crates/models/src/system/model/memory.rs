@@ -27,7 +27,7 @@ use super::frames::{Frames, PageTable};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
-use super::{Burst, Context, Counters, Event, Residence, SimTime, Streams, SystemModel};
+use super::{Burst, Context, Counters, Event, Region, Residence, SimTime, Streams, SystemModel};
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
 use crate::system::{ClockDaemon, Paging, PagingSwapper, Policy, Replacement, System};
@@ -57,6 +57,40 @@ pub(super) struct MemoryState<'a> {
     /// Page writes freeing left to issue: a buffer kept empty between
     /// freeings, so that freeing allocates nothing.
     pub(super) writes: Vec<usize>,
+}
+
+/// Memory management's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryEvent {
+    /// The V7 swapper looks again.
+    SwapperRetry,
+    /// The pageout daemon's once-a-second start (memory as frames).
+    Pageout,
+}
+
+/// A transfer memory management asked a device for.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Transfer {
+    /// A faulted page read in.
+    PageRead { pid: usize },
+    /// A page written back.
+    PageWrite,
+    /// An image (or under paging the pages of one) swapped in ...
+    SwapIn { pid: usize },
+    /// ... or out.
+    SwapOut { pid: usize },
+}
+
+impl Transfer {
+    /// The process a transfer is made for (none for a page written back).
+    pub(super) fn pid(self) -> Option<usize> {
+        match self {
+            Transfer::PageRead { pid } | Transfer::SwapIn { pid } | Transfer::SwapOut { pid } => {
+                Some(pid)
+            }
+            Transfer::PageWrite => None,
+        }
+    }
 }
 
 /// How a run manages memory, built once from the scenario's policy: what
@@ -272,7 +306,7 @@ impl SystemModel<'_> {
     /// first turn, under the clock.
     pub(super) fn start_memory(&mut self, ctx: &mut Context<Event>) {
         if let Manager::Frames { .. } = self.memory.manager {
-            let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Pageout);
+            let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Memory(MemoryEvent::Pageout));
         }
     }
 
@@ -286,6 +320,41 @@ impl SystemModel<'_> {
     /// rather than its pages coming in by faults.
     pub(super) fn exec_reads_image(&self) -> bool {
         self.memory.manager.moves_images()
+    }
+
+    /// Handles one of memory's events.
+    pub(super) fn memory_event(&mut self, event: MemoryEvent, ctx: &mut Context<Event>) {
+        match event {
+            MemoryEvent::SwapperRetry => self.swapper_retry(ctx),
+            MemoryEvent::Pageout => self.pageout(ctx),
+        }
+    }
+
+    /// A transfer of `bytes` memory asked for is done.
+    pub(super) fn transfer_done(
+        &mut self,
+        transfer: Transfer,
+        bytes: f64,
+        ctx: &mut Context<Event>,
+    ) {
+        match transfer {
+            Transfer::PageRead { pid } => self.page_read(pid, ctx),
+            Transfer::PageWrite => {}
+            Transfer::SwapIn { pid } => self.swap_in_done(pid, bytes, ctx),
+            Transfer::SwapOut { pid } => self.swap_out_done(pid, bytes, ctx),
+        }
+    }
+
+    /// Where on a disk a transfer falls: a page read from a program's
+    /// file in the file system, the rest in the swap area.
+    pub(super) fn transfer_region(&self, transfer: Transfer) -> Region {
+        match transfer {
+            Transfer::PageRead { pid } if self.memory.of[pid].fault_from_file => Region::Files,
+            Transfer::PageRead { .. }
+            | Transfer::PageWrite
+            | Transfer::SwapIn { .. }
+            | Transfer::SwapOut { .. } => Region::Swap,
+        }
     }
 
     /// The swapper looks: V7's under swapping, 3BSD's behind the clock

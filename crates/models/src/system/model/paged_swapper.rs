@@ -177,7 +177,7 @@ impl Swapper {
 mod tests {
     use super::super::frames::tests::{device, give, hundred_page_images, modify, with_process_at};
     use super::*;
-    use crate::system::model::memory::Governor;
+    use crate::system::model::memory::{Governor, Transfer};
     use crate::system::model::{
         Burst, BurstKind, Outcome, Owner, OwnerKind, Purpose, Residence, State,
     };
@@ -247,7 +247,9 @@ mod tests {
                     assert_eq!(model.user_area_bytes(pid), 6 * 512 + 2 * 512);
                     let disk = &model.devices[device(model, "disk")];
                     let write = disk.in_service().expect("the swap-out is written");
-                    assert!(matches!(write.purpose, Purpose::SwapOut { pid: out } if out == pid));
+                    assert!(
+                        matches!(write.purpose, Purpose::Memory(Transfer::SwapOut { pid: out }) if out == pid)
+                    );
                     assert_eq!(write.bytes, (5 * 1024 + 6 * 512 + 2 * 512) as f64);
                     model.check_frames();
                 }

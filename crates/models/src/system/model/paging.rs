@@ -13,8 +13,8 @@
 //! which is global LRU at the granularity of holders.
 
 use super::frames::{Freeing, Processes};
-use super::memory::Manager;
 use super::memory::ProcessMemory;
+use super::memory::{Manager, Transfer};
 use super::{
     Burst, BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler,
     SimTime, State, Stream, SystemModel, VecDeque, scheduler,
@@ -619,7 +619,12 @@ impl SystemModel<'_> {
                 let pages = 1 + self.kluster(pid);
                 self.memory.swap.vm.transfers += pages;
                 let bytes = (self.sys.memory.page * pages) as f64;
-                self.request(device, Purpose::PageRead { pid }, bytes, ctx);
+                self.request(
+                    device,
+                    Purpose::Memory(Transfer::PageRead { pid }),
+                    bytes,
+                    ctx,
+                );
             }
             Source::ZeroFill => self.page_read(pid, ctx),
             Source::Reclaim | Source::InTransit => unreachable!("a reclaim needs no frame"),

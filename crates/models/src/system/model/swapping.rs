@@ -6,7 +6,7 @@
 //! private part, text being read-only.
 
 use super::candidates::Candidates;
-use super::memory::Manager;
+use super::memory::{Manager, MemoryEvent, Transfer};
 use super::paged_swapper::VmMeter;
 use super::{
     AGE_CAP, Context, Event, PerProcess, Purpose, Residence, SWAP_IN_STAY, SWAP_OUT_WAIT,
@@ -179,7 +179,7 @@ impl SystemModel<'_> {
             Step::Out(victim) => self.swap_out(victim, ctx),
             Step::LookLater if !self.memory.swap.retry => {
                 self.memory.swap.retry = true;
-                let _ = ctx.schedule_in(SWAPPER_RETRY, Event::SwapperRetry);
+                let _ = ctx.schedule_in(SWAPPER_RETRY, Event::Memory(MemoryEvent::SwapperRetry));
             }
             Step::LookLater => {}
         }
@@ -276,7 +276,12 @@ impl SystemModel<'_> {
         self.memory.swap.busy = true;
         self.recount(pid, ctx.now(), |p| p.residence = Residence::MovingIn);
         let device = self.swap_device();
-        self.request(device, Purpose::SwapIn { pid }, bytes as f64, ctx);
+        self.request(
+            device,
+            Purpose::Memory(Transfer::SwapIn { pid }),
+            bytes as f64,
+            ctx,
+        );
     }
 
     /// Takes `pid` out of memory: its private part is written (swapping),
@@ -306,7 +311,12 @@ impl SystemModel<'_> {
             self.push_out_pages(pid, ctx)
         };
         let device = self.swap_device();
-        self.request(device, Purpose::SwapOut { pid }, bytes as f64, ctx);
+        self.request(
+            device,
+            Purpose::Memory(Transfer::SwapOut { pid }),
+            bytes as f64,
+            ctx,
+        );
         self.dispatch_idle(ctx);
     }
 }

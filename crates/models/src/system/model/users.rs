@@ -49,7 +49,37 @@ impl Terminals {
     }
 }
 
+/// The users' events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserEvent {
+    /// A user's think time ends.
+    ThinkEnd {
+        /// The user (an owner slot).
+        owner: u32,
+    },
+    /// The login process: a user logs in (`arrives`) or the hourly rate
+    /// changes.
+    Login {
+        /// Whether a user logs in now.
+        arrives: bool,
+    },
+    /// A user's session ends.
+    Logout {
+        /// The user (an owner slot).
+        owner: u32,
+    },
+}
+
 impl SystemModel<'_> {
+    /// Handles one of the users' events.
+    pub(super) fn user_event(&mut self, event: UserEvent, ctx: &mut Context<Event>) {
+        match event {
+            UserEvent::ThinkEnd { owner } => self.think_end(owner as usize, ctx),
+            UserEvent::Login { arrives } => self.login(arrives, ctx),
+            UserEvent::Logout { owner } => self.logout(owner as usize, ctx),
+        }
+    }
+
     pub(super) fn log_in(
         &mut self,
         index: u64,
@@ -71,9 +101,9 @@ impl SystemModel<'_> {
         if let Some(end) = session_end {
             let _ = ctx.schedule_at(
                 end,
-                Event::Logout {
+                Event::Users(UserEvent::Logout {
                     owner: event_index(owner),
-                },
+                }),
             );
         }
         self.terminals.logged_in += 1;
@@ -112,9 +142,9 @@ impl SystemModel<'_> {
             .sample_time(&mut self.owners[owner].rngs.think);
         let key = ctx.schedule_in(
             t,
-            Event::ThinkEnd {
+            Event::Users(UserEvent::ThinkEnd {
                 owner: event_index(owner),
-            },
+            }),
         );
         if let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind {
             *thinking = Some(key);
@@ -201,13 +231,13 @@ impl SystemModel<'_> {
                 .sample(&mut self.terminals.login_rng);
             let at = now + SimTime::from_secs_f64(gap.min(LONGEST_SAMPLE));
             if at < next_hour {
-                let _ = ctx.schedule_at(at, Event::Login { arrives: true });
+                let _ = ctx.schedule_at(at, Event::Users(UserEvent::Login { arrives: true }));
                 return;
             }
         }
         // No login before the rate changes: by memorylessness, draw again
         // at the start of the next hour.
-        let _ = ctx.schedule_at(next_hour, Event::Login { arrives: false });
+        let _ = ctx.schedule_at(next_hour, Event::Users(UserEvent::Login { arrives: false }));
     }
 
     pub(super) fn think_end(&mut self, owner: usize, ctx: &mut Context<Event>) {
