@@ -25,7 +25,9 @@
 //! page from the exposure since its last decision, as for a private page.
 
 use super::{Fenwick, FrameOwner, Frames, NIL, PageTable, Pte, Use, Whose};
-use crate::system::model::{Burst, BurstKind, Pages, Phases, SimTime, Source, SystemModel};
+#[cfg(debug_assertions)]
+use crate::system::model::Pages;
+use crate::system::model::{Burst, BurstKind, Phases, SimTime, Source, SystemModel};
 
 /// A class's shared text: its page table, its missing pages and their
 /// exposure to references. A page being faulted on, not yet with a frame,
