@@ -30,7 +30,7 @@ use super::{
     CommandClass, Locality, Mix, Phases, Placement, Population, ProbeScript, ProcessCount, Program,
     Region, Scheduler, System,
 };
-use crate::measure::{Responses, StationMeter};
+use crate::measure::StationMeter;
 use crate::run::{Run, Runnable, Setup, drive, event_index};
 use crate::summary::{ClassSummary, CpuSplit, LoadSummary, MemorySummary, ProbeSummary, Summary};
 use rand::RngExt;
@@ -46,12 +46,15 @@ mod devices;
 mod eligibility;
 mod files;
 mod frames;
+#[cfg(debug_assertions)]
+mod invariants;
 mod memory;
 mod ordered;
 mod paged_swapper;
 mod paging;
 mod per_process;
 mod probe;
+mod processors;
 mod report;
 mod scheduler;
 mod scripts;
@@ -59,7 +62,8 @@ mod swapping;
 mod users;
 
 use devices::DeviceState;
-use eligibility::{Eligibility, Rule};
+use eligibility::Eligibility;
+use eligibility::{eligibility_rule, levels};
 use files::{FileTransfer, Files, ProcessFiles};
 use frames::LifetimeMeter;
 use memory::{Manager, MemoryEvent, MemoryState, Transfer};
@@ -67,20 +71,14 @@ use ordered::SlotHeap;
 use paging::{Pages, Source};
 use per_process::PerProcess;
 pub use probe::Observation;
+use processors::{Burst, BurstKind, Countdowns, Outcome, Processors};
 use report::Statistics;
+use report::{Counters, add_burst};
+pub use report::{LifetimePoint, LoadSample, SetSizePoint};
 use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
 use scripts::ScriptLink;
+use swapping::AGE_CAP;
 use users::UserEvent;
-
-/// V7 swapper: a process must have been out this long before the swapper
-/// pushes a runnable process out for it.
-const SWAP_OUT_WAIT: SimTime = SimTime::from_secs(3);
-/// V7 swapper: a runnable victim must have been in memory this long.
-const SWAP_IN_STAY: SimTime = SimTime::from_secs(2);
-/// V7 swapper: ages stop counting here (`p_time` is a byte capped at 127).
-const AGE_CAP: SimTime = SimTime::from_secs(127);
-/// V7 swapper: how often it looks again when it could not act.
-const SWAPPER_RETRY: SimTime = SimTime::from_secs(1);
 
 /// The events of the time-sharing model, each for the part that handles
 /// it (8 bytes, its indices `u32`).
@@ -119,56 +117,6 @@ pub enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "an event takes 8 bytes");
-
-/// One sample of the load indices.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LoadSample {
-    /// Simulated time \[s\].
-    pub time: f64,
-    /// Whether it was taken before the end of the warm-up.
-    pub warmup: bool,
-    /// Users logged in.
-    pub users: u32,
-    /// User processes: the processes of commands in progress (with
-    /// `users.processes = "all"`, shells and background processes too).
-    pub processes: u32,
-    /// Processes in memory and not asleep.
-    pub multiprogramming: u32,
-    /// Processes ready for a processor, running or not.
-    pub runnable: u32,
-    /// Fraction of user memory held by processes.
-    pub memory_occupancy: f64,
-}
-
-/// The measured lifetime function: processor time and faults at one
-/// resident set size, for one class (replacement by the clock).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LifetimePoint {
-    /// The class.
-    pub class: String,
-    /// Pages the process held in memory.
-    pub resident_pages: u64,
-    /// Processor time its processes ran holding that many pages \[s\].
-    pub cpu_seconds: f64,
-    /// Faults they took holding that many pages.
-    pub faults: u64,
-}
-
-/// How often, over the load samples after the warm-up, a process of a
-/// class in the multiprogramming set held a number of pages: its resident
-/// set (paging), and under the Multics scheduler the working-set estimate
-/// it was made eligible with.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SetSizePoint {
-    /// The class.
-    pub class: String,
-    /// The number of pages.
-    pub pages: u64,
-    /// Samples of a process holding that many pages resident.
-    pub resident_samples: u64,
-    /// Samples of a process with that working-set estimate (Multics).
-    pub working_set_samples: u64,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -307,86 +255,6 @@ struct Process {
     generation: u64,
 }
 
-/// Processor time a process has still to run before each of the events
-/// its demand is spread with; `SimTime::MAX` for one that will not come.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Countdowns {
-    /// To the next I/O request.
-    io: SimTime,
-    /// To the next segment fault.
-    segment: SimTime,
-    /// To the next block of a data file.
-    file: SimTime,
-}
-
-impl Countdowns {
-    /// None of the events will come.
-    const NONE: Countdowns = Countdowns {
-        io: SimTime::MAX,
-        segment: SimTime::MAX,
-        file: SimTime::MAX,
-    };
-
-    /// Takes processor time `ran` off every countdown that runs.
-    fn charge(&mut self, ran: SimTime) {
-        for due in [&mut self.io, &mut self.segment, &mut self.file] {
-            if *due != SimTime::MAX {
-                *due = *due - ran;
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Outcome {
-    Done,
-    Io,
-    Fault,
-    SegmentFault,
-    /// A block of a data file is due.
-    File,
-    Quantum,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum BurstKind {
-    User(Outcome),
-    /// The kernel's path for a fault served by this device.
-    Fault,
-    /// The kernel's handling of a segment fault.
-    SegmentFault,
-    /// The kernel copying the blocks exec read from the buffer cache into
-    /// the process's memory.
-    Copy,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Burst {
-    pid: usize,
-    kind: BurstKind,
-    start: SimTime,
-    /// The interrupts left pending run first, up to here ...
-    interrupt_end: SimTime,
-    /// ... then the context switch, up to here, then the work.
-    switch_end: SimTime,
-    end: SimTime,
-}
-
-impl Burst {
-    /// The kernel's work of `kind` for `pid` from `now`, taking `cost`:
-    /// no interrupts or switch before it.
-    fn kernel(pid: usize, kind: BurstKind, now: SimTime, cost: SimTime) -> Burst {
-        Burst {
-            pid,
-            kind,
-            start: now,
-            interrupt_end: now,
-            switch_end: now,
-            end: now + cost,
-        }
-    }
-}
-
 /// Why a device request was made, by the part that made it: its
 /// completion goes back to that part.
 #[derive(Clone, Copy, Debug)]
@@ -408,109 +276,6 @@ impl Purpose {
             Purpose::Memory(transfer) => transfer.pid(),
             Purpose::Files(transfer) => transfer.pid(),
         }
-    }
-}
-
-#[derive(Debug)]
-struct ClassStats {
-    responses: Responses,
-    faults: Tally,
-    rejected: u64,
-}
-
-impl ClassStats {
-    fn new() -> ClassStats {
-        ClassStats {
-            responses: Responses::new(),
-            faults: Tally::new(),
-            rejected: 0,
-        }
-    }
-}
-
-/// Counters reset at the end of the warm-up.
-#[derive(Clone, Debug, Default)]
-struct Counters {
-    cpu_user: f64,
-    cpu_fault: f64,
-    /// Processor time in device interrupts \[s\].
-    cpu_interrupts: f64,
-    /// Processor time handling segment faults \[s\].
-    cpu_segment_faults: f64,
-    /// Processor time copying blocks out of the buffer cache \[s\].
-    cpu_copy: f64,
-    cpu_switch: f64,
-    faults: u64,
-    reclaims: u64,
-    zero_fills: u64,
-    bulk_reads: u64,
-    disk_reads: u64,
-    page_writes: u64,
-    pages_stolen: u64,
-    /// Pages read in with a faulted page (klustering).
-    klustered: u64,
-    swap_ins: u64,
-    swap_outs: u64,
-    swapped_bytes: f64,
-    logins_refused: u64,
-    /// Device requests.
-    requests: u64,
-    /// Processor time of the probe's benchmarks \[s\].
-    probe_cpu: f64,
-    /// Device requests on behalf of the probe's benchmarks.
-    probe_requests: u64,
-}
-
-/// The processors: the burst each is running, which are idle, and their
-/// meter.
-#[derive(Debug)]
-struct Processors {
-    /// The burst on each processor.
-    running: Vec<Option<Burst>>,
-    /// The processors without a burst, lowest-numbered first.
-    idle: SlotHeap<()>,
-    /// The pending end of each processor's burst.
-    burst_keys: Vec<Option<EventKey>>,
-    /// Busy processors and processes present, for the station table.
-    meter: StationMeter,
-    /// Processor time of the device interrupts not yet handled: the next
-    /// burst dispatched runs them first.
-    pending_interrupts: SimTime,
-}
-
-impl Processors {
-    fn new(count: usize) -> Processors {
-        Processors {
-            running: vec![None; count],
-            idle: {
-                let mut idle = SlotHeap::default();
-                (0..count).for_each(|cpu| idle.insert(cpu, ()));
-                idle
-            },
-            burst_keys: vec![None; count],
-            meter: StationMeter::new(),
-            pending_interrupts: SimTime::ZERO,
-        }
-    }
-    /// Puts `burst` on `cpu` and schedules its end: the one way a burst
-    /// starts, a process's own work or the kernel's.
-    fn start(&mut self, cpu: usize, burst: Burst, ctx: &mut Context<Event>) {
-        self.running[cpu] = Some(burst);
-        self.burst_keys[cpu] = Some(ctx.schedule_at(
-            burst.end,
-            Event::BurstEnd {
-                cpu: event_index(cpu),
-            },
-        ));
-    }
-
-    /// Whether `pid` is on a processor in a kernel path (a page or segment
-    /// fault), where the swappers do not take it.
-    fn in_kernel_path(&self, pid: usize) -> bool {
-        self.running
-            .iter()
-            .flatten()
-            .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
     }
 }
 
@@ -1301,29 +1066,6 @@ impl SystemModel<'_> {
     }
 }
 
-/// Adds the switch and work of `burst` that fall between `from` and `upto`
-/// to the processor-time counters.
-fn add_burst(counters: &mut Counters, burst: &Burst, probe: bool, from: SimTime, upto: SimTime) {
-    let clip = |a: SimTime, b: SimTime| {
-        let (a, b) = (a.max(from), b.min(upto));
-        if b > a { (b - a).as_secs_f64() } else { 0.0 }
-    };
-    let interrupts = clip(burst.start, burst.interrupt_end);
-    counters.cpu_interrupts += interrupts;
-    let switch = clip(burst.interrupt_end, burst.switch_end);
-    counters.cpu_switch += switch;
-    let work = clip(burst.switch_end, burst.end);
-    match burst.kind {
-        BurstKind::User(_) => counters.cpu_user += work,
-        BurstKind::Fault => counters.cpu_fault += work,
-        BurstKind::SegmentFault => counters.cpu_segment_faults += work,
-        BurstKind::Copy => counters.cpu_copy += work,
-    }
-    if probe {
-        counters.probe_cpu += switch + work;
-    }
-}
-
 /// Whether a process is in the multiprogramming set (in memory and not
 /// asleep), and whether it waits for memory or eligibility.
 fn indicators(p: &Process, waiting_frame: bool) -> (bool, bool) {
@@ -1357,73 +1099,6 @@ impl Model for SystemModel<'_> {
         self.meter_occupancy(ctx.now());
         #[cfg(debug_assertions)]
         self.check_invariants();
-    }
-}
-
-#[cfg(debug_assertions)]
-impl SystemModel<'_> {
-    /// Recounts what the model keeps incrementally: memory held, the
-    /// multiprogramming and waiting counts, the bulk store's pages.
-    fn check_invariants(&self) {
-        assert_eq!(
-            self.stats.occupancy.value(),
-            self.occupancy(),
-            "the occupancy meter follows free memory"
-        );
-        self.check_memory();
-        self.check_counts();
-        self.files.check(|pid| self.procs[pid].state == State::Io);
-        let mut of_class = vec![0; self.sys.classes.len()];
-        self.procs.iter().for_each(|(_, p)| of_class[p.class] += 1);
-        self.files.check_texts(&of_class);
-    }
-
-    /// The multiprogramming and waiting meters, the candidate sets, the
-    /// ready queue, eligibility and the processors count what the
-    /// processes' states say.
-    fn check_counts(&self) {
-        let procs = || self.procs.iter().map(|(_, p)| p);
-        let (mpl, waiting) = self
-            .procs
-            .iter()
-            .map(|(pid, p)| indicators(p, self.memory.of[pid].waiting_frame))
-            .fold((0, 0), |(m, w), (a, b)| {
-                (m + u32::from(a), w + u32::from(b))
-            });
-        assert_eq!(
-            (self.stats.mpl.value(), self.stats.waiting.value()),
-            (f64::from(mpl), f64::from(waiting))
-        );
-        for (pid, p) in self.procs.iter() {
-            let queued = p.state == State::Runnable && p.residence == Residence::In;
-            assert_eq!(
-                self.sched[pid].place != Place::None,
-                queued,
-                "queued when ready in memory"
-            );
-        }
-        assert_eq!(
-            (self.eligibility.eligible(), self.eligibility.waiting()),
-            (
-                self.procs
-                    .iter()
-                    .filter(|&(pid, _)| self.eligibility.holds(pid))
-                    .count() as u32,
-                procs().filter(|p| p.state == State::WaitEligible).count()
-            ),
-            "eligibility counts its processes"
-        );
-        assert_eq!(
-            self.cpus.idle.len(),
-            self.cpus.running.iter().filter(|b| b.is_none()).count()
-        );
-        assert_eq!(
-            self.ready.len(),
-            procs()
-                .filter(|p| p.state == State::Runnable && p.residence == Residence::In)
-                .count(),
-            "the ready queue holds exactly the runnable resident processes"
-        );
     }
 }
 
@@ -1492,50 +1167,4 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
     }
     let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
     SimTime::from_secs_f64((demand / count * e).min(LONGEST_SAMPLE))
-}
-
-/// Who may be eligible: under Multics by the scheduler's settings and
-/// working sets against user memory; under the working-set and page-fault
-/// frequency policies by resident sets against user memory; otherwise at
-/// most
-/// `max_multiprogramming` processes, whatever their sizes.
-fn eligibility_rule(sys: &System, memory: Manager) -> Rule {
-    if let Scheduler::RoundRobin | Scheduler::Unix(_) = sys.cpu.scheduler
-        && memory.load_controlled()
-    {
-        // The local policies' load control: a command is let in while the
-        // working sets (resident sets) of those in fit in user memory, one
-        // at least.
-        return Rule {
-            min: 1,
-            max: sys.cpu.max_multiprogramming,
-            memory: Some(sys.memory.user_frames() as f64),
-        };
-    }
-    match (sys.cpu.scheduler, sys.cpu.max_multiprogramming) {
-        (Scheduler::Multics(m), max) => Rule {
-            min: m.min_eligible,
-            max,
-            memory: (m.working_set_factor > 0.0)
-                .then(|| sys.memory.user_frames() as f64 / m.working_set_factor),
-        },
-        (_, Some(max)) => Rule {
-            min: max,
-            max: Some(max),
-            memory: None,
-        },
-        (_, None) => Rule {
-            min: u32::MAX,
-            max: None,
-            memory: None,
-        },
-    }
-}
-
-/// The number of queue levels eligibility is awarded from.
-fn levels(sys: &System) -> u8 {
-    match sys.cpu.scheduler {
-        Scheduler::Multics(m) => m.levels,
-        _ => 1,
-    }
 }

@@ -19,7 +19,9 @@
 //! level and the count alone: at most `max_multiprogramming` eligible,
 //! first come first served.
 
+use super::memory::Manager;
 use super::per_process::PerProcess;
+use crate::system::{Scheduler, System};
 use std::collections::VecDeque;
 
 /// When eligibility may be awarded.
@@ -183,6 +185,52 @@ impl Eligibility {
     #[cfg(debug_assertions)]
     pub(super) fn waiting(&self) -> usize {
         self.waiting_count
+    }
+}
+
+/// Who may be eligible: under Multics by the scheduler's settings and
+/// working sets against user memory; under the working-set and page-fault
+/// frequency policies by resident sets against user memory; otherwise at
+/// most
+/// `max_multiprogramming` processes, whatever their sizes.
+pub(super) fn eligibility_rule(sys: &System, memory: Manager) -> Rule {
+    if let Scheduler::RoundRobin | Scheduler::Unix(_) = sys.cpu.scheduler
+        && memory.load_controlled()
+    {
+        // The local policies' load control: a command is let in while the
+        // working sets (resident sets) of those in fit in user memory, one
+        // at least.
+        return Rule {
+            min: 1,
+            max: sys.cpu.max_multiprogramming,
+            memory: Some(sys.memory.user_frames() as f64),
+        };
+    }
+    match (sys.cpu.scheduler, sys.cpu.max_multiprogramming) {
+        (Scheduler::Multics(m), max) => Rule {
+            min: m.min_eligible,
+            max,
+            memory: (m.working_set_factor > 0.0)
+                .then(|| sys.memory.user_frames() as f64 / m.working_set_factor),
+        },
+        (_, Some(max)) => Rule {
+            min: max,
+            max: Some(max),
+            memory: None,
+        },
+        (_, None) => Rule {
+            min: u32::MAX,
+            max: None,
+            memory: None,
+        },
+    }
+}
+
+/// The number of queue levels eligibility is awarded from.
+pub(super) fn levels(sys: &System) -> u8 {
+    match sys.cpu.scheduler {
+        Scheduler::Multics(m) => m.levels,
+        _ => 1,
     }
 }
 

@@ -53,6 +53,10 @@ pub(super) use text::SharedText;
 /// No frame, no slot.
 const NIL: u32 = u32::MAX;
 
+/// How often the pageout daemon starts: once a second, when the clock
+/// calls 3BSD's `vmmeter`.
+pub(super) const PAGEOUT_PERIOD: SimTime = SimTime::from_secs(1);
+
 /// Whose page a frame holds or held: a process, a class's shared text, or
 /// nobody. Packed in a `u32` (the top bit marks a text), so that a frame
 /// stays small; [`FrameOwner::whose`] unpacks it.
@@ -1459,7 +1463,7 @@ impl<'a> SystemModel<'a> {
             self.sys.memory.user_frames(),
         );
         self.scan(ctx);
-        let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Memory(MemoryEvent::Pageout));
+        let _ = ctx.schedule_in(PAGEOUT_PERIOD, Event::Memory(MemoryEvent::Pageout));
         // The swapper looks at least once a second (3BSD wakes it with
         // `runin` from the clock).
         self.swapper(ctx);

@@ -23,7 +23,7 @@
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Frames, PageTable};
+use super::frames::{Frames, PAGEOUT_PERIOD, PageTable};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
@@ -306,7 +306,7 @@ impl SystemModel<'_> {
     /// first turn, under the clock.
     pub(super) fn start_memory(&mut self, ctx: &mut Context<Event>) {
         if let Manager::Frames { .. } = self.memory.manager {
-            let _ = ctx.schedule_in(SimTime::from_secs(1), Event::Memory(MemoryEvent::Pageout));
+            let _ = ctx.schedule_in(PAGEOUT_PERIOD, Event::Memory(MemoryEvent::Pageout));
         }
     }
 

@@ -1,14 +1,146 @@
 //! What a run reports: the load-index samples and the summary, with the
 //! statistics reset at the end of the warm-up.
 
+use super::processors::{Burst, BurstKind};
 use super::{
-    ClassStats, ClassSummary, Context, Counters, CpuSplit, Event, LifetimeMeter, LifetimePoint,
-    LoadSample, LoadSummary, MemorySummary, Observation, Population, ProbeSummary, Scheduler,
-    SetSizePoint, SimTime, Summary, System, SystemModel, Tally, TimeWeighted, add_burst, files,
-    indicators,
+    ClassSummary, Context, CpuSplit, Event, LifetimeMeter, LoadSummary, MemorySummary, Observation,
+    Population, ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally,
+    TimeWeighted, files, indicators,
 };
+
+/// One sample of the load indices.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoadSample {
+    /// Simulated time \[s\].
+    pub time: f64,
+    /// Whether it was taken before the end of the warm-up.
+    pub warmup: bool,
+    /// Users logged in.
+    pub users: u32,
+    /// User processes: the processes of commands in progress (with
+    /// `users.processes = "all"`, shells and background processes too).
+    pub processes: u32,
+    /// Processes in memory and not asleep.
+    pub multiprogramming: u32,
+    /// Processes ready for a processor, running or not.
+    pub runnable: u32,
+    /// Fraction of user memory held by processes.
+    pub memory_occupancy: f64,
+}
+
+/// The measured lifetime function: processor time and faults at one
+/// resident set size, for one class (replacement by the clock).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LifetimePoint {
+    /// The class.
+    pub class: String,
+    /// Pages the process held in memory.
+    pub resident_pages: u64,
+    /// Processor time its processes ran holding that many pages \[s\].
+    pub cpu_seconds: f64,
+    /// Faults they took holding that many pages.
+    pub faults: u64,
+}
+
+/// How often, over the load samples after the warm-up, a process of a
+/// class in the multiprogramming set held a number of pages: its resident
+/// set (paging), and under the Multics scheduler the working-set estimate
+/// it was made eligible with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SetSizePoint {
+    /// The class.
+    pub class: String,
+    /// The number of pages.
+    pub pages: u64,
+    /// Samples of a process holding that many pages resident.
+    pub resident_samples: u64,
+    /// Samples of a process with that working-set estimate (Multics).
+    pub working_set_samples: u64,
+}
+
+#[derive(Debug)]
+pub(super) struct ClassStats {
+    pub(super) responses: Responses,
+    pub(super) faults: Tally,
+    pub(super) rejected: u64,
+}
+
+impl ClassStats {
+    pub(super) fn new() -> ClassStats {
+        ClassStats {
+            responses: Responses::new(),
+            faults: Tally::new(),
+            rejected: 0,
+        }
+    }
+}
+
+/// Counters reset at the end of the warm-up.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Counters {
+    pub(super) cpu_user: f64,
+    pub(super) cpu_fault: f64,
+    /// Processor time in device interrupts \[s\].
+    pub(super) cpu_interrupts: f64,
+    /// Processor time handling segment faults \[s\].
+    pub(super) cpu_segment_faults: f64,
+    /// Processor time copying blocks out of the buffer cache \[s\].
+    pub(super) cpu_copy: f64,
+    pub(super) cpu_switch: f64,
+    pub(super) faults: u64,
+    pub(super) reclaims: u64,
+    pub(super) zero_fills: u64,
+    pub(super) bulk_reads: u64,
+    pub(super) disk_reads: u64,
+    pub(super) page_writes: u64,
+    pub(super) pages_stolen: u64,
+    /// Pages read in with a faulted page (klustering).
+    pub(super) klustered: u64,
+    pub(super) swap_ins: u64,
+    pub(super) swap_outs: u64,
+    pub(super) swapped_bytes: f64,
+    pub(super) logins_refused: u64,
+    /// Device requests.
+    pub(super) requests: u64,
+    /// Processor time of the probe's benchmarks \[s\].
+    pub(super) probe_cpu: f64,
+    /// Device requests on behalf of the probe's benchmarks.
+    pub(super) probe_requests: u64,
+}
+
+/// Adds the switch and work of `burst` that fall between `from` and `upto`
+/// to the processor-time counters.
+pub(super) fn add_burst(
+    counters: &mut Counters,
+    burst: &Burst,
+    probe: bool,
+    from: SimTime,
+    upto: SimTime,
+) {
+    let clip = |a: SimTime, b: SimTime| {
+        let (a, b) = (a.max(from), b.min(upto));
+        if b > a { (b - a).as_secs_f64() } else { 0.0 }
+    };
+    let interrupts = clip(burst.start, burst.interrupt_end);
+    counters.cpu_interrupts += interrupts;
+    let switch = clip(burst.interrupt_end, burst.switch_end);
+    counters.cpu_switch += switch;
+    let work = clip(burst.switch_end, burst.end);
+    match burst.kind {
+        BurstKind::User(_) => counters.cpu_user += work,
+        BurstKind::Fault => counters.cpu_fault += work,
+        BurstKind::SegmentFault => counters.cpu_segment_faults += work,
+        BurstKind::Copy => counters.cpu_copy += work,
+    }
+    if probe {
+        counters.probe_cpu += switch + work;
+    }
+}
+
+use crate::measure::Responses;
 use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
 use files::FileKind;
+use serde::Serialize;
 
 /// What a run measures: counters and meters reset at the end of the
 /// warm-up, and the load samples.

@@ -1,0 +1,189 @@
+//! The processors and the bursts they run.
+//!
+//! A burst is a stretch of one processor's time for one process: the
+//! device interrupts left pending, then the context switch, then the work
+//! (the process's own, or the kernel's on its behalf: a fault's path, a
+//! segment fault, exec's copies). It is decided when it is dispatched, so
+//! it ends at one event: `Processors::start` puts it on a processor and
+//! schedules that event, the one way a burst starts. A process's
+//! `Countdowns` say how much processor time it has still to run before its
+//! next I/O request, segment fault and data-file block, the ends a burst
+//! of its own work may have besides its quantum, its next page fault and
+//! the end of its demand.
+
+use super::{Context, Event, EventKey, SimTime, SlotHeap, StationMeter, event_index};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    Done,
+    Io,
+    Fault,
+    SegmentFault,
+    /// A block of a data file is due.
+    File,
+    Quantum,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum BurstKind {
+    User(Outcome),
+    /// The kernel's path for a fault served by this device.
+    Fault,
+    /// The kernel's handling of a segment fault.
+    SegmentFault,
+    /// The kernel copying the blocks exec read from the buffer cache into
+    /// the process's memory.
+    Copy,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Burst {
+    pub(super) pid: usize,
+    pub(super) kind: BurstKind,
+    pub(super) start: SimTime,
+    /// The interrupts left pending run first, up to here ...
+    pub(super) interrupt_end: SimTime,
+    /// ... then the context switch, up to here, then the work.
+    pub(super) switch_end: SimTime,
+    pub(super) end: SimTime,
+}
+
+impl Burst {
+    /// The kernel's work of `kind` for `pid` from `now`, taking `cost`:
+    /// no interrupts or switch before it.
+    pub(super) fn kernel(pid: usize, kind: BurstKind, now: SimTime, cost: SimTime) -> Burst {
+        Burst {
+            pid,
+            kind,
+            start: now,
+            interrupt_end: now,
+            switch_end: now,
+            end: now + cost,
+        }
+    }
+}
+
+/// The processors: the burst each is running, which are idle, and their
+/// meter.
+#[derive(Debug)]
+pub(super) struct Processors {
+    /// The burst on each processor.
+    pub(super) running: Vec<Option<Burst>>,
+    /// The processors without a burst, lowest-numbered first.
+    pub(super) idle: SlotHeap<()>,
+    /// The pending end of each processor's burst.
+    pub(super) burst_keys: Vec<Option<EventKey>>,
+    /// Busy processors and processes present, for the station table.
+    pub(super) meter: StationMeter,
+    /// Processor time of the device interrupts not yet handled: the next
+    /// burst dispatched runs them first.
+    pub(super) pending_interrupts: SimTime,
+}
+
+impl Processors {
+    pub(super) fn new(count: usize) -> Processors {
+        Processors {
+            running: vec![None; count],
+            idle: {
+                let mut idle = SlotHeap::default();
+                (0..count).for_each(|cpu| idle.insert(cpu, ()));
+                idle
+            },
+            burst_keys: vec![None; count],
+            meter: StationMeter::new(),
+            pending_interrupts: SimTime::ZERO,
+        }
+    }
+    /// Puts `burst` on `cpu` and schedules its end: the one way a burst
+    /// starts, a process's own work or the kernel's.
+    pub(super) fn start(&mut self, cpu: usize, burst: Burst, ctx: &mut Context<Event>) {
+        self.running[cpu] = Some(burst);
+        self.burst_keys[cpu] = Some(ctx.schedule_at(
+            burst.end,
+            Event::BurstEnd {
+                cpu: event_index(cpu),
+            },
+        ));
+    }
+
+    /// Whether `pid` is on a processor in a kernel path (a page or segment
+    /// fault), where the swappers do not take it.
+    pub(super) fn in_kernel_path(&self, pid: usize) -> bool {
+        self.running
+            .iter()
+            .flatten()
+            .any(|b| b.pid == pid && !matches!(b.kind, BurstKind::User(_)))
+    }
+}
+
+/// Processor time a process has still to run before each of the events
+/// its demand is spread with; `SimTime::MAX` for one that will not come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Countdowns {
+    /// To the next I/O request.
+    pub(super) io: SimTime,
+    /// To the next segment fault.
+    pub(super) segment: SimTime,
+    /// To the next block of a data file.
+    pub(super) file: SimTime,
+}
+
+impl Countdowns {
+    /// None of the events will come.
+    pub(super) const NONE: Countdowns = Countdowns {
+        io: SimTime::MAX,
+        segment: SimTime::MAX,
+        file: SimTime::MAX,
+    };
+
+    /// Takes processor time `ran` off every countdown that runs.
+    pub(super) fn charge(&mut self, ran: SimTime) {
+        for due in [&mut self.io, &mut self.segment, &mut self.file] {
+            if *due != SimTime::MAX {
+                *due = *due - ran;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+
+    #[test]
+    fn a_burst_starts_on_a_processor_and_ends_at_one_event() {
+        with_process_at(TEN_PAGE_SETS, SimTime::from_secs(2), |_, ctx, pid| {
+            let mut cpus = Processors::new(2);
+            assert!(cpus.running.iter().all(Option::is_none));
+            assert_eq!(cpus.idle.len(), 2);
+            let cost = SimTime::from_secs(3);
+            let burst = Burst::kernel(pid, BurstKind::Fault, ctx.now(), cost);
+            // The kernel's work: no interrupts or switch before it.
+            assert_eq!(
+                (
+                    burst.start,
+                    burst.interrupt_end,
+                    burst.switch_end,
+                    burst.end
+                ),
+                (ctx.now(), ctx.now(), ctx.now(), SimTime::from_secs(5))
+            );
+            let pending = ctx.pending();
+            cpus.start(1, burst, ctx);
+            assert!(cpus.running[0].is_none());
+            assert_eq!(cpus.running[1].map(|b| b.pid), Some(pid));
+            assert_eq!(ctx.pending(), pending + 1, "its end is scheduled");
+            let key = cpus.burst_keys[1].expect("under its key");
+            assert!(ctx.cancel(key));
+            // In a fault's path the swappers leave it; in its own work not.
+            assert!(cpus.in_kernel_path(pid) && !cpus.in_kernel_path(pid + 1));
+            let own = Burst {
+                kind: BurstKind::User(Outcome::Quantum),
+                ..burst
+            };
+            cpus.start(1, own, ctx);
+            assert!(!cpus.in_kernel_path(pid));
+        });
+    }
+}
