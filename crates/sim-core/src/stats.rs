@@ -475,7 +475,7 @@ impl BatchMeans {
                 samples: n_kept,
             });
         }
-        let Sized {
+        let Tested {
             group,
             count,
             spacer,
@@ -546,7 +546,7 @@ impl BatchMeans {
 
 /// The batch size N-Skart's randomness test settles on (steps 1 to 4 of
 /// [`BatchMeans`]), over `kept` batch means of `unit` observations each.
-struct Sized {
+struct Tested {
     /// Kept means a batch.
     group: usize,
     /// The batch count that passed, a spaced count inflated back.
@@ -560,7 +560,7 @@ struct Sized {
 /// Steps 1 to 4 of [`BatchMeans`]: the randomness test at growing batch
 /// sizes, on the first k batches of m observations (m a whole number of
 /// kept means, `group` of them).
-fn independent_size(kept: &[f64], unit: f64) -> Sized {
+fn independent_size(kept: &[f64], unit: f64) -> Tested {
     let n_kept = kept.len();
     let (mut m, mut k, mut stage) = (1.0f64, INITIAL_BATCHES.min(n_kept), 0i32);
     let mut tested_group = 0;
@@ -581,7 +581,7 @@ fn independent_size(kept: &[f64], unit: f64) -> Sized {
                 } else {
                     count
                 };
-                return Sized {
+                return Tested {
                     group,
                     count,
                     spacer,
@@ -595,7 +595,7 @@ fn independent_size(kept: &[f64], unit: f64) -> Sized {
     }
     // No size passed: go on with the last tried.
     let (group, count) = last.unwrap_or((1, n_kept));
-    Sized {
+    Tested {
         group,
         count,
         spacer: 0,

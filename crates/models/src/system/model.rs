@@ -8,11 +8,13 @@
 //! the demand - so each dispatch is one event, unless a process of better
 //! rank becomes ready and preempts it (UNIX and Multics schedulers).
 //!
-//! This module holds the processes, processors and devices; `users` the
+//! This module holds the processes and the devices and routes events to
+//! the parts; `processors` the processors and their bursts, `users` the
 //! terminals and background work, `eligibility` who may compete for
 //! memory and processors, `scheduler` the ready queue, `memory` the
 //! calls the rest makes into memory management (the only place besides
-//! the managers that asks which policy runs), `paging`, `frames` and
+//! the managers that asks which policy runs, but for what the model is
+//! built with), `paging`, `frames` and
 //! `swapping` the memory managers, `files` programs' files and exec,
 //! `devices` the disks, and `report` the statistics and the summary. A
 //! process's state is split the same way: `Process` holds what every
@@ -77,7 +79,6 @@ use report::{Counters, add_burst};
 pub use report::{LifetimePoint, LoadSample, SetSizePoint};
 use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
 use scripts::ScriptLink;
-use swapping::AGE_CAP;
 use users::UserEvent;
 
 /// The events of the time-sharing model, each for the part that handles
@@ -259,7 +260,7 @@ struct Process {
 /// completion goes back to that part.
 #[derive(Clone, Copy, Debug)]
 enum Purpose {
-    /// A process's own I/O request (without a file system).
+    /// A process's own I/O request.
     Io { pid: usize },
     /// Memory management's transfers: pages and images.
     Memory(Transfer),

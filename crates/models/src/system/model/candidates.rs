@@ -8,7 +8,8 @@
 
 use super::ordered::SlotHeap;
 use super::per_process::PerProcess;
-use super::{AGE_CAP, Process, Residence, State};
+use super::swapping::AGE_CAP;
+use super::{Process, Residence, State};
 use std::cmp::Reverse;
 use tpsim_core::SimTime;
 

@@ -802,7 +802,7 @@ mod tests {
     use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
 
     #[test]
-    fn a_completion_goes_back_to_the_part_that_asked_for_it() {
+    fn each_transfer_says_where_it_falls_and_for_whom() {
         // Where on a disk each transfer falls, and for whom it is.
         let block = Block { file: 3, index: 7 };
         let files = [

@@ -1619,7 +1619,8 @@ impl<'a> SystemModel<'a> {
         6 * 512 + image.div_ceil(128 * 512) * 512
     }
 
-    /// The paging settings, under memory as frames.
+    /// The paging settings (memory as frames, or klustering's look under
+    /// any paging).
     fn paging(&self) -> &'a Paging {
         self.memory.manager.paging().expect("under paging")
     }

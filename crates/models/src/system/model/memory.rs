@@ -16,7 +16,9 @@
 //! mechanisms read, so that a swapper beside the working set cannot even
 //! be written down. Each call here matches it; the mechanisms in
 //! `swapping`, `paged_swapper`, `paging` and `frames` match it for their
-//! own settings, and nothing else in the model asks which policy runs. A
+//! own settings; the rest of the model asks it only when the model is
+//! built (eligibility's rule under load control, the text table's cache
+//! under swapping). A
 //! page read done (`page_read`) and the daemon's turn (`pageout`) are
 //! called by those names in the mechanisms.
 

@@ -7,6 +7,10 @@ use super::{
     Population, ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally,
     TimeWeighted, files, indicators,
 };
+use crate::measure::Responses;
+use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
+use files::FileKind;
+use serde::Serialize;
 
 /// One sample of the load indices.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -136,11 +140,6 @@ pub(super) fn add_burst(
         counters.probe_cpu += switch + work;
     }
 }
-
-use crate::measure::Responses;
-use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
-use files::FileKind;
-use serde::Serialize;
 
 /// What a run measures: counters and meters reset at the end of the
 /// warm-up, and the load samples.

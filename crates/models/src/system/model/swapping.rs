@@ -12,13 +12,13 @@ use super::{Context, Event, PerProcess, Purpose, Residence, SimTime, State, Syst
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
-pub(super) const SWAP_OUT_WAIT: SimTime = SimTime::from_secs(3);
+const SWAP_OUT_WAIT: SimTime = SimTime::from_secs(3);
 /// V7 swapper: a runnable victim must have been in memory this long.
-pub(super) const SWAP_IN_STAY: SimTime = SimTime::from_secs(2);
+const SWAP_IN_STAY: SimTime = SimTime::from_secs(2);
 /// V7 swapper: ages stop counting here (`p_time` is a byte capped at 127).
 pub(super) const AGE_CAP: SimTime = SimTime::from_secs(127);
 /// V7 swapper: how often it looks again when it could not act.
-pub(super) const SWAPPER_RETRY: SimTime = SimTime::from_secs(1);
+const SWAPPER_RETRY: SimTime = SimTime::from_secs(1);
 
 /// Free memory under swapping, and the swapper's state.
 #[derive(Debug)]
