@@ -67,7 +67,6 @@ use devices::DeviceState;
 use eligibility::Eligibility;
 use eligibility::{eligibility_rule, levels};
 use files::{FileTransfer, Files, ProcessFiles};
-use frames::LifetimeMeter;
 use memory::{Manager, MemoryEvent, MemoryState, Transfer};
 use ordered::SlotHeap;
 use paging::{Pages, Source};

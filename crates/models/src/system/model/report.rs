@@ -3,9 +3,9 @@
 
 use super::processors::{Burst, BurstKind};
 use super::{
-    ClassSummary, Context, CpuSplit, Event, LifetimeMeter, LoadSummary, MemorySummary, Observation,
-    Population, ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally,
-    TimeWeighted, files, indicators,
+    ClassSummary, Context, CpuSplit, Event, LoadSummary, MemorySummary, Observation, Population,
+    ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally, TimeWeighted, files,
+    indicators,
 };
 use crate::measure::Responses;
 use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
@@ -138,6 +138,25 @@ pub(super) fn add_burst(
     }
     if probe {
         counters.probe_cpu += switch + work;
+    }
+}
+
+/// Faults and processor time by resident set size, for one class: the
+/// measured lifetime function.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LifetimeMeter {
+    /// Per resident set size: processor time at that size \[s\] and the
+    /// faults taken at it.
+    pub(super) by_size: Vec<(f64, u64)>,
+}
+
+impl LifetimeMeter {
+    pub(super) fn bin(&mut self, resident: u64) -> &mut (f64, u64) {
+        let at = resident as usize;
+        if self.by_size.len() <= at {
+            self.by_size.resize(at + 1, (0.0, 0));
+        }
+        &mut self.by_size[at]
     }
 }
 

@@ -1,0 +1,83 @@
+//! The frames' invariants, rechecked after every event in debug builds.
+
+use super::{Frames, PageTable, Pages, Pte, Use, Whose};
+
+impl Frames {
+    /// Checks the frames, the free list, the page tables and the bulk
+    /// store against each other, and against what their owners count
+    /// (debug builds): `free` frames in the pool, the pages each live
+    /// process holds (`processes`, by slot) and each class's text holds
+    /// (`texts`), the bulk store's capacity if it has one, and whether a
+    /// process's fault waits for another's read of a text page.
+    pub(super) fn check(
+        &self,
+        free: u64,
+        processes: &[(usize, Pages)],
+        texts: &[Pages],
+        bulk_capacity: Option<u64>,
+        waits_in_transit: impl Fn(usize) -> bool,
+    ) {
+        assert_eq!(self.free_count(), free, "the free list");
+        for (f, frame) in self.frames.iter().enumerate() {
+            let f = f as u32;
+            if frame.owner.is_nobody() {
+                assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
+                continue;
+            }
+            let entries = match frame.owner.whose() {
+                Whose::Process(pid) => &self.tables[pid].entries,
+                Whose::Text(class) => &self.texts[class].entries,
+            };
+            let expected = match frame.use_ {
+                Use::Free => Pte::Free(f),
+                Use::Resident => Pte::Resident(f),
+                Use::Reading => Pte::Reading(f),
+            };
+            assert_eq!(entries[frame.page as usize], expected);
+        }
+        self.check_texts(texts, waits_in_transit);
+        let on_bulk = processes
+            .iter()
+            .flat_map(|&(pid, _)| &self.tables[pid].entries)
+            .chain(self.texts.iter().flat_map(|t| &t.entries))
+            .filter(|e| matches!(e, Pte::Bulk(_)))
+            .count() as u64;
+        assert_eq!(on_bulk, self.bulk.used, "pages on the bulk store");
+        if let Some(capacity) = bulk_capacity {
+            assert!(
+                on_bulk <= capacity,
+                "the bulk store holds at most its capacity"
+            );
+        }
+        for &(pid, held) in processes {
+            self.check_table(&self.tables[pid], held);
+        }
+    }
+
+    /// Checks a process's page table against the frames and against
+    /// `held`, the pages it counts (debug builds).
+    fn check_table(&self, t: &PageTable, held: Pages) {
+        if let Some(w) = &t.weighted {
+            let missing: u64 = (0..t.slots.len())
+                .map(|i| (w.first as usize + i) % t.entries.len())
+                .enumerate()
+                .filter(|&(_, page)| t.slot_of[page] >= t.valid)
+                .map(|(i, _)| w.weights[i])
+                .sum();
+            assert_eq!(w.missing.total, missing, "the missing pages' weights");
+            assert_eq!(w.missing.prefix(t.slots.len()), missing);
+        }
+        let resident = t
+            .entries
+            .iter()
+            .filter(|e| matches!(e, Pte::Resident(_)))
+            .count() as u64;
+        assert_eq!(resident, held.resident, "resident pages");
+        for (i, &page) in t.slots.iter().enumerate() {
+            assert_eq!(t.slot_of[page as usize], i as u32);
+            let valid = matches!(t.entries[page as usize],
+                Pte::Resident(f) if self.frames[f as usize].valid);
+            assert_eq!(valid, (i as u32) < t.valid, "valid pages first");
+        }
+    }
+}
