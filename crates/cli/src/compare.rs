@@ -1,0 +1,175 @@
+//! `tpsim compare`: two installations, simulated or measured, level by
+//! level of a load index.
+
+use super::output::OutputFile;
+use super::{
+    CompareArgs, Failure, Finished, Listening, chart_files, emit, file_stem, load, observations,
+    open_out, publish,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::Write;
+use std::path::Path;
+use tpsim_models::Scenario;
+use tpsim_models::summary::StoppedBy;
+use tpsim_probe::analysis::Sample;
+
+/// A time-sharing scenario with a probe, for `tpsim compare`.
+fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
+    match load(path)? {
+        Scenario::System(sys) if sys.probe.is_some() => Ok(*sys),
+        _ => Err(Failure::Input(anyhow::anyhow!(
+            "{}: not a time-sharing scenario with a [probe]: nothing to compare",
+            path.display()
+        ))),
+    }
+}
+
+/// One side of a comparison: an installation simulated, or a probe's
+/// observations measured on a machine.
+enum Side {
+    Model(Box<tpsim_models::System>),
+    Measured { name: String, samples: Vec<Sample> },
+}
+
+impl Side {
+    /// A `.csv` file is a measured observation table (the probe.csv of
+    /// `tpsim probe`, or any table `tpsim analyze` reads); anything else a
+    /// scenario with a `[probe]`.
+    fn read(path: &Path, stderr: &mut dyn Write) -> Result<Side, Failure> {
+        if path.extension().is_none_or(|e| e != "csv") {
+            return Ok(Side::Model(Box::new(installation(path)?)));
+        }
+        Ok(Side::Measured {
+            name: path.display().to_string(),
+            samples: observations(path, stderr)?,
+        })
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Side::Model(sys) => &sys.settings.name,
+            Side::Measured { name, .. } => name,
+        }
+    }
+}
+
+pub(crate) fn compare(
+    args: &CompareArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let options = args.levels.options(0.1)?;
+    let (mut a, mut b) = (Side::read(&args.a, stderr)?, Side::read(&args.b, stderr)?);
+    // Common random numbers: the models run under the same master seed.
+    let first_seed = [&a, &b].into_iter().find_map(|side| match side {
+        Side::Model(sys) => Some(sys.settings.seed),
+        Side::Measured { .. } => None,
+    });
+    let seed = args.seed.or(first_seed);
+    for side in [&mut a, &mut b] {
+        if let (Side::Model(sys), Some(seed)) = (side, seed) {
+            sys.settings.seed = seed;
+        }
+    }
+    let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
+        .map_err(|e| Failure::Run(e.into()))?;
+    let out = open_out(args.out.as_deref(), &[&args.a, &args.b])?;
+    let models: Vec<usize> = [&a, &b]
+        .iter()
+        .enumerate()
+        .filter(|(_, side)| matches!(side, Side::Model(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let bar = ProgressBar::with_draw_target(
+        Some(models.len() as u64 * args.replications),
+        ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
+            .expect("the template is valid"),
+    );
+    let listening = Listening::start();
+    let going = |_: tpsim_models::SimTime| listening.going();
+    // The models' replications on the pool, in job order.
+    let jobs: Vec<(usize, u64)> = (0..args.replications)
+        .flat_map(|r| models.iter().map(move |&which| (which, r)))
+        .collect();
+    let finished = runner.map(&jobs, |&(which, r)| {
+        let Side::Model(sys) = (if which == 0 { &a } else { &b }) else {
+            unreachable!("only models are run");
+        };
+        let run = tpsim_models::system::simulate_with_progress(sys, seed.unwrap_or(0), r, going);
+        bar.inc(1);
+        (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
+            run.observations
+                .iter()
+                .map(Sample::from)
+                .collect::<Vec<Sample>>()
+        })
+    });
+    bar.finish_and_clear();
+    drop(listening);
+    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
+    for (&(which, _), samples) in jobs.iter().zip(finished) {
+        let Some(samples) = samples else {
+            let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
+            return Ok(Finished::Interrupted);
+        };
+        runs[which].push(samples);
+    }
+    let measured = models.len() < 2;
+    for (runs, side) in runs.iter_mut().zip([&mut a, &mut b]) {
+        match side {
+            Side::Measured { samples, .. } => *runs = vec![std::mem::take(samples)],
+            // Beside a measurement there are no pairs of replications: the
+            // model's are pooled, and the interval is a bootstrap's.
+            Side::Model(_) if measured => *runs = vec![runs.concat()],
+            Side::Model(_) => {}
+        }
+    }
+    let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
+    let names = (a.name(), b.name());
+    let files = match out {
+        Some(_) => comparison_files(names, &rows, &options)?,
+        None => Vec::new(),
+    };
+    let finished = emit(
+        stdout,
+        args.json,
+        || {
+            serde_json::json!({
+                "installations": [names.0, names.1],
+                "seed": seed,
+                "replications": args.replications,
+                "index": options.index,
+                "method": method,
+                "rows": rows,
+            })
+        },
+        || tpsim_probe::report::comparison_table(names, method, &rows, &options),
+    )?;
+    publish(out.as_ref(), &files)?;
+    Ok(finished)
+}
+
+/// A comparison's output set: its table as CSV, and for each benchmark
+/// the two 75th-percentile curves against the load, as SVG and PNG.
+fn comparison_files(
+    names: (&str, &str),
+    rows: &[tpsim_probe::compare::ComparisonRow],
+    options: &tpsim_probe::analysis::Options,
+) -> Result<Vec<OutputFile>, Failure> {
+    let mut files = vec![(
+        "comparison.csv".to_string(),
+        tpsim_probe::report::comparison_csv(rows).into_bytes(),
+    )];
+    let mut benchmarks: Vec<&str> = rows.iter().map(|r| r.benchmark.as_str()).collect();
+    benchmarks.dedup();
+    for benchmark in benchmarks {
+        let chart =
+            tpsim_probe::plot::p75_chart(names, rows, benchmark, options.index, options.level);
+        let stem = format!("{}-p75-by-{}", file_stem(benchmark), options.index.name());
+        files.extend(chart_files(&stem, &chart).map_err(Failure::Run)?);
+    }
+    Ok(files)
+}
