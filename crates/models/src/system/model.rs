@@ -291,10 +291,6 @@ pub struct SystemModel<'a> {
     /// The terminal probe (an owner slot), if the scenario has one.
     probe: Option<usize>,
     user_processes: u32,
-    placement_rng: Stream,
-    dirty_rng: Stream,
-    /// Which of several paging drives a transfer goes to.
-    drive_rng: Stream,
     // Processors.
     ready: ReadyQueue,
     /// The scheduler's state of each process.
@@ -325,9 +321,6 @@ impl<'a> SystemModel<'a> {
             terminals: users::Terminals::new(streams),
             probe: None,
             user_processes: 0,
-            placement_rng: streams.stream("paging/placement"),
-            dirty_rng: streams.stream("paging/dirty"),
-            drive_rng: streams.stream("paging/drives"),
             ready: ReadyQueue::new(sys.cpu.scheduler),
             sched: PerProcess::default(),
             scripts: PerProcess::default(),

@@ -368,7 +368,7 @@ impl SystemModel<'_> {
         self.recount(pid, ctx.now(), |p| p.state = State::Io);
         let Some(block) = self.sys.files.as_ref().map(|fs| fs.block) else {
             let bytes = self.files.of[pid].exec.bytes as f64;
-            let programs = self.program_device();
+            let programs = self.memory.program_device(self.sys);
             self.request(
                 programs,
                 Purpose::Files(FileTransfer::Exec { pid }),
@@ -390,7 +390,7 @@ impl SystemModel<'_> {
         exec.next = exec.first;
         exec.end = self.sys.files.as_ref().expect("a cache").blocks_of(size);
         if from_swap {
-            let device = self.swap_device();
+            let device = self.memory.swap_device();
             let purpose = Purpose::Files(FileTransfer::TextIn { pid });
             self.request(device, purpose, text as f64, ctx);
         } else {
@@ -435,7 +435,7 @@ impl SystemModel<'_> {
         };
         if bytes > 0 && !entry.on_swap && (entry.users > 0 || sticky) {
             entry.on_swap = true;
-            let device = self.swap_device();
+            let device = self.memory.swap_device();
             let purpose = Purpose::Files(FileTransfer::TextOut);
             self.request(device, purpose, bytes as f64, ctx);
         }
@@ -624,15 +624,6 @@ impl SystemModel<'_> {
         self.files.of[pid].exec.pending = false;
         self.sched[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
-    }
-
-    /// The device a program's file is read from: the programs' device, or
-    /// one of the paging drives the programs are spread over.
-    pub(super) fn program_device(&mut self) -> usize {
-        match self.sys.memory.programs {
-            Some(device) => device,
-            None => self.swap_device(),
-        }
     }
 
     /// A new command of `pid` with processor demand `demand` starts its

@@ -36,7 +36,7 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
-use super::memory::{Governor, Manager, MemoryEvent, Transfer};
+use super::memory::{Governor, Manager, MemoryEvent, MemoryStreams, Transfer};
 use super::paging::{Counts, FreePool};
 use super::{
     Burst, Context, Event, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
@@ -621,18 +621,19 @@ pub(super) struct Freeing<'m> {
     /// The bulk store sized by capacity every page leaving memory is
     /// written to, and that capacity.
     pub(super) bulk: Option<(usize, u64)>,
-    drive_rng: &'m mut Stream,
+    manager: Manager<'m>,
+    streams: &'m mut MemoryStreams,
     pub(super) stolen: u64,
     pub(super) writes: Vec<usize>,
 }
 
 impl<'m> Freeing<'m> {
-    /// Freeing under `sys`'s policy, drawing drives from `drive_rng`, its
-    /// writes kept in `writes` (empty; a buffer reused so that freeing
-    /// allocates nothing).
+    /// Freeing under `manager`, drawing drives and dirty pages from
+    /// `streams`, its writes kept in `writes` (empty; a buffer reused so
+    /// that freeing allocates nothing).
     pub(super) fn new(
         manager: Manager<'m>,
-        drive_rng: &'m mut Stream,
+        streams: &'m mut MemoryStreams,
         writes: Vec<usize>,
     ) -> Freeing<'m> {
         debug_assert!(
@@ -642,7 +643,8 @@ impl<'m> Freeing<'m> {
         Freeing {
             paging: manager.paging().expect("pages are freed only under paging"),
             bulk: manager.paging().and_then(bulk_capacity),
-            drive_rng,
+            manager,
+            streams,
             stolen: 0,
             writes,
         }
@@ -650,7 +652,12 @@ impl<'m> Freeing<'m> {
 
     /// A paging drive, drawn if there are several.
     pub(super) fn drive(&mut self) -> usize {
-        self.paging.drive(self.drive_rng)
+        self.streams.swap_device(self.manager)
+    }
+
+    /// The stream whether a page taken is modified is drawn from.
+    pub(super) fn dirty(&mut self) -> &mut Stream {
+        &mut self.streams.dirty
     }
 
     /// A write to a paging drive.
@@ -1827,9 +1834,11 @@ pub(super) mod tests {
             let n = 60_000;
             let mut counts = [0u32; 10];
             for _ in 0..n {
-                let Missing::Private(page) =
-                    model.memory.frames.tables[pid].draw_missing(5, None, &mut model.placement_rng)
-                else {
+                let Missing::Private(page) = model.memory.frames.tables[pid].draw_missing(
+                    5,
+                    None,
+                    &mut model.memory.streams.placement,
+                ) else {
                     unreachable!("no shared text")
                 };
                 counts[set.iter().position(|&p| p == page).unwrap()] += 1;

@@ -25,11 +25,13 @@
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Frames, PAGEOUT_PERIOD, PageTable};
+use super::frames::{Frames, Freeing, PAGEOUT_PERIOD, PageTable};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::swapping::Swapper;
-use super::{Burst, Context, Counters, Event, Region, Residence, SimTime, Streams, SystemModel};
+use super::{
+    Burst, Context, Counters, Event, Region, Residence, SimTime, Stream, Streams, SystemModel,
+};
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
 use crate::system::{ClockDaemon, Paging, PagingSwapper, Policy, Replacement, System};
@@ -59,6 +61,41 @@ pub(super) struct MemoryState<'a> {
     /// Page writes freeing left to issue: a buffer kept empty between
     /// freeings, so that freeing allocates nothing.
     pub(super) writes: Vec<usize>,
+    /// Memory management's random streams.
+    pub(super) streams: MemoryStreams,
+}
+
+/// Memory management's random streams: where a faulted page is found
+/// (`placement`), whether a page read in is modified (`dirty`), and which
+/// paging drive a transfer goes to (drawn in `swap_device` alone).
+#[derive(Debug)]
+pub(super) struct MemoryStreams {
+    pub(super) placement: Stream,
+    pub(super) dirty: Stream,
+    drives: Stream,
+}
+
+impl MemoryStreams {
+    /// The streams of one replication.
+    fn new(streams: &Streams) -> MemoryStreams {
+        MemoryStreams {
+            placement: streams.stream("paging/placement"),
+            dirty: streams.stream("paging/dirty"),
+            drives: streams.stream("paging/drives"),
+        }
+    }
+
+    /// The device a page or an image goes to in the swap area under
+    /// `manager`: the swap device under swapping, else a paging drive,
+    /// drawn if there are several.
+    pub(super) fn swap_device(&mut self, manager: Manager) -> usize {
+        match manager {
+            Manager::Swapping { device } => device,
+            Manager::Counted(paging) | Manager::Frames { paging, .. } => {
+                paging.drive(&mut self.drives)
+            }
+        }
+    }
 }
 
 /// Memory management's events.
@@ -226,6 +263,34 @@ impl<'a> MemoryState<'a> {
         (&mut self.frames, counts)
     }
 
+    /// The frames, the counts paging keeps beside them, and a freeing of
+    /// pages (its writes in the buffer kept for them).
+    pub(super) fn frames_counts_and_freeing(&mut self) -> (&mut Frames, Counts<'_>, Freeing<'_>) {
+        let counts = Counts {
+            pool: &mut self.pool,
+            of: &mut self.of,
+            texts: &mut self.texts,
+        };
+        let writes = std::mem::take(&mut self.writes);
+        let freeing = Freeing::new(self.manager, &mut self.streams, writes);
+        (&mut self.frames, counts, freeing)
+    }
+
+    /// The device processes are swapped to: the swap device, or a paging
+    /// drive.
+    pub(super) fn swap_device(&mut self) -> usize {
+        self.streams.swap_device(self.manager)
+    }
+
+    /// The device a program's file is read from: the programs' device of
+    /// `sys`, or one of the paging drives the programs are spread over.
+    pub(super) fn program_device(&mut self, sys: &System) -> usize {
+        match sys.memory.programs {
+            Some(device) => device,
+            None => self.swap_device(),
+        }
+    }
+
     /// Replacement by process's state, and the counts paging keeps.
     pub(super) fn counted_and_counts(&mut self) -> (&mut Counted, Counts<'_>) {
         let counts = Counts {
@@ -234,6 +299,19 @@ impl<'a> MemoryState<'a> {
             texts: &mut self.texts,
         };
         (&mut self.counted, counts)
+    }
+
+    /// Replacement by process's state, the counts paging keeps, and a
+    /// freeing of pages (its writes in the buffer kept for them).
+    pub(super) fn counted_counts_and_freeing(&mut self) -> (&mut Counted, Counts<'_>, Freeing<'_>) {
+        let counts = Counts {
+            pool: &mut self.pool,
+            of: &mut self.of,
+            texts: &mut self.texts,
+        };
+        let writes = std::mem::take(&mut self.writes);
+        let freeing = Freeing::new(self.manager, &mut self.streams, writes);
+        (&mut self.counted, counts, freeing)
     }
 
     /// A process of `class` left a processor at `now` (global replacement
@@ -265,6 +343,7 @@ impl<'a> MemoryState<'a> {
                 .collect(),
             candidates: Candidates::default(),
             writes: Vec::new(),
+            streams: MemoryStreams::new(streams),
         }
     }
 }

@@ -17,7 +17,7 @@ use super::memory::ProcessMemory;
 use super::memory::{Manager, Transfer};
 use super::{
     Burst, BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler,
-    SimTime, State, Stream, SystemModel, VecDeque, scheduler,
+    SimTime, State, SystemModel, VecDeque, scheduler,
 };
 use crate::system::Paging;
 use rand::RngExt;
@@ -245,15 +245,14 @@ impl Counted {
     /// they stay reclaimable if the system reclaims, writing back what must
     /// be written: with a bulk store sized by capacity, every page goes to
     /// it; otherwise a process's page is written with its class's
-    /// probability of being dirty (drawn from `dirty_rng`), and text is
-    /// never written.
+    /// probability of being dirty (drawn from the freeing's stream), and
+    /// text is never written.
     fn evict(
         &mut self,
         victim: Victim,
         counts: &mut Counts,
         processes: &Processes,
         freeing: &mut Freeing,
-        dirty_rng: &mut Stream,
     ) {
         let Victim { holder, n, dirty } = victim;
         let to_bulk = freeing.bulk.map(|(device, _)| device);
@@ -287,7 +286,9 @@ impl Counted {
                 let writes = match dirty {
                     d if d <= 0.0 => 0,
                     d if d >= 1.0 => n,
-                    d => (0..n).filter(|_| dirty_rng.random::<f64>() < d).count() as u64,
+                    d => (0..n)
+                        .filter(|_| freeing.dirty().random::<f64>() < d)
+                        .count() as u64,
                 };
                 let device = match &freeing.paging.bulk_store {
                     Some(b) => b.device,
@@ -469,18 +470,20 @@ impl SystemModel<'_> {
         let held = *self.held_mut(holder).expect("the faulting process exists");
         // Which of the missing pages: reclaimable, never touched, on the
         // bulk store, or on disk, in proportion to their numbers.
-        let x = self.placement_rng.random::<f64>() * missing as f64;
+        let x = self.memory.streams.placement.random::<f64>() * missing as f64;
         let reclaimable = held.reclaimable as f64;
         let first_touch = x >= reclaimable && x < reclaimable + untouched as f64;
         let source = if x < reclaimable {
             Source::Reclaim
-        } else if first_touch && self.placement_rng.random::<f64>() < zero_fill {
+        } else if first_touch && self.memory.streams.placement.random::<f64>() < zero_fill {
             Source::ZeroFill
         } else {
             let bulk = paging.bulk_store.as_ref();
             let on_bulk = match bulk.map(|b| b.placement) {
                 None => false,
-                Some(Placement::DiskFraction(f)) => self.placement_rng.random::<f64>() >= f,
+                Some(Placement::DiskFraction(f)) => {
+                    self.memory.streams.placement.random::<f64>() >= f
+                }
                 Some(Placement::Capacity(_)) => {
                     !first_touch && x < reclaimable + (untouched + held.on_bulk) as f64
                 }
@@ -488,8 +491,8 @@ impl SystemModel<'_> {
             match bulk {
                 Some(b) if on_bulk => Source::Read(b.device),
                 // Pages of the program's file come from where it lies.
-                _ if in_text || first_touch => Source::Read(self.program_device()),
-                _ => Source::Read(paging.drive(&mut self.drive_rng)),
+                _ if in_text || first_touch => Source::Read(self.memory.program_device(self.sys)),
+                _ => Source::Read(self.memory.swap_device()),
             }
         };
         if first_touch {
@@ -779,17 +782,9 @@ impl SystemModel<'_> {
             Holder::Text { .. } => 0.0,
         };
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let writes = std::mem::take(&mut self.memory.writes);
-        let mut freeing = Freeing::new(self.memory.manager, &mut self.drive_rng, writes);
-        let (counted, mut counts) = self.memory.counted_and_counts();
+        let (counted, mut counts, mut freeing) = self.memory.counted_counts_and_freeing();
         let victim = Victim { holder, n, dirty };
-        counted.evict(
-            victim,
-            &mut counts,
-            &processes,
-            &mut freeing,
-            &mut self.dirty_rng,
-        );
+        counted.evict(victim, &mut counts, &processes, &mut freeing);
         let freed = freeing.done();
         if let Holder::Process { pid, .. } = holder {
             self.reindex(pid);

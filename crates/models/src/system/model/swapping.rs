@@ -6,7 +6,7 @@
 //! private part, text being read-only.
 
 use super::candidates::Candidates;
-use super::memory::{Manager, MemoryEvent, Transfer};
+use super::memory::{MemoryEvent, Transfer};
 use super::paged_swapper::VmMeter;
 use super::{Context, Event, PerProcess, Purpose, Residence, SimTime, State, SystemModel};
 
@@ -267,22 +267,11 @@ impl SystemModel<'_> {
         }
     }
 
-    /// The device processes are swapped to: the swap device, or a paging
-    /// drive.
-    pub(super) fn swap_device(&mut self) -> usize {
-        match self.memory.manager {
-            Manager::Swapping { device } => device,
-            Manager::Counted(paging) | Manager::Frames { paging, .. } => {
-                paging.drive(&mut self.drive_rng)
-            }
-        }
-    }
-
     /// Starts reading `bytes` of `pid` back in.
     pub(super) fn swap_in(&mut self, pid: usize, bytes: u64, ctx: &mut Context<Event>) {
         self.memory.swap.busy = true;
         self.recount(pid, ctx.now(), |p| p.residence = Residence::MovingIn);
-        let device = self.swap_device();
+        let device = self.memory.swap_device();
         self.request(
             device,
             Purpose::Memory(Transfer::SwapIn { pid }),
@@ -317,7 +306,7 @@ impl SystemModel<'_> {
         } else {
             self.push_out_pages(pid, ctx)
         };
-        let device = self.swap_device();
+        let device = self.memory.swap_device();
         self.request(
             device,
             Purpose::Memory(Transfer::SwapOut { pid }),

@@ -127,11 +127,11 @@ impl<'a> SystemModel<'a> {
                 frames.reclaim(pid, page, f, vt, &mut counts);
                 (Source::Reclaim, false)
             }
-            Pte::Untouched if self.placement_rng.random::<f64>() < zero_fill => {
+            Pte::Untouched if self.memory.streams.placement.random::<f64>() < zero_fill => {
                 (Source::ZeroFill, true)
             }
-            Pte::Untouched => (Source::Read(self.program_device()), true),
-            Pte::Out => (Source::Read(paging.drive(&mut self.drive_rng)), false),
+            Pte::Untouched => (Source::Read(self.memory.program_device(self.sys)), true),
+            Pte::Out => (Source::Read(self.memory.swap_device()), false),
             Pte::Bulk(_) => {
                 // The page leaves the bulk store as it is read; until its
                 // frame is taken it counts as on the drives, where the
@@ -248,7 +248,8 @@ impl<'a> SystemModel<'a> {
     /// class's probability.
     pub(super) fn fill_frame(&mut self, pid: usize, page: u32, f: u32, referenced: bool) {
         let dirty = self.sys.classes[self.procs[pid].class].dirty;
-        let modified = dirty >= 1.0 || (dirty > 0.0 && self.dirty_rng.random::<f64>() < dirty);
+        let modified =
+            dirty >= 1.0 || (dirty > 0.0 && self.memory.streams.dirty.random::<f64>() < dirty);
         let vt = self.procs[pid].cpu_user;
         let (frames, mut counts) = self.memory.frames_and_counts();
         let page_in = PageIn {
@@ -364,10 +365,7 @@ impl<'a> SystemModel<'a> {
         free: impl FnOnce(&mut Frames, &Processes, &mut Counts, &mut Freeing),
     ) -> (u64, Vec<usize>) {
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let writes = std::mem::take(&mut self.memory.writes);
-        let manager = self.memory.manager;
-        let (frames, mut counts) = self.memory.frames_and_counts();
-        let mut freeing = Freeing::new(manager, &mut self.drive_rng, writes);
+        let (frames, mut counts, mut freeing) = self.memory.frames_counts_and_freeing();
         free(frames, &processes, &mut counts, &mut freeing);
         freeing.done()
     }

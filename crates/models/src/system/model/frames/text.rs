@@ -242,13 +242,13 @@ impl SystemModel<'_> {
                 self.fill_text_frame(class, page, f, now);
                 (Source::Reclaim, false)
             }
-            Pte::Untouched => (Source::Read(self.program_device()), true),
+            Pte::Untouched => (Source::Read(self.memory.program_device(self.sys)), true),
             // Written to the drives from the bulk store; otherwise never
             // written, and read from the program's file again.
             Pte::Out if paging.bulk_store.is_some() => {
-                (Source::Read(paging.drive(&mut self.drive_rng)), false)
+                (Source::Read(self.memory.swap_device()), false)
             }
-            Pte::Out => (Source::Read(self.program_device()), true),
+            Pte::Out => (Source::Read(self.memory.program_device(self.sys)), true),
             Pte::Bulk(_) => {
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.memory.frames.bulk.used -= 1;
@@ -676,7 +676,7 @@ mod tests {
         // taken is read from the program's file as at its first use.
         with_two(|model, _, a, _| {
             model.memory.frames.texts[0].entries[4] = Pte::Out;
-            let program = model.program_device();
+            let program = model.memory.program_device(model.sys);
             assert_eq!(
                 model.text_fault(a, 4, SimTime::ZERO),
                 (Source::Read(program), true)
