@@ -306,6 +306,9 @@ pub struct SystemModel<'a> {
     // Devices.
     devices: Vec<DeviceState<Purpose>>,
     stats: Statistics,
+    /// Buffers for what calls into memory leave to do, reused so that a
+    /// call allocates nothing.
+    effect_buffers: Vec<Vec<memory::Effect>>,
 }
 
 impl<'a> SystemModel<'a> {
@@ -342,6 +345,7 @@ impl<'a> SystemModel<'a> {
                 .map(|d| DeviceState::new(d, streams.stream(&format!("device/{}", d.name))))
                 .collect(),
             stats: Statistics::new(sys),
+            effect_buffers: Vec::new(),
         }
     }
 
@@ -746,10 +750,10 @@ impl<'a> SystemModel<'a> {
         } else {
             SimTime::ZERO
         };
-        let trimmed = self.trim_working_set(pid, ctx);
+        let trimmed = self.with_memory(ctx, |m, view, fx| m.trim_working_set(view, pid, fx));
         let interrupts = std::mem::take(&mut self.cpus.pending_interrupts);
         let switch_end = now + interrupts + switch;
-        let fault_gap = self.fault_gap(pid);
+        let fault_gap = self.fault_gap(pid, now);
         let slice = self.time_slice(pid, switch_end);
         let s = &mut self.sched[pid];
         s.woken = None;
@@ -909,7 +913,6 @@ impl<'a> SystemModel<'a> {
     /// `pid` on `cpu` took a segment fault: the kernel's handling runs on
     /// the processor, then the process runs on.
     fn segment_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
         let p = &mut self.procs[pid];
         let spec = &self.sys.classes[p.class];
         let sf = spec
@@ -917,8 +920,8 @@ impl<'a> SystemModel<'a> {
             .expect("a segment fault in a class that has them");
         let rng = &mut self.owners[p.owner].rngs.work;
         p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
-        let burst = Burst::kernel(pid, BurstKind::SegmentFault, now, sf.cpu);
-        self.cpus.start(cpu, burst, ctx);
+        self.cpus
+            .start_kernel(cpu, pid, BurstKind::SegmentFault, sf.cpu, ctx);
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {

@@ -36,7 +36,7 @@
 //! leaves the disk's work unchanged and the copies' total exact).
 
 use super::per_process::PerProcess;
-use super::{Burst, BurstKind, Context, Event, Purpose, Region, State, SystemModel, scheduler};
+use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel, scheduler};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::{BufferRules, FileAccess, FileSystem, Layout};
 use rustc_hash::FxHashMap;
@@ -771,9 +771,8 @@ impl SystemModel<'_> {
     /// The kernel copies a block for `pid` on `cpu`, then the process runs
     /// on.
     fn copy_burst(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let burst = Burst::kernel(pid, BurstKind::Copy, now, self.fs().copy);
-        self.cpus.start(cpu, burst, ctx);
+        let copy = self.fs().copy;
+        self.cpus.start_kernel(cpu, pid, BurstKind::Copy, copy, ctx);
     }
 }
 

@@ -36,11 +36,13 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
-use super::memory::{Governor, Manager, MemoryEvent, MemoryStreams, Transfer};
+use super::memory::{
+    Effect, Governor, Manager, MemoryEvent, MemoryState, MemoryStreams, Transfer, View,
+};
 use super::paging::{Counts, FreePool};
 use super::{
-    Burst, Context, Event, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
-    Purpose, SimTime, Slab, Source, State, Stream, System, SystemModel, VecDeque,
+    Burst, BurstKind, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
+    SimTime, Slab, Source, State, Stream, System, VecDeque,
 };
 use crate::system::free_list::{FreeList, Linked, Links};
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
@@ -51,6 +53,7 @@ mod calls;
 mod checks;
 mod text;
 
+pub(super) use calls::user_area_bytes;
 pub(super) use text::SharedText;
 
 /// No frame, no slot.
@@ -544,6 +547,7 @@ impl Frames {
 /// What memory as frames reads of the rest of the model: the processes
 /// (their processor time, state and class), the classes' phase models, and
 /// the bursts on the processors.
+#[derive(Clone, Copy)]
 pub(super) struct Processes<'m> {
     procs: &'m Slab<Process>,
     sys: &'m System,
@@ -573,8 +577,18 @@ impl<'m> Processes<'m> {
         }
     }
 
+    /// The system simulated.
+    pub(super) fn sys(&self) -> &'m System {
+        self.sys
+    }
+
+    /// The bursts on the processors, by processor.
+    pub(super) fn running(&self) -> &'m [Option<Burst>] {
+        self.running
+    }
+
     /// The phase model of `class`.
-    fn phases_of_class(&self, class: usize) -> &'m Phases {
+    pub(super) fn phases_of_class(&self, class: usize) -> &'m Phases {
         phases_of_class(self.sys, class)
     }
 
@@ -1191,6 +1205,8 @@ fn on_bulk(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    pub(in crate::system::model) use crate::system::model::frames::calls::FrameCalls;
+    use crate::system::model::{Context, Event, SystemModel};
     use crate::system::model::{Owner, OwnerKind, Streams};
 
     pub(in crate::system::model) const TEN_PAGE_SETS: &str = r#"

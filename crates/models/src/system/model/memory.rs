@@ -25,12 +25,14 @@
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Frames, Freeing, PAGEOUT_PERIOD, PageTable};
+use super::frames::{Frames, Freeing, PAGEOUT_PERIOD, PageTable, Processes};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
+use super::report::Statistics;
 use super::swapping::Swapper;
 use super::{
-    Burst, Context, Counters, Event, Region, Residence, SimTime, Stream, Streams, SystemModel,
+    Burst, Context, Counters, Event, Owner, Process, Purpose, Region, Residence, SimTime, Slab,
+    Stream, Streams, SystemModel,
 };
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
@@ -96,6 +98,76 @@ impl MemoryStreams {
             }
         }
     }
+}
+
+/// What memory management is given of the rest of the model for one
+/// call: the processes, the classes and the bursts on the processors, read
+/// only; the owners' fault streams; the statistics it counts into; the
+/// time.
+pub(super) struct View<'m> {
+    pub(super) processes: Processes<'m>,
+    owners: &'m mut Slab<Owner>,
+    pub(super) stats: &'m mut Statistics,
+    pub(super) now: SimTime,
+}
+
+impl<'m> View<'m> {
+    /// The view of one call at `now`.
+    pub(super) fn new(
+        processes: Processes<'m>,
+        owners: &'m mut Slab<Owner>,
+        stats: &'m mut Statistics,
+        now: SimTime,
+    ) -> View<'m> {
+        View {
+            processes,
+            owners,
+            stats,
+            now,
+        }
+    }
+
+    /// The system simulated.
+    pub(super) fn sys(&self) -> &'m System {
+        self.processes.sys()
+    }
+
+    /// The live process in slot `pid`.
+    pub(super) fn process(&self, pid: usize) -> &'m Process {
+        self.processes.get(pid).expect("a live process")
+    }
+
+    /// The stream `pid`'s faults are drawn from (its owner's).
+    pub(super) fn faults(&mut self, pid: usize) -> &mut Stream {
+        let owner = self.process(pid).owner;
+        &mut self.owners[owner].rngs.faults
+    }
+}
+
+/// What a call into memory management leaves the core to do, in the
+/// order memory decided it.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Effect {
+    /// Ask `device` for a transfer of `bytes`.
+    Request {
+        device: usize,
+        transfer: Transfer,
+        bytes: f64,
+    },
+    /// `pid` runs on on `cpu`, without a switch.
+    RunOn { cpu: usize, pid: usize },
+    /// The kernel's fault path for `pid` runs on `cpu` for `cost`.
+    FaultPath {
+        cpu: usize,
+        pid: usize,
+        cost: SimTime,
+    },
+    /// Frames were freed: the processes waiting for one get them.
+    ServeFrameWaiters,
+    /// The swapper looks.
+    Swapper,
+    /// Memory's `event` comes after `after`.
+    Schedule { after: SimTime, event: MemoryEvent },
 }
 
 /// Memory management's events.
@@ -382,7 +454,49 @@ fn frames_of(sys: &System, manager: Manager, streams: &Streams) -> Frames {
     )
 }
 
-impl SystemModel<'_> {
+impl<'a> SystemModel<'a> {
+    /// Memory's state, and the view of a call into it at `now`.
+    pub(super) fn memory_and_view(&mut self, now: SimTime) -> (&mut MemoryState<'a>, View<'_>) {
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let view = View::new(processes, &mut self.owners, &mut self.stats, now);
+        (&mut self.memory, view)
+    }
+
+    /// Makes `call` into memory with the view of the moment, then does
+    /// what it left to do, in the order it decided it.
+    pub(super) fn with_memory<R>(
+        &mut self,
+        ctx: &mut Context<Event>,
+        call: impl FnOnce(&mut MemoryState<'a>, &mut View, &mut Vec<Effect>) -> R,
+    ) -> R {
+        let mut effects = self.effect_buffers.pop().unwrap_or_default();
+        let (memory, mut view) = self.memory_and_view(ctx.now());
+        let result = call(memory, &mut view, &mut effects);
+        for effect in effects.drain(..) {
+            self.apply(effect, ctx);
+        }
+        self.effect_buffers.push(effects);
+        result
+    }
+
+    /// Does what a call into memory left to do.
+    fn apply(&mut self, effect: Effect, ctx: &mut Context<Event>) {
+        match effect {
+            Effect::Request {
+                device,
+                transfer,
+                bytes,
+            } => self.request(device, Purpose::Memory(transfer), bytes, ctx),
+            Effect::RunOn { cpu, pid } => self.dispatch(cpu, pid, false, ctx),
+            Effect::FaultPath { cpu, pid, cost } => self.fault_path(cpu, pid, cost, ctx),
+            Effect::ServeFrameWaiters => self.serve_frame_waiters(ctx),
+            Effect::Swapper => self.swapper(ctx),
+            Effect::Schedule { after, event } => {
+                let _ = ctx.schedule_in(after, Event::Memory(event));
+            }
+        }
+    }
+
     /// What memory schedules at the start of a run: the pageout daemon's
     /// first turn, under the clock.
     pub(super) fn start_memory(&mut self, ctx: &mut Context<Event>) {
@@ -407,7 +521,7 @@ impl SystemModel<'_> {
     pub(super) fn memory_event(&mut self, event: MemoryEvent, ctx: &mut Context<Event>) {
         match event {
             MemoryEvent::SwapperRetry => self.swapper_retry(ctx),
-            MemoryEvent::Pageout => self.pageout(ctx),
+            MemoryEvent::Pageout => self.with_memory(ctx, |m, view, fx| m.pageout(view, fx)),
         }
     }
 
@@ -456,10 +570,10 @@ impl SystemModel<'_> {
 
     /// Processor time to the next page fault of `pid` (`SimTime::MAX`
     /// under swapping, and for a class without a locality model).
-    pub(super) fn fault_gap(&mut self, pid: usize) -> SimTime {
+    pub(super) fn fault_gap(&mut self, pid: usize, now: SimTime) -> SimTime {
         match self.memory.manager {
             Manager::Swapping { .. } => SimTime::MAX,
-            Manager::Counted(_) | Manager::Frames { .. } => self.paged_fault_gap(pid),
+            Manager::Counted(_) | Manager::Frames { .. } => self.paged_fault_gap(pid, now),
         }
     }
 
@@ -468,7 +582,9 @@ impl SystemModel<'_> {
     /// same processor.
     pub(super) fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
         match self.memory.manager {
-            Manager::Frames { .. } => self.clock_fault(cpu, pid, ctx),
+            Manager::Frames { .. } => {
+                self.with_memory(ctx, |m, view, fx| m.clock_fault(view, cpu, pid, fx));
+            }
             Manager::Counted(paging) => self.counted_fault(cpu, pid, paging, ctx),
             Manager::Swapping { .. } => unreachable!("faults only under paging"),
         }
@@ -490,7 +606,8 @@ impl SystemModel<'_> {
     pub(super) fn let_in(&mut self, pid: usize, now: SimTime) {
         match self.memory.manager {
             Manager::Frames { .. } => {
-                self.map_pages(pid);
+                let (memory, mut view) = self.memory_and_view(now);
+                memory.map_pages(&mut view, pid);
                 self.recount(pid, now, |p| p.residence = Residence::In);
             }
             Manager::Counted(_) => self.recount(pid, now, |p| p.residence = Residence::In),
@@ -529,7 +646,7 @@ impl SystemModel<'_> {
             return;
         }
         let (p, m) = (&self.procs[pid], &self.memory.of[pid]);
-        let resident = match self.text_of(pid) {
+        let resident = match self.memory.frames.text(p.class) {
             Some(text) => m.held.resident + text.resident_in(&self.memory.frames.tables[pid]),
             None => m.held.resident + self.memory.texts[p.class].held.resident,
         };
@@ -540,7 +657,8 @@ impl SystemModel<'_> {
     /// clock, its references are metered.
     pub(super) fn user_work_done(&mut self, burst: &Burst, upto: SimTime) {
         if let Manager::Frames { .. } = self.memory.manager {
-            self.meter_work(burst, upto);
+            let (memory, mut view) = self.memory_and_view(upto);
+            memory.meter_work(&mut view, burst, upto);
         }
     }
 
@@ -789,7 +907,8 @@ impl SystemModel<'_> {
             .pool
             .check(self.sys.memory.user_frames(), total, in_transit);
         if let Manager::Frames { .. } = self.memory.manager {
-            self.check_frames();
+            self.memory
+                .check_frames(self.procs.iter().map(|(pid, _)| pid));
         } else {
             self.memory.counted.bulk.check(total.on_bulk);
         }

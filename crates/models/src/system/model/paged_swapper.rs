@@ -39,6 +39,7 @@
 //! the processes in memory; tpsim's counts the page reads and writes.
 
 use super::candidates::Candidates;
+use super::frames::user_area_bytes;
 use super::memory::Manager;
 use super::swapping::{Step, Swapper};
 use super::{Context, Event, SimTime, SystemModel};
@@ -87,12 +88,6 @@ impl VmMeter {
 }
 
 impl SystemModel<'_> {
-    /// The clock's once-a-second meters for the swapper (3BSD `vmmeter`).
-    pub(super) fn vmmeter(&mut self, settings: PagingSwapper) {
-        let free = self.memory.pool.frames;
-        self.memory.swap.vm.tick(free, settings.maxpgio);
-    }
-
     /// One look of the swapper behind the clock (module docs).
     pub(super) fn paged_swapper(&mut self, settings: PagingSwapper, ctx: &mut Context<Event>) {
         let Manager::Frames { daemon: clock, .. } = self.memory.manager else {
@@ -110,7 +105,7 @@ impl SystemModel<'_> {
         );
         match step {
             Step::In(pid) => {
-                let bytes = self.user_area_bytes(pid);
+                let bytes = user_area_bytes(self.sys, self.procs[pid].class);
                 self.swap_in(pid, bytes, ctx);
             }
             Step::Out(pid) => self.swap_out(pid, ctx),
@@ -175,7 +170,9 @@ impl Swapper {
 
 #[cfg(test)]
 mod tests {
-    use super::super::frames::tests::{device, give, hundred_page_images, modify, with_process_at};
+    use super::super::frames::tests::{
+        FrameCalls, device, give, hundred_page_images, modify, with_process_at,
+    };
     use super::*;
     use crate::system::model::memory::{Governor, Transfer};
     use crate::system::model::{
@@ -433,14 +430,22 @@ mod tests {
             model.memory.swap.vm.avefree = 0.0;
             model.memory.swap.vm.transfers = 50;
             model.memory.swap.vm.deficit = 100;
-            model.vmmeter(maxpgio);
+            model
+                .memory
+                .swap
+                .vm
+                .tick(model.memory.pool.frames, maxpgio.maxpgio);
             assert_eq!(model.memory.swap.vm.avefree, 64.0 / 5.0);
             assert_eq!(model.memory.swap.vm.transfer_rate, 10.0);
             assert_eq!(model.memory.swap.vm.transfers, 0);
             // A tenth, or maxpgio / 2 = 20 frames, whichever is more.
             assert_eq!(model.memory.swap.vm.deficit, 80);
             model.memory.swap.vm.deficit = 300;
-            model.vmmeter(maxpgio);
+            model
+                .memory
+                .swap
+                .vm
+                .tick(model.memory.pool.frames, maxpgio.maxpgio);
             assert_eq!(model.memory.swap.vm.deficit, 270);
         });
     }

@@ -14,10 +14,10 @@
 
 use super::frames::{Freeing, Processes};
 use super::memory::ProcessMemory;
-use super::memory::{Manager, Transfer};
+use super::memory::{Manager, MemoryState, Transfer, View};
 use super::{
-    Burst, BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler,
-    SimTime, State, SystemModel, VecDeque, scheduler,
+    BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler, SimTime,
+    State, SystemModel, VecDeque, scheduler,
 };
 use crate::system::Paging;
 use rand::RngExt;
@@ -406,13 +406,14 @@ impl SystemModel<'_> {
     /// Processor time to the next page fault of `pid`, from its class's
     /// lifetime function at its resident set: its private pages and the
     /// resident pages of its class's text.
-    pub(super) fn paged_fault_gap(&mut self, pid: usize) -> SimTime {
+    pub(super) fn paged_fault_gap(&mut self, pid: usize, now: SimTime) -> SimTime {
         let p = &self.procs[pid];
         let Some(locality) = self.sys.classes[p.class].locality.as_ref() else {
             return SimTime::MAX;
         };
         let Some(lifetime) = locality.lifetime() else {
-            return self.phase_fault_gap(pid);
+            let (memory, mut view) = self.memory_and_view(now);
+            return memory.phase_fault_gap(&mut view, pid);
         };
         let resident = self.memory.of[pid].held.resident + self.memory.texts[p.class].held.resident;
         let mean = lifetime.mean_time_between_faults(resident, p.pages);
@@ -521,55 +522,23 @@ impl SystemModel<'_> {
             Source::ZeroFill | Source::Read(_) => {}
             Source::InTransit => unreachable!("only under memory as frames"),
         }
-        self.fault_path(cpu, pid, source, in_text, in_text || first_touch, ctx);
+        let (memory, mut view) = self.memory_and_view(ctx.now());
+        let cost = memory.note_fault(&mut view, pid, source, in_text, in_text || first_touch);
+        self.fault_path(cpu, pid, cost, ctx);
     }
 
-    /// Counts a fault of `pid` whose page comes from `source` and puts the
-    /// kernel's fault path on `cpu`: the soft-fault cost for a fault without
-    /// I/O, else the device's cost per fault.
+    /// The kernel's fault path for `pid` on `cpu`, taking `cost`, for a
+    /// fault memory has noted.
     pub(super) fn fault_path(
         &mut self,
         cpu: usize,
         pid: usize,
-        source: Source,
-        in_text: bool,
-        from_file: bool,
+        cost: SimTime,
         ctx: &mut Context<Event>,
     ) {
-        let now = ctx.now();
-        let paging = self
-            .memory
-            .manager
-            .paging()
-            .expect("faults only under paging");
-        self.stats.counters.faults += 1;
-        let cost = match source {
-            Source::Reclaim | Source::InTransit => paging.soft_fault_cpu,
-            Source::ZeroFill => {
-                self.stats.counters.zero_fills += 1;
-                paging.soft_fault_cpu
-            }
-            Source::Read(device) => {
-                let from_bulk = paging
-                    .bulk_store
-                    .as_ref()
-                    .is_some_and(|b| b.device == device);
-                if from_bulk {
-                    self.stats.counters.bulk_reads += 1;
-                } else {
-                    self.stats.counters.disk_reads += 1;
-                }
-                self.sys.devices[device].fault_cpu
-            }
-        };
         self.procs[pid].faults += 1;
-        let m = &mut self.memory.of[pid];
-        m.fault_started = now;
-        m.fault_source = source;
-        m.fault_in_text = in_text;
-        m.fault_from_file = from_file;
-        let burst = Burst::kernel(pid, BurstKind::Fault, now, cost);
-        self.cpus.start(cpu, burst, ctx);
+        self.cpus
+            .start_kernel(cpu, pid, BurstKind::Fault, cost, ctx);
     }
 
     /// The kernel's fault path for `pid` on `cpu` is done: a reclaimed page
@@ -580,7 +549,7 @@ impl SystemModel<'_> {
         let source = self.memory.of[pid].fault_source;
         let soft = match source {
             Source::Reclaim => true,
-            Source::InTransit if self.wait_in_transit(pid) => true,
+            Source::InTransit if self.memory.wait_in_transit(self.procs[pid].class, pid) => true,
             Source::InTransit => {
                 self.leave_cpu(cpu, pid, now);
                 self.recount(pid, now, |p| p.state = State::Fault);
@@ -619,7 +588,8 @@ impl SystemModel<'_> {
         }
         match self.memory.of[pid].fault_source {
             Source::Read(device) => {
-                let pages = 1 + self.kluster(pid);
+                let (memory, mut view) = self.memory_and_view(ctx.now());
+                let pages = 1 + memory.kluster(&mut view, pid);
                 self.memory.swap.vm.transfers += pages;
                 let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(
@@ -650,7 +620,8 @@ impl SystemModel<'_> {
         {
             // Processes of the class that faulted on the page while it was
             // being read run on too.
-            for waiter in self.transit_done(pid) {
+            let class = self.procs[pid].class;
+            for waiter in self.memory.transit_done(class, pid) {
                 self.stats
                     .fault_time
                     .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
@@ -673,7 +644,8 @@ impl SystemModel<'_> {
     /// Adds the frame taken for `pid`'s fault to the holder of the page.
     fn place_page(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if let Manager::Frames { .. } = self.memory.manager {
-            self.clock_place_page(pid, ctx.now());
+            let (memory, mut view) = self.memory_and_view(ctx.now());
+            memory.clock_place_page(&mut view, pid);
             return;
         }
         let class = self.procs[pid].class;
@@ -697,7 +669,9 @@ impl SystemModel<'_> {
     /// used least recently, else one of its own.
     fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
         let paging = match self.memory.manager {
-            Manager::Frames { .. } => return self.clock_take_frame(pid, ctx),
+            Manager::Frames { .. } => {
+                return self.with_memory(ctx, |m, view, fx| m.clock_take_frame(view, pid, fx));
+            }
             Manager::Counted(paging) => paging,
             Manager::Swapping { .. } => unreachable!("frames only under paging"),
         };
@@ -789,7 +763,7 @@ impl SystemModel<'_> {
         if let Holder::Process { pid, .. } = holder {
             self.reindex(pid);
         }
-        self.write_pages(freed, ctx);
+        self.with_memory(ctx, |m, view, fx| m.write_pages(view, freed, fx));
     }
 
     /// Starts the page reads of processes that waited for a frame, while
@@ -805,11 +779,56 @@ impl SystemModel<'_> {
     }
 }
 
+impl MemoryState<'_> {
+    /// Counts a fault of `pid` whose page comes from `source` (of its
+    /// class's text or not, from the program's file or not), notes it as
+    /// the fault pending, and says what the kernel's fault path costs: the
+    /// soft-fault cost for a fault without I/O, else the device's cost per
+    /// fault.
+    pub(super) fn note_fault(
+        &mut self,
+        view: &mut View,
+        pid: usize,
+        source: Source,
+        in_text: bool,
+        from_file: bool,
+    ) -> SimTime {
+        let paging = self.manager.paging().expect("faults only under paging");
+        let counters = &mut view.stats.counters;
+        counters.faults += 1;
+        let cost = match source {
+            Source::Reclaim | Source::InTransit => paging.soft_fault_cpu,
+            Source::ZeroFill => {
+                counters.zero_fills += 1;
+                paging.soft_fault_cpu
+            }
+            Source::Read(device) => {
+                let from_bulk = paging
+                    .bulk_store
+                    .as_ref()
+                    .is_some_and(|b| b.device == device);
+                if from_bulk {
+                    counters.bulk_reads += 1;
+                } else {
+                    counters.disk_reads += 1;
+                }
+                view.sys().devices[device].fault_cpu
+            }
+        };
+        let m = &mut self.of[pid];
+        m.fault_started = view.now;
+        m.fault_source = source;
+        m.fault_in_text = in_text;
+        m.fault_from_file = from_file;
+        cost
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
-    use crate::system::model::{Outcome, Place};
+    use crate::system::model::{Burst, Outcome, Place};
 
     #[test]
     fn a_page_read_wakes_its_process_at_the_page_in_priority() {

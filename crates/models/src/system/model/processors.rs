@@ -106,6 +106,19 @@ impl Processors {
         ));
     }
 
+    /// Puts the kernel's work of `kind` for `pid` on `cpu` from now, taking
+    /// `cost`: the one way a kernel path starts.
+    pub(super) fn start_kernel(
+        &mut self,
+        cpu: usize,
+        pid: usize,
+        kind: BurstKind,
+        cost: SimTime,
+        ctx: &mut Context<Event>,
+    ) {
+        self.start(cpu, Burst::kernel(pid, kind, ctx.now(), cost), ctx);
+    }
+
     /// Whether `pid` is on a processor in a kernel path (a page or segment
     /// fault), where the swappers do not take it.
     pub(super) fn in_kernel_path(&self, pid: usize) -> bool {

@@ -304,7 +304,7 @@ impl SystemModel<'_> {
             let class = self.procs[pid].class;
             self.sys.classes[class].size - self.memory.texts[class].bytes
         } else {
-            self.push_out_pages(pid, ctx)
+            self.with_memory(ctx, |m, view, fx| m.push_out_pages(view, pid, fx))
         };
         let device = self.memory.swap_device();
         self.request(

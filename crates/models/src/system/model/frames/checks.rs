@@ -1,6 +1,22 @@
 //! The frames' invariants, rechecked after every event in debug builds.
 
-use super::{Frames, PageTable, Pages, Pte, Use, Whose};
+use super::{Frames, MemoryState, PageTable, Pages, Pte, Source, Use, Whose, bulk_capacity};
+
+impl MemoryState<'_> {
+    /// Rechecks memory as frames (debug builds), the live processes being
+    /// those in slots `pids`.
+    pub(in crate::system::model) fn check_frames(&self, pids: impl Iterator<Item = usize>) {
+        let processes: Vec<(usize, Pages)> = pids.map(|pid| (pid, self.of[pid].held)).collect();
+        let texts: Vec<Pages> = self.texts.iter().map(|t| t.held).collect();
+        self.frames.check(
+            self.pool.frames,
+            &processes,
+            &texts,
+            bulk_capacity(self.paging()).map(|(_, capacity)| capacity),
+            |pid| self.of[pid].fault_source == Source::InTransit,
+        );
+    }
+}
 
 impl Frames {
     /// Checks the frames, the free list, the page tables and the bulk

@@ -27,7 +27,8 @@
 use super::{Fenwick, FrameOwner, Frames, NIL, PageTable, Pte, Use, Whose};
 #[cfg(debug_assertions)]
 use crate::system::model::Pages;
-use crate::system::model::{Burst, BurstKind, Phases, SimTime, Source, SystemModel};
+use crate::system::model::memory::{MemoryState, View};
+use crate::system::model::{Phases, SimTime, Source};
 
 /// A class's shared text: its page table, its missing pages and their
 /// exposure to references. A page being faulted on, not yet with a frame,
@@ -92,6 +93,14 @@ impl SharedText {
         self.missing.sub(page as usize, 1);
     }
 
+    /// Adds `work` of processor time to the exposure of each page in
+    /// `ranges` (a locality set's text).
+    pub(super) fn expose(&mut self, ranges: &[(u32, u32)], work: u64) {
+        for &(a, b) in ranges {
+            self.exposure.add(a as usize, b as usize, work);
+        }
+    }
+
     /// The exposure of `page` so far \[ns\].
     pub(super) fn exposure(&self, page: u32) -> u64 {
         self.exposure.at(page as usize)
@@ -149,126 +158,68 @@ impl Exposure {
 
 impl Frames {
     /// The shared text of `class`, when it has one.
-    pub(super) fn text(&self, class: usize) -> Option<&SharedText> {
+    pub(in crate::system::model) fn text(&self, class: usize) -> Option<&SharedText> {
         self.texts.get(class).filter(|t| !t.entries.is_empty())
     }
 }
 
-impl SystemModel<'_> {
-    /// The shared text of `pid`'s class, when it has one (memory as
-    /// frames).
-    pub(in crate::system::model) fn text_of(&self, pid: usize) -> Option<&SharedText> {
-        self.memory.frames.text(self.procs[pid].class)
-    }
-
-    /// The missing pages of `pid`'s locality set, private and text.
-    pub(super) fn set_missing(&self, pid: usize) -> u64 {
-        let t = &self.memory.frames.tables[pid];
-        t.missing()
-            + self
-                .text_of(pid)
-                .map_or(0, |text| text.missing_in(&t.text_ranges))
-    }
-
-    /// `pid`'s resident set: its private pages and its class's resident
-    /// text.
-    pub(super) fn resident_set(&self, pid: usize) -> u64 {
-        let p = &self.procs[pid];
-        let m = &self.memory.of[pid];
-        m.held.resident + self.memory.texts[p.class].held.resident
-    }
-
-    /// Meters the processor time the process of `burst` ran in it up to
-    /// `upto`, past what was metered already: in its class's lifetime meter
-    /// at its resident set (after the warm-up), and in the exposure of its
-    /// set's text pages.
-    pub(in crate::system::model) fn meter_work(&mut self, burst: &Burst, upto: SimTime) {
-        let pt = &mut self.memory.frames.tables[burst.pid];
-        let from = burst.switch_end.max(pt.exposed_to);
-        pt.exposed_to = pt.exposed_to.max(upto);
-        let measured = upto.saturating_sub(from.max(self.stats.measured_from));
-        self.meter_lifetime(burst.pid, measured.as_secs_f64());
-        let p = &self.procs[burst.pid];
-        let pt = &self.memory.frames.tables[burst.pid];
-        let work = upto.saturating_sub(from).as_nanos();
-        let Some(text) = self.memory.frames.texts.get_mut(p.class) else {
-            return;
-        };
-        if work == 0 {
-            return;
-        }
-        for &(a, b) in &pt.text_ranges {
-            text.exposure.add(a as usize, b as usize, work);
-        }
-    }
-
-    /// Meters the work of `class`'s processes on a processor up to `now`,
-    /// before its text changes: a page comes in, to be decided from now on,
-    /// and their resident sets grow.
-    fn meter_running(&mut self, class: usize, now: SimTime) {
-        for cpu in 0..self.cpus.running.len() {
-            if let Some(burst) = self.cpus.running[cpu]
-                && let BurstKind::User(_) = burst.kind
-                && self.procs[burst.pid].class == class
-            {
-                self.meter_work(&burst, now);
-            }
-        }
-    }
-
+impl MemoryState<'_> {
     /// The fault of `pid` is on `page` of its class's text: where the page
     /// is, and whether it comes from the program's file. A page to read is
     /// marked as being read from now on, before it has a frame, so that
     /// another fault on it waits for this one.
-    pub(super) fn text_fault(&mut self, pid: usize, page: u32, now: SimTime) -> (Source, bool) {
-        let class = self.procs[pid].class;
-        let found = self.text_source(class, page, now);
+    pub(in crate::system::model) fn text_fault(
+        &mut self,
+        view: &mut View,
+        pid: usize,
+        page: u32,
+    ) -> (Source, bool) {
+        let class = view.process(pid).class;
+        let found = self.text_source(view, class, page);
         if let (Source::Read(_), _) = found {
-            self.memory.frames.texts[class].entries[page as usize] = Pte::Reading(NIL);
+            self.frames.texts[class].entries[page as usize] = Pte::Reading(NIL);
         }
         found
     }
 
     /// Where `page` of `class`'s text is, for a fault on it: a reclaim and
     /// a revalidation are done at once.
-    fn text_source(&mut self, class: usize, page: u32, now: SimTime) -> (Source, bool) {
+    fn text_source(&mut self, view: &mut View, class: usize, page: u32) -> (Source, bool) {
         let paging = self.paging();
-        match self.memory.frames.texts[class].entries[page as usize] {
+        match self.frames.texts[class].entries[page as usize] {
             Pte::Free(f) => {
-                self.stats.counters.reclaims += 1;
-                self.memory.frames.unlink(f);
-                self.memory.pool.frames -= 1;
-                self.memory.texts[class].held.reclaimable -= 1;
-                self.fill_text_frame(class, page, f, now);
+                view.stats.counters.reclaims += 1;
+                self.frames.unlink(f);
+                self.pool.frames -= 1;
+                self.texts[class].held.reclaimable -= 1;
+                self.fill_text_frame(view, class, page, f);
                 (Source::Reclaim, false)
             }
-            Pte::Untouched => (Source::Read(self.memory.program_device(self.sys)), true),
+            Pte::Untouched => (Source::Read(self.program_device(view.sys())), true),
             // Written to the drives from the bulk store; otherwise never
             // written, and read from the program's file again.
-            Pte::Out if paging.bulk_store.is_some() => {
-                (Source::Read(self.memory.swap_device()), false)
-            }
-            Pte::Out => (Source::Read(self.memory.program_device(self.sys)), true),
+            Pte::Out if paging.bulk_store.is_some() => (Source::Read(self.swap_device()), false),
+            Pte::Out => (Source::Read(self.program_device(view.sys())), true),
             Pte::Bulk(_) => {
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
-                self.memory.frames.bulk.used -= 1;
-                self.memory.frames.texts[class].entries[page as usize] = Pte::Out;
+                self.frames.bulk.used -= 1;
+                self.frames.texts[class].entries[page as usize] = Pte::Out;
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
                 // Invalidated by the hand (simulated reference bits).
-                self.stats.counters.reclaims += 1;
-                let frame = &mut self.memory.frames.frames[f as usize];
+                view.stats.counters.reclaims += 1;
+                let frame = &mut self.frames.frames[f as usize];
                 assert!(!frame.valid, "only an invalidated page traps");
                 frame.valid = true;
-                self.memory.frames.texts[class].mark_resident(page);
+                self.frames.texts[class].mark_resident(page);
                 (Source::Reclaim, false)
             }
             Pte::Reading(_) => {
                 // Another process of the class is reading it: wait for
                 // that read, without I/O of one's own (counted as a
                 // reclaim).
-                self.stats.counters.reclaims += 1;
+                view.stats.counters.reclaims += 1;
                 (Source::InTransit, false)
             }
         }
@@ -276,27 +227,32 @@ impl SystemModel<'_> {
 
     /// Makes `page` of `class`'s text resident in frame `f`, referenced
     /// now, its exposure decided up to now; text is never modified.
-    pub(super) fn fill_text_frame(&mut self, class: usize, page: u32, f: u32, now: SimTime) {
-        self.meter_running(class, now);
-        let text = &mut self.memory.frames.texts[class];
+    pub(in crate::system::model) fn fill_text_frame(
+        &mut self,
+        view: &mut View,
+        class: usize,
+        page: u32,
+        f: u32,
+    ) {
+        self.meter_running(view, class);
+        let text = &mut self.frames.texts[class];
         let exposure = text.exposure(page);
         text.entries[page as usize] = Pte::Resident(f);
         text.mark_resident(page);
-        let frame = &mut self.memory.frames.frames[f as usize];
+        let frame = &mut self.frames.frames[f as usize];
         (frame.owner, frame.page, frame.use_) = (FrameOwner::text(class), page, Use::Resident);
         frame.referenced = true;
         frame.valid = true;
         frame.modified = false;
         frame.decided = SimTime::from_nanos(exposure);
-        self.memory.texts[class].held.resident += 1;
+        self.texts[class].held.resident += 1;
     }
 
-    /// Whether the text page `pid` waits for is in; if not, `pid` waits
-    /// for the read under way.
-    pub(in crate::system::model) fn wait_in_transit(&mut self, pid: usize) -> bool {
-        let class = self.procs[pid].class;
-        let page = self.memory.frames.tables[pid].faulting;
-        let text = &mut self.memory.frames.texts[class];
+    /// Whether the text page `pid`, of `class`, waits for is in; if not,
+    /// `pid` waits for the read under way.
+    pub(in crate::system::model) fn wait_in_transit(&mut self, class: usize, pid: usize) -> bool {
+        let page = self.frames.tables[pid].faulting;
+        let text = &mut self.frames.texts[class];
         match text.entries[page as usize] {
             Pte::Resident(_) => true,
             Pte::Reading(_) => {
@@ -307,13 +263,15 @@ impl SystemModel<'_> {
         }
     }
 
-    /// The processes waiting for the text page just read for `pid`, taken
-    /// off its text's waiting list in the order they came.
-    pub(in crate::system::model) fn transit_done(&mut self, pid: usize) -> Vec<usize> {
-        let p = &self.procs[pid];
-        let pt = &self.memory.frames.tables[pid];
-        let page = pt.faulting;
-        let text = &mut self.memory.frames.texts[p.class];
+    /// The processes waiting for the text page just read for `pid`, of
+    /// `class`, taken off its text's waiting list in the order they came.
+    pub(in crate::system::model) fn transit_done(
+        &mut self,
+        class: usize,
+        pid: usize,
+    ) -> Vec<usize> {
+        let page = self.frames.tables[pid].faulting;
+        let text = &mut self.frames.texts[class];
         if text.waiting.is_empty() {
             return Vec::new();
         }
@@ -394,9 +352,10 @@ impl Frames {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{
-        TEN_PAGE_SETS, device, give, make_eligible, under_working_set, with_process_at,
+        FrameCalls, TEN_PAGE_SETS, device, give, make_eligible, under_working_set, with_process_at,
     };
-    use crate::system::model::{Context, Event, Outcome, State};
+    use crate::system::model::{Burst, BurstKind, Context, Event, SystemModel};
+    use crate::system::model::{Outcome, State};
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
     /// text, and one phase over the whole image.
@@ -661,7 +620,9 @@ mod tests {
             model.recount(b, SimTime::ZERO, |p| p.state = State::Running);
             model.cpus.idle.remove(0);
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
-            model.fault_path(0, b, Source::InTransit, true, false, ctx);
+            let (memory, mut view) = model.memory_and_view(SimTime::ZERO);
+            let cost = memory.note_fault(&mut view, b, Source::InTransit, true, false);
+            model.fault_path(0, b, cost, ctx);
             model.fault_path_done(0, b, ctx);
             assert!(model.cpus.running[0].is_none());
             assert_eq!(model.procs[b].state, State::Fault);
