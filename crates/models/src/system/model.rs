@@ -496,7 +496,10 @@ impl<'a> SystemModel<'a> {
     /// Queues `pid` for eligibility at its level with its working-set
     /// estimate.
     fn wait_eligible(&mut self, pid: usize) {
-        let estimate = self.working_set_estimate(pid);
+        let p = &self.procs[pid];
+        let estimate = self
+            .memory
+            .working_set_estimate(p, self.owners[p.owner].working_set);
         self.eligibility.wait(pid, self.sched[pid].level, estimate);
     }
 
@@ -532,7 +535,10 @@ impl<'a> SystemModel<'a> {
         if !self.eligibility.holds(pid) {
             return false;
         }
-        self.note_resident_set(pid);
+        let p = &self.procs[pid];
+        if let Some(resident) = self.memory.resident_set_left(p.class, pid) {
+            self.owners[p.owner].working_set = Some(resident);
+        }
         self.eligibility.release(pid);
         true
     }

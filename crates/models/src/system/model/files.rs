@@ -330,7 +330,8 @@ impl SystemModel<'_> {
         let data = &self.fs().data;
         let (kind, device) = if file < classes {
             let programs = self
-                .programs_device()
+                .memory
+                .programs_device(self.sys)
                 .expect("exec reads a program through the cache only under swapping");
             (FileKind::Program, programs)
         } else {

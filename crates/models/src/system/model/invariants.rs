@@ -11,7 +11,7 @@ impl SystemModel<'_> {
     pub(super) fn check_invariants(&self) {
         assert_eq!(
             self.stats.occupancy.value(),
-            self.occupancy(),
+            self.memory.occupancy(self.sys),
             "the occupancy meter follows free memory"
         );
         self.check_memory();

@@ -571,10 +571,8 @@ impl<'a> SystemModel<'a> {
     /// Processor time to the next page fault of `pid` (`SimTime::MAX`
     /// under swapping, and for a class without a locality model).
     pub(super) fn fault_gap(&mut self, pid: usize, now: SimTime) -> SimTime {
-        match self.memory.manager {
-            Manager::Swapping { .. } => SimTime::MAX,
-            Manager::Counted(_) | Manager::Frames { .. } => self.paged_fault_gap(pid, now),
-        }
+        let (memory, mut view) = self.memory_and_view(now);
+        memory.fault_gap(&mut view, pid)
     }
 
     /// A page fault of `pid`, running on `cpu`: decide which page is
@@ -585,17 +583,12 @@ impl<'a> SystemModel<'a> {
             Manager::Frames { .. } => {
                 self.with_memory(ctx, |m, view, fx| m.clock_fault(view, cpu, pid, fx));
             }
-            Manager::Counted(paging) => self.counted_fault(cpu, pid, paging, ctx),
+            Manager::Counted(paging) => {
+                self.with_memory(ctx, |m, view, fx| {
+                    m.counted_fault(view, cpu, pid, paging, fx);
+                });
+            }
             Manager::Swapping { .. } => unreachable!("faults only under paging"),
-        }
-    }
-
-    /// The device programs' files are on: the programs' device if the
-    /// scenario names one, else under swapping the swap device.
-    pub(super) fn programs_device(&self) -> Option<usize> {
-        match self.memory.manager {
-            Manager::Swapping { device } => Some(self.sys.memory.programs.unwrap_or(device)),
-            Manager::Counted(_) | Manager::Frames { .. } => self.sys.memory.programs,
         }
     }
 
@@ -620,37 +613,6 @@ impl<'a> SystemModel<'a> {
                 }
             }
         }
-    }
-
-    /// The working-set estimate `pid` waits for eligibility with \[pages\]:
-    /// under paging its owner's last resident set, or with no history its
-    /// whole image under the local policies and nothing under Multics;
-    /// under swapping its whole image.
-    pub(super) fn working_set_estimate(&self, pid: usize) -> f64 {
-        let p = &self.procs[pid];
-        match self.memory.manager {
-            Manager::Swapping { .. } => p.pages as f64,
-            manager => match self.owners[p.owner].working_set {
-                Some(pages) => pages,
-                None if manager.load_controlled() => p.pages as f64,
-                None => 0.0,
-            },
-        }
-    }
-
-    /// `pid` gives up eligibility: under paging its resident set is left
-    /// as its owner's working-set estimate (under frames, of a shared text
-    /// only the resident pages of its locality set count).
-    pub(super) fn note_resident_set(&mut self, pid: usize) {
-        if let Manager::Swapping { .. } = self.memory.manager {
-            return;
-        }
-        let (p, m) = (&self.procs[pid], &self.memory.of[pid]);
-        let resident = match self.memory.frames.text(p.class) {
-            Some(text) => m.held.resident + text.resident_in(&self.memory.frames.tables[pid]),
-            None => m.held.resident + self.memory.texts[p.class].held.resident,
-        };
-        self.owners[p.owner].working_set = Some(resident as f64);
     }
 
     /// The process of `burst` ran its own work up to `upto`: under the
@@ -699,50 +661,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// User memory as the policy counts it: free and in all, in frames
-    /// under paging and bytes under swapping, with that unit's bytes.
-    fn memory_units(&self) -> (u64, u64, u64) {
-        let m = &self.sys.memory;
-        match self.memory.manager {
-            Manager::Swapping { .. } => (self.memory.swap.free_bytes, m.user_bytes(), 1),
-            Manager::Counted(_) | Manager::Frames { .. } => {
-                (self.memory.pool.frames, m.user_frames(), m.page)
-            }
-        }
-    }
-
-    /// Free user memory, in the unit the policy counts it in.
-    pub(super) fn free_units(&self) -> u64 {
-        self.memory_units().0
-    }
-
-    /// User memory free \[bytes\].
-    pub(super) fn free_memory(&self) -> u64 {
-        let (free, _, unit) = self.memory_units();
-        free * unit
-    }
-
-    /// The fraction of user memory in use.
-    pub(super) fn occupancy(&self) -> f64 {
-        let (free, all, _) = self.memory_units();
-        (all - free) as f64 / all as f64
-    }
-
-    /// The private memory `pid` holds now \[bytes\]: its resident pages,
-    /// or its image in memory less the shared text.
-    pub(super) fn private_memory(&self, pid: usize) -> u64 {
-        let p = &self.procs[pid];
-        match self.memory.manager {
-            Manager::Counted(_) | Manager::Frames { .. } => {
-                self.memory.of[pid].held.resident * self.sys.memory.page
-            }
-            Manager::Swapping { .. } if p.residence == Residence::In => {
-                self.sys.classes[p.class].size - self.memory.texts[p.class].bytes
-            }
-            Manager::Swapping { .. } => 0,
-        }
-    }
-
     /// Memory's part of a load sample at `now`: under paging, the set
     /// sizes of the processes in memory (after the warm-up; a sample at
     /// its very end may come before the reset, which would drop it).
@@ -752,15 +670,183 @@ impl<'a> SystemModel<'a> {
         }
     }
 
+    /// Files `pid` in the sets replacement and the swapper choose from
+    /// under the keys its state now calls for.
+    pub(super) fn reindex(&mut self, pid: usize) {
+        let keys = self.keys_called_for(pid);
+        self.memory.refile(pid, keys);
+    }
+
+    /// The keys `pid`'s state calls for.
+    fn keys_called_for(&self, pid: usize) -> Keys {
+        let outside = || (self.files.of[pid].exec.pending, self.eligibility.holds(pid));
+        self.memory.keys(self.sys, pid, &self.procs[pid], outside)
+    }
+
+    /// Takes `pid`, about to exit, out of the candidate sets.
+    pub(super) fn unfile(&mut self, pid: usize) {
+        self.memory.candidates.refile(pid, Keys::default());
+    }
+
+    /// Rechecks memory's accounting, and that each process is filed in
+    /// the candidate sets as its state says.
+    #[cfg(debug_assertions)]
+    pub(super) fn check_memory(&self) {
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        match self.memory.manager {
+            Manager::Swapping { .. } => self.memory.check_swapped_memory(&processes),
+            Manager::Counted(_) | Manager::Frames { .. } => {
+                self.memory.check_paged_memory(&processes)
+            }
+        }
+        self.memory.candidates.check(
+            self.procs
+                .iter()
+                .map(|(pid, _)| (pid, self.keys_called_for(pid))),
+        );
+    }
+}
+
+impl MemoryState<'_> {
+    /// The keys `p`, in slot `pid`, is filed under in the candidate sets
+    /// as its state calls for; `outside` says, when swapping files by
+    /// them, whether its exec is pending and whether it holds eligibility.
+    pub(super) fn keys(
+        &self,
+        sys: &System,
+        pid: usize,
+        p: &Process,
+        outside: impl FnOnce() -> (bool, bool),
+    ) -> Keys {
+        let managed = self.manager.filing();
+        // Only what the policy files by is read (each from a table of its
+        // own).
+        let filing = match managed {
+            Managed::Frames { swapper: false } => return Keys::default(),
+            Managed::ProcessLru => Filing {
+                resident_pages: self.of[pid].held.resident,
+                ..Filing::default()
+            },
+            Managed::Frames { swapper: true } => Filing {
+                last_swap: self.swap.of[pid].last_swap,
+                waiting_frame: self.of[pid].waiting_frame,
+                ..Filing::default()
+            },
+            Managed::Swapping => {
+                let (exec_pending, eligible) = outside();
+                Filing {
+                    last_swap: self.swap.of[pid].last_swap,
+                    exec_pending,
+                    image: sys.classes[p.class].size,
+                    eligible,
+                    ..Filing::default()
+                }
+            }
+        };
+        Keys::of(p, filing, managed)
+    }
+
+    /// Files `pid` under `keys` in the candidate sets.
+    pub(super) fn refile(&mut self, pid: usize, keys: Keys) {
+        // Most changes of state leave the keys as they were.
+        if *self.candidates.filed_under(pid) != keys {
+            self.candidates.refile(pid, keys);
+        }
+    }
+
+    /// The device programs' files are on: the programs' device if the
+    /// scenario names one, else under swapping the swap device.
+    pub(super) fn programs_device(&self, sys: &System) -> Option<usize> {
+        match self.manager {
+            Manager::Swapping { device } => Some(sys.memory.programs.unwrap_or(device)),
+            Manager::Counted(_) | Manager::Frames { .. } => sys.memory.programs,
+        }
+    }
+
+    /// The working-set estimate `p` waits for eligibility with \[pages\],
+    /// its owner's last resident set being `last`: under paging that, or
+    /// with no history its whole image under the local policies and
+    /// nothing under Multics; under swapping its whole image.
+    pub(super) fn working_set_estimate(&self, p: &Process, last: Option<f64>) -> f64 {
+        match self.manager {
+            Manager::Swapping { .. } => p.pages as f64,
+            manager => match last {
+                Some(pages) => pages,
+                None if manager.load_controlled() => p.pages as f64,
+                None => 0.0,
+            },
+        }
+    }
+
+    /// `pid`, of `class`, gives up eligibility: under paging its resident
+    /// set, left as its owner's working-set estimate (under frames, of a
+    /// shared text only the resident pages of its locality set count);
+    /// nothing under swapping.
+    pub(super) fn resident_set_left(&self, class: usize, pid: usize) -> Option<f64> {
+        if let Manager::Swapping { .. } = self.manager {
+            return None;
+        }
+        let held = self.of[pid].held.resident;
+        let resident = match self.frames.text(class) {
+            Some(text) => held + text.resident_in(&self.frames.tables[pid]),
+            None => held + self.texts[class].held.resident,
+        };
+        Some(resident as f64)
+    }
+
+    /// User memory as the policy counts it: free and in all, in frames
+    /// under paging and bytes under swapping, with that unit's bytes.
+    fn memory_units(&self, sys: &System) -> (u64, u64, u64) {
+        let m = &sys.memory;
+        match self.manager {
+            Manager::Swapping { .. } => (self.swap.free_bytes, m.user_bytes(), 1),
+            Manager::Counted(_) | Manager::Frames { .. } => {
+                (self.pool.frames, m.user_frames(), m.page)
+            }
+        }
+    }
+
+    /// Free user memory, in the unit the policy counts it in.
+    pub(super) fn free_units(&self, sys: &System) -> u64 {
+        self.memory_units(sys).0
+    }
+
+    /// User memory free \[bytes\].
+    pub(super) fn free_memory(&self, sys: &System) -> u64 {
+        let (free, _, unit) = self.memory_units(sys);
+        free * unit
+    }
+
+    /// The fraction of user memory in use.
+    pub(super) fn occupancy(&self, sys: &System) -> f64 {
+        let (free, all, _) = self.memory_units(sys);
+        (all - free) as f64 / all as f64
+    }
+
+    /// The private memory `pid` holds now \[bytes\]: its resident pages,
+    /// or its image in memory less the shared text.
+    pub(super) fn private_memory(&self, sys: &System, pid: usize, p: &Process) -> u64 {
+        match self.manager {
+            Manager::Counted(_) | Manager::Frames { .. } => {
+                self.of[pid].held.resident * sys.memory.page
+            }
+            Manager::Swapping { .. } if p.residence == Residence::In => {
+                sys.classes[p.class].size - self.texts[p.class].bytes
+            }
+            Manager::Swapping { .. } => 0,
+        }
+    }
+
     /// The summary's paging section (under paging) and swapping section
     /// (where a swapper runs: under swapping, and behind the clock unless
     /// switched off).
     pub(super) fn memory_summaries(
         &self,
+        stats: &Statistics,
         counters: &Counters,
         span: f64,
     ) -> (Option<PagingSummary>, Option<SwappingSummary>) {
-        let (paging, swapper) = match self.memory.manager {
+        let (paging, swapper) = match self.manager {
             Manager::Swapping { .. } => (false, true),
             Manager::Counted(_) => (true, false),
             Manager::Frames { governor, .. } => (
@@ -769,13 +855,13 @@ impl<'a> SystemModel<'a> {
             ),
         };
         (
-            paging.then(|| self.paging_summary(counters, span)),
+            paging.then(|| self.paging_summary(stats, counters, span)),
             swapper.then(|| self.swapping_summary(counters)),
         )
     }
 
     /// Faults, reads and writes of pages over `span` seconds (paging).
-    fn paging_summary(&self, counters: &Counters, span: f64) -> PagingSummary {
+    fn paging_summary(&self, stats: &Statistics, counters: &Counters, span: f64) -> PagingSummary {
         let reads = counters.bulk_reads + counters.disk_reads;
         PagingSummary {
             faults: counters.faults,
@@ -787,7 +873,7 @@ impl<'a> SystemModel<'a> {
             } else {
                 0.0
             },
-            mean_fault_elapsed: self.stats.fault_time.mean(),
+            mean_fault_elapsed: stats.fault_time.mean(),
             bulk_store_reads: counters.bulk_reads,
             disk_reads: counters.disk_reads,
             disk_fraction: if reads > 0 {
@@ -798,7 +884,6 @@ impl<'a> SystemModel<'a> {
             page_writes: counters.page_writes,
             pages_stolen: counters.pages_stolen,
             klustered_pages: self
-                .memory
                 .manager
                 .paging()
                 .filter(|p| p.kluster > 1)
@@ -820,82 +905,25 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// Files `pid` in the sets replacement and the swapper choose from
-    /// under the keys its state now calls for.
-    pub(super) fn reindex(&mut self, pid: usize) {
-        let keys = self.keys_called_for(pid);
-        // Most changes of state leave the keys as they were.
-        if *self.memory.candidates.filed_under(pid) != keys {
-            self.memory.candidates.refile(pid, keys);
-        }
-    }
-
-    /// The keys `pid`'s state calls for.
-    fn keys_called_for(&self, pid: usize) -> Keys {
-        let p = &self.procs[pid];
-        let managed = self.memory.manager.filing();
-        // Only what the policy files by is read (each from a table of its
-        // own).
-        let filing = match managed {
-            Managed::Frames { swapper: false } => return Keys::default(),
-            Managed::ProcessLru => Filing {
-                resident_pages: self.memory.of[pid].held.resident,
-                ..Filing::default()
-            },
-            Managed::Frames { swapper: true } => Filing {
-                last_swap: self.memory.swap.of[pid].last_swap,
-                waiting_frame: self.memory.of[pid].waiting_frame,
-                ..Filing::default()
-            },
-            Managed::Swapping => Filing {
-                last_swap: self.memory.swap.of[pid].last_swap,
-                exec_pending: self.files.of[pid].exec.pending,
-                image: self.sys.classes[p.class].size,
-                eligible: self.eligibility.holds(pid),
-                ..Filing::default()
-            },
-        };
-        Keys::of(p, filing, managed)
-    }
-
-    /// Takes `pid`, about to exit, out of the candidate sets.
-    pub(super) fn unfile(&mut self, pid: usize) {
-        self.memory.candidates.refile(pid, Keys::default());
-    }
-
-    /// Rechecks memory's accounting, and that each process is filed in
-    /// the candidate sets as its state says.
-    #[cfg(debug_assertions)]
-    pub(super) fn check_memory(&self) {
-        match self.memory.manager {
-            Manager::Swapping { .. } => self.check_swapped_memory(),
-            Manager::Counted(_) | Manager::Frames { .. } => self.check_paged_memory(),
-        }
-        self.memory.candidates.check(
-            self.procs
-                .iter()
-                .map(|(pid, _)| (pid, self.keys_called_for(pid))),
-        );
-    }
-
     /// Paging: the free pool and the bulk store against what the holders
     /// count, and the frames under memory as frames.
     #[cfg(debug_assertions)]
-    fn check_paged_memory(&self) {
+    fn check_paged_memory(&self, processes: &Processes) {
         let held = || {
-            let procs = self.procs.iter().map(|(pid, _)| self.memory.of[pid].held);
-            procs.chain(self.memory.texts.iter().map(|t| t.held))
+            let procs = processes.slots().map(|pid| self.of[pid].held);
+            procs.chain(self.texts.iter().map(|t| t.held))
         };
         // A process waiting for a page read holds the frame it goes into.
         // Klustering reads more pages with it.
-        let in_transit = self
-            .procs
-            .iter()
-            .filter(|&(pid, p)| {
-                let m = &self.memory.of[pid];
-                p.state == State::Fault && !m.waiting_frame && m.fault_source != Source::InTransit
+        let in_transit = processes
+            .slots()
+            .filter(|&pid| {
+                let m = &self.of[pid];
+                processes.get(pid).expect("live").state == State::Fault
+                    && !m.waiting_frame
+                    && m.fault_source != Source::InTransit
             })
-            .map(|(pid, _)| 1 + self.memory.frames.tables[pid].klustered_count())
+            .map(|pid| 1 + self.frames.tables[pid].klustered_count())
             .sum::<u64>();
         let total = held().fold(Pages::default(), |sum, h| Pages {
             resident: sum.resident + h.resident,
@@ -903,37 +931,37 @@ impl<'a> SystemModel<'a> {
             reclaimable: sum.reclaimable + h.reclaimable,
             ..Pages::default()
         });
-        self.memory
-            .pool
-            .check(self.sys.memory.user_frames(), total, in_transit);
-        if let Manager::Frames { .. } = self.memory.manager {
-            self.memory
-                .check_frames(self.procs.iter().map(|(pid, _)| pid));
+        self.pool
+            .check(processes.sys().memory.user_frames(), total, in_transit);
+        if let Manager::Frames { .. } = self.manager {
+            self.check_frames(processes.slots());
         } else {
-            self.memory.counted.bulk.check(total.on_bulk);
+            self.counted.bulk.check(total.on_bulk);
         }
     }
 
     /// Swapping: the images and texts in memory against free memory and
     /// each text's count of its users.
     #[cfg(debug_assertions)]
-    fn check_swapped_memory(&self) {
-        let procs = || self.procs.iter().map(|(_, p)| p);
+    fn check_swapped_memory(&self, processes: &Processes) {
+        let sys = processes.sys();
+        let procs = || {
+            processes
+                .slots()
+                .map(|pid| processes.get(pid).expect("live"))
+        };
         let private: u64 = procs()
             .filter(|p| p.residence != Residence::Out)
-            .map(|p| self.sys.classes[p.class].size - self.memory.texts[p.class].bytes)
+            .map(|p| sys.classes[p.class].size - self.texts[p.class].bytes)
             .sum();
         let text: u64 = self
-            .memory
             .texts
             .iter()
             .filter(|t| t.in_memory > 0)
             .map(|t| t.bytes)
             .sum();
-        self.memory
-            .swap
-            .check(self.sys.memory.user_bytes(), private + text);
-        for (class, t) in self.memory.texts.iter().enumerate() {
+        self.swap.check(sys.memory.user_bytes(), private + text);
+        for (class, t) in self.texts.iter().enumerate() {
             let users = procs()
                 .filter(|p| p.class == class && p.residence != Residence::Out)
                 .count() as u32;

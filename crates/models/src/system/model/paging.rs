@@ -14,12 +14,12 @@
 
 use super::frames::{Freeing, Processes};
 use super::memory::ProcessMemory;
-use super::memory::{Manager, MemoryState, Transfer, View};
+use super::memory::{Effect, Manager, MemoryState, Transfer, View};
 use super::{
     BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler, SimTime,
     State, SystemModel, VecDeque, scheduler,
 };
-use crate::system::Paging;
+use crate::system::{Paging, System};
 use rand::RngExt;
 
 /// Who holds pages: a process (its private pages) or a class's shared
@@ -385,148 +385,6 @@ impl Text {
 }
 
 impl SystemModel<'_> {
-    /// The pages of `holder`, if it still exists.
-    fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages> {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        held_of(
-            &mut self.memory.of,
-            &mut self.memory.texts,
-            &processes,
-            holder,
-        )
-    }
-
-    fn holder(&self, pid: usize) -> Holder {
-        Holder::Process {
-            pid,
-            generation: self.procs[pid].generation,
-        }
-    }
-
-    /// Processor time to the next page fault of `pid`, from its class's
-    /// lifetime function at its resident set: its private pages and the
-    /// resident pages of its class's text.
-    pub(super) fn paged_fault_gap(&mut self, pid: usize, now: SimTime) -> SimTime {
-        let p = &self.procs[pid];
-        let Some(locality) = self.sys.classes[p.class].locality.as_ref() else {
-            return SimTime::MAX;
-        };
-        let Some(lifetime) = locality.lifetime() else {
-            let (memory, mut view) = self.memory_and_view(now);
-            return memory.phase_fault_gap(&mut view, pid);
-        };
-        let resident = self.memory.of[pid].held.resident + self.memory.texts[p.class].held.resident;
-        let mean = lifetime.mean_time_between_faults(resident, p.pages);
-        if !mean.is_finite() {
-            return SimTime::MAX;
-        }
-        let rng = &mut self.owners[p.owner].rngs.faults;
-        let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
-        SimTime::from_secs_f64((mean * e).min(LONGEST_SAMPLE))
-    }
-
-    /// A page fault under replacement by process, with `paging`'s
-    /// settings: decide which page is missing and where it is, then run
-    /// the kernel's fault path on the same processor.
-    pub(super) fn counted_fault(
-        &mut self,
-        cpu: usize,
-        pid: usize,
-        paging: &Paging,
-        ctx: &mut Context<Event>,
-    ) {
-        let p = &self.procs[pid];
-        let text = &self.memory.texts[p.class];
-        let private = p.pages - text.pages;
-        let missing_text = text.pages - text.held.resident;
-        let missing_private = private - self.memory.of[pid].held.resident;
-        if missing_text + missing_private == 0 {
-            // Another process of the class brought in the last missing text
-            // page during this burst: nothing is missing any more.
-            self.dispatch(cpu, pid, false, ctx);
-            return;
-        }
-        let in_text = match (missing_text, missing_private) {
-            (0, _) => false,
-            (_, 0) => true,
-            (t, m) => {
-                let u: f64 = self.owners[p.owner].rngs.faults.random();
-                u * ((t + m) as f64) < t as f64
-            }
-        };
-        let (holder, missing, untouched) = if in_text {
-            (Holder::Text { class: p.class }, missing_text, 0)
-        } else {
-            (
-                self.holder(pid),
-                missing_private,
-                private - self.memory.counted.touched[pid],
-            )
-        };
-        let zero_fill = if in_text {
-            0.0
-        } else {
-            self.sys.classes[p.class].zero_fill
-        };
-        let held = *self.held_mut(holder).expect("the faulting process exists");
-        // Which of the missing pages: reclaimable, never touched, on the
-        // bulk store, or on disk, in proportion to their numbers.
-        let x = self.memory.streams.placement.random::<f64>() * missing as f64;
-        let reclaimable = held.reclaimable as f64;
-        let first_touch = x >= reclaimable && x < reclaimable + untouched as f64;
-        let source = if x < reclaimable {
-            Source::Reclaim
-        } else if first_touch && self.memory.streams.placement.random::<f64>() < zero_fill {
-            Source::ZeroFill
-        } else {
-            let bulk = paging.bulk_store.as_ref();
-            let on_bulk = match bulk.map(|b| b.placement) {
-                None => false,
-                Some(Placement::DiskFraction(f)) => {
-                    self.memory.streams.placement.random::<f64>() >= f
-                }
-                Some(Placement::Capacity(_)) => {
-                    !first_touch && x < reclaimable + (untouched + held.on_bulk) as f64
-                }
-            };
-            match bulk {
-                Some(b) if on_bulk => Source::Read(b.device),
-                // Pages of the program's file come from where it lies.
-                _ if in_text || first_touch => Source::Read(self.memory.program_device(self.sys)),
-                _ => Source::Read(self.memory.swap_device()),
-            }
-        };
-        if first_touch {
-            self.memory.counted.touched[pid] += 1;
-        }
-        match source {
-            Source::Reclaim => {
-                self.stats.counters.reclaims += 1;
-                let held = self.held_mut(holder).expect("the faulting process exists");
-                held.reclaimable -= 1;
-                held.resident += 1;
-                self.memory.pool.frames -= 1;
-            }
-            Source::Read(device)
-                if paging
-                    .bulk_store
-                    .as_ref()
-                    .is_some_and(|b| b.device == device) =>
-            {
-                let held = self.held_mut(holder).expect("the faulting process exists");
-                if held.on_bulk > 0 {
-                    held.on_bulk -= 1;
-                    self.memory.counted.bulk.used -= 1;
-                }
-            }
-            Source::ZeroFill | Source::Read(_) => {}
-            Source::InTransit => unreachable!("only under memory as frames"),
-        }
-        let (memory, mut view) = self.memory_and_view(ctx.now());
-        let cost = memory.note_fault(&mut view, pid, source, in_text, in_text || first_touch);
-        self.fault_path(cpu, pid, cost, ctx);
-    }
-
     /// The kernel's fault path for `pid` on `cpu`, taking `cost`, for a
     /// fault memory has noted.
     pub(super) fn fault_path(
@@ -557,8 +415,8 @@ impl SystemModel<'_> {
                 return;
             }
             Source::ZeroFill => {
-                self.take_frame(pid, ctx) && {
-                    self.place_page(pid, ctx);
+                self.with_memory(ctx, |m, view, fx| m.take_frame(view, pid, fx)) && {
+                    self.with_memory(ctx, |m, view, fx| m.place_page(view, pid, fx));
                     true
                 }
             }
@@ -581,7 +439,7 @@ impl SystemModel<'_> {
     /// a zero-filled page, completes the fault), or queues the process until
     /// a frame is free.
     pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        if !self.take_frame(pid, ctx) {
+        if !self.with_memory(ctx, |m, view, fx| m.take_frame(view, pid, fx)) {
             self.wait_for_frame(pid, ctx.now(), true);
             self.memory.pool.waiters.push_back(pid);
             return;
@@ -611,8 +469,8 @@ impl SystemModel<'_> {
         self.stats
             .fault_time
             .add((now - self.memory.of[pid].fault_started).as_secs_f64());
-        self.place_page(pid, ctx);
-        let priority = self.pagein_priority();
+        self.with_memory(ctx, |m, view, fx| m.place_page(view, pid, fx));
+        let priority = pagein_priority(self.sys);
         self.sched[pid].woken = Some(priority);
         self.become_runnable(pid, ctx);
         if self.memory.of[pid].fault_in_text
@@ -631,141 +489,6 @@ impl SystemModel<'_> {
         }
     }
 
-    /// The priority a process woken from a page read runs at: the UNIX
-    /// scheduler's `pagein_priority` (a process waiting for another's read
-    /// of a text page too); other schedulers do not read it.
-    fn pagein_priority(&self) -> u8 {
-        match self.sys.cpu.scheduler {
-            Scheduler::Unix(unix) => unix.pagein_priority,
-            Scheduler::RoundRobin | Scheduler::Multics(_) => scheduler::AFTER_DISK,
-        }
-    }
-
-    /// Adds the frame taken for `pid`'s fault to the holder of the page.
-    fn place_page(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        if let Manager::Frames { .. } = self.memory.manager {
-            let (memory, mut view) = self.memory_and_view(ctx.now());
-            memory.clock_place_page(&mut view, pid);
-            return;
-        }
-        let class = self.procs[pid].class;
-        if self.memory.of[pid].fault_in_text {
-            let text = &mut self.memory.texts[class];
-            if text.held.resident < text.pages {
-                text.held.resident += 1;
-            } else {
-                // Another process of the class brought the same page in
-                // first.
-                self.memory.pool.frames += 1;
-                self.memory.pool.anonymous += 1;
-                self.serve_frame_waiters(ctx);
-            }
-        } else {
-            self.memory.of[pid].held.resident += 1;
-        }
-    }
-
-    /// Takes a frame for `pid`: a free one, else one stolen from the holder
-    /// used least recently, else one of its own.
-    fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        let paging = match self.memory.manager {
-            Manager::Frames { .. } => {
-                return self.with_memory(ctx, |m, view, fx| m.clock_take_frame(view, pid, fx));
-            }
-            Manager::Counted(paging) => paging,
-            Manager::Swapping { .. } => unreachable!("frames only under paging"),
-        };
-        let target = paging.free_target;
-        if self.memory.pool.frames == 0 {
-            self.steal(1, pid, ctx);
-        }
-        let class = self.procs[pid].class;
-        let got = if self.memory.pool.frames > 0 {
-            true
-        } else if self.memory.of[pid].held.resident > 0 {
-            self.evict(self.holder(pid), 1, ctx);
-            true
-        } else if self.memory.texts[class].held.resident > 0 {
-            self.evict(Holder::Text { class }, 1, ctx);
-            true
-        } else {
-            false
-        };
-        if got {
-            self.allocate();
-        }
-        // The page daemon keeps `target` frames free.
-        if self.memory.pool.frames < target {
-            self.steal(target - self.memory.pool.frames, pid, ctx);
-        }
-        got
-    }
-
-    /// Takes one frame out of the free pool (`Counted::allocate`).
-    fn allocate(&mut self) {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let (counted, mut counts) = self.memory.counted_and_counts();
-        counted.allocate(&mut counts, &processes);
-    }
-
-    /// Takes up to `wanted` frames into the free pool, from the holders
-    /// used least recently; never from a process on a processor, its
-    /// class's text, or the process `faulting` and its text.
-    fn steal(&mut self, mut wanted: u64, faulting: usize, ctx: &mut Context<Event>) {
-        let in_use = |model: &Self, class: usize| {
-            model.procs[faulting].class == class
-                || model
-                    .cpus
-                    .running
-                    .iter()
-                    .flatten()
-                    .any(|b| model.procs[b.pid].class == class)
-        };
-        while wanted > 0 {
-            let process = self
-                .memory
-                .candidates
-                .least_recently_run(faulting)
-                .map(|(last_run, pid)| (last_run, 0, pid));
-            let text = self
-                .memory
-                .texts
-                .iter()
-                .enumerate()
-                .filter(|&(class, t)| t.held.resident > 0 && !in_use(self, class))
-                .map(|(class, t)| (t.last_used, 1, class))
-                .min();
-            let victim = match (process, text) {
-                (None, None) => return,
-                (Some(p), Some(t)) if t < p => Holder::Text { class: t.2 },
-                (Some(p), _) => self.holder(p.2),
-                (None, Some(t)) => Holder::Text { class: t.2 },
-            };
-            let resident = self.held_mut(victim).expect("a victim exists").resident;
-            let n = wanted.min(resident);
-            self.evict(victim, n, ctx);
-            wanted -= n;
-        }
-    }
-
-    /// Moves `n` of `holder`'s pages out of memory (`Counted::evict`),
-    /// refiles the process, and issues the page writes.
-    fn evict(&mut self, holder: Holder, n: u64, ctx: &mut Context<Event>) {
-        let dirty = match holder {
-            Holder::Process { pid, .. } => self.sys.classes[self.procs[pid].class].dirty,
-            Holder::Text { .. } => 0.0,
-        };
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        let (counted, mut counts, mut freeing) = self.memory.counted_counts_and_freeing();
-        let victim = Victim { holder, n, dirty };
-        counted.evict(victim, &mut counts, &processes, &mut freeing);
-        let freed = freeing.done();
-        if let Holder::Process { pid, .. } = holder {
-            self.reindex(pid);
-        }
-        self.with_memory(ctx, |m, view, fx| m.write_pages(view, freed, fx));
-    }
-
     /// Starts the page reads of processes that waited for a frame, while
     /// frames are free.
     pub(super) fn serve_frame_waiters(&mut self, ctx: &mut Context<Event>) {
@@ -780,6 +503,285 @@ impl SystemModel<'_> {
 }
 
 impl MemoryState<'_> {
+    /// Processor time to the next page fault of `pid` (`SimTime::MAX`
+    /// under swapping, and for a class without a locality model): from its
+    /// class's lifetime function at its resident set (its private pages
+    /// and the resident pages of its class's text), or from its phase
+    /// model.
+    pub(super) fn fault_gap(&mut self, view: &mut View, pid: usize) -> SimTime {
+        if let Manager::Swapping { .. } = self.manager {
+            return SimTime::MAX;
+        }
+        let p = view.process(pid);
+        let Some(locality) = view.sys().classes[p.class].locality.as_ref() else {
+            return SimTime::MAX;
+        };
+        let Some(lifetime) = locality.lifetime() else {
+            return self.phase_fault_gap(view, pid);
+        };
+        let resident = self.of[pid].held.resident + self.texts[p.class].held.resident;
+        let mean = lifetime.mean_time_between_faults(resident, p.pages);
+        if !mean.is_finite() {
+            return SimTime::MAX;
+        }
+        let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, view.faults(pid));
+        SimTime::from_secs_f64((mean * e).min(LONGEST_SAMPLE))
+    }
+
+    /// The pages of `holder`, if it still exists.
+    fn held_mut(&mut self, view: &View, holder: Holder) -> Option<&mut Pages> {
+        held_of(&mut self.of, &mut self.texts, &view.processes, holder)
+    }
+
+    /// The holder that is `pid`, as it is now.
+    fn holder(view: &View, pid: usize) -> Holder {
+        Holder::Process {
+            pid,
+            generation: view.process(pid).generation,
+        }
+    }
+
+    /// A page fault under replacement by process, with `paging`'s
+    /// settings: decide which page is missing and where it is, then run
+    /// the kernel's fault path on the same processor.
+    pub(super) fn counted_fault(
+        &mut self,
+        view: &mut View,
+        cpu: usize,
+        pid: usize,
+        paging: &Paging,
+        effects: &mut Vec<Effect>,
+    ) {
+        let p = view.process(pid);
+        let text = &self.texts[p.class];
+        let private = p.pages - text.pages;
+        let missing_text = text.pages - text.held.resident;
+        let missing_private = private - self.of[pid].held.resident;
+        if missing_text + missing_private == 0 {
+            // Another process of the class brought in the last missing text
+            // page during this burst: nothing is missing any more.
+            effects.push(Effect::RunOn { cpu, pid });
+            return;
+        }
+        let in_text = match (missing_text, missing_private) {
+            (0, _) => false,
+            (_, 0) => true,
+            (t, m) => {
+                let u: f64 = view.faults(pid).random();
+                u * ((t + m) as f64) < t as f64
+            }
+        };
+        let (holder, missing, untouched) = if in_text {
+            (Holder::Text { class: p.class }, missing_text, 0)
+        } else {
+            (
+                Self::holder(view, pid),
+                missing_private,
+                private - self.counted.touched[pid],
+            )
+        };
+        let zero_fill = if in_text {
+            0.0
+        } else {
+            view.sys().classes[p.class].zero_fill
+        };
+        let held = *self
+            .held_mut(view, holder)
+            .expect("the faulting process exists");
+        // Which of the missing pages: reclaimable, never touched, on the
+        // bulk store, or on disk, in proportion to their numbers.
+        let x = self.streams.placement.random::<f64>() * missing as f64;
+        let reclaimable = held.reclaimable as f64;
+        let first_touch = x >= reclaimable && x < reclaimable + untouched as f64;
+        let source = if x < reclaimable {
+            Source::Reclaim
+        } else if first_touch && self.streams.placement.random::<f64>() < zero_fill {
+            Source::ZeroFill
+        } else {
+            let bulk = paging.bulk_store.as_ref();
+            let on_bulk = match bulk.map(|b| b.placement) {
+                None => false,
+                Some(Placement::DiskFraction(f)) => self.streams.placement.random::<f64>() >= f,
+                Some(Placement::Capacity(_)) => {
+                    !first_touch && x < reclaimable + (untouched + held.on_bulk) as f64
+                }
+            };
+            match bulk {
+                Some(b) if on_bulk => Source::Read(b.device),
+                // Pages of the program's file come from where it lies.
+                _ if in_text || first_touch => Source::Read(self.program_device(view.sys())),
+                _ => Source::Read(self.swap_device()),
+            }
+        };
+        if first_touch {
+            self.counted.touched[pid] += 1;
+        }
+        match source {
+            Source::Reclaim => {
+                view.stats.counters.reclaims += 1;
+                let held = self
+                    .held_mut(view, holder)
+                    .expect("the faulting process exists");
+                held.reclaimable -= 1;
+                held.resident += 1;
+                self.pool.frames -= 1;
+            }
+            Source::Read(device)
+                if paging
+                    .bulk_store
+                    .as_ref()
+                    .is_some_and(|b| b.device == device) =>
+            {
+                let held = self
+                    .held_mut(view, holder)
+                    .expect("the faulting process exists");
+                if held.on_bulk > 0 {
+                    held.on_bulk -= 1;
+                    self.counted.bulk.used -= 1;
+                }
+            }
+            Source::ZeroFill | Source::Read(_) => {}
+            Source::InTransit => unreachable!("only under memory as frames"),
+        }
+        let cost = self.note_fault(view, pid, source, in_text, in_text || first_touch);
+        effects.push(Effect::FaultPath { cpu, pid, cost });
+    }
+
+    /// Adds the frame taken for `pid`'s fault to the holder of the page.
+    pub(super) fn place_page(&mut self, view: &mut View, pid: usize, effects: &mut Vec<Effect>) {
+        if let Manager::Frames { .. } = self.manager {
+            self.clock_place_page(view, pid);
+            return;
+        }
+        let class = view.process(pid).class;
+        if self.of[pid].fault_in_text {
+            let text = &mut self.texts[class];
+            if text.held.resident < text.pages {
+                text.held.resident += 1;
+            } else {
+                // Another process of the class brought the same page in
+                // first.
+                self.pool.frames += 1;
+                self.pool.anonymous += 1;
+                effects.push(Effect::ServeFrameWaiters);
+            }
+        } else {
+            self.of[pid].held.resident += 1;
+        }
+    }
+
+    /// Takes a frame for `pid`: a free one, else one stolen from the holder
+    /// used least recently, else one of its own.
+    pub(super) fn take_frame(
+        &mut self,
+        view: &mut View,
+        pid: usize,
+        effects: &mut Vec<Effect>,
+    ) -> bool {
+        let paging = match self.manager {
+            Manager::Frames { .. } => return self.clock_take_frame(view, pid, effects),
+            Manager::Counted(paging) => paging,
+            Manager::Swapping { .. } => unreachable!("frames only under paging"),
+        };
+        let target = paging.free_target;
+        if self.pool.frames == 0 {
+            self.steal(view, 1, pid, effects);
+        }
+        let class = view.process(pid).class;
+        let got = if self.pool.frames > 0 {
+            true
+        } else if self.of[pid].held.resident > 0 {
+            self.evict(view, Self::holder(view, pid), 1, effects);
+            true
+        } else if self.texts[class].held.resident > 0 {
+            self.evict(view, Holder::Text { class }, 1, effects);
+            true
+        } else {
+            false
+        };
+        if got {
+            self.allocate(view);
+        }
+        // The page daemon keeps `target` frames free.
+        if self.pool.frames < target {
+            self.steal(view, target - self.pool.frames, pid, effects);
+        }
+        got
+    }
+
+    /// Takes one frame out of the free pool (`Counted::allocate`).
+    fn allocate(&mut self, view: &View) {
+        let (counted, mut counts) = self.counted_and_counts();
+        counted.allocate(&mut counts, &view.processes);
+    }
+
+    /// Takes up to `wanted` frames into the free pool, from the holders
+    /// used least recently; never from a process on a processor, its
+    /// class's text, or the process `faulting` and its text.
+    fn steal(
+        &mut self,
+        view: &mut View,
+        mut wanted: u64,
+        faulting: usize,
+        effects: &mut Vec<Effect>,
+    ) {
+        let processes = view.processes;
+        let in_use = |class: usize| {
+            processes.get(faulting).expect("live").class == class
+                || processes
+                    .running()
+                    .iter()
+                    .flatten()
+                    .any(|b| processes.get(b.pid).expect("live").class == class)
+        };
+        while wanted > 0 {
+            let process = self
+                .candidates
+                .least_recently_run(faulting)
+                .map(|(last_run, pid)| (last_run, 0, pid));
+            let text = self
+                .texts
+                .iter()
+                .enumerate()
+                .filter(|&(class, t)| t.held.resident > 0 && !in_use(class))
+                .map(|(class, t)| (t.last_used, 1, class))
+                .min();
+            let victim = match (process, text) {
+                (None, None) => return,
+                (Some(p), Some(t)) if t < p => Holder::Text { class: t.2 },
+                (Some(p), _) => Self::holder(view, p.2),
+                (None, Some(t)) => Holder::Text { class: t.2 },
+            };
+            let resident = self
+                .held_mut(view, victim)
+                .expect("a victim exists")
+                .resident;
+            let n = wanted.min(resident);
+            self.evict(view, victim, n, effects);
+            wanted -= n;
+        }
+    }
+
+    /// Moves `n` of `holder`'s pages out of memory (`Counted::evict`),
+    /// refiles the process, and issues the page writes.
+    fn evict(&mut self, view: &mut View, holder: Holder, n: u64, effects: &mut Vec<Effect>) {
+        let dirty = match holder {
+            Holder::Process { pid, .. } => view.sys().classes[view.process(pid).class].dirty,
+            Holder::Text { .. } => 0.0,
+        };
+        let (counted, mut counts, mut freeing) = self.counted_counts_and_freeing();
+        let victim = Victim { holder, n, dirty };
+        counted.evict(victim, &mut counts, &view.processes, &mut freeing);
+        let freed = freeing.done();
+        if let Holder::Process { pid, .. } = holder {
+            let keys = self.keys(view.sys(), pid, view.process(pid), || {
+                unreachable!("replacement by process files by resident pages alone")
+            });
+            self.refile(pid, keys);
+        }
+        self.write_pages(view, freed, effects);
+    }
+
     /// Counts a fault of `pid` whose page comes from `source` (of its
     /// class's text or not, from the program's file or not), notes it as
     /// the fault pending, and says what the kernel's fault path costs: the
@@ -824,11 +826,62 @@ impl MemoryState<'_> {
     }
 }
 
+/// The priority a process woken from a page read runs at: the UNIX
+/// scheduler's `pagein_priority` (a process waiting for another's read of a
+/// text page too); other schedulers do not read it.
+fn pagein_priority(sys: &System) -> u8 {
+    match sys.cpu.scheduler {
+        Scheduler::Unix(unix) => unix.pagein_priority,
+        Scheduler::RoundRobin | Scheduler::Multics(_) => scheduler::AFTER_DISK,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
-    use crate::system::model::{Burst, Outcome, Place};
+    use crate::system::model::{Burst, Context, Event, Outcome, Place, SystemModel};
+
+    /// Replacement by process's calls as the tests make them: on the
+    /// model, with the calendar, what they leave to do done at once.
+    trait CountedCalls {
+        fn holder(&self, pid: usize) -> Holder;
+        fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages>;
+        fn evict(&mut self, holder: Holder, n: u64, ctx: &mut Context<Event>);
+        fn steal(&mut self, wanted: u64, faulting: usize, ctx: &mut Context<Event>);
+        fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool;
+    }
+
+    impl CountedCalls for SystemModel<'_> {
+        fn holder(&self, pid: usize) -> Holder {
+            Holder::Process {
+                pid,
+                generation: self.procs[pid].generation,
+            }
+        }
+
+        fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages> {
+            let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+            held_of(
+                &mut self.memory.of,
+                &mut self.memory.texts,
+                &processes,
+                holder,
+            )
+        }
+
+        fn evict(&mut self, holder: Holder, n: u64, ctx: &mut Context<Event>) {
+            self.with_memory(ctx, |m, view, fx| m.evict(view, holder, n, fx));
+        }
+
+        fn steal(&mut self, wanted: u64, faulting: usize, ctx: &mut Context<Event>) {
+            self.with_memory(ctx, |m, view, fx| m.steal(view, wanted, faulting, fx));
+        }
+
+        fn take_frame(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
+            self.with_memory(ctx, |m, view, fx| m.take_frame(view, pid, fx))
+        }
+    }
 
     #[test]
     fn a_page_read_wakes_its_process_at_the_page_in_priority() {

@@ -153,7 +153,7 @@ impl SystemModel<'_> {
             users: self.terminals.logged_in,
             processes: self.user_processes,
             runnable: self.runnable(),
-            free_memory: self.free_memory(),
+            free_memory: self.memory.free_memory(self.sys),
         }
     }
 
@@ -372,6 +372,6 @@ impl SystemModel<'_> {
         else {
             return 0;
         };
-        self.private_memory(pid)
+        self.memory.private_memory(self.sys, pid, &self.procs[pid])
     }
 }

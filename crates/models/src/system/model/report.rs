@@ -259,10 +259,10 @@ impl SystemModel<'_> {
     /// only with free memory, so the divisions are done only then, not
     /// after every event.
     pub(super) fn meter_occupancy(&mut self, now: SimTime) {
-        let free = self.free_units();
+        let free = self.memory.free_units(self.sys);
         if free != self.stats.occupancy_free {
             self.stats.occupancy_free = free;
-            let occupancy = self.occupancy();
+            let occupancy = self.memory.occupancy(self.sys);
             if occupancy != self.stats.occupancy.value() {
                 self.stats.occupancy.set(now, occupancy);
             }
@@ -352,7 +352,7 @@ impl SystemModel<'_> {
             processes: self.user_processes,
             multiprogramming: self.stats.mpl.value() as u32,
             runnable,
-            memory_occupancy: self.occupancy(),
+            memory_occupancy: self.memory.occupancy(self.sys),
         });
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
     }
@@ -430,9 +430,9 @@ impl SystemModel<'_> {
             d.meter
                 .summary(&spec.name, discipline(spec), 1, true, now, span)
         }));
-        let (paging, swapping) = self.memory_summaries(&counters, span);
+        let (paging, swapping) = self.memory.memory_summaries(&self.stats, &counters, span);
         let mut occupancy = self.stats.occupancy.clone();
-        occupancy.set(now, self.occupancy());
+        occupancy.set(now, self.memory.occupancy(self.sys));
         Summary {
             scenario: sys.settings.name.clone(),
             seed: self.streams.master_seed(),
@@ -480,7 +480,7 @@ impl SystemModel<'_> {
                 // cache (swapping); the others where there was traffic.
                 let programs = kind == FileKind::Program
                     && self.exec_reads_image()
-                    && Some(device) == self.programs_device();
+                    && Some(device) == self.memory.programs_device(self.sys);
                 if reads + c.read_aheads + c.writes == 0 && !programs {
                     continue;
                 }
