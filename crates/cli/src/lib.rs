@@ -10,6 +10,7 @@ mod args;
 mod batch;
 mod compare;
 mod host_probe;
+mod levels;
 mod multics;
 mod output;
 
@@ -25,7 +26,7 @@ use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy, SetSizePoint};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
-use tpsim_probe::analysis::{Index, LevelRow, Sample};
+use tpsim_probe::analysis::{Index, LevelRow};
 use tpsim_probe::report::count;
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
@@ -273,11 +274,12 @@ struct SweepArgs {
 
 #[derive(Debug, clap::Args)]
 struct AnalyzeArgs {
-    /// An observation table: a run's probe.csv, or any CSV with the
-    /// columns benchmark, phase, users, processes and elapsed_s.
+    /// An observation table: a run's probe.csv, a machine's (`tpsim
+    /// probe`), or any CSV with the columns benchmark, phase, users,
+    /// processes and elapsed_s, and the --by column.
     table: PathBuf,
     #[command(flatten)]
-    levels: LevelArgs,
+    levels: levels::LevelArgs,
     /// The relative half-width wanted for the 75th percentile, for the
     /// observations still needed.
     #[arg(long, default_value_t = 0.1)]
@@ -313,7 +315,7 @@ struct CompareArgs {
     #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
     jobs: Option<usize>,
     #[command(flatten)]
-    levels: LevelArgs,
+    levels: levels::LevelArgs,
     /// Directory to write comparison.csv and, per benchmark, the chart of
     /// both 75th percentiles (BENCHMARK-p75-by-INDEX.svg and .png) into.
     #[arg(long, value_name = "DIR")]
@@ -321,64 +323,6 @@ struct CompareArgs {
     /// Print the comparison as JSON instead of tables.
     #[arg(long)]
     json: bool,
-}
-
-/// How observations are grouped into load levels.
-#[derive(Debug, clap::Args)]
-struct LevelArgs {
-    /// The load index to group observations by.
-    #[arg(long, value_enum, default_value = "users")]
-    by: IndexArg,
-    /// Merge neighbouring levels until each has at least MIN observations.
-    #[arg(long, value_name = "MIN", conflicts_with = "window", value_parser = crate::args::cluster)]
-    cluster: Option<usize>,
-    /// Compute level i from the observations at levels i-W to i+W.
-    #[arg(long, value_name = "W", value_parser = crate::args::window)]
-    window: Option<u32>,
-    /// The confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95)]
-    level: f64,
-    /// Count the observations that started during the warm-up too.
-    #[arg(long)]
-    include_warmup: bool,
-}
-
-impl LevelArgs {
-    /// The analysis options these give, with `precision`.
-    fn options(&self, precision: f64) -> Result<tpsim_probe::analysis::Options, Failure> {
-        use tpsim_probe::analysis::{Grouping, Options};
-        let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-        check_level(self.level).map_err(input)?;
-        if !(precision > 0.0 && precision < 1.0) {
-            return Err(input(format!(
-                "--precision: must be a fraction between 0 and 1 (such as 0.05), got {}",
-                tpsim_models::units::Figure(precision)
-            )));
-        }
-        Ok(Options {
-            index: match self.by {
-                IndexArg::Users => Index::Users,
-                IndexArg::Processes => Index::Processes,
-            },
-            grouping: match (self.cluster, self.window) {
-                (Some(min), _) => Grouping::Cluster { min },
-                (None, Some(half_width)) => Grouping::Window { half_width },
-                (None, None) => Grouping::Levels,
-            },
-            level: self.level,
-            precision,
-            include_warmup: self.include_warmup,
-        })
-    }
-}
-
-/// A load index, as the command line names it.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum IndexArg {
-    /// Users logged in.
-    Users,
-    /// User processes.
-    Processes,
 }
 
 #[derive(Debug, clap::Args)]
@@ -929,15 +873,23 @@ fn analyze(
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let options = args.levels.options(args.precision)?;
     let name = args.table.display();
-    let samples = observations(&args.table, stderr)?;
+    let samples = levels::observations(&args.table, options.index, stderr)?.samples;
     if !options.include_warmup && samples.iter().all(|s| !s.measured) {
         return Err(input(format!(
             "{name}: every observation started during the warm-up; pass --include-warmup to count them"
         )));
     }
+    let rows = tpsim_probe::analysis::analyze(&samples, &options);
+    if args.out.is_some() {
+        levels::check_curves(
+            &name.to_string(),
+            rows.iter().map(|r| (r.benchmark.as_str(), r.level)),
+            &levels::levels(&samples, &options),
+            &options,
+        )?;
+    }
     // Checked before the work, so that nothing is written for a bad one.
     let out = open_out(args.out.as_deref(), &[&args.table])?;
-    let rows = tpsim_probe::analysis::analyze(&samples, &options);
     let mut files = Vec::new();
     if out.is_some() {
         files.push((
@@ -954,34 +906,6 @@ fn analyze(
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)
-}
-
-/// The observations of a measured table (a probe.csv, or any table with
-/// its columns), leaving out runs whose status is not ok, which a note
-/// counts; a table with none left is refused.
-fn observations(path: &Path, stderr: &mut dyn Write) -> Result<Vec<Sample>, Failure> {
-    let name = path.display();
-    let input = |message: String| Failure::Input(anyhow::anyhow!("{name}: {message}"));
-    let text = read_table(path, "observation table")?;
-    let read = tpsim_probe::analysis::read_observations(&text).map_err(|e| input(e.to_string()))?;
-    if read.samples.is_empty() {
-        return Err(input(if read.left_out == 0 {
-            "no observations: the table has its header and no rows".to_string()
-        } else {
-            format!(
-                "no observations: every run's status is not ok ({} failed, timed out or interrupted)",
-                read.left_out
-            )
-        }));
-    }
-    if read.left_out > 0 {
-        let _ = writeln!(
-            stderr,
-            "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
-            read.left_out
-        );
-    }
-    Ok(read.samples)
 }
 
 /// Opens the output directory, if one was asked for: before any work, so
