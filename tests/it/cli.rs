@@ -1298,6 +1298,110 @@ fn analyze_refuses_a_column_the_table_lacks_and_curves_of_one_level() {
     );
 }
 
+/// The short M/M/1 of these tests with its run's keys edited in, as a
+/// user would without `--set`.
+fn edited_mm1(dir: &Path) -> String {
+    let text = std::fs::read_to_string(short_mm1(dir))
+        .unwrap()
+        .replace("20000s", "3000s")
+        .replace("seed = 1", "seed = 7");
+    let path = dir.join("edited.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn set_gives_run_check_and_batch_what_editing_the_file_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mm1, edited) = (short_mm1(dir.path()), edited_mm1(dir.path()));
+    let sets = ["--set", "run.end_time=3000s", "--set", "seed=7"];
+    let with = |command: &[&str], file: &str, sets: &[&str]| {
+        let mut argv = command.to_vec();
+        argv.push(file);
+        argv.extend_from_slice(sets);
+        let out = tpsim(&argv);
+        assert_eq!(out.status, 0, "{argv:?}: {}", out.stderr);
+        out.stdout
+    };
+    for command in [&["run"][..], &["batch", "--replications", "2"]] {
+        let set = with(command, &mm1, &sets);
+        assert_eq!(set, with(command, &edited, &[]), "{command:?}");
+        assert!(set.starts_with("mm1"), "{set}");
+    }
+    assert!(with(&["run"], &mm1, &sets).starts_with("mm1: seed 7, 2000 s simulated"));
+    assert_eq!(
+        with(&["check"], &mm1, &sets),
+        format!("{mm1} --set run.end_time=3000s --set seed=7: ok: 1 class, 1 station\n")
+    );
+    // Shards of batches with other settings are not one batch.
+    let record = |sets: &[&str]| {
+        let out_dir = dir.path().join(format!("shard{}", sets.len()));
+        let mut argv = vec![
+            "batch",
+            mm1.as_str(),
+            "--replications",
+            "2",
+            "--shard",
+            "1/2",
+        ];
+        argv.extend_from_slice(&["--out", out_dir.to_str().unwrap()]);
+        argv.extend_from_slice(sets);
+        assert_eq!(tpsim(&argv).status, 0);
+        let json = std::fs::read_to_string(out_dir.join("shard.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&json).unwrap()["batch"]["fingerprint"].clone()
+    };
+    assert_ne!(record(&[]), record(&["--set", "run.end_time=3000s"]));
+}
+
+#[test]
+fn set_refuses_a_key_the_scenario_lacks_and_a_second_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let out_dir = dir.path().join("out");
+    let out_arg = out_dir.display().to_string();
+    for command in [
+        &["run", "--out", &out_arg][..],
+        &["check"],
+        &["batch", "--replications", "2", "--out", &out_arg],
+    ] {
+        let refused = |sets: &[&str]| {
+            let mut argv = command.to_vec();
+            argv.push(&mm1);
+            argv.extend_from_slice(sets);
+            let out = tpsim(&argv);
+            assert_eq!(out.status, 2, "{argv:?}");
+            assert!(out.stdout.is_empty() && !out_dir.exists(), "{argv:?}");
+            out.stderr
+        };
+        let unknown = refused(&["--set", "run.end_tim=50s"]);
+        assert!(
+            unknown.contains(&format!(
+                "--set run.end_tim=50s: {mm1}: run.end_tim: is not a key here; the keys here are end_time"
+            )),
+            "{command:?}: {unknown}"
+        );
+        let element = refused(&["--set", "station[disk].servers=2"]);
+        assert!(
+            element.contains(&format!(
+                "{mm1}: `station[disk]`: none is named disk; the names are server"
+            )),
+            "{command:?}: {element}"
+        );
+        let several = refused(&["--set", "run.end_time=3000s,4000s"]);
+        assert!(
+            several.contains("--set run.end_time=...: 2 values, and a key takes one here"),
+            "{command:?}: {several}"
+        );
+        if command[0] != "check" {
+            let seeds = refused(&["--seed", "3", "--set", "seed=4"]);
+            assert!(
+                seeds.contains("--seed and --set seed=... both set the master seed"),
+                "{command:?}: {seeds}"
+            );
+        }
+    }
+}
+
 #[test]
 fn compare_runs_two_installations_and_marks_significant_differences() {
     let dir = tempfile::tempdir().unwrap();

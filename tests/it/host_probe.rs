@@ -539,3 +539,66 @@ fn a_comparison_that_meets_at_no_level_is_refused_saying_each_sides_levels() {
         "{none}"
     );
 }
+
+#[test]
+fn compare_sets_keys_of_each_side_that_is_a_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured = dir.path().join("probe.csv");
+    std::fs::write(&measured, busy_machine()).unwrap();
+    let model = dir.path().join("model.toml");
+    std::fs::write(&model, modelled()).unwrap();
+    let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
+    // `long` given 3 s of demand in both models: 3 s and its 1 ms switch.
+    let long = "class[long].cpu={ det = { value = \"3s\" } }";
+    let out = tpsim(&["compare", model, model, "--set", long, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "long")
+        .unwrap()
+        .clone();
+    for side in ["a_p75", "b_p75"] {
+        assert!(
+            (row[side].as_f64().unwrap() - 3.00100001).abs() < 1e-12,
+            "{row}"
+        );
+    }
+    // Beside a measurement, the model alone takes it.
+    let out = tpsim(&["compare", measured, model, "--set", long, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "long")
+        .unwrap()
+        .clone();
+    assert_eq!(row["a_p75"], 2.5);
+    assert!((row["b_p75"].as_f64().unwrap() - 3.00100001).abs() < 1e-12);
+    // Refused: a key the model lacks, naming it and the file; settings
+    // with no scenario to take them; two seeds.
+    for (args, expected) in [
+        (
+            vec!["compare", measured, model, "--set", "probe.slept=1s"],
+            format!("--set probe.slept=1s: {model}: probe.slept: is not a key here"),
+        ),
+        (
+            vec!["compare", measured, measured, "--set", "seed=2"],
+            "--set: both installations are measured tables, and --set applies to a scenario"
+                .to_string(),
+        ),
+        (
+            vec!["compare", model, model, "--seed", "1", "--set", "seed=2"],
+            "--seed and --set seed=... both set the master seed".to_string(),
+        ),
+    ] {
+        let out = tpsim(&args);
+        assert_eq!(out.status, 2, "{args:?}");
+        assert!(out.stderr.contains(&expected), "{args:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -3,8 +3,8 @@
 
 use super::output::OutputFile;
 use super::{
-    CompareArgs, Failure, Finished, Listening, chart_files, emit, file_stem, levels, load,
-    open_out, publish,
+    CompareArgs, Failure, Finished, Listening, chart_files, emit, file_stem, levels, open_out,
+    publish, settings,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
@@ -12,12 +12,14 @@ use std::io::Write;
 use std::path::Path;
 use tpsim_models::Scenario;
 use tpsim_models::summary::StoppedBy;
+use tpsim_models::sweep::Setting;
 use tpsim_probe::analysis::{Index, Options, Sample, benchmarks};
 use tpsim_probe::compare::ComparisonRow;
 
-/// A time-sharing scenario with a probe, for `tpsim compare`.
-fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
-    match load(path)? {
+/// A time-sharing scenario with a probe, for `tpsim compare`, with
+/// `settings` made.
+fn installation(path: &Path, settings: &[Setting]) -> Result<tpsim_models::System, Failure> {
+    match settings::load(path, settings)? {
         Scenario::System(sys) if sys.probe.is_some() => Ok(*sys),
         _ => Err(Failure::Input(anyhow::anyhow!(
             "{}: not a time-sharing scenario with a [probe]: nothing to compare",
@@ -46,11 +48,16 @@ fn measured(path: &Path) -> bool {
 impl Side {
     /// A `.csv` file is a measured observation table (the probe.csv of
     /// `tpsim probe`, or any table `tpsim analyze` reads), read by
-    /// `index`; anything else a scenario with a `[probe]`, whose probe
-    /// must note `index`.
-    fn read(path: &Path, index: Index, stderr: &mut dyn Write) -> Result<Side, Failure> {
+    /// `index`; anything else a scenario with a `[probe]`, with
+    /// `settings` made, whose probe must note `index`.
+    fn read(
+        path: &Path,
+        settings: &[Setting],
+        index: Index,
+        stderr: &mut dyn Write,
+    ) -> Result<Side, Failure> {
         if !measured(path) {
-            let sys = installation(path)?;
+            let sys = installation(path, settings)?;
             if !index.simulated() {
                 return Err(Failure::Input(anyhow::anyhow!(
                     "{}: --by {}: a model's probe notes {}, not {} (a column of a machine's probe.csv); choose one of those",
@@ -105,10 +112,15 @@ pub(crate) fn compare(
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     let options = args.levels.options(0.1)?;
-    let (mut a, mut b) = (
-        Side::read(&args.a, options.index, stderr)?,
-        Side::read(&args.b, options.index, stderr)?,
-    );
+    let settings = settings::parse(&args.set.sets, args.seed)?;
+    if !settings.is_empty() && measured(&args.a) && measured(&args.b) {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--set: both installations are measured tables, and --set applies to a scenario"
+        )));
+    }
+    let read =
+        |path: &Path, stderr: &mut dyn Write| Side::read(path, &settings, options.index, stderr);
+    let (mut a, mut b) = (read(&args.a, stderr)?, read(&args.b, stderr)?);
     // Common random numbers: the models run under the same master seed.
     let first_seed = [&a, &b].into_iter().find_map(|side| match side {
         Side::Model(sys) => Some(sys.settings.seed),

@@ -13,6 +13,7 @@ mod host_probe;
 mod levels;
 mod multics;
 mod output;
+mod settings;
 
 use anyhow::Context as _;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -228,6 +229,8 @@ enum Command {
     Check {
         /// The scenario file (TOML).
         scenario: PathBuf,
+        #[command(flatten)]
+        set: settings::SetArgs,
     },
     /// Solve a closed scenario exactly by Mean Value Analysis, for every
     /// population from 1 to its number of terminals (a time-sharing system
@@ -249,6 +252,8 @@ enum Command {
 struct BatchArgs {
     /// The scenario file (TOML).
     scenario: PathBuf,
+    #[command(flatten)]
+    set: settings::SetArgs,
     #[command(flatten)]
     replications: batch::ReplicationArgs,
 }
@@ -301,7 +306,8 @@ struct CompareArgs {
     /// probe`).
     a: PathBuf,
     /// The second installation, a scenario (run on the same random numbers
-    /// as the first, if it is one too) or a measured table.
+    /// as the first, if it is one too) or a measured table. A --set applies
+    /// to each side that is a scenario.
     b: PathBuf,
     /// Independent replications of each; with two or more the intervals
     /// come from them, else from a bootstrap of one run's observations.
@@ -310,6 +316,8 @@ struct CompareArgs {
     /// Master seed of both; overrides the first scenario's `seed`.
     #[arg(long, value_parser = crate::args::seed)]
     seed: Option<u64>,
+    #[command(flatten)]
+    set: settings::SetArgs,
     /// Threads to run on (default: one per core). The results do not depend
     /// on it.
     #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
@@ -345,6 +353,8 @@ struct RunArgs {
     /// Run without the scenario's terminal probe, to see its effect.
     #[arg(long)]
     no_probe: bool,
+    #[command(flatten)]
+    set: settings::SetArgs,
 }
 
 /// A failure, and the exit status it calls for.
@@ -478,6 +488,7 @@ where
         Command::Run(args) => run_scenario(&args, stdout, stderr),
         Command::Batch(args) => batch::batch(
             &args.scenario,
+            &args.set.sets,
             &[],
             None,
             &args.replications,
@@ -486,6 +497,7 @@ where
         ),
         Command::Sweep(args) => batch::batch(
             &args.scenario,
+            &[],
             &args.sets,
             args.x.as_deref(),
             &args.replications,
@@ -500,7 +512,7 @@ where
         Command::Attribute(args) => multics::attribute_time(&args, stdout),
         Command::Probe(args) => host_probe::probe(&args, stderr),
         Command::ProbeWorker(args) => host_probe::worker(&args),
-        Command::Check { scenario } => check(&scenario, stdout, stderr),
+        Command::Check { scenario, set } => check(&scenario, &set.sets, stdout, stderr),
         Command::Mva {
             scenario,
             population,
@@ -590,13 +602,14 @@ fn check_level(level: f64) -> Result<(), String> {
     }
 }
 
-fn load(path: &Path) -> Result<Scenario, Failure> {
-    let text = read_scenario(path)?;
-    Ok(tpsim_models::load(&path.display().to_string(), &text)?)
-}
-
-fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Finished, Failure> {
-    let (what, notes) = match load(path)? {
+fn check(
+    path: &Path,
+    sets: &[String],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let settings = settings::parse(sets, None)?;
+    let (what, notes) = match settings::load(path, &settings)? {
         Scenario::Network(net) => (
             format!(
                 "{}, {}",
@@ -618,7 +631,8 @@ fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<
             sys.notes(),
         ),
     };
-    writeln!(stdout, "{}: ok: {what}", path.display()).map_err(|e| Failure::Run(e.into()))?;
+    writeln!(stdout, "{}: ok: {what}", settings::shown(path, sets))
+        .map_err(|e| Failure::Run(e.into()))?;
     for note in notes {
         let _ = writeln!(stderr, "tpsim: note: {}: {note}", path.display());
     }
@@ -636,7 +650,7 @@ fn mva(
     stdout: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     use tpsim_models::analytic::ClosedModel;
-    let scenario = load(path)?;
+    let scenario = settings::load(path, &[])?;
     let model = match &scenario {
         Scenario::Network(net) => ClosedModel::of(net),
         Scenario::System(sys) => ClosedModel::of_system(sys),
@@ -663,7 +677,8 @@ fn run_scenario(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    let mut scenario = load(&args.scenario)?;
+    let settings = settings::parse(&args.set.sets, args.seed)?;
+    let mut scenario = settings::load(&args.scenario, &settings)?;
     if let Some(seed) = args.seed {
         scenario.settings_mut().seed = seed;
     }
