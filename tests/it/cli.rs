@@ -1178,6 +1178,230 @@ fn analyze_names_what_is_wrong_and_writes_nothing() {
     }
 }
 
+/// A machine's probe.csv, in part: `man` under a ramp of 0, 2 and 4
+/// workers, two runs a step, with the machine's own load columns.
+const MACHINE: &str = "benchmark,phase,users,processes,runnable,elapsed_s,status,load_1min,ramp_workers\n\
+    man,measured,1,97,1,1.0,ok,0.2,0\n\
+    man,measured,1,97,2,1.2,ok,0.49,0\n\
+    man,measured,1,99,3,2.0,ok,1.5,2\n\
+    man,measured,1,99,3,2.4,ok,2.1,2\n\
+    man,measured,1,101,5,3.0,ok,3.6,4\n\
+    man,measured,1,101,5,3.6,ok,4.2,4\n";
+
+#[test]
+fn analyze_groups_by_any_load_column_of_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("probe.csv");
+    std::fs::write(&table, MACHINE).unwrap();
+    let table = table.display().to_string();
+    let levels = |by: &str| -> Vec<(f64, u64)> {
+        let out = tpsim(&["analyze", &table, "--by", by, "--json"]);
+        assert_eq!(out.status, 0, "{by}: {}", out.stderr);
+        let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(json["index"], by);
+        json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["level"].as_f64().unwrap(), r["count"].as_u64().unwrap()))
+            .collect()
+    };
+    assert_eq!(levels("ramp_workers"), [(0.0, 2), (2.0, 2), (4.0, 2)]);
+    assert_eq!(levels("runnable"), [(1.0, 1), (2.0, 1), (3.0, 2), (5.0, 2)]);
+    // A load average at its nearest whole number: 0.2 and 0.49 at 0, 1.5
+    // and 2.1 at 2, 3.6 and 4.2 at 4.
+    assert_eq!(levels("load_1min"), [(0.0, 2), (2.0, 2), (4.0, 2)]);
+    // The study's indices as before.
+    assert_eq!(levels("processes"), [(97.0, 2), (99.0, 2), (101.0, 2)]);
+    let out_dir = dir.path().join("out");
+    let out = tpsim(&[
+        "analyze",
+        &table,
+        "--by",
+        "ramp_workers",
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Elapsed time [s] by ramp_workers")
+            && out.stdout.contains("| ramp_workers | n |"),
+        "{}",
+        out.stdout
+    );
+    let svg = std::fs::read_to_string(out_dir.join("man-by-ramp_workers.svg")).unwrap();
+    assert!(svg.contains("workers of the load ramp"), "{svg:.300}");
+}
+
+#[test]
+fn analyze_refuses_a_column_the_table_lacks_and_curves_of_one_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("probe.csv");
+    std::fs::write(&table, MACHINE).unwrap();
+    let table = table.display().to_string();
+    let out_dir = dir.path().join("out");
+    let out_arg = out_dir.display().to_string();
+    let out = tpsim(&["analyze", &table, "--by", "load_5min", "--out", &out_arg]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains(&format!(
+            "{table}: --by load_5min: no column `load_5min` in the header"
+        )) && out.stderr.contains(
+            "choose another --by: the table has users, processes, runnable, ramp_workers and load_1min"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out_dir.exists(), "nothing written");
+    // One level of users only: a table, but no curve to draw.
+    let out = tpsim(&["analyze", &table, "--out", &out_arg]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains(&format!(
+            "{table}: every benchmark is at one level of users only (1), and a chart's curve needs two or more: choose another --by, or leave out --out to have the table alone"
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty() && !out_dir.exists());
+    assert_eq!(tpsim(&["analyze", &table]).status, 0);
+    // Levels enough, merged into one by clustering.
+    let out = tpsim(&[
+        "analyze",
+        &table,
+        "--by",
+        "ramp_workers",
+        "--cluster",
+        "100",
+        "--out",
+        &out_arg,
+    ]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr.contains(
+            "every benchmark is at one level of ramp_workers only (2) once --cluster 100 has merged them"
+        ) && out.stderr.contains("choose a smaller --cluster or another --by"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out_dir.exists());
+    // A field of the index's column that is not what it holds.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, MACHINE.replace("3.6,ok,4.2", "3.6,ok,high")).unwrap();
+    let out = tpsim(&["analyze", bad.to_str().unwrap(), "--by", "load_1min"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .contains("bad.csv: line 7, column `load_1min`: \"high\" is not a load average"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The short M/M/1 of these tests with its run's keys edited in, as a
+/// user would without `--set`.
+fn edited_mm1(dir: &Path) -> String {
+    let text = std::fs::read_to_string(short_mm1(dir))
+        .unwrap()
+        .replace("20000s", "3000s")
+        .replace("seed = 1", "seed = 7");
+    let path = dir.join("edited.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn set_gives_run_check_and_batch_what_editing_the_file_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mm1, edited) = (short_mm1(dir.path()), edited_mm1(dir.path()));
+    let sets = ["--set", "run.end_time=3000s", "--set", "seed=7"];
+    let with = |command: &[&str], file: &str, sets: &[&str]| {
+        let mut argv = command.to_vec();
+        argv.push(file);
+        argv.extend_from_slice(sets);
+        let out = tpsim(&argv);
+        assert_eq!(out.status, 0, "{argv:?}: {}", out.stderr);
+        out.stdout
+    };
+    for command in [&["run"][..], &["batch", "--replications", "2"]] {
+        let set = with(command, &mm1, &sets);
+        assert_eq!(set, with(command, &edited, &[]), "{command:?}");
+        assert!(set.starts_with("mm1"), "{set}");
+    }
+    assert!(with(&["run"], &mm1, &sets).starts_with("mm1: seed 7, 2000 s simulated"));
+    assert_eq!(
+        with(&["check"], &mm1, &sets),
+        format!("{mm1} --set run.end_time=3000s --set seed=7: ok: 1 class, 1 station\n")
+    );
+    // Shards of batches with other settings are not one batch.
+    let record = |sets: &[&str]| {
+        let out_dir = dir.path().join(format!("shard{}", sets.len()));
+        let mut argv = vec![
+            "batch",
+            mm1.as_str(),
+            "--replications",
+            "2",
+            "--shard",
+            "1/2",
+        ];
+        argv.extend_from_slice(&["--out", out_dir.to_str().unwrap()]);
+        argv.extend_from_slice(sets);
+        assert_eq!(tpsim(&argv).status, 0);
+        let json = std::fs::read_to_string(out_dir.join("shard.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&json).unwrap()["batch"]["fingerprint"].clone()
+    };
+    assert_ne!(record(&[]), record(&["--set", "run.end_time=3000s"]));
+}
+
+#[test]
+fn set_refuses_a_key_the_scenario_lacks_and_a_second_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let out_dir = dir.path().join("out");
+    let out_arg = out_dir.display().to_string();
+    for command in [
+        &["run", "--out", &out_arg][..],
+        &["check"],
+        &["batch", "--replications", "2", "--out", &out_arg],
+    ] {
+        let refused = |sets: &[&str]| {
+            let mut argv = command.to_vec();
+            argv.push(&mm1);
+            argv.extend_from_slice(sets);
+            let out = tpsim(&argv);
+            assert_eq!(out.status, 2, "{argv:?}");
+            assert!(out.stdout.is_empty() && !out_dir.exists(), "{argv:?}");
+            out.stderr
+        };
+        let unknown = refused(&["--set", "run.end_tim=50s"]);
+        assert!(
+            unknown.contains(&format!(
+                "--set run.end_tim=50s: {mm1}: run.end_tim: is not a key here; the keys here are end_time"
+            )),
+            "{command:?}: {unknown}"
+        );
+        let element = refused(&["--set", "station[disk].servers=2"]);
+        assert!(
+            element.contains(&format!(
+                "{mm1}: `station[disk]`: none is named disk; the names are server"
+            )),
+            "{command:?}: {element}"
+        );
+        let several = refused(&["--set", "run.end_time=3000s,4000s"]);
+        assert!(
+            several.contains("--set run.end_time=...: 2 values, and a key takes one here"),
+            "{command:?}: {several}"
+        );
+        if command[0] != "check" {
+            let seeds = refused(&["--seed", "3", "--set", "seed=4"]);
+            assert!(
+                seeds.contains("--seed and --set seed=... both set the master seed"),
+                "{command:?}: {seeds}"
+            );
+        }
+    }
+}
+
 #[test]
 fn compare_runs_two_installations_and_marks_significant_differences() {
     let dir = tempfile::tempdir().unwrap();

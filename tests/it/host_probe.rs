@@ -127,6 +127,26 @@ fn a_short_probe_times_its_benchmarks_and_analyze_reads_what_it_wrote() {
         ["loop", "true"],
         "the failed benchmark is left out"
     );
+    // Every load column the probe writes may be the index.
+    for by in [
+        "users",
+        "runnable",
+        "ramp_workers",
+        "load_1min",
+        "load_5min",
+        "load_15min",
+    ] {
+        let analyzed = tpsim(&[
+            "analyze",
+            out.join("probe.csv").to_str().unwrap(),
+            "--by",
+            by,
+            "--json",
+        ]);
+        assert_eq!(analyzed.status, 0, "{by}: {}", analyzed.stderr);
+        let json: serde_json::Value = serde_json::from_str(&analyzed.stdout).unwrap();
+        assert_eq!(json["index"], by);
+    }
 }
 
 #[test]
@@ -387,4 +407,198 @@ fn a_measured_table_is_compared_with_a_model_or_another_table() {
         "{}",
         out.stderr
     );
+}
+
+/// A measurement of `long` and `short` on a machine: `long` 2.5 s and
+/// `short` 1.0 s, four times each, at 1 user and 90 to 106 processes
+/// (every process of the machine), with 0 or 2 workers of a load ramp.
+fn busy_machine() -> String {
+    let mut table = String::from(
+        "benchmark,phase,users,processes,runnable,elapsed_s,status,load_1min,ramp_workers\n",
+    );
+    for (i, processes) in [90, 95, 100, 106].iter().enumerate() {
+        let workers = if i < 2 { 0 } else { 2 };
+        table.push_str(&format!(
+            "long,measured,1,{processes},0,2.5,ok,0.5,{workers}\nshort,measured,1,{processes},0,1.0,ok,0.5,{workers}\n"
+        ));
+    }
+    table
+}
+
+#[test]
+fn a_comparison_that_meets_at_no_level_is_refused_saying_each_sides_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured = dir.path().join("probe.csv");
+    std::fs::write(&measured, busy_machine()).unwrap();
+    let model = dir.path().join("model.toml");
+    std::fs::write(&model, modelled()).unwrap();
+    let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
+    let out_dir = dir.path().join("out");
+    let out_arg = out_dir.to_str().unwrap();
+    let refused = |args: &[&str]| {
+        let out = tpsim(args);
+        assert_eq!(out.status, 2, "{args:?}: {}", out.stdout);
+        assert!(out.stdout.is_empty() && !out_dir.exists(), "{args:?}");
+        out.stderr
+    };
+    // The model counts its own processes (none), the machine all of its.
+    let apart = refused(&[
+        "compare",
+        measured,
+        model,
+        "--by",
+        "processes",
+        "--out",
+        out_arg,
+    ]);
+    assert!(
+        apart.contains(&format!(
+            "{measured}: the measurement's levels of processes are 90, 95, 100, 106; {model}: the model's are 0; no level in common: choose another --by (both have users and runnable)"
+        )),
+        "{apart}"
+    );
+    // By users they meet at 1.
+    let out = tpsim(&["compare", measured, model, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    // A model's probe notes no ramp and no load average.
+    for by in ["ramp_workers", "load_1min"] {
+        let lacking = refused(&["compare", measured, model, "--by", by]);
+        assert!(
+            lacking.contains(&format!(
+                "{model}: --by {by}: a model's probe notes users, processes and runnable, not {by}"
+            )),
+            "{lacking}"
+        );
+    }
+    // Two measurements by the ramp's workers: levels in common; and a
+    // table without the column, named.
+    let out = tpsim(&[
+        "compare",
+        measured,
+        measured,
+        "--by",
+        "ramp_workers",
+        "--json",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(json["index"], "ramp_workers");
+    let levels: Vec<f64> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["level"].as_f64().unwrap())
+        .collect();
+    assert_eq!(levels, [0.0, 2.0, 0.0, 2.0]);
+    let plain = dir.path().join("plain.csv");
+    std::fs::write(
+        &plain,
+        "benchmark,phase,users,processes,elapsed_s\nlong,measured,1,0,2.5\n",
+    )
+    .unwrap();
+    let plain = plain.to_str().unwrap();
+    let missing = refused(&["compare", measured, plain, "--by", "ramp_workers"]);
+    assert!(
+        missing.contains(&format!(
+            "{plain}: --by ramp_workers: no column `ramp_workers` in the header"
+        )),
+        "{missing}"
+    );
+    // Two measurements, each at its own levels; then one level only,
+    // where a chart's curve needs two.
+    let low = dir.path().join("low.csv");
+    std::fs::write(&low, busy_machine().replace(",0.5,", ",3.0,")).unwrap();
+    let low = low.to_str().unwrap();
+    let apart = refused(&["compare", measured, low, "--by", "load_1min"]);
+    assert!(
+        apart.contains(&format!(
+            "{measured}: the first measurement's levels of load_1min are 1; {low}: the second measurement's are 3; no level in common: choose another --by (both have users, processes, runnable and ramp_workers)"
+        )),
+        "{apart}"
+    );
+    let flat = refused(&["compare", measured, model, "--out", out_arg]);
+    assert!(
+        flat.contains(&format!(
+            "{measured} and {model}: every benchmark is at one level of users only (1)"
+        )),
+        "{flat}"
+    );
+    // No benchmark in common.
+    let other = dir.path().join("other.csv");
+    std::fs::write(
+        &other,
+        busy_machine().replace("long", "ls").replace("short", "cc"),
+    )
+    .unwrap();
+    let other = other.to_str().unwrap();
+    let none = refused(&["compare", other, model]);
+    assert!(
+        none.contains(&format!(
+            "{other}: the measurement's benchmarks are ls, cc; {model}: the model's are long, short; no benchmark in common: nothing to compare"
+        )),
+        "{none}"
+    );
+}
+
+#[test]
+fn compare_sets_keys_of_each_side_that_is_a_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured = dir.path().join("probe.csv");
+    std::fs::write(&measured, busy_machine()).unwrap();
+    let model = dir.path().join("model.toml");
+    std::fs::write(&model, modelled()).unwrap();
+    let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
+    // `long` given 3 s of demand in both models: 3 s and its 1 ms switch.
+    let long = "class[long].cpu={ det = { value = \"3s\" } }";
+    let out = tpsim(&["compare", model, model, "--set", long, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "long")
+        .unwrap()
+        .clone();
+    for side in ["a_p75", "b_p75"] {
+        assert!(
+            (row[side].as_f64().unwrap() - 3.00100001).abs() < 1e-12,
+            "{row}"
+        );
+    }
+    // Beside a measurement, the model alone takes it.
+    let out = tpsim(&["compare", measured, model, "--set", long, "--json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "long")
+        .unwrap()
+        .clone();
+    assert_eq!(row["a_p75"], 2.5);
+    assert!((row["b_p75"].as_f64().unwrap() - 3.00100001).abs() < 1e-12);
+    // Refused: a key the model lacks, naming it and the file; settings
+    // with no scenario to take them; two seeds.
+    for (args, expected) in [
+        (
+            vec!["compare", measured, model, "--set", "probe.slept=1s"],
+            format!("--set probe.slept=1s: {model}: probe.slept: is not a key here"),
+        ),
+        (
+            vec!["compare", measured, measured, "--set", "seed=2"],
+            "--set: both installations are measured tables, and --set applies to a scenario"
+                .to_string(),
+        ),
+        (
+            vec!["compare", model, model, "--seed", "1", "--set", "seed=2"],
+            "--seed and --set seed=... both set the master seed".to_string(),
+        ),
+    ] {
+        let out = tpsim(&args);
+        assert_eq!(out.status, 2, "{args:?}");
+        assert!(out.stderr.contains(&expected), "{args:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
 }

@@ -3,7 +3,7 @@
 //! for several machines, and their estimates as tables, CSV and JSON.
 
 use crate::output::OutputDir;
-use crate::{Failure, Finished, Listening, check_level, emit, open_out, read_scenario};
+use crate::{Failure, Finished, Listening, check_level, emit, open_out, settings};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use tpsim_models::SimTime;
 use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns, WarmupRule};
 use tpsim_models::replicate::{Precision, Rule, Runner, Shard, Stop};
 use tpsim_models::shard::{self, Identity, Record};
-use tpsim_models::sweep::{self, Point, Setting};
+use tpsim_models::sweep::{self, Point};
 use tpsim_models::warmup;
 use tpsim_probe::curves;
 
@@ -86,10 +86,12 @@ pub(crate) struct MergeArgs {
     json: bool,
 }
 
-/// `tpsim batch` (no settings) and `tpsim sweep` (its settings, and the
-/// key `x` to draw its curves against).
+/// `tpsim batch` (its settings of one value each, `fixed`) and `tpsim
+/// sweep` (its settings, `sets`, and the key `x` to draw its curves
+/// against).
 pub(crate) fn batch(
     path: &Path,
+    fixed: &[String],
     sets: &[String],
     x: Option<&str>,
     args: &ReplicationArgs,
@@ -98,18 +100,12 @@ pub(crate) fn batch(
 ) -> Result<Finished, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let rule = replication_rule(args).map_err(input)?;
-    let settings = sets
-        .iter()
-        .map(|s| Setting::parse(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| input(e.to_string()))?;
+    let fixed = settings::parse(fixed, args.seed)?;
+    let settings = settings::parse(sets, args.seed)?;
     let name = path.display().to_string();
-    if args.seed.is_some() && settings.iter().any(|s| s.key == "seed") {
-        return Err(input(
-            "--seed and --set seed=... both set the master seed; give one of them".into(),
-        ));
-    }
-    let text = read_scenario(path)?;
+    // With settings of one value, the scenario they make is the batch's:
+    // its text, and so the fingerprint its shards record, is theirs.
+    let text = settings::text(path, &fixed)?;
     let mut points = sweep::points(&name, &text, &settings).map_err(|e| input(e.to_string()))?;
     if let Some(seed) = args.seed {
         // Set on the scenarios read, not written into the file's text:

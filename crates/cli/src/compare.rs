@@ -3,19 +3,23 @@
 
 use super::output::OutputFile;
 use super::{
-    CompareArgs, Failure, Finished, Listening, chart_files, emit, file_stem, load, observations,
-    open_out, publish,
+    CompareArgs, Failure, Finished, Listening, chart_files, emit, file_stem, levels, open_out,
+    publish, settings,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 use tpsim_models::Scenario;
 use tpsim_models::summary::StoppedBy;
-use tpsim_probe::analysis::Sample;
+use tpsim_models::sweep::Setting;
+use tpsim_probe::analysis::{Index, Options, Sample, benchmarks};
+use tpsim_probe::compare::ComparisonRow;
 
-/// A time-sharing scenario with a probe, for `tpsim compare`.
-fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
-    match load(path)? {
+/// A time-sharing scenario with a probe, for `tpsim compare`, with
+/// `settings` made.
+fn installation(path: &Path, settings: &[Setting]) -> Result<tpsim_models::System, Failure> {
+    match settings::load(path, settings)? {
         Scenario::System(sys) if sys.probe.is_some() => Ok(*sys),
         _ => Err(Failure::Input(anyhow::anyhow!(
             "{}: not a time-sharing scenario with a [probe]: nothing to compare",
@@ -28,20 +32,48 @@ fn installation(path: &Path) -> Result<tpsim_models::System, Failure> {
 /// observations measured on a machine.
 enum Side {
     Model(Box<tpsim_models::System>),
-    Measured { name: String, samples: Vec<Sample> },
+    Measured {
+        name: String,
+        samples: Vec<Sample>,
+        /// The load indices the table has.
+        indices: Vec<Index>,
+    },
+}
+
+/// Whether `path` is a measured table: a `.csv` file.
+fn measured(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "csv")
 }
 
 impl Side {
     /// A `.csv` file is a measured observation table (the probe.csv of
-    /// `tpsim probe`, or any table `tpsim analyze` reads); anything else a
-    /// scenario with a `[probe]`.
-    fn read(path: &Path, stderr: &mut dyn Write) -> Result<Side, Failure> {
-        if path.extension().is_none_or(|e| e != "csv") {
-            return Ok(Side::Model(Box::new(installation(path)?)));
+    /// `tpsim probe`, or any table `tpsim analyze` reads), read by
+    /// `index`; anything else a scenario with a `[probe]`, with
+    /// `settings` made, whose probe must note `index`.
+    fn read(
+        path: &Path,
+        settings: &[Setting],
+        index: Index,
+        stderr: &mut dyn Write,
+    ) -> Result<Side, Failure> {
+        if !measured(path) {
+            let sys = installation(path, settings)?;
+            if !index.simulated() {
+                return Err(Failure::Input(anyhow::anyhow!(
+                    "{}: --by {}: a model's probe notes {}, not {} (a column of a machine's probe.csv); choose one of those",
+                    path.display(),
+                    index.name(),
+                    levels::names(&Side::model_indices()),
+                    index.name()
+                )));
+            }
+            return Ok(Side::Model(Box::new(sys)));
         }
+        let read = levels::observations(path, index, stderr)?;
         Ok(Side::Measured {
             name: path.display().to_string(),
-            samples: observations(path, stderr)?,
+            samples: read.samples,
+            indices: read.indices,
         })
     }
 
@@ -49,6 +81,27 @@ impl Side {
         match self {
             Side::Model(sys) => &sys.settings.name,
             Side::Measured { name, .. } => name,
+        }
+    }
+
+    /// What it is, in a message.
+    fn noun(&self) -> &'static str {
+        match self {
+            Side::Model(_) => "model",
+            Side::Measured { .. } => "measurement",
+        }
+    }
+
+    /// The indices a model's probe notes.
+    fn model_indices() -> Vec<Index> {
+        Index::ALL.into_iter().filter(|i| i.simulated()).collect()
+    }
+
+    /// The load indices it has observations by.
+    fn indices(&self) -> Vec<Index> {
+        match self {
+            Side::Model(_) => Side::model_indices(),
+            Side::Measured { indices, .. } => indices.clone(),
         }
     }
 }
@@ -59,7 +112,15 @@ pub(crate) fn compare(
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     let options = args.levels.options(0.1)?;
-    let (mut a, mut b) = (Side::read(&args.a, stderr)?, Side::read(&args.b, stderr)?);
+    let settings = settings::parse(&args.set.sets, args.seed)?;
+    if !settings.is_empty() && measured(&args.a) && measured(&args.b) {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--set: both installations are measured tables, and --set applies to a scenario"
+        )));
+    }
+    let read =
+        |path: &Path, stderr: &mut dyn Write| Side::read(path, &settings, options.index, stderr);
+    let (mut a, mut b) = (read(&args.a, stderr)?, read(&args.b, stderr)?);
     // Common random numbers: the models run under the same master seed.
     let first_seed = [&a, &b].into_iter().find_map(|side| match side {
         Side::Model(sys) => Some(sys.settings.seed),
@@ -103,7 +164,7 @@ pub(crate) fn compare(
         (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
             run.observations
                 .iter()
-                .map(Sample::from)
+                .filter_map(|o| Sample::observed(o, options.index))
                 .collect::<Vec<Sample>>()
         })
     });
@@ -128,6 +189,17 @@ pub(crate) fn compare(
         }
     }
     let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
+    let sides = [(args.a.as_path(), &a), (args.b.as_path(), &b)];
+    in_common(sides, &runs, &rows, &options)?;
+    if out.is_some() {
+        let all: Vec<Sample> = runs.iter().flatten().flatten().cloned().collect();
+        levels::check_curves(
+            &format!("{} and {}", args.a.display(), args.b.display()),
+            rows.iter().map(|r| (r.benchmark.as_str(), r.level)),
+            &levels::levels(&all, &options),
+            &options,
+        )?;
+    }
     let names = (a.name(), b.name());
     let files = match out {
         Some(_) => comparison_files(names, &rows, &options)?,
@@ -150,6 +222,92 @@ pub(crate) fn compare(
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)
+}
+
+/// Refuses a comparison that compares nothing: the two sides (each its
+/// path and what it is, its observations in `runs`) have no benchmark in
+/// common, or no level of the index at which both observed one. Says what
+/// each side has, and which other indices both have.
+fn in_common(
+    sides: [(&Path, &Side); 2],
+    runs: &[Vec<Vec<Sample>>; 2],
+    rows: &[ComparisonRow],
+    options: &Options,
+) -> Result<(), Failure> {
+    if rows.iter().any(|r| r.a_count > 0 && r.b_count > 0) {
+        return Ok(());
+    }
+    let alike = sides[0].1.noun() == sides[1].1.noun();
+    let who = |i: usize| {
+        let (path, side) = sides[i];
+        let ordinal = match (alike, i) {
+            (false, _) => "",
+            (true, 0) => "first ",
+            (true, _) => "second ",
+        };
+        format!("{}: the {ordinal}{}'s", path.display(), side.noun())
+    };
+    let refuse = |message: String| Err(Failure::Input(anyhow::anyhow!(message)));
+    let samples: Vec<Vec<Sample>> = runs.iter().map(|r| r.concat()).collect();
+    let benchmarks: Vec<Vec<&str>> = samples.iter().map(|s| benchmarks(s)).collect();
+    let common: Vec<&str> = benchmarks[0]
+        .iter()
+        .copied()
+        .filter(|b| benchmarks[1].contains(b))
+        .collect();
+    if common.is_empty() {
+        return refuse(format!(
+            "{} benchmarks are {}; {} are {}; no benchmark in common: nothing to compare",
+            who(0),
+            benchmarks[0].join(", "),
+            who(1),
+            benchmarks[1].join(", ")
+        ));
+    }
+    let index = options.index.name();
+    let levels: Vec<BTreeSet<u32>> = samples
+        .iter()
+        .map(|s| {
+            let counted: Vec<Sample> = s
+                .iter()
+                .filter(|s| common.contains(&s.benchmark.as_str()))
+                .cloned()
+                .collect();
+            levels::levels(&counted, options)
+        })
+        .collect();
+    let shown = |levels: &BTreeSet<u32>| {
+        if levels.is_empty() {
+            "none (every observation started during the warm-up; --include-warmup counts them)"
+                .to_string()
+        } else {
+            levels::ranges(levels)
+        }
+    };
+    // Levels both have, but never for the same benchmark.
+    let apart = if levels[0].is_disjoint(&levels[1]) {
+        "no level in common"
+    } else {
+        "no benchmark observed at one level at both"
+    };
+    let both: Vec<Index> = sides[0]
+        .1
+        .indices()
+        .into_iter()
+        .filter(|i| *i != options.index && sides[1].1.indices().contains(i))
+        .collect();
+    let instead = if both.is_empty() {
+        String::new()
+    } else {
+        format!(" (both have {})", levels::names(&both))
+    };
+    refuse(format!(
+        "{} levels of {index} are {}; {} are {}; {apart}: choose another --by{instead}",
+        who(0),
+        shown(&levels[0]),
+        who(1),
+        shown(&levels[1])
+    ))
 }
 
 /// A comparison's output set: its table as CSV, and for each benchmark

@@ -10,8 +10,10 @@ mod args;
 mod batch;
 mod compare;
 mod host_probe;
+mod levels;
 mod multics;
 mod output;
+mod settings;
 
 use anyhow::Context as _;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -25,7 +27,7 @@ use std::time::Instant;
 use tpsim_models::summary::{ClassKind, StoppedBy};
 use tpsim_models::system::{LifetimePoint, LoadSample, Observation, Policy, SetSizePoint};
 use tpsim_models::{Run, Scenario, ScenarioError, Summary};
-use tpsim_probe::analysis::{Index, LevelRow, Sample};
+use tpsim_probe::analysis::{Index, LevelRow};
 use tpsim_probe::report::count;
 
 /// The exit status of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as
@@ -227,6 +229,8 @@ enum Command {
     Check {
         /// The scenario file (TOML).
         scenario: PathBuf,
+        #[command(flatten)]
+        set: settings::SetArgs,
     },
     /// Solve a closed scenario exactly by Mean Value Analysis, for every
     /// population from 1 to its number of terminals (a time-sharing system
@@ -248,6 +252,8 @@ enum Command {
 struct BatchArgs {
     /// The scenario file (TOML).
     scenario: PathBuf,
+    #[command(flatten)]
+    set: settings::SetArgs,
     #[command(flatten)]
     replications: batch::ReplicationArgs,
 }
@@ -273,11 +279,12 @@ struct SweepArgs {
 
 #[derive(Debug, clap::Args)]
 struct AnalyzeArgs {
-    /// An observation table: a run's probe.csv, or any CSV with the
-    /// columns benchmark, phase, users, processes and elapsed_s.
+    /// An observation table: a run's probe.csv, a machine's (`tpsim
+    /// probe`), or any CSV with the columns benchmark, phase, users,
+    /// processes and elapsed_s, and the --by column.
     table: PathBuf,
     #[command(flatten)]
-    levels: LevelArgs,
+    levels: levels::LevelArgs,
     /// The relative half-width wanted for the 75th percentile, for the
     /// observations still needed.
     #[arg(long, default_value_t = 0.1)]
@@ -299,7 +306,8 @@ struct CompareArgs {
     /// probe`).
     a: PathBuf,
     /// The second installation, a scenario (run on the same random numbers
-    /// as the first, if it is one too) or a measured table.
+    /// as the first, if it is one too) or a measured table. A --set applies
+    /// to each side that is a scenario.
     b: PathBuf,
     /// Independent replications of each; with two or more the intervals
     /// come from them, else from a bootstrap of one run's observations.
@@ -308,12 +316,14 @@ struct CompareArgs {
     /// Master seed of both; overrides the first scenario's `seed`.
     #[arg(long, value_parser = crate::args::seed)]
     seed: Option<u64>,
+    #[command(flatten)]
+    set: settings::SetArgs,
     /// Threads to run on (default: one per core). The results do not depend
     /// on it.
     #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
     jobs: Option<usize>,
     #[command(flatten)]
-    levels: LevelArgs,
+    levels: levels::LevelArgs,
     /// Directory to write comparison.csv and, per benchmark, the chart of
     /// both 75th percentiles (BENCHMARK-p75-by-INDEX.svg and .png) into.
     #[arg(long, value_name = "DIR")]
@@ -321,64 +331,6 @@ struct CompareArgs {
     /// Print the comparison as JSON instead of tables.
     #[arg(long)]
     json: bool,
-}
-
-/// How observations are grouped into load levels.
-#[derive(Debug, clap::Args)]
-struct LevelArgs {
-    /// The load index to group observations by.
-    #[arg(long, value_enum, default_value = "users")]
-    by: IndexArg,
-    /// Merge neighbouring levels until each has at least MIN observations.
-    #[arg(long, value_name = "MIN", conflicts_with = "window", value_parser = crate::args::cluster)]
-    cluster: Option<usize>,
-    /// Compute level i from the observations at levels i-W to i+W.
-    #[arg(long, value_name = "W", value_parser = crate::args::window)]
-    window: Option<u32>,
-    /// The confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95)]
-    level: f64,
-    /// Count the observations that started during the warm-up too.
-    #[arg(long)]
-    include_warmup: bool,
-}
-
-impl LevelArgs {
-    /// The analysis options these give, with `precision`.
-    fn options(&self, precision: f64) -> Result<tpsim_probe::analysis::Options, Failure> {
-        use tpsim_probe::analysis::{Grouping, Options};
-        let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-        check_level(self.level).map_err(input)?;
-        if !(precision > 0.0 && precision < 1.0) {
-            return Err(input(format!(
-                "--precision: must be a fraction between 0 and 1 (such as 0.05), got {}",
-                tpsim_models::units::Figure(precision)
-            )));
-        }
-        Ok(Options {
-            index: match self.by {
-                IndexArg::Users => Index::Users,
-                IndexArg::Processes => Index::Processes,
-            },
-            grouping: match (self.cluster, self.window) {
-                (Some(min), _) => Grouping::Cluster { min },
-                (None, Some(half_width)) => Grouping::Window { half_width },
-                (None, None) => Grouping::Levels,
-            },
-            level: self.level,
-            precision,
-            include_warmup: self.include_warmup,
-        })
-    }
-}
-
-/// A load index, as the command line names it.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum IndexArg {
-    /// Users logged in.
-    Users,
-    /// User processes.
-    Processes,
 }
 
 #[derive(Debug, clap::Args)]
@@ -401,6 +353,8 @@ struct RunArgs {
     /// Run without the scenario's terminal probe, to see its effect.
     #[arg(long)]
     no_probe: bool,
+    #[command(flatten)]
+    set: settings::SetArgs,
 }
 
 /// A failure, and the exit status it calls for.
@@ -534,6 +488,7 @@ where
         Command::Run(args) => run_scenario(&args, stdout, stderr),
         Command::Batch(args) => batch::batch(
             &args.scenario,
+            &args.set.sets,
             &[],
             None,
             &args.replications,
@@ -542,6 +497,7 @@ where
         ),
         Command::Sweep(args) => batch::batch(
             &args.scenario,
+            &[],
             &args.sets,
             args.x.as_deref(),
             &args.replications,
@@ -556,7 +512,7 @@ where
         Command::Attribute(args) => multics::attribute_time(&args, stdout),
         Command::Probe(args) => host_probe::probe(&args, stderr),
         Command::ProbeWorker(args) => host_probe::worker(&args),
-        Command::Check { scenario } => check(&scenario, stdout, stderr),
+        Command::Check { scenario, set } => check(&scenario, &set.sets, stdout, stderr),
         Command::Mva {
             scenario,
             population,
@@ -646,13 +602,14 @@ fn check_level(level: f64) -> Result<(), String> {
     }
 }
 
-fn load(path: &Path) -> Result<Scenario, Failure> {
-    let text = read_scenario(path)?;
-    Ok(tpsim_models::load(&path.display().to_string(), &text)?)
-}
-
-fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Finished, Failure> {
-    let (what, notes) = match load(path)? {
+fn check(
+    path: &Path,
+    sets: &[String],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let settings = settings::parse(sets, None)?;
+    let (what, notes) = match settings::load(path, &settings)? {
         Scenario::Network(net) => (
             format!(
                 "{}, {}",
@@ -674,7 +631,8 @@ fn check(path: &Path, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<
             sys.notes(),
         ),
     };
-    writeln!(stdout, "{}: ok: {what}", path.display()).map_err(|e| Failure::Run(e.into()))?;
+    writeln!(stdout, "{}: ok: {what}", settings::shown(path, sets))
+        .map_err(|e| Failure::Run(e.into()))?;
     for note in notes {
         let _ = writeln!(stderr, "tpsim: note: {}: {note}", path.display());
     }
@@ -692,7 +650,7 @@ fn mva(
     stdout: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     use tpsim_models::analytic::ClosedModel;
-    let scenario = load(path)?;
+    let scenario = settings::load(path, &[])?;
     let model = match &scenario {
         Scenario::Network(net) => ClosedModel::of(net),
         Scenario::System(sys) => ClosedModel::of_system(sys),
@@ -719,7 +677,8 @@ fn run_scenario(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    let mut scenario = load(&args.scenario)?;
+    let settings = settings::parse(&args.set.sets, args.seed)?;
+    let mut scenario = settings::load(&args.scenario, &settings)?;
     if let Some(seed) = args.seed {
         scenario.settings_mut().seed = seed;
     }
@@ -929,15 +888,23 @@ fn analyze(
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let options = args.levels.options(args.precision)?;
     let name = args.table.display();
-    let samples = observations(&args.table, stderr)?;
+    let samples = levels::observations(&args.table, options.index, stderr)?.samples;
     if !options.include_warmup && samples.iter().all(|s| !s.measured) {
         return Err(input(format!(
             "{name}: every observation started during the warm-up; pass --include-warmup to count them"
         )));
     }
+    let rows = tpsim_probe::analysis::analyze(&samples, &options);
+    if args.out.is_some() {
+        levels::check_curves(
+            &name.to_string(),
+            rows.iter().map(|r| (r.benchmark.as_str(), r.level)),
+            &levels::levels(&samples, &options),
+            &options,
+        )?;
+    }
     // Checked before the work, so that nothing is written for a bad one.
     let out = open_out(args.out.as_deref(), &[&args.table])?;
-    let rows = tpsim_probe::analysis::analyze(&samples, &options);
     let mut files = Vec::new();
     if out.is_some() {
         files.push((
@@ -954,34 +921,6 @@ fn analyze(
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)
-}
-
-/// The observations of a measured table (a probe.csv, or any table with
-/// its columns), leaving out runs whose status is not ok, which a note
-/// counts; a table with none left is refused.
-fn observations(path: &Path, stderr: &mut dyn Write) -> Result<Vec<Sample>, Failure> {
-    let name = path.display();
-    let input = |message: String| Failure::Input(anyhow::anyhow!("{name}: {message}"));
-    let text = read_table(path, "observation table")?;
-    let read = tpsim_probe::analysis::read_observations(&text).map_err(|e| input(e.to_string()))?;
-    if read.samples.is_empty() {
-        return Err(input(if read.left_out == 0 {
-            "no observations: the table has its header and no rows".to_string()
-        } else {
-            format!(
-                "no observations: every run's status is not ok ({} failed, timed out or interrupted)",
-                read.left_out
-            )
-        }));
-    }
-    if read.left_out > 0 {
-        let _ = writeln!(
-            stderr,
-            "tpsim: note: {name}: {} runs whose status is not ok (failed, timed out or interrupted) are left out",
-            read.left_out
-        );
-    }
-    Ok(read.samples)
 }
 
 /// Opens the output directory, if one was asked for: before any work, so

@@ -18,6 +18,12 @@
 //! fastest) and reads every point as a scenario of its own, so the
 //! scenario's validation applies at every point, and a point it refuses is
 //! reported with its values before anything runs.
+//!
+//! [`settle`] makes settings of one value each, as `tpsim run`, `check`,
+//! `batch` and `compare` take them (`--set KEY=VALUE`): the same paths and
+//! values, the same validation, one scenario. It exists so that a value
+//! that differs from machine to machine or from study to study need not
+//! be edited into the file.
 
 use crate::scenario::{Scenario, ScenarioError};
 use std::fmt;
@@ -51,6 +57,15 @@ pub enum SweepError {
     /// Too many points.
     #[error("the sweep has {0} points; at most {MAX_POINTS} are allowed")]
     TooManyPoints(usize),
+    /// Settings of one value each (see [`settle`]) that make a scenario
+    /// its validation refuses.
+    #[error("--set {settings}: {error}")]
+    Settled {
+        /// The settings, `key=value --set key=value ...`.
+        settings: String,
+        /// What validation found.
+        error: ScenarioError,
+    },
 }
 
 /// One key of a sweep and its values.
@@ -305,7 +320,83 @@ pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>
     if total > MAX_POINTS {
         return Err(SweepError::TooManyPoints(total));
     }
-    let resolved: Vec<Vec<String>> = settings.iter().map(|s| resolve(&table, &s.path)).collect();
+    distinct(&table, settings)?;
+    let mut points = Vec::with_capacity(total);
+    for i in 0..total {
+        // The last setting varies fastest.
+        let mut rest = i;
+        let mut chosen = vec![0; settings.len()];
+        for (s, setting) in settings.iter().enumerate().rev() {
+            chosen[s] = rest % setting.values.len();
+            rest /= setting.values.len();
+        }
+        points.push(point(file, &table, settings, &chosen)?.0);
+    }
+    Ok(points)
+}
+
+/// A scenario with settings of one value each made in it.
+#[derive(Clone, Debug)]
+pub struct Settled {
+    /// The scenario, validated.
+    pub scenario: Scenario,
+    /// Its text: the file's own without settings, else the file's table
+    /// with the settings made, as TOML (the same on every machine, so a
+    /// fingerprint of it tells scenarios apart).
+    pub text: String,
+}
+
+/// The scenario `text` (read from `file`) with each of `settings` given
+/// its one value, validated: what `--set KEY=VALUE` makes of a scenario
+/// for a command that runs or checks one. Without settings, the file as
+/// it is. A setting of more than one value is refused (a sweep runs
+/// those), and so is a key the scenario does not have, naming the key and
+/// `file`.
+pub fn settle(file: &str, text: &str, settings: &[Setting]) -> Result<Settled, SweepError> {
+    if settings.is_empty() {
+        let scenario = crate::load(file, text).map_err(SweepError::Scenario)?;
+        return Ok(Settled {
+            scenario,
+            text: text.to_string(),
+        });
+    }
+    if let Some(setting) = settings.iter().find(|s| s.values.len() != 1) {
+        return Err(SweepError::Setting {
+            arg: format!("{}=...", setting.key),
+            message: format!(
+                "{} values, and a key takes one here (`tpsim sweep` runs a scenario at each of several)",
+                setting.values.len()
+            ),
+        });
+    }
+    let table: toml::Table = crate::scenario::read(file, text).map_err(SweepError::Scenario)?;
+    distinct(&table, settings)?;
+    let (point, text) =
+        point(file, &table, settings, &vec![0; settings.len()]).map_err(|e| match e {
+            SweepError::Point { error, .. } => SweepError::Settled {
+                settings: settings
+                    .iter()
+                    .map(|s| format!("{}={}", s.key, show(&s.values[0])))
+                    .collect::<Vec<_>>()
+                    .join(" --set "),
+                error,
+            },
+            SweepError::Setting { arg, message } => SweepError::Setting {
+                arg,
+                message: format!("{file}: {message}"),
+            },
+            other => other,
+        })?;
+    Ok(Settled {
+        scenario: point.scenario,
+        text,
+    })
+}
+
+/// Refuses two of `settings` that set one key of `table`, however each
+/// names it.
+fn distinct(table: &toml::Table, settings: &[Setting]) -> Result<(), SweepError> {
+    let resolved: Vec<Vec<String>> = settings.iter().map(|s| resolve(table, &s.path)).collect();
     for (i, path) in resolved.iter().enumerate() {
         if let Some(j) =
             (0..i).find(|&j| path.starts_with(&resolved[j]) || resolved[j].starts_with(path))
@@ -319,33 +410,33 @@ pub fn points(file: &str, text: &str, settings: &[Setting]) -> Result<Vec<Point>
             });
         }
     }
-    let mut points = Vec::with_capacity(total);
-    for i in 0..total {
-        // The last setting varies fastest.
-        let mut rest = i;
-        let mut chosen = vec![0; settings.len()];
-        for (s, setting) in settings.iter().enumerate().rev() {
-            chosen[s] = rest % setting.values.len();
-            rest /= setting.values.len();
-        }
-        let mut at = table.clone();
-        let mut values = Vec::with_capacity(settings.len());
-        for (setting, &v) in settings.iter().zip(&chosen) {
-            let value = &setting.values[v];
-            set(&mut at, &setting.path, value.clone()).map_err(|message| SweepError::Setting {
-                arg: format!("{}=...", setting.key),
-                message,
-            })?;
-            values.push((setting.key.clone(), show(value)));
-        }
-        let point_text = toml::to_string(&at).expect("a TOML table always serialises");
-        let scenario = crate::load(file, &point_text).map_err(|error| SweepError::Point {
-            point: label(&values),
-            error: plain(error),
+    Ok(())
+}
+
+/// The point of `table` (read from `file`) where each of `settings` takes
+/// its value numbered in `chosen`, validated, and its text.
+fn point(
+    file: &str,
+    table: &toml::Table,
+    settings: &[Setting],
+    chosen: &[usize],
+) -> Result<(Point, String), SweepError> {
+    let mut at = table.clone();
+    let mut values = Vec::with_capacity(settings.len());
+    for (setting, &v) in settings.iter().zip(chosen) {
+        let value = &setting.values[v];
+        set(&mut at, &setting.path, value.clone()).map_err(|message| SweepError::Setting {
+            arg: format!("{}=...", setting.key),
+            message,
         })?;
-        points.push(Point { values, scenario });
+        values.push((setting.key.clone(), show(value)));
     }
-    Ok(points)
+    let text = toml::to_string(&at).expect("a TOML table always serialises");
+    let scenario = crate::load(file, &text).map_err(|error| SweepError::Point {
+        point: label(&values),
+        error: plain(error),
+    })?;
+    Ok((Point { values, scenario }, text))
 }
 
 /// A syntax error in a point's text without the excerpt of that text (it
@@ -675,6 +766,60 @@ pub(crate) mod tests {
         assert_eq!(network(&points[1]).settings.max_events, Some(20));
         let seeded = sweep(&["seed=5"]).unwrap();
         assert_eq!(network(&seeded[0]).settings.seed, 5);
+    }
+
+    fn settled(args: &[&str]) -> Result<Settled, SweepError> {
+        let settings: Vec<Setting> = args.iter().map(|a| Setting::parse(a).unwrap()).collect();
+        settle("mm1.toml", MM1, &settings)
+    }
+
+    #[test]
+    fn settings_of_one_value_each_make_one_scenario() {
+        let made = settled(&["run.end_time=500s", "class[jobs].arrivals.exp.rate=0.25/s"]).unwrap();
+        let Scenario::Network(net) = &made.scenario else {
+            panic!("a network")
+        };
+        assert_eq!(net.settings.end_time.as_secs_f64(), 500.0);
+        // The text is the scenario made: read back, the same settings.
+        let again = crate::load("mm1.toml", &made.text).unwrap();
+        assert_eq!(again.settings().end_time, net.settings.end_time);
+        // Other values, another text; no settings, the file's own.
+        let other = settled(&["run.end_time=600s"]).unwrap();
+        assert_ne!(other.text, made.text);
+        let plain = settled(&[]).unwrap();
+        assert_eq!(plain.text, MM1);
+        assert_eq!(plain.scenario.settings().end_time.as_secs_f64(), 2000.0);
+        let seeded = settled(&["seed=7"]).unwrap();
+        assert_eq!(seeded.scenario.settings().seed, 7);
+    }
+
+    #[test]
+    fn a_setting_that_cannot_be_made_names_its_key_and_the_file() {
+        let error = |args: &[&str]| settled(args).unwrap_err().to_string();
+        let unknown = error(&["run.end_time=500s", "run.end_tim=5s"]);
+        assert!(
+            unknown.starts_with(
+                "--set run.end_time=500s --set run.end_tim=5s: mm1.toml: run.end_tim: is not a key here"
+            ),
+            "{unknown}"
+        );
+        let no_such = error(&["station[disk].service.exp.mean=1s"]);
+        assert_eq!(
+            no_such,
+            "--set station[disk].service.exp.mean=...: mm1.toml: `station[disk]`: none is named disk; the names are server"
+        );
+        let several = error(&["run.end_time=1000s,3000s"]);
+        assert!(
+            several.starts_with("--set run.end_time=...: 2 values, and a key takes one here"),
+            "{several}"
+        );
+        let twice = error(&["seed=1", "seed=2"]);
+        assert!(twice.contains("sets the same key as --set seed"), "{twice}");
+        let refused = error(&["run.end_time=50s"]);
+        assert!(
+            refused.starts_with("--set run.end_time=50s: mm1.toml: run.warmup"),
+            "{refused}"
+        );
     }
 
     fn sweep_error(args: &[&str]) -> String {

@@ -1,9 +1,17 @@
 //! The analysis of terminal-probe observations per load level, as the 1981
 //! study made it (\[S1\] section 4): for each benchmark and each value of a
-//! load index (users logged in, or user processes), the count, median,
-//! mean, 75th and 90th percentiles of elapsed time, with a confidence
-//! interval for the 75th percentile and the observations still needed to
-//! pin it down.
+//! load index, the count, median, mean, 75th and 90th percentiles of
+//! elapsed time, with a confidence interval for the 75th percentile and
+//! the observations still needed to pin it down.
+//!
+//! The study's indices were users logged in and user processes. Any load
+//! column a probe writes may be the index ([`Index`]): a real machine's
+//! probe also notes the processes runnable, a load ramp's workers and the
+//! load averages, and on a machine shared with other work the index that
+//! tells its load apart may be any of these. A load average is a fraction;
+//! its level is its nearest whole number, so that levels gather enough
+//! observations to have percentiles and two installations can meet at
+//! one.
 //!
 //! Thin levels are the method's weak point, and the study used two
 //! remedies, both here as options: *clustering* neighbouring levels until
@@ -34,50 +42,132 @@ pub struct Sample {
     pub benchmark: String,
     /// Whether it started after the warm-up.
     pub measured: bool,
-    /// Users logged in when it started.
-    pub users: u32,
-    /// User processes when it started.
-    pub processes: u32,
+    /// Its level of the load index it was read by, when it started.
+    pub level: u32,
     /// Its elapsed time \[s\].
     pub elapsed: f64,
 }
 
-impl From<&tpsim_models::system::Observation> for Sample {
-    fn from(o: &tpsim_models::system::Observation) -> Sample {
-        Sample {
+impl Sample {
+    /// An observation of the simulated probe as a sample at its level of
+    /// `index`; `None` for an index that probe does not note
+    /// ([`Index::simulated`]).
+    pub fn observed(o: &tpsim_models::system::Observation, index: Index) -> Option<Sample> {
+        let level = match index {
+            Index::Users => o.users,
+            Index::Processes => o.processes,
+            Index::Runnable => o.runnable,
+            Index::RampWorkers | Index::Load1 | Index::Load5 | Index::Load15 => return None,
+        };
+        Some(Sample {
             benchmark: o.benchmark.clone(),
             measured: !o.warmup,
-            users: o.users,
-            processes: o.processes,
+            level,
             elapsed: o.elapsed,
-        }
+        })
     }
 }
 
-/// The load index observations are grouped by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// The load index observations are grouped by: one of the load columns of
+/// a probe's table, named as the column is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Index {
-    /// Users logged in.
+    /// Users logged in (`users`).
     Users,
-    /// User processes.
+    /// User processes (`processes`).
     Processes,
+    /// Processes running or ready to run (`runnable`).
+    Runnable,
+    /// A load ramp's workers running (`ramp_workers`).
+    RampWorkers,
+    /// The 1-minute load average (`load_1min`), at its nearest whole
+    /// number.
+    Load1,
+    /// The 5-minute load average (`load_5min`), likewise.
+    Load5,
+    /// The 15-minute load average (`load_15min`), likewise.
+    Load15,
 }
 
 impl Index {
-    /// The name used on the command line and in outputs.
+    /// Every index, in the order of the probe's columns.
+    pub const ALL: [Index; 7] = [
+        Index::Users,
+        Index::Processes,
+        Index::Runnable,
+        Index::RampWorkers,
+        Index::Load1,
+        Index::Load5,
+        Index::Load15,
+    ];
+
+    /// The name used on the command line and in outputs: the column's.
     pub fn name(self) -> &'static str {
         match self {
             Index::Users => "users",
             Index::Processes => "processes",
+            Index::Runnable => "runnable",
+            Index::RampWorkers => "ramp_workers",
+            Index::Load1 => "load_1min",
+            Index::Load5 => "load_5min",
+            Index::Load15 => "load_15min",
         }
     }
 
-    fn of(self, s: &Sample) -> u32 {
+    /// The index whose column is `name`.
+    pub fn from_name(name: &str) -> Option<Index> {
+        Index::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    /// What it counts, in words: a chart's axis.
+    pub fn label(self) -> &'static str {
         match self {
-            Index::Users => s.users,
-            Index::Processes => s.processes,
+            Index::Users => "users logged in",
+            Index::Processes => "user processes",
+            Index::Runnable => "processes runnable",
+            Index::RampWorkers => "workers of the load ramp",
+            Index::Load1 => "1-minute load average",
+            Index::Load5 => "5-minute load average",
+            Index::Load15 => "15-minute load average",
         }
+    }
+
+    /// Whether the simulated probe notes it (a model's probe.csv has its
+    /// column); the others are a real machine's.
+    pub fn simulated(self) -> bool {
+        matches!(self, Index::Users | Index::Processes | Index::Runnable)
+    }
+
+    /// Whether its column holds a load average, a fraction whose level is
+    /// its nearest whole number; the others hold counts.
+    fn averaged(self) -> bool {
+        matches!(self, Index::Load1 | Index::Load5 | Index::Load15)
+    }
+
+    /// The level a field of its column gives, or what is wrong with it.
+    fn level(self, field: &str) -> Result<u32, String> {
+        if !self.averaged() {
+            return field
+                .parse::<u32>()
+                .map_err(|_| format!("\"{field}\" is not a whole number >= 0"));
+        }
+        field
+            .parse::<f64>()
+            .ok()
+            .filter(|x| *x >= 0.0 && x.round() <= f64::from(u32::MAX))
+            .map(|x| x.round() as u32)
+            .ok_or_else(|| {
+                format!(
+                    "\"{field}\" is not a load average: a number from 0 to {}",
+                    u32::MAX
+                )
+            })
+    }
+}
+
+impl Serialize for Index {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 
@@ -237,10 +327,7 @@ pub fn by_level(samples: &[Sample], benchmark: &str, options: &Options) -> BTree
         .iter()
         .filter(|s| s.benchmark == benchmark && (s.measured || options.include_warmup))
     {
-        levels
-            .entry(options.index.of(s))
-            .or_default()
-            .push(s.elapsed);
+        levels.entry(s.level).or_default().push(s.elapsed);
     }
     levels
 }
@@ -407,7 +494,7 @@ pub(crate) fn csv_columns<'t, const N: usize>(
 }
 
 /// The columns the analysis reads from an observation table (`probe.csv`
-/// has them, and more).
+/// has them, and more), whatever its load index.
 pub const COLUMNS: [&str; 5] = ["benchmark", "phase", "users", "processes", "elapsed_s"];
 
 /// An observation table as read: the runs to analyse, and the runs left
@@ -419,18 +506,39 @@ pub struct Observations {
     /// Runs whose `status` is not `ok` (a benchmark that failed, timed out
     /// or was interrupted on a real machine), left out.
     pub left_out: u64,
+    /// The load indices whose columns the table has, in [`Index::ALL`]'s
+    /// order.
+    pub indices: Vec<Index>,
 }
 
-/// Reads an observation table: CSV with a header naming at least
-/// [`COLUMNS`], in any order. `phase` is `measured` or `warmup`. With a
-/// `status` column (the probe.csv of `tpsim probe`), only the rows whose
-/// status is `ok` are samples; the others are counted.
-pub fn read_observations(text: &str) -> Result<Observations, TableError> {
+/// Reads an observation table by the load index `index`: CSV with a
+/// header naming at least [`COLUMNS`] and `index`'s column, in any order.
+/// `phase` is `measured` or `warmup`. With a `status` column (the
+/// probe.csv of `tpsim probe`), only the rows whose status is `ok` are
+/// samples; the others are counted.
+///
+/// # Errors
+/// Text that is not CSV, a column missing, or a field that does not hold
+/// what its column calls for.
+pub fn read_observations(text: &str, index: Index) -> Result<Observations, TableError> {
     let (mut reader, [benchmark, phase, users, processes, elapsed]) = csv_columns(text, COLUMNS)?;
-    let status = reader
+    let header = reader
         .headers()
-        .ok()
-        .and_then(|h| h.iter().position(|c| c == "status"));
+        .map_err(|e| TableError::Malformed(e.to_string()))?
+        .clone();
+    let status = header.iter().position(|c| c == "status");
+    let level = header
+        .iter()
+        .position(|c| c == index.name())
+        .ok_or_else(|| TableError::MissingColumn {
+            column: index.name(),
+            found: header.iter().map(str::to_string).collect(),
+            needed: COLUMNS.into_iter().chain([index.name()]).collect(),
+        })?;
+    let indices = Index::ALL
+        .into_iter()
+        .filter(|i| header.iter().any(|c| c == i.name()))
+        .collect();
     let mut samples = Vec::new();
     let mut left_out = 0;
     for (i, record) in reader.records().enumerate() {
@@ -446,14 +554,6 @@ pub fn read_observations(text: &str) -> Result<Observations, TableError> {
             message,
         };
         let field = |at: usize| record.get(at).unwrap_or("");
-        let count = |at: usize, column: &'static str| {
-            field(at).parse::<u32>().map_err(|_| {
-                bad(
-                    column,
-                    format!("\"{}\" is not a whole number >= 0", field(at)),
-                )
-            })
-        };
         let measured = match field(phase) {
             "measured" => true,
             "warmup" => false,
@@ -474,15 +574,27 @@ pub fn read_observations(text: &str) -> Result<Observations, TableError> {
                     format!("\"{}\" is not a time >= 0", field(elapsed)),
                 )
             })?;
+        // The study's two indices are checked whatever the index, as
+        // columns every observation table has.
+        for (at, column) in [(users, "users"), (processes, "processes")] {
+            Index::Users
+                .level(field(at))
+                .map_err(|message| bad(column, message))?;
+        }
         samples.push(Sample {
             benchmark: crate::report::from_csv_cell(field(benchmark)).to_string(),
             measured,
-            users: count(users, "users")?,
-            processes: count(processes, "processes")?,
+            level: index
+                .level(field(level))
+                .map_err(|message| bad(index.name(), message))?,
             elapsed: time,
         });
     }
-    Ok(Observations { samples, left_out })
+    Ok(Observations {
+        samples,
+        left_out,
+        indices,
+    })
 }
 
 #[cfg(test)]
@@ -513,12 +625,11 @@ mod tests {
         assert_eq!(quantile_interval(&x[..5], 0.75, 0.95), None);
     }
 
-    fn sample(users: u32, elapsed: f64) -> Sample {
+    fn sample(level: u32, elapsed: f64) -> Sample {
         Sample {
             benchmark: "man".into(),
             measured: true,
-            users,
-            processes: users + 1,
+            level,
             elapsed,
         }
     }
@@ -562,15 +673,6 @@ mod tests {
         let r = &levels[0];
         assert_eq!((r.median, r.mean), (9.0, 9.0));
         assert!((r.p75 - 13.5).abs() < 1e-12 && (r.p90 - 16.2).abs() < 1e-12);
-        // By user processes the same groups sit one level up.
-        let by_processes = analyze(
-            &samples,
-            &Options {
-                index: Index::Processes,
-                ..Options::default()
-            },
-        );
-        assert_eq!(by_processes[0].level, 16.0);
     }
 
     #[test]
@@ -646,39 +748,139 @@ mod tests {
             user: 5.0,
             system: 0.5,
         };
-        let s = Sample::from(&o);
+        let level = |index| Sample::observed(&o, index).map(|s| s.level);
+        let s = Sample::observed(&o, Index::Users).unwrap();
         assert_eq!(
-            (
-                s.benchmark.as_str(),
-                s.measured,
-                s.users,
-                s.processes,
-                s.elapsed
+            (s.benchmark.as_str(), s.measured, s.level, s.elapsed),
+            ("cc", false, 4, 12.0)
+        );
+        assert_eq!(level(Index::Processes), Some(6));
+        assert_eq!(level(Index::Runnable), Some(2));
+        // A model's probe notes no ramp and no load average.
+        for index in [Index::RampWorkers, Index::Load1, Index::Load15] {
+            assert_eq!(level(index), None, "{index:?}");
+            assert!(!index.simulated());
+        }
+        let measured = tpsim_models::system::Observation { warmup: false, ..o };
+        assert!(Sample::observed(&measured, Index::Users).unwrap().measured);
+        // The names are the columns', and read back.
+        let names: Vec<&str> = Index::ALL.iter().map(|i| i.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "users",
+                "processes",
+                "runnable",
+                "ramp_workers",
+                "load_1min",
+                "load_5min",
+                "load_15min"
+            ]
+        );
+        for index in Index::ALL {
+            assert_eq!(Index::from_name(index.name()), Some(index));
+        }
+        assert_eq!(Index::from_name("load"), None);
+    }
+
+    /// A probe.csv of a real machine's, in part: its load columns.
+    const HOST: &str = "benchmark,phase,users,processes,runnable,elapsed_s,status,load_1min,ramp_workers\n\
+        man,measured,1,97,3,1.5,ok,0.49,0\n\
+        man,measured,1,99,5,2.5,ok,0.5,2\n\
+        man,measured,1,98,4,3.5,ok,2.51,4\n";
+
+    #[test]
+    fn any_load_column_may_be_the_index() {
+        let levels = |index| -> Vec<u32> {
+            read_observations(HOST, index)
+                .unwrap()
+                .samples
+                .iter()
+                .map(|s| s.level)
+                .collect()
+        };
+        assert_eq!(levels(Index::Users), [1, 1, 1]);
+        assert_eq!(levels(Index::Processes), [97, 99, 98]);
+        assert_eq!(levels(Index::Runnable), [3, 5, 4]);
+        assert_eq!(levels(Index::RampWorkers), [0, 2, 4]);
+        // A load average at its nearest whole number (a half rounds up).
+        assert_eq!(levels(Index::Load1), [0, 1, 3]);
+        assert_eq!(
+            read_observations(HOST, Index::Users).unwrap().indices,
+            [
+                Index::Users,
+                Index::Processes,
+                Index::Runnable,
+                Index::RampWorkers,
+                Index::Load1
+            ]
+        );
+        // The levels group alike whatever their column.
+        let rows = analyze(
+            &read_observations(HOST, Index::RampWorkers).unwrap().samples,
+            &Options {
+                index: Index::RampWorkers,
+                ..Options::default()
+            },
+        );
+        let got: Vec<(f64, f64)> = rows.iter().map(|r| (r.level, r.median)).collect();
+        assert_eq!(got, [(0.0, 1.5), (2.0, 2.5), (4.0, 3.5)]);
+    }
+
+    #[test]
+    fn an_index_column_missing_or_unsound_is_named() {
+        let missing = read_observations(HOST, Index::Load5).unwrap_err();
+        assert!(
+            matches!(
+                &missing,
+                TableError::MissingColumn {
+                    column: "load_5min",
+                    ..
+                }
             ),
-            ("cc", false, 4, 6, 12.0)
+            "{missing}"
         );
-        let measured = Sample::from(&tpsim_models::system::Observation { warmup: false, ..o });
-        assert!(measured.measured);
-        assert_eq!(
-            (Index::Users.name(), Index::Processes.name()),
-            ("users", "processes")
+        assert!(
+            missing.to_string().ends_with(
+                "the table needs benchmark, phase, users, processes, elapsed_s, load_5min"
+            ),
+            "{missing}"
         );
+        for (field, index) in [
+            ("-0.5", Index::Load1),
+            ("NaN", Index::Load1),
+            ("1e300", Index::Load1),
+            ("high", Index::Load1),
+            ("1.5", Index::RampWorkers),
+        ] {
+            let table = format!(
+                "benchmark,phase,users,processes,elapsed_s,{}\nman,measured,1,2,3,{field}\n",
+                index.name()
+            );
+            let bad = read_observations(&table, index).unwrap_err().to_string();
+            assert!(
+                bad.starts_with(&format!(
+                    "line 2, column `{}`: \"{field}\" is not a",
+                    index.name()
+                )),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
     fn a_table_needs_its_columns_and_sound_values() {
         let good = "benchmark,start_s,phase,users,processes,elapsed_s\nman,1.0,measured,3,4,5.5\ncc,2.0,warmup,3,5,7\n";
-        let read = read_observations(good).unwrap();
+        let read = read_observations(good, Index::Users).unwrap();
         assert_eq!(read.left_out, 0);
         let samples = read.samples;
         assert_eq!(samples.len(), 2);
-        assert_eq!(samples[0], {
-            let mut s = sample(3, 5.5);
-            s.processes = 4;
-            s
-        });
+        assert_eq!(samples[0], sample(3, 5.5));
         assert!(!samples[1].measured);
-        let missing = read_observations("benchmark,phase,users,procs,elapsed_s\n").unwrap_err();
+        let by_processes = read_observations(good, Index::Processes).unwrap().samples;
+        assert_eq!(by_processes[0], sample(4, 5.5));
+        let missing =
+            read_observations("benchmark,phase,users,procs,elapsed_s\n", Index::Users).unwrap_err();
         assert!(
             matches!(
                 missing,
@@ -689,21 +891,26 @@ mod tests {
             ),
             "{missing}"
         );
-        let bad =
-            read_observations("benchmark,phase,users,processes,elapsed_s\nman,measured,-1,2,3\n")
-                .unwrap_err();
+        let bad = read_observations(
+            "benchmark,phase,users,processes,elapsed_s\nman,measured,-1,2,3\n",
+            Index::Processes,
+        )
+        .unwrap_err();
         assert_eq!(
             bad.to_string(),
             "line 2, column `users`: \"-1\" is not a whole number >= 0"
         );
-        let bad =
-            read_observations("benchmark,phase,users,processes,elapsed_s\nman,during,1,2,3\n")
-                .unwrap_err();
+        let bad = read_observations(
+            "benchmark,phase,users,processes,elapsed_s\nman,during,1,2,3\n",
+            Index::Users,
+        )
+        .unwrap_err();
         assert!(bad.to_string().contains("column `phase`"), "{bad}");
         for time in ["soon", "-3", "inf", "NaN"] {
-            let bad = read_observations(&format!(
-                "benchmark,phase,users,processes,elapsed_s\nman,measured,1,2,{time}\n"
-            ))
+            let bad = read_observations(
+                &format!("benchmark,phase,users,processes,elapsed_s\nman,measured,1,2,{time}\n"),
+                Index::Users,
+            )
             .unwrap_err();
             assert!(
                 bad.to_string().contains("column `elapsed_s`"),
@@ -720,7 +927,7 @@ mod tests {
             man,measured,1,2,60,timeout\n\
             man,measured,1,2,4.5,ok\n\
             man,measured,1,2,1,interrupted\n";
-        let read = read_observations(table).unwrap();
+        let read = read_observations(table, Index::Users).unwrap();
         assert_eq!(read.left_out, 3);
         let kept: Vec<f64> = read.samples.iter().map(|s| s.elapsed).collect();
         assert_eq!(kept, [3.5, 4.5]);

@@ -215,11 +215,10 @@ mod tests {
             .iter()
             .map(|run| {
                 run.iter()
-                    .map(|&(users, elapsed)| Sample {
+                    .map(|&(level, elapsed)| Sample {
                         benchmark: "man".into(),
                         measured: true,
-                        users,
-                        processes: users,
+                        level,
                         elapsed,
                     })
                     .collect()

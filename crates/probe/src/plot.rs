@@ -63,13 +63,6 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
 ];
 
-fn axis_label(index: Index) -> &'static str {
-    match index {
-        Index::Users => "users logged in",
-        Index::Processes => "user processes",
-    }
-}
-
 /// The study's chart of one installation: median, mean, 75th and 90th
 /// percentiles of `benchmark`'s elapsed time against the load, the 75th
 /// with its interval as a band.
@@ -83,8 +76,8 @@ pub fn four_curves(rows: &[LevelRow], benchmark: &str, index: Index, level: f64)
     let mut p75 = curve("75th percentile", |r| r.p75);
     p75.band = band(&rows);
     Chart {
-        title: format!("{benchmark}: elapsed time against {}", axis_label(index)),
-        x_label: axis_label(index).to_string(),
+        title: format!("{benchmark}: elapsed time against {}", index.label()),
+        x_label: index.label().to_string(),
         y_label: "elapsed time [s]".to_string(),
         band_label: format!("{}% interval", Figure(level * 100.0)),
         series: vec![
@@ -125,9 +118,9 @@ pub fn p75_chart(
     Chart {
         title: format!(
             "{benchmark}: 75th percentile of elapsed time against {}",
-            axis_label(index)
+            index.label()
         ),
-        x_label: axis_label(index).to_string(),
+        x_label: index.label().to_string(),
         y_label: "elapsed time, 75th percentile [s]".to_string(),
         band_label: format!("{}% interval", Figure(level * 100.0)),
         series,
