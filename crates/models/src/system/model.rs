@@ -306,9 +306,9 @@ pub struct SystemModel<'a> {
     // Devices.
     devices: Vec<DeviceState<Purpose>>,
     stats: Statistics,
-    /// Buffers for what calls into memory leave to do, reused so that a
-    /// call allocates nothing.
-    effect_buffers: Vec<Vec<memory::Effect>>,
+    /// What the calls into memory under way leave to do, innermost last
+    /// (`with_memory`).
+    effects: Vec<memory::Effect>,
 }
 
 impl<'a> SystemModel<'a> {
@@ -345,7 +345,7 @@ impl<'a> SystemModel<'a> {
                 .map(|d| DeviceState::new(d, streams.stream(&format!("device/{}", d.name))))
                 .collect(),
             stats: Statistics::new(sys),
-            effect_buffers: Vec::new(),
+            effects: Vec::new(),
         }
     }
 
@@ -801,7 +801,7 @@ impl<'a> SystemModel<'a> {
         };
         if self.cpus.running[cpu].is_none() {
             self.cpus.meter.busy.add(now, 1.0);
-            self.meter_idle(now);
+            self.stats.meter_idle(now, self.cpus.idle_count());
             assert!(
                 self.cpus.idle.remove(cpu).is_some(),
                 "the processor was idle"
@@ -910,7 +910,7 @@ impl<'a> SystemModel<'a> {
             self.sched[pid].usage.stop(now, Decay::of(unix));
         }
         self.cpus.meter.busy.add(now, -1.0);
-        self.meter_idle(now);
+        self.stats.meter_idle(now, self.cpus.idle_count());
         self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
         self.memory.left_processor(self.procs[pid].class, now);
@@ -1062,7 +1062,7 @@ impl SystemModel<'_> {
         if before.1 != after.1 {
             let delta = f64::from(u8::from(after.1)) - f64::from(u8::from(before.1));
             self.stats.waiting.add(now, delta);
-            self.meter_idle(now);
+            self.stats.meter_idle(now, self.cpus.idle_count());
         }
         self.reindex(pid);
     }
@@ -1138,8 +1138,8 @@ impl Runnable for SystemModel<'_> {
             summary: self.summary(now, events, replication),
             load: std::mem::take(&mut self.stats.load),
             observations: std::mem::take(&mut self.stats.observations),
-            lifetime: self.lifetime_points(),
-            set_sizes: self.set_size_points(),
+            lifetime: self.stats.lifetime_points(self.sys),
+            set_sizes: self.stats.set_size_points(self.sys),
             trace: Vec::new(),
         }
     }

@@ -68,6 +68,7 @@ pub(super) struct Filing {
 impl Keys {
     /// The keys `p`, with `f`, should be filed under when memory is
     /// managed as `memory`.
+    #[inline]
     pub(super) fn of(p: &Process, f: Filing, memory: Managed) -> Keys {
         match memory {
             Managed::ProcessLru => {

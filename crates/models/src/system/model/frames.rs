@@ -36,9 +36,7 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
-use super::memory::{
-    Effect, Governor, Manager, MemoryEvent, MemoryState, MemoryStreams, Transfer, View,
-};
+use super::memory::{Effect, Governor, Manager, MemoryEvent, MemoryState, MemoryStreams, View};
 use super::paging::{Counts, FreePool};
 use super::{
     Burst, BurstKind, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
@@ -638,23 +636,31 @@ pub(super) struct Freeing<'m> {
     manager: Manager<'m>,
     streams: &'m mut MemoryStreams,
     pub(super) stolen: u64,
+    /// The page writes still to issue, this freeing's from `from` on.
     pub(super) writes: Vec<usize>,
+    from: usize,
+}
+
+/// What a freeing did: the pages it took, and where its page writes lie
+/// among those still to issue (`from..to`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Freed {
+    pub(super) stolen: u64,
+    pub(super) from: u32,
+    pub(super) to: u32,
 }
 
 impl<'m> Freeing<'m> {
     /// Freeing under `manager`, drawing drives and dirty pages from
-    /// `streams`, its writes kept in `writes` (empty; a buffer reused so
-    /// that freeing allocates nothing).
+    /// `streams`, its writes added to `writes` (those still to issue; a
+    /// buffer reused so that freeing allocates nothing).
     pub(super) fn new(
         manager: Manager<'m>,
         streams: &'m mut MemoryStreams,
         writes: Vec<usize>,
     ) -> Freeing<'m> {
-        debug_assert!(
-            writes.is_empty(),
-            "the writes of the last freeing were issued"
-        );
         Freeing {
+            from: writes.len(),
             paging: manager.paging().expect("pages are freed only under paging"),
             bulk: manager.paging().and_then(bulk_capacity),
             manager,
@@ -680,9 +686,15 @@ impl<'m> Freeing<'m> {
         self.writes.push(drive);
     }
 
-    /// The pages taken and the page writes to issue.
-    pub(super) fn done(self) -> (u64, Vec<usize>) {
-        (self.stolen, self.writes)
+    /// What the freeing did, and the writes still to issue with its own.
+    pub(super) fn done(self) -> (Freed, Vec<usize>) {
+        let index = |at: usize| u32::try_from(at).expect("page writes fit a u32");
+        let freed = Freed {
+            stolen: self.stolen,
+            from: index(self.from),
+            to: index(self.writes.len()),
+        };
+        (freed, self.writes)
     }
 }
 

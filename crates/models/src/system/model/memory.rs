@@ -60,8 +60,9 @@ pub(super) struct MemoryState<'a> {
     pub(super) texts: Vec<Text>,
     /// The processes replacement and the swapper choose from.
     pub(super) candidates: Candidates,
-    /// Page writes freeing left to issue: a buffer kept empty between
-    /// freeings, so that freeing allocates nothing.
+    /// The page writes of the calls under way still to issue, by device
+    /// (`Effect::PageWrites`): a buffer empty between events, so that
+    /// freeing allocates nothing.
     pub(super) writes: Vec<usize>,
     /// Memory management's random streams.
     pub(super) streams: MemoryStreams,
@@ -90,6 +91,7 @@ impl MemoryStreams {
     /// The device a page or an image goes to in the swap area under
     /// `manager`: the swap device under swapping, else a paging drive,
     /// drawn if there are several.
+    #[inline]
     pub(super) fn swap_device(&mut self, manager: Manager) -> usize {
         match manager {
             Manager::Swapping { device } => device,
@@ -113,6 +115,7 @@ pub(super) struct View<'m> {
 
 impl<'m> View<'m> {
     /// The view of one call at `now`.
+    #[inline]
     pub(super) fn new(
         processes: Processes<'m>,
         owners: &'m mut Slab<Owner>,
@@ -133,11 +136,13 @@ impl<'m> View<'m> {
     }
 
     /// The live process in slot `pid`.
+    #[inline]
     pub(super) fn process(&self, pid: usize) -> &'m Process {
         self.processes.get(pid).expect("a live process")
     }
 
     /// The stream `pid`'s faults are drawn from (its owner's).
+    #[inline]
     pub(super) fn faults(&mut self, pid: usize) -> &mut Stream {
         let owner = self.process(pid).owner;
         &mut self.owners[owner].rngs.faults
@@ -148,12 +153,9 @@ impl<'m> View<'m> {
 /// order memory decided it.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Effect {
-    /// Ask `device` for a transfer of `bytes`.
-    Request {
-        device: usize,
-        transfer: Transfer,
-        bytes: f64,
-    },
+    /// Ask the devices for the page writes still to issue at `from..to`
+    /// (`MemoryState::writes`), in that order.
+    PageWrites { from: u32, to: u32 },
     /// `pid` runs on on `cpu`, without a switch.
     RunOn { cpu: usize, pid: usize },
     /// The kernel's fault path for `pid` runs on `cpu` for `cost`.
@@ -456,6 +458,7 @@ fn frames_of(sys: &System, manager: Manager, streams: &Streams) -> Frames {
 
 impl<'a> SystemModel<'a> {
     /// Memory's state, and the view of a call into it at `now`.
+    #[inline]
     pub(super) fn memory_and_view(&mut self, now: SimTime) -> (&mut MemoryState<'a>, View<'_>) {
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         let view = View::new(processes, &mut self.owners, &mut self.stats, now);
@@ -464,29 +467,42 @@ impl<'a> SystemModel<'a> {
 
     /// Makes `call` into memory with the view of the moment, then does
     /// what it left to do, in the order it decided it.
+    ///
+    /// The effects of every call under way share one stack: a call's own
+    /// lie above those of the calls that led to it, and are taken off as
+    /// they are done, so that a call allocates nothing.
+    #[inline]
     pub(super) fn with_memory<R>(
         &mut self,
         ctx: &mut Context<Event>,
         call: impl FnOnce(&mut MemoryState<'a>, &mut View, &mut Vec<Effect>) -> R,
     ) -> R {
-        let mut effects = self.effect_buffers.pop().unwrap_or_default();
-        let (memory, mut view) = self.memory_and_view(ctx.now());
-        let result = call(memory, &mut view, &mut effects);
-        for effect in effects.drain(..) {
+        let (start, writes) = (self.effects.len(), self.memory.writes.len());
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let mut view = View::new(processes, &mut self.owners, &mut self.stats, ctx.now());
+        let result = call(&mut self.memory, &mut view, &mut self.effects);
+        let end = self.effects.len();
+        for at in start..end {
+            let effect = self.effects[at];
             self.apply(effect, ctx);
+            debug_assert_eq!(self.effects.len(), end, "an effect's own calls are done");
         }
-        self.effect_buffers.push(effects);
+        self.effects.truncate(start);
+        self.memory.writes.truncate(writes);
         result
     }
 
     /// Does what a call into memory left to do.
     fn apply(&mut self, effect: Effect, ctx: &mut Context<Event>) {
         match effect {
-            Effect::Request {
-                device,
-                transfer,
-                bytes,
-            } => self.request(device, Purpose::Memory(transfer), bytes, ctx),
+            Effect::PageWrites { from, to } => {
+                let bytes = self.sys.memory.page as f64;
+                for at in from..to {
+                    let device = self.memory.writes[at as usize];
+                    let purpose = Purpose::Memory(Transfer::PageWrite);
+                    self.request(device, purpose, bytes, ctx);
+                }
+            }
             Effect::RunOn { cpu, pid } => self.dispatch(cpu, pid, false, ctx),
             Effect::FaultPath { cpu, pid, cost } => self.fault_path(cpu, pid, cost, ctx),
             Effect::ServeFrameWaiters => self.serve_frame_waiters(ctx),
@@ -692,6 +708,10 @@ impl<'a> SystemModel<'a> {
     /// the candidate sets as its state says.
     #[cfg(debug_assertions)]
     pub(super) fn check_memory(&self) {
+        assert!(
+            self.memory.writes.is_empty() && self.effects.is_empty(),
+            "what calls into memory left to do is done by the end of an event"
+        );
         let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
         match self.memory.manager {
             Manager::Swapping { .. } => self.memory.check_swapped_memory(&processes),
@@ -711,6 +731,7 @@ impl MemoryState<'_> {
     /// The keys `p`, in slot `pid`, is filed under in the candidate sets
     /// as its state calls for; `outside` says, when swapping files by
     /// them, whether its exec is pending and whether it holds eligibility.
+    #[inline]
     pub(super) fn keys(
         &self,
         sys: &System,
@@ -747,6 +768,7 @@ impl MemoryState<'_> {
     }
 
     /// Files `pid` under `keys` in the candidate sets.
+    #[inline]
     pub(super) fn refile(&mut self, pid: usize, keys: Keys) {
         // Most changes of state leave the keys as they were.
         if *self.candidates.filed_under(pid) != keys {

@@ -772,7 +772,8 @@ impl MemoryState<'_> {
         let (counted, mut counts, mut freeing) = self.counted_counts_and_freeing();
         let victim = Victim { holder, n, dirty };
         counted.evict(victim, &mut counts, &view.processes, &mut freeing);
-        let freed = freeing.done();
+        let (freed, writes) = freeing.done();
+        self.writes = writes;
         if let Holder::Process { pid, .. } = holder {
             let keys = self.keys(view.sys(), pid, view.process(pid), || {
                 unreachable!("replacement by process files by resident pages alone")

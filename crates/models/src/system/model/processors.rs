@@ -119,6 +119,11 @@ impl Processors {
         self.start(cpu, Burst::kernel(pid, kind, ctx.now(), cost), ctx);
     }
 
+    /// The processors idle now, as the busy meter counts them.
+    pub(super) fn idle_count(&self) -> f64 {
+        self.running.len() as f64 - self.meter.busy.value()
+    }
+
     /// Whether `pid` is on a processor in a kernel path (a page or segment
     /// fault), where the swappers do not take it.
     pub(super) fn in_kernel_path(&self, pid: usize) -> bool {

@@ -210,6 +210,58 @@ pub(super) struct Statistics {
 }
 
 impl Statistics {
+    /// Files the idle processors (`idle` of them) under multiprogramming
+    /// idle if a process waits for eligibility or memory, else under other
+    /// idle; called whenever either changes. Multics's
+    /// `total_time_meters` draws the line there: idle while processes
+    /// contend for eligibility and not all are eligible is MP idle, the
+    /// cost of a limit; idle with every contender admitted is light load
+    /// \[MX\].
+    pub(super) fn meter_idle(&mut self, now: SimTime, idle: f64) {
+        let held_back = self.waiting.value() > 0.0;
+        self.idle_held_back
+            .set(now, if held_back { idle } else { 0.0 });
+        self.idle_other.set(now, if held_back { 0.0 } else { idle });
+    }
+
+    /// The measured lifetime function of each class: every resident set
+    /// size at which its processes ran.
+    pub(super) fn lifetime_points(&self, sys: &System) -> Vec<LifetimePoint> {
+        let mut points = Vec::new();
+        for (class, meter) in sys.classes.iter().zip(&self.lifetimes) {
+            for (resident, &(cpu, faults)) in meter.by_size.iter().enumerate() {
+                if cpu > 0.0 || faults > 0 {
+                    points.push(LifetimePoint {
+                        class: class.name.clone(),
+                        resident_pages: resident as u64,
+                        cpu_seconds: cpu,
+                        faults,
+                    });
+                }
+            }
+        }
+        points
+    }
+
+    /// The set-size distributions of the classes: every page count at
+    /// which a process was sampled.
+    pub(super) fn set_size_points(&self, sys: &System) -> Vec<SetSizePoint> {
+        let mut points = Vec::new();
+        for (class, bins) in sys.classes.iter().zip(&self.set_sizes) {
+            for (pages, &(resident, working_set)) in bins.iter().enumerate() {
+                if resident > 0 || working_set > 0 {
+                    points.push(SetSizePoint {
+                        class: class.name.clone(),
+                        pages: pages as u64,
+                        resident_samples: resident,
+                        working_set_samples: working_set,
+                    });
+                }
+            }
+        }
+        points
+    }
+
     pub(super) fn new(sys: &System) -> Statistics {
         let zero = || TimeWeighted::new(SimTime::ZERO, 0.0);
         Statistics {
@@ -243,18 +295,6 @@ impl SystemModel<'_> {
     /// line there: idle while processes contend for eligibility and not
     /// all are eligible is MP idle, the cost of a limit; idle with every
     /// contender admitted is light load \[MX\].
-    pub(super) fn meter_idle(&mut self, now: SimTime) {
-        let idle = f64::from(self.sys.cpu.count) - self.cpus.meter.busy.value();
-        let held_back = self.stats.waiting.value() > 0.0;
-        let stats = &mut self.stats;
-        stats
-            .idle_held_back
-            .set(now, if held_back { idle } else { 0.0 });
-        stats
-            .idle_other
-            .set(now, if held_back { 0.0 } else { idle });
-    }
-
     /// Brings the occupancy meter up to date at `now`. Occupancy changes
     /// only with free memory, so the divisions are done only then, not
     /// after every event.
@@ -267,44 +307,6 @@ impl SystemModel<'_> {
                 self.stats.occupancy.set(now, occupancy);
             }
         }
-    }
-
-    /// The measured lifetime function of each class: every resident set
-    /// size at which its processes ran.
-    pub(super) fn lifetime_points(&self) -> Vec<LifetimePoint> {
-        let mut points = Vec::new();
-        for (class, meter) in self.sys.classes.iter().zip(&self.stats.lifetimes) {
-            for (resident, &(cpu, faults)) in meter.by_size.iter().enumerate() {
-                if cpu > 0.0 || faults > 0 {
-                    points.push(LifetimePoint {
-                        class: class.name.clone(),
-                        resident_pages: resident as u64,
-                        cpu_seconds: cpu,
-                        faults,
-                    });
-                }
-            }
-        }
-        points
-    }
-
-    /// The set-size distributions of the classes: every page count at
-    /// which a process was sampled.
-    pub(super) fn set_size_points(&self) -> Vec<SetSizePoint> {
-        let mut points = Vec::new();
-        for (class, bins) in self.sys.classes.iter().zip(&self.stats.set_sizes) {
-            for (pages, &(resident, working_set)) in bins.iter().enumerate() {
-                if resident > 0 || working_set > 0 {
-                    points.push(SetSizePoint {
-                        class: class.name.clone(),
-                        pages: pages as u64,
-                        resident_samples: resident,
-                        working_set_samples: working_set,
-                    });
-                }
-            }
-        }
-        points
     }
 
     /// Files the resident set (and under Multics the working-set estimate)

@@ -8,9 +8,9 @@
 use super::{
     Burst, BurstKind, Effect, FrameOwner, Frames, Governor, LONGEST_SAMPLE, Manager, MemoryEvent,
     MemoryState, Missing, NIL, PAGEOUT_PERIOD, PageIn, Pageout, Paging, Processes, Pte, SimTime,
-    Source, System, Transfer, View,
+    Source, System, View,
 };
-use super::{Counts, Freeing};
+use super::{Counts, Freed, Freeing};
 #[cfg(test)]
 use crate::system::model::{Context, Event, Phases, SystemModel};
 use rand::RngExt;
@@ -406,10 +406,12 @@ impl<'a> MemoryState<'a> {
         &mut self,
         view: &View,
         free: impl FnOnce(&mut Frames, &Processes, &mut Counts, &mut Freeing),
-    ) -> (u64, Vec<usize>) {
+    ) -> Freed {
         let (frames, mut counts, mut freeing) = self.frames_counts_and_freeing();
         free(frames, &view.processes, &mut counts, &mut freeing);
-        freeing.done()
+        let (freed, writes) = freeing.done();
+        self.writes = writes;
+        freed
     }
 
     /// Counts the pages freeing took and issues its page writes, in the
@@ -418,32 +420,31 @@ impl<'a> MemoryState<'a> {
     pub(in crate::system::model) fn write_freed(
         &mut self,
         view: &mut View,
-        freed: (u64, Vec<usize>),
+        freed: Freed,
         effects: &mut Vec<Effect>,
     ) -> bool {
-        let stolen = freed.0;
-        self.swap.vm.transfers += freed.1.len() as u64;
+        self.swap.vm.transfers += u64::from(freed.to - freed.from);
         self.write_pages(view, freed, effects);
-        stolen > 0
+        freed.stolen > 0
     }
 
     /// Counts the pages freeing took and asks for its page writes, in the
-    /// order it made them; the buffer goes back for the next freeing.
+    /// order it made them.
     pub(in crate::system::model) fn write_pages(
         &mut self,
         view: &mut View,
-        (stolen, mut writes): (u64, Vec<usize>),
+        freed: Freed,
         effects: &mut Vec<Effect>,
     ) {
-        view.stats.counters.pages_stolen += stolen;
-        view.stats.counters.page_writes += writes.len() as u64;
-        let bytes = view.sys().memory.page as f64;
-        effects.extend(writes.drain(..).map(|device| Effect::Request {
-            device,
-            transfer: Transfer::PageWrite,
-            bytes,
-        }));
-        self.writes = writes;
+        let counters = &mut view.stats.counters;
+        counters.pages_stolen += freed.stolen;
+        counters.page_writes += u64::from(freed.to - freed.from);
+        if freed.to > freed.from {
+            effects.push(Effect::PageWrites {
+                from: freed.from,
+                to: freed.to,
+            });
+        }
     }
 
     /// The swapper behind the clock takes `pid` out: its resident pages go
