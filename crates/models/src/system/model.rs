@@ -756,7 +756,8 @@ impl<'a> SystemModel<'a> {
         } else {
             SimTime::ZERO
         };
-        let trimmed = self.with_memory(ctx, |m, view, fx| m.trim_working_set(view, pid, fx));
+        let trimmed = self.memory.trims_working_sets()
+            && self.with_memory(ctx, |m, view, fx| m.trim_working_set(view, pid, fx));
         let interrupts = std::mem::take(&mut self.cpus.pending_interrupts);
         let switch_end = now + interrupts + switch;
         let fault_gap = self.fault_gap(pid, now);

@@ -325,6 +325,7 @@ impl SystemModel<'_> {
     /// Where block `index` of file number `file` lies: program files are
     /// numbered by class, then the shared data files, then every
     /// command's private ones.
+    #[inline]
     fn place(&self, file: u32, index: u32) -> Placed {
         let classes = self.sys.classes.len() as u32;
         let data = &self.fs().data;

@@ -778,6 +778,7 @@ impl MemoryState<'_> {
 
     /// The device programs' files are on: the programs' device if the
     /// scenario names one, else under swapping the swap device.
+    #[inline]
     pub(super) fn programs_device(&self, sys: &System) -> Option<usize> {
         match self.manager {
             Manager::Swapping { device } => Some(sys.memory.programs.unwrap_or(device)),
@@ -818,6 +819,7 @@ impl MemoryState<'_> {
 
     /// User memory as the policy counts it: free and in all, in frames
     /// under paging and bytes under swapping, with that unit's bytes.
+    #[inline]
     fn memory_units(&self, sys: &System) -> (u64, u64, u64) {
         let m = &sys.memory;
         match self.manager {
@@ -829,6 +831,7 @@ impl MemoryState<'_> {
     }
 
     /// Free user memory, in the unit the policy counts it in.
+    #[inline]
     pub(super) fn free_units(&self, sys: &System) -> u64 {
         self.memory_units(sys).0
     }
@@ -840,6 +843,7 @@ impl MemoryState<'_> {
     }
 
     /// The fraction of user memory in use.
+    #[inline]
     pub(super) fn occupancy(&self, sys: &System) -> f64 {
         let (free, all, _) = self.memory_units(sys);
         (all - free) as f64 / all as f64

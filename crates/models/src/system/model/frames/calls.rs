@@ -362,6 +362,19 @@ impl<'a> MemoryState<'a> {
         }
     }
 
+    /// Whether resident sets are trimmed to their working sets as their
+    /// processes are dispatched (`trim_working_set`).
+    #[inline]
+    pub(in crate::system::model) fn trims_working_sets(&self) -> bool {
+        matches!(
+            self.manager,
+            Manager::Frames {
+                governor: Governor::WorkingSet { .. },
+                ..
+            }
+        )
+    }
+
     /// Working set: frees the resident pages of `pid` not referenced within
     /// the last `tau` of its processor time, deciding their references up
     /// to now; run when it is dispatched, as its working set only changes
