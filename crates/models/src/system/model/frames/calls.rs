@@ -700,3 +700,100 @@ impl FrameCalls for SystemModel<'_> {
         self.memory.wait_in_transit(self.procs[pid].class, pid)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{TEN_PAGE_SETS, give, under_fault_frequency, with_process_at};
+    use super::*;
+
+    /// A fault of `pid` on processor 0, made on memory as the core makes
+    /// it, and what it leaves the core to do.
+    fn fault(model: &mut SystemModel, ctx: &Context<Event>, pid: usize) -> Vec<Effect> {
+        let (memory, mut view) = model.memory_and_view(ctx.now());
+        let mut effects = Vec::new();
+        memory.clock_fault(&mut view, 0, pid, &mut effects);
+        effects
+    }
+
+    /// Under page-fault frequency, `pid` holds its 40 pages but one of
+    /// its set, the first five modified, none referenced since its last
+    /// fault 21 ms of processor time ago: its next fault frees them.
+    fn late_fault(model: &mut SystemModel, pid: usize) {
+        let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
+        let missing = model.memory.frames.tables[pid].slots[0];
+        for page in (0..40).filter(|&page| page != missing) {
+            let f = give(model, pid, page);
+            let frame = &mut model.memory.frames.frames[f as usize];
+            (frame.last_ref, frame.decided, frame.modified) = (ms(1), ms(51), page < 5);
+        }
+        model.memory.frames.tables[pid].last_fault = ms(30);
+        model.procs[pid].cpu_user = ms(51);
+        let now_missing = model.memory.set_missing(0, pid);
+        model.memory.frames.tables[pid].drawn_missing = now_missing;
+    }
+
+    #[test]
+    fn a_fault_at_its_phase_end_runs_the_process_on_and_leaves_nothing_else() {
+        with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, ctx, pid| {
+            let end = model.memory.frames.tables[pid].phase_end;
+            model.procs[pid].cpu_user = end;
+            let effects = fault(model, ctx, pid);
+            assert!(
+                matches!(effects[..], [Effect::RunOn { cpu: 0, pid: p }] if p == pid),
+                "{effects:?}"
+            );
+            assert!(
+                model.memory.frames.tables[pid].phase_end > end,
+                "a new phase"
+            );
+            assert_eq!(model.stats.counters.faults, 0);
+        });
+    }
+
+    #[test]
+    fn a_fault_leaves_its_page_writes_its_fault_path_and_the_frame_waiters_in_that_order() {
+        with_process_at(
+            &under_fault_frequency(TEN_PAGE_SETS),
+            SimTime::ZERO,
+            |model, ctx, pid| {
+                late_fault(model, pid);
+                let effects = fault(model, ctx, pid);
+                let [
+                    Effect::PageWrites { from: 0, to },
+                    Effect::FaultPath { cpu: 0, pid: p, .. },
+                    Effect::ServeFrameWaiters,
+                ] = effects[..]
+                else {
+                    panic!("{effects:?}")
+                };
+                assert_eq!(p, pid);
+                // The modified pages of the 39 freed, each written once.
+                assert!((4..=5).contains(&to), "{to} writes");
+                assert_eq!(u64::from(to), model.stats.counters.page_writes);
+                assert_eq!(model.memory.writes.len(), to as usize);
+                assert_eq!(model.stats.counters.faults, 1);
+            },
+        );
+    }
+
+    #[test]
+    fn the_core_does_what_a_call_leaves_and_nothing_stays_on_the_stack() {
+        with_process_at(
+            &under_fault_frequency(TEN_PAGE_SETS),
+            SimTime::ZERO,
+            |model, ctx, pid| {
+                late_fault(model, pid);
+                model.with_memory(ctx, |m, view, fx| m.clock_fault(view, 0, pid, fx));
+                assert!(model.effects.is_empty() && model.memory.writes.is_empty());
+                // The page writes went to the devices; the faulted page is
+                // read when the fault path is done.
+                let writes = model.stats.counters.page_writes;
+                assert!(writes > 0);
+                assert_eq!(model.stats.counters.requests, writes);
+                let burst = model.cpus.running[0].expect("the fault path runs");
+                assert_eq!(burst.pid, pid);
+                assert!(matches!(burst.kind, BurstKind::Fault));
+            },
+        );
+    }
+}
