@@ -76,7 +76,7 @@ use processors::{Burst, BurstKind, Countdowns, Outcome, Processors};
 use report::Statistics;
 use report::{Counters, add_burst};
 pub use report::{LifetimePoint, LoadSample, SetSizePoint};
-use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing, best_user_priority};
+use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing};
 use scripts::ScriptLink;
 use users::UserEvent;
 
@@ -381,7 +381,7 @@ impl<'a> SystemModel<'a> {
                     &format!("background/{}/{i}", b.name),
                 ));
                 let image = self.sys.classes[b.class].size;
-                if self.never_fits(image) {
+                if self.memory.never_fits(self.sys, image) {
                     self.stats.background[entry].rejected += 1;
                     continue;
                 }
@@ -395,7 +395,9 @@ impl<'a> SystemModel<'a> {
             .set(ctx.now(), f64::from(self.user_processes));
         self.start_probe(ctx);
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
-        self.start_memory(ctx);
+        if let Some((after, event)) = self.memory.first_event() {
+            let _ = ctx.schedule_in(after, Event::Memory(event));
+        }
         if self.sys.files.is_some() {
             let _ = ctx.schedule_in(files::UPDATE, Event::Update);
         }
@@ -440,7 +442,7 @@ impl<'a> SystemModel<'a> {
         self.sched.insert(pid, Scheduling::new(now));
         self.scripts.insert(pid, ScriptLink::default());
         self.eligibility.enter(pid);
-        let files = ProcessFiles::new(self.exec_reads_image());
+        let files = ProcessFiles::new(self.memory.exec_reads_image());
         self.files.of.insert(pid, files);
         self.attach_text(class);
         self.new_cycle(pid, now);
@@ -651,7 +653,16 @@ impl<'a> SystemModel<'a> {
             // One process to weigh, and outranked whatever its recent
             // use: its priority (a power of the decay) need not be worked
             // out, as it need not for a process woken in the kernel.
-            (Some((running, cpu)), None) if rank < self.best_rank(running) => Some(cpu),
+            (Some((running, cpu)), None)
+                if rank
+                    < self.sched[running].best_rank(
+                        self.sys.cpu.scheduler,
+                        self.sys.classes[self.procs[running].class].nice,
+                        self.eligibility.order(running),
+                    ) =>
+            {
+                Some(cpu)
+            }
             _ => users()
                 .map(|(running, cpu)| (self.running_rank(running, now), cpu))
                 .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
@@ -695,29 +706,9 @@ impl<'a> SystemModel<'a> {
 
     /// The rank at `now` of `pid`, running (UNIX and Multics schedulers).
     fn running_rank(&self, pid: usize, now: SimTime) -> Rank {
-        let (p, s) = (&self.procs[pid], &self.sched[pid]);
-        match self.sys.cpu.scheduler {
-            Scheduler::Multics(_) => Rank::multics(s.level, self.eligibility.order(pid)),
-            Scheduler::Unix(unix) => {
-                let nice = self.sys.classes[p.class].nice;
-                Rank::unix(s.usage.priority(now, nice, Decay::of(unix)))
-            }
-            // Round robin follows no processor use.
-            Scheduler::RoundRobin => Rank::unix(best_user_priority(self.sys.classes[p.class].nice)),
-        }
-    }
-
-    /// The best rank `pid`, running, could have at any time: under UNIX
-    /// its user priority with no recent processor use; under Multics its
-    /// rank.
-    fn best_rank(&self, pid: usize) -> Rank {
-        let p = &self.procs[pid];
-        match self.sys.cpu.scheduler {
-            Scheduler::Multics(_) => {
-                Rank::multics(self.sched[pid].level, self.eligibility.order(pid))
-            }
-            _ => Rank::unix(best_user_priority(self.sys.classes[p.class].nice)),
-        }
+        let nice = self.sys.classes[self.procs[pid].class].nice;
+        let order = self.eligibility.order(pid);
+        self.sched[pid].running_rank(self.sys.cpu.scheduler, nice, order, now)
     }
 
     /// Takes processor time `ran` off what `pid` still owes: its demand,
@@ -729,22 +720,6 @@ impl<'a> SystemModel<'a> {
         p.due.charge(ran);
         let s = &mut self.sched[pid];
         s.allowance = s.allowance.saturating_sub(ran);
-    }
-
-    /// The processor time a burst of `pid` starting at `start` may run
-    /// before the scheduler looks again: the quantum under round robin;
-    /// under UNIX, up to the next rescheduling check, every `quantum` of
-    /// the clock; under Multics, what is left of its quantum.
-    fn time_slice(&self, pid: usize, start: SimTime) -> SimTime {
-        let quantum = self.sys.cpu.quantum;
-        match self.sys.cpu.scheduler {
-            Scheduler::RoundRobin => quantum,
-            Scheduler::Unix(_) => {
-                let q = quantum.as_nanos();
-                SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
-            }
-            Scheduler::Multics(_) => self.sched[pid].allowance,
-        }
     }
 
     /// Starts a burst of `pid` on `cpu`, with a context switch first if
@@ -760,8 +735,10 @@ impl<'a> SystemModel<'a> {
             && self.with_memory(ctx, |m, view, fx| m.trim_working_set(view, pid, fx));
         let interrupts = std::mem::take(&mut self.cpus.pending_interrupts);
         let switch_end = now + interrupts + switch;
-        let fault_gap = self.fault_gap(pid, now);
-        let slice = self.time_slice(pid, switch_end);
+        let (memory, mut view) = self.memory_and_view(now);
+        let fault_gap = memory.fault_gap(&mut view, pid);
+        let slice =
+            self.sched[pid].time_slice(self.sys.cpu.scheduler, self.sys.cpu.quantum, switch_end);
         let s = &mut self.sched[pid];
         s.woken = None;
         if let Scheduler::Unix(unix) = self.sys.cpu.scheduler {
@@ -829,7 +806,8 @@ impl<'a> SystemModel<'a> {
             BurstKind::Fault | BurstKind::SegmentFault | BurstKind::Copy => p.cpu_system += work,
         }
         if let BurstKind::User(_) = burst.kind {
-            self.user_work_done(burst, upto);
+            let (memory, mut view) = self.memory_and_view(upto);
+            memory.user_work_done(&mut view, burst, upto);
         }
         let probe = self.is_probe(burst.pid);
         add_burst(
@@ -984,7 +962,7 @@ impl SystemModel<'_> {
     fn region(&self, purpose: Purpose) -> Region {
         match purpose {
             Purpose::Io { .. } => Region::Files,
-            Purpose::Memory(transfer) => self.transfer_region(transfer),
+            Purpose::Memory(transfer) => self.memory.transfer_region(transfer),
             Purpose::Files(transfer) => transfer.region(),
         }
     }
@@ -1018,7 +996,7 @@ impl SystemModel<'_> {
         // Out of every count before it goes.
         self.recount(pid, now, |p| p.state = State::Sleeping);
         self.recount(pid, now, |p| p.residence = Residence::Out);
-        self.unfile(pid);
+        self.memory.unfile(pid);
         let p = self.procs.remove(pid);
         if p.counted {
             self.user_processes -= 1;

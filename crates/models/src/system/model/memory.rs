@@ -513,26 +513,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// What memory schedules at the start of a run: the pageout daemon's
-    /// first turn, under the clock.
-    pub(super) fn start_memory(&mut self, ctx: &mut Context<Event>) {
-        if let Manager::Frames { .. } = self.memory.manager {
-            let _ = ctx.schedule_in(PAGEOUT_PERIOD, Event::Memory(MemoryEvent::Pageout));
-        }
-    }
-
-    /// Whether an image of `image` bytes can never be in memory (swapping
-    /// holds images whole).
-    pub(super) fn never_fits(&self, image: u64) -> bool {
-        self.memory.manager.moves_images() && image > self.sys.memory.user_bytes()
-    }
-
-    /// Whether exec reads a new command's image before it runs (swapping),
-    /// rather than its pages coming in by faults.
-    pub(super) fn exec_reads_image(&self) -> bool {
-        self.memory.manager.moves_images()
-    }
-
     /// Handles one of memory's events.
     pub(super) fn memory_event(&mut self, event: MemoryEvent, ctx: &mut Context<Event>) {
         match event {
@@ -556,18 +536,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// Where on a disk a transfer falls: a page read from a program's
-    /// file in the file system, the rest in the swap area.
-    pub(super) fn transfer_region(&self, transfer: Transfer) -> Region {
-        match transfer {
-            Transfer::PageRead { pid } if self.memory.of[pid].fault_from_file => Region::Files,
-            Transfer::PageRead { .. }
-            | Transfer::PageWrite
-            | Transfer::SwapIn { .. }
-            | Transfer::SwapOut { .. } => Region::Swap,
-        }
-    }
-
     /// The swapper looks: V7's under swapping, 3BSD's behind the clock
     /// (unless switched off), none under the other policies.
     pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
@@ -582,13 +550,6 @@ impl<'a> SystemModel<'a> {
             } => self.paged_swapper(settings, ctx),
             Manager::Counted(_) | Manager::Frames { .. } => {}
         }
-    }
-
-    /// Processor time to the next page fault of `pid` (`SimTime::MAX`
-    /// under swapping, and for a class without a locality model).
-    pub(super) fn fault_gap(&mut self, pid: usize, now: SimTime) -> SimTime {
-        let (memory, mut view) = self.memory_and_view(now);
-        memory.fault_gap(&mut view, pid)
     }
 
     /// A page fault of `pid`, running on `cpu`: decide which page is
@@ -631,15 +592,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// The process of `burst` ran its own work up to `upto`: under the
-    /// clock, its references are metered.
-    pub(super) fn user_work_done(&mut self, burst: &Burst, upto: SimTime) {
-        if let Manager::Frames { .. } = self.memory.manager {
-            let (memory, mut view) = self.memory_and_view(upto);
-            memory.meter_work(&mut view, burst, upto);
-        }
-    }
-
     /// `pid`, of `class`, has exited from `residence`: its memory goes back
     /// (its frames, its counted pages, or its image), and whoever waits
     /// for memory is served.
@@ -677,15 +629,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// Memory's part of a load sample at `now`: under paging, the set
-    /// sizes of the processes in memory (after the warm-up; a sample at
-    /// its very end may come before the reset, which would drop it).
-    pub(super) fn sample_memory(&mut self, now: SimTime) {
-        if !self.memory.manager.moves_images() && now > self.sys.settings.warmup {
-            self.sample_set_sizes();
-        }
-    }
-
     /// Files `pid` in the sets replacement and the swapper choose from
     /// under the keys its state now calls for.
     pub(super) fn reindex(&mut self, pid: usize) {
@@ -697,11 +640,6 @@ impl<'a> SystemModel<'a> {
     fn keys_called_for(&self, pid: usize) -> Keys {
         let outside = || (self.files.of[pid].exec.pending, self.eligibility.holds(pid));
         self.memory.keys(self.sys, pid, &self.procs[pid], outside)
-    }
-
-    /// Takes `pid`, about to exit, out of the candidate sets.
-    pub(super) fn unfile(&mut self, pid: usize) {
-        self.memory.candidates.refile(pid, Keys::default());
     }
 
     /// Rechecks memory's accounting, and that each process is filed in
@@ -728,6 +666,60 @@ impl<'a> SystemModel<'a> {
 }
 
 impl MemoryState<'_> {
+    /// The first event memory schedules in a run, and when: the pageout
+    /// daemon's first turn, under the clock.
+    pub(super) fn first_event(&self) -> Option<(SimTime, MemoryEvent)> {
+        match self.manager {
+            Manager::Frames { .. } => Some((PAGEOUT_PERIOD, MemoryEvent::Pageout)),
+            Manager::Swapping { .. } | Manager::Counted(_) => None,
+        }
+    }
+
+    /// Whether an image of `image` bytes can never be in `sys`'s memory
+    /// (swapping holds images whole).
+    pub(super) fn never_fits(&self, sys: &System, image: u64) -> bool {
+        self.manager.moves_images() && image > sys.memory.user_bytes()
+    }
+
+    /// Whether exec reads a new command's image before it runs (swapping),
+    /// rather than its pages coming in by faults.
+    pub(super) fn exec_reads_image(&self) -> bool {
+        self.manager.moves_images()
+    }
+
+    /// Where on a disk a transfer falls: a page read from a program's
+    /// file in the file system, the rest in the swap area.
+    pub(super) fn transfer_region(&self, transfer: Transfer) -> Region {
+        match transfer {
+            Transfer::PageRead { pid } if self.of[pid].fault_from_file => Region::Files,
+            Transfer::PageRead { .. }
+            | Transfer::PageWrite
+            | Transfer::SwapIn { .. }
+            | Transfer::SwapOut { .. } => Region::Swap,
+        }
+    }
+
+    /// The process of `burst` ran its own work up to `upto`: under the
+    /// clock, its references are metered.
+    #[inline]
+    pub(super) fn user_work_done(&mut self, view: &mut View, burst: &Burst, upto: SimTime) {
+        if let Manager::Frames { .. } = self.manager {
+            self.meter_work(view, burst, upto);
+        }
+    }
+
+    /// Whether a load sample at `now` files the set sizes of the processes
+    /// in memory: under paging, after the warm-up of `sys` (a sample at its
+    /// very end may come before the reset, which would drop it).
+    pub(super) fn samples_set_sizes(&self, sys: &System, now: SimTime) -> bool {
+        !self.manager.moves_images() && now > sys.settings.warmup
+    }
+
+    /// Takes `pid`, about to exit, out of the candidate sets.
+    pub(super) fn unfile(&mut self, pid: usize) {
+        self.candidates.refile(pid, Keys::default());
+    }
+
     /// The keys `p`, in slot `pid`, is filed under in the candidate sets
     /// as its state calls for; `outside` says, when swapping files by
     /// them, whether its exec is pending and whether it holds eligibility.

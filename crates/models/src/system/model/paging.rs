@@ -920,8 +920,9 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, _, pid| {
             for (start_ms, slice_ms) in [(0, 250), (100, 150), (249, 1), (250, 250), (1_010, 240)] {
                 let start = SimTime::from_nanos(start_ms * 1_000_000);
+                let cpu = &model.sys.cpu;
                 assert_eq!(
-                    model.time_slice(pid, start),
+                    model.sched[pid].time_slice(cpu.scheduler, cpu.quantum, start),
                     SimTime::from_nanos(slice_ms * 1_000_000),
                     "from {start_ms} ms"
                 );

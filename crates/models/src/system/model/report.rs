@@ -340,7 +340,9 @@ impl SystemModel<'_> {
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
         let runnable = self.runnable();
-        self.sample_memory(ctx.now());
+        if self.memory.samples_set_sizes(self.sys, ctx.now()) {
+            self.sample_set_sizes();
+        }
         if self.probe.is_some() && ctx.now() >= self.sys.settings.warmup {
             let user = self.sys.memory.user_bytes() as f64;
             let held = self.probe_memory() as f64 / user;
@@ -481,7 +483,7 @@ impl SystemModel<'_> {
                 // The programs' row always where exec reads through the
                 // cache (swapping); the others where there was traffic.
                 let programs = kind == FileKind::Program
-                    && self.exec_reads_image()
+                    && self.memory.exec_reads_image()
                     && Some(device) == self.memory.programs_device(self.sys);
                 if reads + c.read_aheads + c.writes == 0 && !programs {
                     continue;

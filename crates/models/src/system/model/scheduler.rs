@@ -222,6 +222,54 @@ pub(super) struct Scheduling {
 }
 
 impl Scheduling {
+    /// The processor time a burst starting at `start` may run before
+    /// `scheduler` looks again: the `quantum` under round robin; under
+    /// UNIX, up to the next rescheduling check, every `quantum` of the
+    /// clock; under Multics, what is left of the process's quantum.
+    #[inline]
+    pub(super) fn time_slice(
+        &self,
+        scheduler: Scheduler,
+        quantum: SimTime,
+        start: SimTime,
+    ) -> SimTime {
+        match scheduler {
+            Scheduler::RoundRobin => quantum,
+            Scheduler::Unix(_) => {
+                let q = quantum.as_nanos();
+                SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
+            }
+            Scheduler::Multics(_) => self.allowance,
+        }
+    }
+
+    /// The rank at `now` of the process, running with `nice` and, under
+    /// Multics, eligible `order`th (UNIX and Multics schedulers).
+    pub(super) fn running_rank(
+        &self,
+        scheduler: Scheduler,
+        nice: i32,
+        order: u64,
+        now: SimTime,
+    ) -> Rank {
+        match scheduler {
+            Scheduler::Multics(_) => Rank::multics(self.level, order),
+            Scheduler::Unix(unix) => Rank::unix(self.usage.priority(now, nice, Decay::of(unix))),
+            // Round robin follows no processor use.
+            Scheduler::RoundRobin => Rank::unix(best_user_priority(nice)),
+        }
+    }
+
+    /// The best rank the process, running, could have at any time: under
+    /// UNIX its user priority with no recent processor use; under Multics
+    /// its rank.
+    pub(super) fn best_rank(&self, scheduler: Scheduler, nice: i32, order: u64) -> Rank {
+        match scheduler {
+            Scheduler::Multics(_) => Rank::multics(self.level, order),
+            _ => Rank::unix(best_user_priority(nice)),
+        }
+    }
+
     /// A new process's, at `now`: not queued, no recent use, at the top
     /// level.
     pub(super) fn new(now: SimTime) -> Scheduling {

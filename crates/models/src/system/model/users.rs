@@ -254,7 +254,10 @@ impl SystemModel<'_> {
             d if d >= 1.0 => true,
             d => rng.random::<f64>() < d,
         };
-        if self.never_fits(self.sys.classes[class].size) {
+        if self
+            .memory
+            .never_fits(self.sys, self.sys.classes[class].size)
+        {
             let stats = if detached {
                 &mut self.stats.detached[class]
             } else {
