@@ -315,6 +315,7 @@ impl<'a> SystemModel<'a> {
     /// The model of `sys` with the streams of one replication.
     pub fn new(sys: &'a System, streams: &Streams) -> SystemModel<'a> {
         let manager = Manager::of(sys);
+        let memory = MemoryState::new(sys, manager, streams);
         SystemModel {
             sys,
             streams: *streams,
@@ -329,7 +330,6 @@ impl<'a> SystemModel<'a> {
             scripts: PerProcess::default(),
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
-            memory: MemoryState::new(sys, manager, streams),
             files: Files::new(
                 sys.files.as_ref(),
                 sys.devices.len(),
@@ -338,7 +338,9 @@ impl<'a> SystemModel<'a> {
                 sys.files
                     .as_ref()
                     .map_or(0, |_| streams.stream("files/layout").random()),
+                memory.programs_device(sys),
             ),
+            memory,
             devices: sys
                 .devices
                 .iter()
@@ -444,7 +446,7 @@ impl<'a> SystemModel<'a> {
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.memory.exec_reads_image());
         self.files.of.insert(pid, files);
-        self.attach_text(class);
+        self.files.attach_text(class);
         self.new_cycle(pid, now);
         self.let_in(pid, now);
         pid
@@ -463,8 +465,7 @@ impl<'a> SystemModel<'a> {
         self.sched[pid].level = 0;
         p.due.io = next_io(spec.mean_io(), spec.mean_demand(), rng);
         p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
-        let demand = p.remaining;
-        self.start_accesses(pid, demand);
+        p.due.file = self.files.start_accesses(self.sys, spec, pid, p.remaining);
     }
 
     /// Gives `pid`'s new command the processor demand `demand` in place of
@@ -477,7 +478,7 @@ impl<'a> SystemModel<'a> {
         p.remaining = demand;
         p.due.io = next_io(spec.mean_io(), demand.as_secs_f64(), rng);
         p.due.segment = next_segment_fault(spec, demand.as_secs_f64(), rng);
-        self.start_accesses(pid, demand);
+        p.due.file = self.files.start_accesses(self.sys, spec, pid, demand);
     }
 
     /// Puts `pid` through eligibility control: it runs at once if it is
@@ -943,7 +944,7 @@ impl SystemModel<'_> {
             self.stats.counters.probe_requests += 1;
         }
         let region = self.region(purpose);
-        let at = self.block_cylinder(device, purpose);
+        let at = self.files.block_cylinder(self.sys, device, purpose);
         let spec = &self.sys.devices[device];
         let d = &mut self.devices[device];
         let request = d.request(spec, purpose, bytes, region, at, now);
@@ -1004,7 +1005,8 @@ impl SystemModel<'_> {
                 .processes
                 .set(now, f64::from(self.user_processes));
         }
-        self.detach_text(p.class);
+        self.files
+            .detach_text(p.class, self.sys.classes[p.class].sticky);
         self.release_memory(pid, p.class, residence, ctx);
     }
 

@@ -38,7 +38,7 @@
 use super::per_process::PerProcess;
 use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel, scheduler};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
-use crate::system::{BufferRules, FileAccess, FileSystem, Layout};
+use crate::system::{BufferRules, CommandClass, FileAccess, FileSystem, Layout, System};
 use rustc_hash::FxHashMap;
 use tpsim_core::SimTime;
 
@@ -168,21 +168,27 @@ pub(super) struct Files {
     /// Mixed into a file's number to draw its home cylinder under a
     /// contiguous layout: each replication lays files out anew.
     layout_salt: u64,
+    /// The device programs' files are on, if they are read through the
+    /// cache (under swapping).
+    programs: Option<usize>,
 }
 
 impl Files {
     /// The file system of a system with `fs`'s cache, or none; `devices`
     /// the number of devices, `text_table` the classes if there is a text
-    /// table, `layout_salt` what lays the files out.
+    /// table, `layout_salt` what lays the files out, `programs` the device
+    /// programs' files are on.
     pub(super) fn new(
         fs: Option<&FileSystem>,
         devices: usize,
         text_table: Option<usize>,
         layout_salt: u64,
+        programs: Option<usize>,
     ) -> Files {
         Files {
             texts: vec![TextEntry::default(); text_table.unwrap_or(0)],
             layout_salt,
+            programs,
             of: PerProcess::default(),
             cache: fs.map(|fs| Cache {
                 buffers: BufferCache::new(fs.buffers),
@@ -252,6 +258,189 @@ impl Files {
     fn cache(&mut self) -> &mut Cache {
         self.cache.as_mut().expect("the file system has a cache")
     }
+
+    /// Where block `index` of file number `file` lies: program files are
+    /// numbered by class, then the shared data files, then every
+    /// command's private ones.
+    #[inline]
+    fn place(&self, sys: &System, file: u32, index: u32) -> Placed {
+        let classes = sys.classes.len() as u32;
+        let data = &file_system(sys).data;
+        let (kind, device) = if file < classes {
+            let programs = self
+                .programs
+                .expect("exec reads a program through the cache only under swapping");
+            (FileKind::Program, programs)
+        } else {
+            let f = ((file - classes) % data.len() as u32) as usize;
+            let kind = if data[f].private {
+                FileKind::Private
+            } else {
+                FileKind::Shared
+            };
+            (kind, data[f].device)
+        };
+        Placed {
+            block: Block { file, index },
+            kind,
+            device,
+        }
+    }
+
+    /// Counts `access` of `at` as the cache's answer to a process, out of
+    /// `devices` devices.
+    fn count_access(&mut self, devices: usize, at: Placed, access: &Access) {
+        let counts = &mut self.cache().counts[at.kind as usize * devices + at.device];
+        match access {
+            Access::Hit => counts.hits += 1,
+            Access::InTransit => counts.in_transit += 1,
+            Access::Miss { .. } => counts.misses += 1,
+            Access::NoBuffer { .. } => {}
+        }
+    }
+
+    /// With the text table: a new process of its class is attached to the
+    /// class's text.
+    pub(super) fn attach_text(&mut self, class: usize) {
+        if let Some(entry) = self.texts.get_mut(class) {
+            entry.users += 1;
+        }
+    }
+
+    /// With the text table: a process of `class` (`sticky` or not) exits.
+    /// The last user of a text that is not sticky frees it, and its copy on the swap area
+    /// (`xfree`).
+    pub(super) fn detach_text(&mut self, class: usize, sticky: bool) {
+        if let Some(entry) = self.texts.get_mut(class) {
+            entry.users -= 1;
+            if entry.users == 0 && !sticky {
+                entry.on_swap = false;
+            }
+        }
+    }
+
+    /// A process has read `block` to its end and releases its buffer: at
+    /// the tail of the free list (V7, as `read` left it) or at its head
+    /// (4BSD).
+    fn release_read(&mut self, sys: &System, block: Block) {
+        if file_system(sys).rules == BufferRules::Bsd {
+            self.cache().buffers.age(block);
+        }
+    }
+
+    /// Under a contiguous layout, the cylinder of the block a buffer
+    /// transfer on `device` moves: its file's home cylinder in the file
+    /// system area (drawn once per file and run, by hashing the file's
+    /// number) and one cylinder on for each cylinder's worth of blocks
+    /// before it, wrapping round the area. `None` for other requests, or
+    /// scattered blocks, or a device without an arm.
+    pub(super) fn block_cylinder(
+        &self,
+        sys: &System,
+        device: usize,
+        purpose: Purpose,
+    ) -> Option<u32> {
+        let Purpose::Files(
+            FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block },
+        ) = purpose
+        else {
+            return None;
+        };
+        let fs = sys.files.as_ref()?;
+        if fs.layout != Layout::Contiguous {
+            return None;
+        }
+        let arm = sys.devices[device].arm.as_ref()?;
+        let per_cylinder = (arm.cylinder_bytes? / fs.block).max(1);
+        let area = arm.file_system;
+        let len = u64::from(area.len());
+        let home = mix(u64::from(block.file) ^ self.layout_salt) % len;
+        let offset = (home + u64::from(block.index) / per_cylinder) % len;
+        Some(area.first + u32::try_from(offset).expect("within the area"))
+    }
+
+    /// `pid` waits for `block`, after those waiting already.
+    fn wait_for(&mut self, block: Block, pid: usize) {
+        let waiting = &mut self.cache().waiting;
+        match waiting.get_mut(&block) {
+            Some((_, last)) => {
+                let previous = std::mem::replace(last, pid);
+                self.of[previous].next_waiter = Some(pid);
+            }
+            None => {
+                waiting.insert(block, (pid, pid));
+            }
+        }
+    }
+
+    /// A new command of `pid`, of `class` in `sys`, with processor demand
+    /// `demand` starts its class's file accesses: the processor time to its
+    /// first block, one spacing (none without data files).
+    pub(super) fn start_accesses(
+        &mut self,
+        sys: &System,
+        class: &CommandClass,
+        pid: usize,
+        demand: SimTime,
+    ) -> SimTime {
+        let Some(fs) = sys.files.as_ref().filter(|_| !class.files.is_empty()) else {
+            return SimTime::MAX;
+        };
+        let blocks: u64 = class
+            .files
+            .iter()
+            .map(|a| u64::from(fs.blocks_of(fs.data[a.file()].size)))
+            .sum();
+        let spacing = SimTime::from_nanos(demand.as_nanos() / (blocks + 1));
+        let cache = self.cache();
+        cache.commands = cache.commands.wrapping_add(1);
+        let command = cache.commands;
+        self.of[pid].data = DataCursor {
+            step: 0,
+            block: 0,
+            spacing,
+            command,
+        };
+        spacing
+    }
+
+    /// The access `pid`, of `class`, is at, and the block it is due to read
+    /// or write.
+    fn data_block(&self, sys: &System, class: usize, pid: usize) -> (FileAccess, Placed) {
+        let cursor = self.of[pid].data;
+        let access = sys.classes[class].files[cursor.step];
+        let f = access.file();
+        let fs = file_system(sys);
+        let (classes, data) = (sys.classes.len() as u32, fs.data.len() as u32);
+        let file = if fs.data[f].private {
+            // Above the program and shared files, one number per command
+            // and private file, wrapping around (a whole number of times
+            // the data files, so that the file is `classes + f` modulo
+            // them, as `place` reads it).
+            let span = (u32::MAX - classes) / data * data;
+            classes + cursor.command.wrapping_mul(data).wrapping_add(f as u32) % span
+        } else {
+            classes + f as u32
+        };
+        (access, self.place(sys, file, cursor.block))
+    }
+
+    /// `pid`, of `class` in `sys`, has done a block: on to the next; the
+    /// processor time to it, one spacing, or none after the last.
+    fn advance(&mut self, sys: &System, class: &CommandClass, pid: usize) -> SimTime {
+        let fs = file_system(sys);
+        let cursor = &mut self.of[pid].data;
+        cursor.block += 1;
+        if cursor.block == fs.blocks_of(fs.data[class.files[cursor.step].file()].size) {
+            cursor.step += 1;
+            cursor.block = 0;
+        }
+        if cursor.step == class.files.len() {
+            SimTime::MAX
+        } else {
+            cursor.spacing
+        }
+    }
 }
 
 /// A block's file, and how its access is reported.
@@ -315,54 +504,6 @@ impl SystemModel<'_> {
         }
     }
 
-    fn fs(&self) -> &FileSystem {
-        self.sys
-            .files
-            .as_ref()
-            .expect("the system has a buffer cache")
-    }
-
-    /// Where block `index` of file number `file` lies: program files are
-    /// numbered by class, then the shared data files, then every
-    /// command's private ones.
-    #[inline]
-    fn place(&self, file: u32, index: u32) -> Placed {
-        let classes = self.sys.classes.len() as u32;
-        let data = &self.fs().data;
-        let (kind, device) = if file < classes {
-            let programs = self
-                .memory
-                .programs_device(self.sys)
-                .expect("exec reads a program through the cache only under swapping");
-            (FileKind::Program, programs)
-        } else {
-            let f = ((file - classes) % data.len() as u32) as usize;
-            let kind = if data[f].private {
-                FileKind::Private
-            } else {
-                FileKind::Shared
-            };
-            (kind, data[f].device)
-        };
-        Placed {
-            block: Block { file, index },
-            kind,
-            device,
-        }
-    }
-
-    /// Counts `access` of `at` as the cache's answer to a process.
-    fn count_access(&mut self, at: Placed, access: &Access) {
-        let devices = self.sys.devices.len();
-        let counts = &mut self.files.cache().counts[at.kind as usize * devices + at.device];
-        match access {
-            Access::Hit => counts.hits += 1,
-            Access::InTransit => counts.in_transit += 1,
-            Access::Miss { .. } => counts.misses += 1,
-            Access::NoBuffer { .. } => {}
-        }
-    }
-
     /// Exec under swapping: `pid`, in memory, reads its image (its text
     /// too unless a copy is in memory already) from the program's file,
     /// and runs when it is in.
@@ -405,27 +546,6 @@ impl SystemModel<'_> {
         self.exec_read(pid, ctx);
     }
 
-    /// With the text table: a new process of its class is attached to the
-    /// class's text.
-    pub(super) fn attach_text(&mut self, class: usize) {
-        if let Some(entry) = self.files.texts.get_mut(class) {
-            entry.users += 1;
-        }
-    }
-
-    /// With the text table: a process of `class` exits. The last user of a
-    /// text that is not sticky frees it, and its copy on the swap area
-    /// (`xfree`).
-    pub(super) fn detach_text(&mut self, class: usize) {
-        let sticky = self.sys.classes[class].sticky;
-        if let Some(entry) = self.files.texts.get_mut(class) {
-            entry.users -= 1;
-            if entry.users == 0 && !sticky {
-                entry.on_swap = false;
-            }
-        }
-    }
-
     /// With the text table: the last process of `class` in memory has left
     /// it. A text still in the table and read from its file is written to
     /// the swap area, once (`xccdec` with `XWRIT`), without anyone waiting.
@@ -455,21 +575,21 @@ impl SystemModel<'_> {
                 self.exec_done(pid, ctx);
                 return;
             }
-            let at = self.place(file, next);
+            let at = self.files.place(self.sys, file, next);
             // `breada` from the second block on, whether this one is found
             // or not.
             let ahead = (next > first && next + 1 < end).then_some(next + 1);
             let access = self.read_through(at, ahead, ctx);
             match access {
                 Access::Hit => {
-                    self.release_read(at.block);
-                    let copy = self.fs().copy;
+                    self.files.release_read(self.sys, at.block);
+                    let copy = file_system(self.sys).copy;
                     let of = &mut self.files.of[pid];
                     of.exec.next += 1;
                     of.copy += copy;
                 }
                 Access::InTransit | Access::Miss { .. } => {
-                    self.wait_for(at.block, pid);
+                    self.files.wait_for(at.block, pid);
                     return;
                 }
                 Access::NoBuffer { .. } => {
@@ -486,7 +606,7 @@ impl SystemModel<'_> {
     /// `read_ahead` set). Says what the cache answered.
     fn read_through(&mut self, at: Placed, ahead: Option<u32>, ctx: &mut Context<Event>) -> Access {
         let access = self.files.cache().buffers.read(at.block);
-        self.count_access(at, &access);
+        self.files.count_access(self.sys.devices.len(), at, &access);
         match &access {
             Access::Miss { write_back } | Access::NoBuffer { write_back } => {
                 self.write_blocks(write_back, ctx);
@@ -496,8 +616,8 @@ impl SystemModel<'_> {
         if let Access::Miss { .. } = access {
             self.transfer(at, FileTransfer::BufferRead { block: at.block }, ctx);
         }
-        if let Some(index) = ahead.filter(|_| self.fs().read_ahead) {
-            let next = self.place(at.block.file, index);
+        if let Some(index) = ahead.filter(|_| file_system(self.sys).read_ahead) {
+            let next = self.files.place(self.sys, at.block.file, index);
             match self.files.cache().buffers.read_ahead(next.block) {
                 Some(Access::Miss { write_back }) => {
                     self.write_blocks(&write_back, ctx);
@@ -513,41 +633,6 @@ impl SystemModel<'_> {
         access
     }
 
-    /// A process has read `block` to its end and releases its buffer: at
-    /// the tail of the free list (V7, as `read` left it) or at its head
-    /// (4BSD).
-    fn release_read(&mut self, block: Block) {
-        if self.fs().rules == BufferRules::Bsd {
-            self.files.cache().buffers.age(block);
-        }
-    }
-
-    /// Under a contiguous layout, the cylinder of the block a buffer
-    /// transfer on `device` moves: its file's home cylinder in the file
-    /// system area (drawn once per file and run, by hashing the file's
-    /// number) and one cylinder on for each cylinder's worth of blocks
-    /// before it, wrapping round the area. `None` for other requests, or
-    /// scattered blocks, or a device without an arm.
-    pub(super) fn block_cylinder(&self, device: usize, purpose: Purpose) -> Option<u32> {
-        let Purpose::Files(
-            FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block },
-        ) = purpose
-        else {
-            return None;
-        };
-        let fs = self.sys.files.as_ref()?;
-        if fs.layout != Layout::Contiguous {
-            return None;
-        }
-        let arm = self.sys.devices[device].arm.as_ref()?;
-        let per_cylinder = (arm.cylinder_bytes? / fs.block).max(1);
-        let area = arm.file_system;
-        let len = u64::from(area.len());
-        let home = mix(u64::from(block.file) ^ self.files.layout_salt) % len;
-        let offset = (home + u64::from(block.index) / per_cylinder) % len;
-        Some(area.first + u32::try_from(offset).expect("within the area"))
-    }
-
     /// `update`: every 30 s the delayed writes are sent (V7's `update`
     /// calls `sync` every 30 s; `bflush`).
     pub(super) fn update(&mut self, ctx: &mut Context<Event>) {
@@ -556,23 +641,9 @@ impl SystemModel<'_> {
         let _ = ctx.schedule_in(UPDATE, Event::Update);
     }
 
-    /// `pid` waits for `block`, after those waiting already.
-    fn wait_for(&mut self, block: Block, pid: usize) {
-        let waiting = &mut self.files.cache().waiting;
-        match waiting.get_mut(&block) {
-            Some((_, last)) => {
-                let previous = std::mem::replace(last, pid);
-                self.files.of[previous].next_waiter = Some(pid);
-            }
-            None => {
-                waiting.insert(block, (pid, pid));
-            }
-        }
-    }
-
     /// Starts a block's transfer between its buffer and its device.
     fn transfer(&mut self, at: Placed, transfer: FileTransfer, ctx: &mut Context<Event>) {
-        let bytes = self.fs().block as f64;
+        let bytes = file_system(self.sys).block as f64;
         self.request(at.device, Purpose::Files(transfer), bytes, ctx);
     }
 
@@ -581,7 +652,7 @@ impl SystemModel<'_> {
     fn write_blocks(&mut self, blocks: &[Block], ctx: &mut Context<Event>) {
         let devices = self.sys.devices.len();
         for &block in blocks {
-            let at = self.place(block.file, block.index);
+            let at = self.files.place(self.sys, block.file, block.index);
             self.files.cache().counts[at.kind as usize * devices + at.device].writes += 1;
             self.transfer(at, FileTransfer::BufferWrite { block }, ctx);
         }
@@ -595,12 +666,12 @@ impl SystemModel<'_> {
         let mut waiter = cache.waiting.remove(&block).map(|(first, _)| first);
         let wanting = std::mem::take(&mut cache.wanting);
         if waiter.is_some() {
-            self.release_read(block);
+            self.files.release_read(self.sys, block);
         }
         while let Some(pid) = waiter {
             waiter = self.files.of[pid].next_waiter.take();
             if self.files.of[pid].exec.pending {
-                let copy = self.fs().copy;
+                let copy = file_system(self.sys).copy;
                 let of = &mut self.files.of[pid];
                 of.exec.next += 1;
                 of.copy += copy;
@@ -628,64 +699,18 @@ impl SystemModel<'_> {
         self.become_runnable(pid, ctx);
     }
 
-    /// A new command of `pid` with processor demand `demand` starts its
-    /// class's file accesses: the first block is due after one spacing.
-    pub(super) fn start_accesses(&mut self, pid: usize, demand: SimTime) {
-        let class = &self.sys.classes[self.procs[pid].class];
-        let Some(fs) = self.sys.files.as_ref().filter(|_| !class.files.is_empty()) else {
-            self.procs[pid].due.file = SimTime::MAX;
-            return;
-        };
-        let blocks: u64 = class
-            .files
-            .iter()
-            .map(|a| u64::from(fs.blocks_of(fs.data[a.file()].size)))
-            .sum();
-        let spacing = SimTime::from_nanos(demand.as_nanos() / (blocks + 1));
-        let cache = self.files.cache();
-        cache.commands = cache.commands.wrapping_add(1);
-        let command = cache.commands;
-        self.files.of[pid].data = DataCursor {
-            step: 0,
-            block: 0,
-            spacing,
-            command,
-        };
-        self.procs[pid].due.file = spacing;
-    }
-
-    /// The access `pid` is at, and the block it is due to read or write.
-    fn data_block(&self, pid: usize) -> (FileAccess, Placed) {
-        let cursor = self.files.of[pid].data;
-        let access = self.sys.classes[self.procs[pid].class].files[cursor.step];
-        let f = access.file();
-        let fs = self.fs();
-        let (classes, data) = (self.sys.classes.len() as u32, fs.data.len() as u32);
-        let file = if fs.data[f].private {
-            // Above the program and shared files, one number per command
-            // and private file, wrapping around (a whole number of times
-            // the data files, so that the file is `classes + f` modulo
-            // them, as `place` reads it).
-            let span = (u32::MAX - classes) / data * data;
-            classes + cursor.command.wrapping_mul(data).wrapping_add(f as u32) % span
-        } else {
-            classes + f as u32
-        };
-        (access, self.place(file, cursor.block))
-    }
-
     /// `pid`, on `cpu`, makes its next block access.
     pub(super) fn data_access(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let (access, at) = self.data_block(pid);
+        let (access, at) = self.files.data_block(self.sys, self.procs[pid].class, pid);
         let answer = match access {
             FileAccess::Read(f) => {
-                let blocks = self.fs().blocks_of(self.fs().data[f].size);
+                let blocks = file_system(self.sys).blocks_of(file_system(self.sys).data[f].size);
                 let index = at.block.index;
                 let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
                 self.read_through(at, ahead, ctx)
             }
             FileAccess::Write(f) => {
-                let fs = self.fs();
+                let fs = file_system(self.sys);
                 // 4BSD sends a whole block at once; V7 delays every block,
                 // and 4BSD the last part of one.
                 let whole = u64::from(at.block.index + 1) * fs.block <= fs.data[f].size;
@@ -711,18 +736,22 @@ impl SystemModel<'_> {
             // then.
             Access::Hit => {
                 if !write {
-                    self.release_read(at.block);
+                    self.files.release_read(self.sys, at.block);
                 }
-                self.advance(pid);
+                self.procs[pid].due.file =
+                    self.files
+                        .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
                 self.copy_burst(cpu, pid, ctx);
             }
             Access::Miss { .. } if write => {
-                self.advance(pid);
+                self.procs[pid].due.file =
+                    self.files
+                        .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
                 self.copy_burst(cpu, pid, ctx);
             }
             Access::Miss { .. } | Access::InTransit => {
                 self.leave_to_wait(cpu, pid, ctx);
-                self.wait_for(at.block, pid);
+                self.files.wait_for(at.block, pid);
             }
             Access::NoBuffer { .. } => {
                 self.leave_to_wait(cpu, pid, ctx);
@@ -742,40 +771,29 @@ impl SystemModel<'_> {
     /// The block `pid` waited for is in its buffer: a read has it (and
     /// owes its copy); a write of a block that was in transit tries again.
     fn data_block_waited(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let (access, _) = self.data_block(pid);
+        let (access, _) = self.files.data_block(self.sys, self.procs[pid].class, pid);
         if let FileAccess::Read(_) = access {
-            let copy = self.fs().copy;
+            let copy = file_system(self.sys).copy;
             self.files.of[pid].copy += copy;
-            self.advance(pid);
+            self.procs[pid].due.file =
+                self.files
+                    .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
         }
         self.sched[pid].woken = Some(scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
 
-    /// `pid` has done a block: on to the next, due after one spacing, or
-    /// none after the last.
-    fn advance(&mut self, pid: usize) {
-        let class = &self.sys.classes[self.procs[pid].class];
-        let fs = self.sys.files.as_ref().expect("a cache");
-        let cursor = &mut self.files.of[pid].data;
-        cursor.block += 1;
-        if cursor.block == fs.blocks_of(fs.data[class.files[cursor.step].file()].size) {
-            cursor.step += 1;
-            cursor.block = 0;
-        }
-        self.procs[pid].due.file = if cursor.step == class.files.len() {
-            SimTime::MAX
-        } else {
-            cursor.spacing
-        };
-    }
-
     /// The kernel copies a block for `pid` on `cpu`, then the process runs
     /// on.
     fn copy_burst(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let copy = self.fs().copy;
+        let copy = file_system(self.sys).copy;
         self.cpus.start_kernel(cpu, pid, BurstKind::Copy, copy, ctx);
     }
+}
+
+/// The file system of `sys`, which has a buffer cache.
+fn file_system(sys: &System) -> &FileSystem {
+    sys.files.as_ref().expect("the system has a buffer cache")
 }
 
 /// SplitMix64's finaliser: a file's number spread over 64 bits, so that
