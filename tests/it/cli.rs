@@ -1389,8 +1389,15 @@ fn set_refuses_a_key_the_scenario_lacks_and_a_second_seed() {
         );
         let several = refused(&["--set", "run.end_time=3000s,4000s"]);
         assert!(
-            several.contains("--set run.end_time=...: 2 values, and a key takes one here"),
+            several.contains(&format!(
+                "--set run.end_time=...: {mm1}: 2 values, and a key takes one here"
+            )),
             "{command:?}: {several}"
+        );
+        let bare = refused(&["--set", "users"]);
+        assert!(
+            bare.contains("--set users: expected KEY=VALUE, such as users.terminals=12"),
+            "{command:?}: {bare}"
         );
         if command[0] != "check" {
             let seeds = refused(&["--seed", "3", "--set", "seed=4"]);

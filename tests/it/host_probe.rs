@@ -588,8 +588,9 @@ fn compare_sets_keys_of_each_side_that_is_a_scenario() {
         ),
         (
             vec!["compare", measured, measured, "--set", "seed=2"],
-            "--set: both installations are measured tables, and --set applies to a scenario"
-                .to_string(),
+            format!(
+                "--set: {measured} and {measured} are both measured tables, and --set applies to a scenario"
+            ),
         ),
         (
             vec!["compare", model, model, "--seed", "1", "--set", "seed=2"],

@@ -100,7 +100,7 @@ pub(crate) fn batch(
 ) -> Result<Finished, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let rule = replication_rule(args).map_err(input)?;
-    let fixed = settings::parse(fixed, args.seed)?;
+    let fixed = settings::parse_one_each(fixed, args.seed)?;
     let settings = settings::parse(sets, args.seed)?;
     let name = path.display().to_string();
     // With settings of one value, the scenario they make is the batch's:

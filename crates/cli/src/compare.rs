@@ -112,10 +112,12 @@ pub(crate) fn compare(
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     let options = args.levels.options(0.1)?;
-    let settings = settings::parse(&args.set.sets, args.seed)?;
+    let settings = settings::parse_one_each(&args.set.sets, args.seed)?;
     if !settings.is_empty() && measured(&args.a) && measured(&args.b) {
         return Err(Failure::Input(anyhow::anyhow!(
-            "--set: both installations are measured tables, and --set applies to a scenario"
+            "--set: {} and {} are both measured tables, and --set applies to a scenario",
+            args.a.display(),
+            args.b.display()
         )));
     }
     let read =
@@ -141,43 +143,10 @@ pub(crate) fn compare(
         .filter(|(_, side)| matches!(side, Side::Model(_)))
         .map(|(i, _)| i)
         .collect();
-    let bar = ProgressBar::with_draw_target(
-        Some(models.len() as u64 * args.replications),
-        ProgressDrawTarget::stderr(),
-    );
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
-            .expect("the template is valid"),
-    );
-    let listening = Listening::start();
-    let going = |_: tpsim_models::SimTime| listening.going();
-    // The models' replications on the pool, in job order.
-    let jobs: Vec<(usize, u64)> = (0..args.replications)
-        .flat_map(|r| models.iter().map(move |&which| (which, r)))
-        .collect();
-    let finished = runner.map(&jobs, |&(which, r)| {
-        let Side::Model(sys) = (if which == 0 { &a } else { &b }) else {
-            unreachable!("only models are run");
-        };
-        let run = tpsim_models::system::simulate_with_progress(sys, seed.unwrap_or(0), r, going);
-        bar.inc(1);
-        (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
-            run.observations
-                .iter()
-                .filter_map(|o| Sample::observed(o, options.index))
-                .collect::<Vec<Sample>>()
-        })
-    });
-    bar.finish_and_clear();
-    drop(listening);
-    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
-    for (&(which, _), samples) in jobs.iter().zip(finished) {
-        let Some(samples) = samples else {
-            let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
-            return Ok(Finished::Interrupted);
-        };
-        runs[which].push(samples);
-    }
+    let Some(mut runs) = run_models([&a, &b], &models, args, seed, &options, &runner) else {
+        let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
+        return Ok(Finished::Interrupted);
+    };
     let measured = models.len() < 2;
     for (runs, side) in runs.iter_mut().zip([&mut a, &mut b]) {
         match side {
@@ -222,6 +191,53 @@ pub(crate) fn compare(
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)
+}
+
+/// Runs the replications of the `models` among `sides` (their numbers) on
+/// `runner` under `seed`, with a progress bar; each side's samples by
+/// replication, or `None` if interrupted.
+fn run_models(
+    sides: [&Side; 2],
+    models: &[usize],
+    args: &CompareArgs,
+    seed: Option<u64>,
+    options: &Options,
+    runner: &tpsim_models::replicate::Runner,
+) -> Option<[Vec<Vec<Sample>>; 2]> {
+    let bar = ProgressBar::with_draw_target(
+        Some(models.len() as u64 * args.replications),
+        ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
+            .expect("the template is valid"),
+    );
+    let listening = Listening::start();
+    let going = |_: tpsim_models::SimTime| listening.going();
+    // The models' replications on the pool, in job order.
+    let jobs: Vec<(usize, u64)> = (0..args.replications)
+        .flat_map(|r| models.iter().map(move |&which| (which, r)))
+        .collect();
+    let finished = runner.map(&jobs, |&(which, r)| {
+        let Side::Model(sys) = sides[which] else {
+            unreachable!("only models are run");
+        };
+        let run = tpsim_models::system::simulate_with_progress(sys, seed.unwrap_or(0), r, going);
+        bar.inc(1);
+        (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
+            run.observations
+                .iter()
+                .filter_map(|o| Sample::observed(o, options.index))
+                .collect::<Vec<Sample>>()
+        })
+    });
+    bar.finish_and_clear();
+    drop(listening);
+    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
+    for (&(which, _), samples) in jobs.iter().zip(finished) {
+        runs[which].push(samples?);
+    }
+    Some(runs)
 }
 
 /// Refuses a comparison that compares nothing: the two sides (each its

@@ -608,7 +608,7 @@ fn check(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    let settings = settings::parse(sets, None)?;
+    let settings = settings::parse_one_each(sets, None)?;
     let (what, notes) = match settings::load(path, &settings)? {
         Scenario::Network(net) => (
             format!(
@@ -677,7 +677,7 @@ fn run_scenario(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    let settings = settings::parse(&args.set.sets, args.seed)?;
+    let settings = settings::parse_one_each(&args.set.sets, args.seed)?;
     let mut scenario = settings::load(&args.scenario, &settings)?;
     if let Some(seed) = args.seed {
         scenario.settings_mut().seed = seed;

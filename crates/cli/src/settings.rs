@@ -43,6 +43,17 @@ pub(crate) fn parse(sets: &[String], seed: Option<u64>) -> Result<Vec<Setting>, 
     Ok(settings)
 }
 
+/// `parse` for a command that takes one value a key (`run`, `check`,
+/// `batch`, `compare`): a setting without `=` is refused in those terms.
+pub(crate) fn parse_one_each(sets: &[String], seed: Option<u64>) -> Result<Vec<Setting>, Failure> {
+    if let Some(bare) = sets.iter().find(|s| !s.contains('=')) {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "--set {bare}: expected KEY=VALUE, such as users.terminals=12"
+        )));
+    }
+    parse(sets, seed)
+}
+
 /// The scenario at `path` with `settings` made (one value each), and its
 /// text; without settings, the file as it is.
 pub(crate) fn settle(path: &Path, settings: &[Setting]) -> Result<Settled, Failure> {

@@ -364,7 +364,7 @@ pub fn settle(file: &str, text: &str, settings: &[Setting]) -> Result<Settled, S
         return Err(SweepError::Setting {
             arg: format!("{}=...", setting.key),
             message: format!(
-                "{} values, and a key takes one here (`tpsim sweep` runs a scenario at each of several)",
+                "{file}: {} values, and a key takes one here (`tpsim sweep` runs a scenario at each of several)",
                 setting.values.len()
             ),
         });
@@ -810,7 +810,9 @@ pub(crate) mod tests {
         );
         let several = error(&["run.end_time=1000s,3000s"]);
         assert!(
-            several.starts_with("--set run.end_time=...: 2 values, and a key takes one here"),
+            several.starts_with(
+                "--set run.end_time=...: mm1.toml: 2 values, and a key takes one here"
+            ),
             "{several}"
         );
         let twice = error(&["seed=1", "seed=2"]);

@@ -36,7 +36,9 @@
 //! With a bulk store in front of the drives (Multics), every page freed
 //! goes to it, and its oldest pages go on to the drives when it is full.
 
-use super::memory::{Effect, Governor, Manager, MemoryEvent, MemoryState, MemoryStreams, View};
+use super::memory::{
+    Effect, Governor, Manager, MemoryEvent, MemoryState, MemoryStreams, Processes, View,
+};
 use super::paging::{Counts, FreePool};
 use super::{
     Burst, BurstKind, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
@@ -542,54 +544,7 @@ impl Frames {
     }
 }
 
-/// What memory as frames reads of the rest of the model: the processes
-/// (their processor time, state and class), the classes' phase models, and
-/// the bursts on the processors.
-#[derive(Clone, Copy)]
-pub(super) struct Processes<'m> {
-    procs: &'m Slab<Process>,
-    sys: &'m System,
-    running: &'m [Option<Burst>],
-}
-
-impl<'m> Processes<'m> {
-    /// The process in slot `pid`, if it lives.
-    pub(super) fn get(&self, pid: usize) -> Option<&'m Process> {
-        self.procs.get(pid)
-    }
-
-    /// The live processes, by slot.
-    pub(super) fn slots(&self) -> impl Iterator<Item = usize> + 'm {
-        self.procs.iter().map(|(pid, _)| pid)
-    }
-
-    pub(super) fn of(
-        procs: &'m Slab<Process>,
-        sys: &'m System,
-        running: &'m [Option<Burst>],
-    ) -> Processes<'m> {
-        Processes {
-            procs,
-            sys,
-            running,
-        }
-    }
-
-    /// The system simulated.
-    pub(super) fn sys(&self) -> &'m System {
-        self.sys
-    }
-
-    /// The bursts on the processors, by processor.
-    pub(super) fn running(&self) -> &'m [Option<Burst>] {
-        self.running
-    }
-
-    /// The phase model of `class`.
-    pub(super) fn phases_of_class(&self, class: usize) -> &'m Phases {
-        phases_of_class(self.sys, class)
-    }
-
+impl Processes<'_> {
     /// Whether a hand passes over the pages of `owner`: a process on a
     /// processor, or a class's text while a process of the class is on one.
     #[inline]
@@ -606,7 +561,7 @@ impl<'m> Processes<'m> {
 }
 
 /// The phase model of `class` in `sys`.
-fn phases_of_class(sys: &System, class: usize) -> &Phases {
+pub(super) fn phases_of_class(sys: &System, class: usize) -> &Phases {
     sys.classes[class]
         .locality
         .as_ref()
@@ -637,7 +592,7 @@ pub(super) struct Freeing<'m> {
     streams: &'m mut MemoryStreams,
     pub(super) stolen: u64,
     /// The page writes still to issue, this freeing's from `from` on.
-    pub(super) writes: Vec<usize>,
+    pub(super) writes: &'m mut Vec<usize>,
     from: usize,
 }
 
@@ -657,7 +612,7 @@ impl<'m> Freeing<'m> {
     pub(super) fn new(
         manager: Manager<'m>,
         streams: &'m mut MemoryStreams,
-        writes: Vec<usize>,
+        writes: &'m mut Vec<usize>,
     ) -> Freeing<'m> {
         Freeing {
             from: writes.len(),
@@ -686,15 +641,14 @@ impl<'m> Freeing<'m> {
         self.writes.push(drive);
     }
 
-    /// What the freeing did, and the writes still to issue with its own.
-    pub(super) fn done(self) -> (Freed, Vec<usize>) {
+    /// What the freeing did.
+    pub(super) fn done(self) -> Freed {
         let index = |at: usize| u32::try_from(at).expect("page writes fit a u32");
-        let freed = Freed {
+        Freed {
             stolen: self.stolen,
             from: index(self.from),
             to: index(self.writes.len()),
-        };
-        (freed, self.writes)
+        }
     }
 }
 

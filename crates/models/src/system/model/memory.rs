@@ -1,31 +1,38 @@
-//! The core's calls into memory management, in one place.
-//!
-//! The processes, processors, eligibility, the devices, the users and the
-//! probe ask memory through the calls here and nothing else: let a new
-//! process's image in, whether exec reads it and whether it can ever fit,
-//! the working-set estimate it waits for eligibility with and the
-//! resident set it leaves, the processor time it ran (the clock meters its
-//! references), the next fault of a burst (`fault_gap`) and the fault
-//! (`fault`), the swapper's look (`swapper`), its exit, its filing in the
-//! sets replacement and the swapper choose from as its state changes, and
-//! what the load indices and the summary report of memory.
+//! Memory management: its state, how the core calls into it, and what
+//! the calls leave the core to do.
 //!
 //! The scenario's policy is read once, into [`Manager`]: one variant a
 //! policy (swapping, replacement by process, memory as frames under the
 //! clock with what governs resident sets), each holding the settings its
 //! mechanisms read, so that a swapper beside the working set cannot even
-//! be written down. Each call here matches it; the mechanisms in
-//! `swapping`, `paged_swapper`, `paging` and `frames` match it for their
-//! own settings; the rest of the model asks it only when the model is
-//! built (eligibility's rule under load control, the text table's cache
-//! under swapping). A
-//! page read done (`page_read`) and the daemon's turn (`pageout`) are
-//! called by those names in the mechanisms.
+//! be written down. [`MemoryState`] holds what each manager keeps and
+//! each process's part, and memory's own random streams
+//! ([`MemoryStreams`]: where a faulted page is, whether a page read in is
+//! modified, which paging drive; a drive is drawn in `swap_device` alone).
+//!
+//! Memory's calls are methods of `MemoryState` (here, and in `paging`,
+//! `frames` and `frames/calls`): the next fault of a burst and the fault,
+//! taking and placing a frame, the daemon's turn, a working set's trim,
+//! pushing a process's pages out, the filing keys, what the load samples
+//! and the summary report. Each is given a [`View`] of the rest for that
+//! call (the processes, read only, through [`Processes`]; the owners'
+//! fault streams; the statistics; the time) and pushes what the core must
+//! then do as [`Effect`]s, in the order it decided them.
+//! `SystemModel::with_memory` makes such a call and does its effects in
+//! that order before it returns, so every random draw and every calendar
+//! rank falls where it would if memory did them itself.
+//!
+//! The model's methods here are what still spans parts: letting a new
+//! process in, the fault's dispatch by policy, a transfer done, the
+//! swapper's look, a process's memory given back at its exit, its filing
+//! in the candidate sets as its state changes, and the checks. The rest
+//! of the model asks the `Manager` only when it is built (eligibility's
+//! rule under load control, the text table's cache under swapping).
 
 #[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Frames, Freeing, PAGEOUT_PERIOD, PageTable, Processes};
+use super::frames::{Frames, Freeing, PAGEOUT_PERIOD, PageTable};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::report::Statistics;
@@ -36,7 +43,7 @@ use super::{
 };
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
-use crate::system::{ClockDaemon, Paging, PagingSwapper, Policy, Replacement, System};
+use crate::system::{ClockDaemon, Paging, PagingSwapper, Phases, Policy, Replacement, System};
 
 /// Memory management's state: what each manager keeps, and each
 /// process's part.
@@ -149,6 +156,55 @@ impl<'m> View<'m> {
     }
 }
 
+/// What memory management reads of the processes: each process (its
+/// processor time, state and class), the classes' phase models, and the
+/// bursts on the processors.
+#[derive(Clone, Copy)]
+pub(super) struct Processes<'m> {
+    pub(super) procs: &'m Slab<Process>,
+    sys: &'m System,
+    pub(super) running: &'m [Option<Burst>],
+}
+
+impl<'m> Processes<'m> {
+    /// The process in slot `pid`, if it lives.
+    pub(super) fn get(&self, pid: usize) -> Option<&'m Process> {
+        self.procs.get(pid)
+    }
+
+    /// The live processes, by slot.
+    pub(super) fn slots(&self) -> impl Iterator<Item = usize> + 'm {
+        self.procs.iter().map(|(pid, _)| pid)
+    }
+
+    pub(super) fn of(
+        procs: &'m Slab<Process>,
+        sys: &'m System,
+        running: &'m [Option<Burst>],
+    ) -> Processes<'m> {
+        Processes {
+            procs,
+            sys,
+            running,
+        }
+    }
+
+    /// The system simulated.
+    pub(super) fn sys(&self) -> &'m System {
+        self.sys
+    }
+
+    /// The bursts on the processors, by processor.
+    pub(super) fn running(&self) -> &'m [Option<Burst>] {
+        self.running
+    }
+
+    /// The phase model of `class`.
+    pub(super) fn phases_of_class(&self, class: usize) -> &'m Phases {
+        super::frames::phases_of_class(self.sys, class)
+    }
+}
+
 /// What a call into memory management leaves the core to do, in the
 /// order memory decided it.
 #[derive(Clone, Copy, Debug)]
@@ -156,7 +212,7 @@ pub(super) enum Effect {
     /// Ask the devices for the page writes still to issue at `from..to`
     /// (`MemoryState::writes`), in that order.
     PageWrites { from: u32, to: u32 },
-    /// `pid` runs on on `cpu`, without a switch.
+    /// `pid` carries on running on `cpu`, without a switch.
     RunOn { cpu: usize, pid: usize },
     /// The kernel's fault path for `pid` runs on `cpu` for `cost`.
     FaultPath {
@@ -345,8 +401,7 @@ impl<'a> MemoryState<'a> {
             of: &mut self.of,
             texts: &mut self.texts,
         };
-        let writes = std::mem::take(&mut self.writes);
-        let freeing = Freeing::new(self.manager, &mut self.streams, writes);
+        let freeing = Freeing::new(self.manager, &mut self.streams, &mut self.writes);
         (&mut self.frames, counts, freeing)
     }
 
@@ -383,8 +438,7 @@ impl<'a> MemoryState<'a> {
             of: &mut self.of,
             texts: &mut self.texts,
         };
-        let writes = std::mem::take(&mut self.writes);
-        let freeing = Freeing::new(self.manager, &mut self.streams, writes);
+        let freeing = Freeing::new(self.manager, &mut self.streams, &mut self.writes);
         (&mut self.counted, counts, freeing)
     }
 
@@ -469,8 +523,9 @@ impl<'a> SystemModel<'a> {
     /// what it left to do, in the order it decided it.
     ///
     /// The effects of every call under way share one stack: a call's own
-    /// lie above those of the calls that led to it, and are taken off as
-    /// they are done, so that a call allocates nothing.
+    /// lie above those of the calls that led to it, and are taken off
+    /// once all of them are done, so that a call allocates nothing; so do
+    /// the page writes they issue (`MemoryState::writes`).
     #[inline]
     pub(super) fn with_memory<R>(
         &mut self,
@@ -493,6 +548,7 @@ impl<'a> SystemModel<'a> {
     }
 
     /// Does what a call into memory left to do.
+    #[inline]
     fn apply(&mut self, effect: Effect, ctx: &mut Context<Event>) {
         match effect {
             Effect::PageWrites { from, to } => {

@@ -12,9 +12,9 @@
 //! or on disk. Replacement takes pages from the holder used least recently,
 //! which is global LRU at the granularity of holders.
 
-use super::frames::{Freeing, Processes};
+use super::frames::Freeing;
 use super::memory::ProcessMemory;
-use super::memory::{Effect, Manager, MemoryState, Transfer, View};
+use super::memory::{Effect, Manager, MemoryState, Processes, Transfer, View};
 use super::{
     BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler, SimTime,
     State, SystemModel, VecDeque, scheduler,
@@ -616,6 +616,21 @@ impl MemoryState<'_> {
         if first_touch {
             self.counted.touched[pid] += 1;
         }
+        self.take_from_source(view, holder, source, paging);
+        let cost = self.note_fault(view, pid, source, in_text, in_text || first_touch);
+        effects.push(Effect::FaultPath { cpu, pid, cost });
+    }
+
+    /// The faulted page of `holder` leaves `source` under replacement by
+    /// process: a reclaimed page is resident again at once; a page read
+    /// from the bulk store leaves it.
+    fn take_from_source(
+        &mut self,
+        view: &mut View,
+        holder: Holder,
+        source: Source,
+        paging: &Paging,
+    ) {
         match source {
             Source::Reclaim => {
                 view.stats.counters.reclaims += 1;
@@ -643,8 +658,6 @@ impl MemoryState<'_> {
             Source::ZeroFill | Source::Read(_) => {}
             Source::InTransit => unreachable!("only under memory as frames"),
         }
-        let cost = self.note_fault(view, pid, source, in_text, in_text || first_touch);
-        effects.push(Effect::FaultPath { cpu, pid, cost });
     }
 
     /// Adds the frame taken for `pid`'s fault to the holder of the page.
@@ -763,7 +776,7 @@ impl MemoryState<'_> {
     }
 
     /// Moves `n` of `holder`'s pages out of memory (`Counted::evict`),
-    /// refiles the process, and issues the page writes.
+    /// refiles the process, and asks for the page writes.
     fn evict(&mut self, view: &mut View, holder: Holder, n: u64, effects: &mut Vec<Effect>) {
         let dirty = match holder {
             Holder::Process { pid, .. } => view.sys().classes[view.process(pid).class].dirty,
@@ -772,8 +785,7 @@ impl MemoryState<'_> {
         let (counted, mut counts, mut freeing) = self.counted_counts_and_freeing();
         let victim = Victim { holder, n, dirty };
         counted.evict(victim, &mut counts, &view.processes, &mut freeing);
-        let (freed, writes) = freeing.done();
-        self.writes = writes;
+        let freed = freeing.done();
         if let Holder::Process { pid, .. } = holder {
             let keys = self.keys(view.sys(), pid, view.process(pid), || {
                 unreachable!("replacement by process files by resident pages alone")
@@ -796,7 +808,7 @@ impl MemoryState<'_> {
         in_text: bool,
         from_file: bool,
     ) -> SimTime {
-        let paging = self.manager.paging().expect("faults only under paging");
+        let paging = self.paging();
         let counters = &mut view.stats.counters;
         counters.faults += 1;
         let cost = match source {

@@ -289,12 +289,6 @@ impl Statistics {
 }
 
 impl SystemModel<'_> {
-    /// Files the idle processors under multiprogramming idle if a process
-    /// waits for eligibility or memory, else under other idle; called
-    /// whenever either changes. Multics's `total_time_meters` draws the
-    /// line there: idle while processes contend for eligibility and not
-    /// all are eligible is MP idle, the cost of a limit; idle with every
-    /// contender admitted is light load \[MX\].
     /// Brings the occupancy meter up to date at `now`. Occupancy changes
     /// only with free memory, so the divisions are done only then, not
     /// after every event.

@@ -1,9 +1,12 @@
 //! Memory as frames' calls, made on memory's state with the view of one
 //! call: they pick what the frames cannot see (the page a fault is on and
-//! where it is, whether a fault stands, which pages a governor frees), call
-//! the `Frames` part, count into the statistics, and leave the device
-//! requests, the fault path and the frame waiters to the core as effects,
-//! in the order they were decided.
+//! where it is, whether a fault stands, which pages a governor frees),
+//! call the `Frames` part and count into the statistics. What the core
+//! must then do they leave as effects, in the order they decided it: run
+//! the process on, start the fault path, issue the page writes, serve the
+//! processes waiting for a frame, and (the daemon's turn) schedule its
+//! next turn and let the swapper look. The tests make the same calls on
+//! the model through `FrameCalls`.
 
 use super::{
     Burst, BurstKind, Effect, FrameOwner, Frames, Governor, LONGEST_SAMPLE, Manager, MemoryEvent,
@@ -105,11 +108,7 @@ impl<'a> MemoryState<'a> {
             let resident = self.resident_set(class, pid);
             view.stats.lifetimes[class].bin(resident).1 += 1;
         }
-        let text = self
-            .frames
-            .texts
-            .get(class)
-            .filter(|t| !t.entries.is_empty());
+        let text = self.frames.text(class);
         let drawn = self.frames.tables[pid].draw_missing(missing, text, view.faults(pid));
         // The page is missing, so what page-fault frequency frees is not it.
         let freed = self.fault_frequency(view, pid, effects);
@@ -422,12 +421,10 @@ impl<'a> MemoryState<'a> {
     ) -> Freed {
         let (frames, mut counts, mut freeing) = self.frames_counts_and_freeing();
         free(frames, &view.processes, &mut counts, &mut freeing);
-        let (freed, writes) = freeing.done();
-        self.writes = writes;
-        freed
+        freeing.done()
     }
 
-    /// Counts the pages freeing took and issues its page writes, in the
+    /// Counts the pages freeing took and asks for its page writes, in the
     /// order it made them, metered for the swapper; says whether it freed
     /// any.
     pub(in crate::system::model) fn write_freed(
