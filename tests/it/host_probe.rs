@@ -46,7 +46,9 @@ fn a_short_probe_times_its_benchmarks_and_analyze_reads_what_it_wrote() {
             "--sleep",
             "100ms",
             "--duration",
-            "500ms",
+            // Two cycles of about 100 ms of work each, with room for a
+            // machine busy with other tests.
+            "1500ms",
             "--min-uid",
             "0",
         ],
@@ -540,6 +542,18 @@ fn a_comparison_that_meets_at_no_level_is_refused_saying_each_sides_levels() {
     );
 }
 
+/// The row of the benchmark `long` in a comparison's JSON.
+fn long_row(json: &str) -> serde_json::Value {
+    let json: serde_json::Value = serde_json::from_str(json).unwrap();
+    json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["benchmark"] == "long")
+        .unwrap()
+        .clone()
+}
+
 #[test]
 fn compare_sets_keys_of_each_side_that_is_a_scenario() {
     let dir = tempfile::tempdir().unwrap();
@@ -552,14 +566,7 @@ fn compare_sets_keys_of_each_side_that_is_a_scenario() {
     let long = "class[long].cpu={ det = { value = \"3s\" } }";
     let out = tpsim(&["compare", model, model, "--set", long, "--json"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let row = json["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["benchmark"] == "long")
-        .unwrap()
-        .clone();
+    let row = long_row(&out.stdout);
     for side in ["a_p75", "b_p75"] {
         assert!(
             (row[side].as_f64().unwrap() - 3.00100001).abs() < 1e-12,
@@ -569,14 +576,7 @@ fn compare_sets_keys_of_each_side_that_is_a_scenario() {
     // Beside a measurement, the model alone takes it.
     let out = tpsim(&["compare", measured, model, "--set", long, "--json"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let row = json["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["benchmark"] == "long")
-        .unwrap()
-        .clone();
+    let row = long_row(&out.stdout);
     assert_eq!(row["a_p75"], 2.5);
     assert!((row["b_p75"].as_f64().unwrap() - 3.00100001).abs() < 1e-12);
     // Refused: a key the model lacks, naming it and the file; settings

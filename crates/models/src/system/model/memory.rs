@@ -383,26 +383,27 @@ impl<'a> MemoryState<'a> {
         self.candidates.enter(pid);
     }
 
-    /// The frames, and the counts paging keeps beside them.
-    pub(super) fn frames_and_counts(&mut self) -> (&mut Frames, Counts<'_>) {
+    /// The parts paging counts pages in: the frames, replacement by
+    /// process's state, and the counts kept beside them.
+    pub(super) fn counting(&mut self) -> (&mut Frames, &mut Counted, Counts<'_>) {
         let counts = Counts {
             pool: &mut self.pool,
             of: &mut self.of,
             texts: &mut self.texts,
         };
-        (&mut self.frames, counts)
+        (&mut self.frames, &mut self.counted, counts)
     }
 
-    /// The frames, the counts paging keeps beside them, and a freeing of
-    /// pages (its writes in the buffer kept for them).
-    pub(super) fn frames_counts_and_freeing(&mut self) -> (&mut Frames, Counts<'_>, Freeing<'_>) {
+    /// The parts a freeing of pages works on (`counting`), and the
+    /// freeing, its writes added to those still to issue.
+    pub(super) fn freeing(&mut self) -> (&mut Frames, &mut Counted, Counts<'_>, Freeing<'_>) {
+        let freeing = Freeing::new(self.manager, &mut self.streams, &mut self.writes);
         let counts = Counts {
             pool: &mut self.pool,
             of: &mut self.of,
             texts: &mut self.texts,
         };
-        let freeing = Freeing::new(self.manager, &mut self.streams, &mut self.writes);
-        (&mut self.frames, counts, freeing)
+        (&mut self.frames, &mut self.counted, counts, freeing)
     }
 
     /// The device processes are swapped to: the swap device, or a paging
@@ -418,28 +419,6 @@ impl<'a> MemoryState<'a> {
             Some(device) => device,
             None => self.swap_device(),
         }
-    }
-
-    /// Replacement by process's state, and the counts paging keeps.
-    pub(super) fn counted_and_counts(&mut self) -> (&mut Counted, Counts<'_>) {
-        let counts = Counts {
-            pool: &mut self.pool,
-            of: &mut self.of,
-            texts: &mut self.texts,
-        };
-        (&mut self.counted, counts)
-    }
-
-    /// Replacement by process's state, the counts paging keeps, and a
-    /// freeing of pages (its writes in the buffer kept for them).
-    pub(super) fn counted_counts_and_freeing(&mut self) -> (&mut Counted, Counts<'_>, Freeing<'_>) {
-        let counts = Counts {
-            pool: &mut self.pool,
-            of: &mut self.of,
-            texts: &mut self.texts,
-        };
-        let freeing = Freeing::new(self.manager, &mut self.streams, &mut self.writes);
-        (&mut self.counted, counts, freeing)
     }
 
     /// A process of `class` left a processor at `now` (global replacement

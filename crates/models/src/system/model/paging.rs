@@ -724,7 +724,7 @@ impl MemoryState<'_> {
 
     /// Takes one frame out of the free pool (`Counted::allocate`).
     fn allocate(&mut self, view: &View) {
-        let (counted, mut counts) = self.counted_and_counts();
+        let (_, counted, mut counts) = self.counting();
         counted.allocate(&mut counts, &view.processes);
     }
 
@@ -782,7 +782,7 @@ impl MemoryState<'_> {
             Holder::Process { pid, .. } => view.sys().classes[view.process(pid).class].dirty,
             Holder::Text { .. } => 0.0,
         };
-        let (counted, mut counts, mut freeing) = self.counted_counts_and_freeing();
+        let (_, counted, mut counts, mut freeing) = self.freeing();
         let victim = Victim { holder, n, dirty };
         counted.evict(victim, &mut counts, &view.processes, &mut freeing);
         let freed = freeing.done();
@@ -1102,7 +1102,7 @@ mod tests {
             model.memory.counted.bulk.used -= 20;
             assert_eq!(model.memory.counted.bulk.age.len(), 64);
             let processes = Processes::of(&model.procs, model.sys, &model.cpus.running);
-            let (counted, mut counts) = model.memory.counted_and_counts();
+            let (_, counted, mut counts) = model.memory.counting();
             counted.compact(Queue::Bulk, &mut counts, &processes);
             assert_eq!(model.memory.counted.bulk.age.len(), 44);
             assert_eq!(model.memory.of[pid].held.bulk_entries, 44);

@@ -148,7 +148,7 @@ impl<'a> MemoryState<'a> {
         match entry {
             Pte::Free(f) => {
                 view.stats.counters.reclaims += 1;
-                let (frames, mut counts) = self.frames_and_counts();
+                let (frames, _, mut counts) = self.counting();
                 frames.reclaim(pid, page, f, p.cpu_user, &mut counts);
                 (Source::Reclaim, false)
             }
@@ -243,7 +243,7 @@ impl<'a> MemoryState<'a> {
             false => FrameOwner::process(pid),
         };
         let page = self.frames.tables[pid].faulting;
-        let (frames, mut counts) = self.frames_and_counts();
+        let (frames, _, mut counts) = self.counting();
         frames.take_free_frame(f, &mut counts);
         frames.read_into(f, owner, page);
         if self.pool.frames < wake_below {
@@ -292,7 +292,7 @@ impl<'a> MemoryState<'a> {
             modified,
             at: p.cpu_user,
         };
-        let (frames, mut counts) = self.frames_and_counts();
+        let (frames, _, mut counts) = self.counting();
         frames.fill(pid, page, f, page_in, &mut counts);
     }
 
@@ -310,7 +310,7 @@ impl<'a> MemoryState<'a> {
             return 0;
         }
         let (k, pages) = (paging.kluster as u32, view.process(pid).pages as u32);
-        let (frames, mut counts) = self.frames_and_counts();
+        let (frames, _, mut counts) = self.counting();
         let extra = frames.kluster(pid, k, pages, &mut counts);
         view.stats.counters.klustered += extra;
         extra
@@ -419,7 +419,7 @@ impl<'a> MemoryState<'a> {
         view: &View,
         free: impl FnOnce(&mut Frames, &Processes, &mut Counts, &mut Freeing),
     ) -> Freed {
-        let (frames, mut counts, mut freeing) = self.frames_counts_and_freeing();
+        let (frames, _, mut counts, mut freeing) = self.freeing();
         free(frames, &view.processes, &mut counts, &mut freeing);
         freeing.done()
     }
@@ -469,7 +469,7 @@ impl<'a> MemoryState<'a> {
     ) -> u64 {
         self.swap.of[pid].swapped_rss = self.of[pid].held.resident;
         let reclaim = self.paging().reclaim;
-        let (frames, mut counts) = self.frames_and_counts();
+        let (frames, _, mut counts) = self.counting();
         let modified = frames.unmap_process(pid, reclaim, &mut counts);
         effects.push(Effect::ServeFrameWaiters);
         let sys = view.sys();
@@ -666,7 +666,7 @@ impl FrameCalls for SystemModel<'_> {
     }
 
     fn take_free_frame(&mut self, f: u32) {
-        let (frames, mut counts) = self.memory.frames_and_counts();
+        let (frames, _, mut counts) = self.memory.counting();
         frames.take_free_frame(f, &mut counts);
     }
 
@@ -685,7 +685,7 @@ impl FrameCalls for SystemModel<'_> {
 
     fn unmap_frame(&mut self, f: u32) -> bool {
         let reclaim = self.memory.paging().reclaim;
-        let (frames, mut counts) = self.memory.frames_and_counts();
+        let (frames, _, mut counts) = self.memory.counting();
         frames.unmap_frame(f, reclaim, &mut counts)
     }
 
