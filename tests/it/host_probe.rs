@@ -427,14 +427,22 @@ fn busy_machine() -> String {
     table
 }
 
+/// The busy machine's table and the model of it, written in `dir`: their
+/// paths.
+fn busy_and_modelled(dir: &std::path::Path) -> (String, String) {
+    let measured = dir.join("probe.csv");
+    std::fs::write(&measured, busy_machine()).unwrap();
+    let model = dir.join("model.toml");
+    std::fs::write(&model, modelled()).unwrap();
+    let path = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+    (path(measured), path(model))
+}
+
 #[test]
 fn a_comparison_that_meets_at_no_level_is_refused_saying_each_sides_levels() {
     let dir = tempfile::tempdir().unwrap();
-    let measured = dir.path().join("probe.csv");
-    std::fs::write(&measured, busy_machine()).unwrap();
-    let model = dir.path().join("model.toml");
-    std::fs::write(&model, modelled()).unwrap();
-    let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
+    let (measured, model) = busy_and_modelled(dir.path());
+    let (measured, model) = (measured.as_str(), model.as_str());
     let out_dir = dir.path().join("out");
     let out_arg = out_dir.to_str().unwrap();
     let refused = |args: &[&str]| {
@@ -557,11 +565,8 @@ fn long_row(json: &str) -> serde_json::Value {
 #[test]
 fn compare_sets_keys_of_each_side_that_is_a_scenario() {
     let dir = tempfile::tempdir().unwrap();
-    let measured = dir.path().join("probe.csv");
-    std::fs::write(&measured, busy_machine()).unwrap();
-    let model = dir.path().join("model.toml");
-    std::fs::write(&model, modelled()).unwrap();
-    let (measured, model) = (measured.to_str().unwrap(), model.to_str().unwrap());
+    let (measured, model) = busy_and_modelled(dir.path());
+    let (measured, model) = (measured.as_str(), model.as_str());
     // `long` given 3 s of demand in both models: 3 s and its 1 ms switch.
     let long = "class[long].cpu={ det = { value = \"3s\" } }";
     let out = tpsim(&["compare", model, model, "--set", long, "--json"]);
