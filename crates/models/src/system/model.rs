@@ -1151,3 +1151,49 @@ fn next_io(count: f64, demand: f64, rng: &mut Stream) -> SimTime {
     let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, rng);
     SimTime::from_secs_f64((demand / count * e).min(LONGEST_SAMPLE))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::frames::tests::{TEN_PAGE_SETS, make_eligible, with_process_at};
+    use super::*;
+
+    #[test]
+    fn a_finished_request_goes_back_to_the_part_that_asked() {
+        with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, ctx, pid| {
+            make_eligible(model, pid);
+            model.recount(pid, ctx.now(), |p| p.state = State::Io);
+            // Memory's page write: the device is free again, and nobody
+            // wakes.
+            let write = Purpose::Memory(Transfer::PageWrite);
+            model.request(0, write, 1024.0, ctx);
+            assert_eq!(model.devices[0].meter.present.value(), 1.0);
+            model.device_done(0, ctx);
+            assert_eq!(model.devices[0].meter.present.value(), 0.0);
+            assert_eq!(model.procs[pid].state, State::Io);
+            // The process's own request: it is ready again and, a
+            // processor being idle, runs.
+            model.request(0, Purpose::Io { pid }, 1024.0, ctx);
+            model.device_done(0, ctx);
+            assert_eq!(model.procs[pid].state, State::Running);
+            assert_eq!(model.cpus.running[0].map(|b| b.pid), Some(pid));
+        });
+    }
+
+    #[test]
+    fn each_event_is_handled_by_its_part() {
+        with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, ctx, _| {
+            // The load sample is the statistics': one more sample, and the
+            // next one scheduled.
+            let samples = model.stats.load.len();
+            model.handle(Event::LoadSample, ctx);
+            assert_eq!(model.stats.load.len(), samples + 1);
+            // The pageout daemon's turn is memory's: its next turn comes a
+            // period later, and nothing is left on the effects' stack.
+            model.handle(Event::Memory(MemoryEvent::Pageout), ctx);
+            assert!(model.effects.is_empty() && model.memory.writes.is_empty());
+            // The end of the warm-up resets what is measured from now.
+            model.handle(Event::WarmupEnd, ctx);
+            assert_eq!(model.stats.measured_from, ctx.now());
+        });
+    }
+}
