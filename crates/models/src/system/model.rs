@@ -1018,6 +1018,7 @@ impl SystemModel<'_> {
 
     /// Marks `pid` as waiting for a free frame, or no longer, keeping the
     /// counts up to date.
+    #[inline]
     fn wait_for_frame(&mut self, pid: usize, now: SimTime, waiting: bool) {
         self.recount_with(pid, now, |model| {
             model.memory.of[pid].waiting_frame = waiting;

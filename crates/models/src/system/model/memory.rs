@@ -527,7 +527,7 @@ impl<'a> SystemModel<'a> {
     }
 
     /// Does what a call into memory left to do.
-    #[inline]
+    #[inline(always)]
     fn apply(&mut self, effect: Effect, ctx: &mut Context<Event>) {
         match effect {
             Effect::PageWrites { from, to } => {
