@@ -210,6 +210,115 @@ pub(super) struct Statistics {
 }
 
 impl Statistics {
+    /// The classes users of `sys` type, those they run in the background
+    /// (`NAME&`) and the background processes', over `span` seconds
+    /// measured.
+    fn class_summaries(&self, sys: &System, span: f64) -> Vec<ClassSummary> {
+        // Logins that follow the hour of the day make the load change over
+        // the run: there is no steady state for batch means to estimate.
+        let stationary = matches!(sys.users.population, Population::Fixed(_));
+        let class_summary = |name: &str, kind: ClassKind, stats: &ClassStats| ClassSummary {
+            rejected: Some(stats.rejected),
+            // None when no command completed, as for the response time.
+            faults_per_command: (stats.faults.count() > 0).then(|| stats.faults.mean()),
+            ..stats.responses.summary(name, kind, span, stationary)
+        };
+        let mut classes: Vec<ClassSummary> = sys
+            .classes
+            .iter()
+            .zip(&self.classes)
+            .enumerate()
+            // The classes users type; not the shell's class or a class only
+            // background processes run, unless users type it too.
+            .filter(|&(c, _)| sys.users.mix.iter().any(|m| m.class == c))
+            .map(|(_, (spec, stats))| class_summary(&spec.name, ClassKind::Command, stats))
+            .collect();
+        // Commands run in the background are listed as `NAME&`, for the
+        // classes the mix runs that way.
+        classes.extend(
+            sys.classes
+                .iter()
+                .zip(&self.detached)
+                .enumerate()
+                .filter(|&(c, _)| {
+                    sys.users
+                        .mix
+                        .iter()
+                        .any(|m| m.class == c && m.detached > 0.0)
+                })
+                .map(|(_, (spec, stats))| {
+                    class_summary(&format!("{}&", spec.name), ClassKind::Background, stats)
+                }),
+        );
+        classes.extend(
+            sys.background
+                .iter()
+                .zip(&self.background)
+                .map(|(spec, stats)| class_summary(&spec.name, ClassKind::Background, stats)),
+        );
+        classes
+    }
+
+    /// Where `sys`'s processors' time went up to `now`, of `capacity`
+    /// processor-seconds, `busy` the mean of the processors busy.
+    fn cpu_split(
+        &self,
+        sys: &System,
+        counters: &Counters,
+        (capacity, busy): (f64, f64),
+        now: SimTime,
+    ) -> CpuSplit {
+        let cpus = f64::from(sys.cpu.count);
+        let user = share(counters.cpu_user / capacity);
+        let other_idle = share(self.idle_other.mean(now) / cpus);
+        let useful_of_non_idle = if other_idle < 1.0 {
+            share(user / (1.0 - other_idle))
+        } else {
+            0.0
+        };
+        CpuSplit {
+            cpus: sys.cpu.count,
+            user,
+            fault_handling: share(counters.cpu_fault / capacity),
+            context_switch: share(counters.cpu_switch / capacity),
+            interrupts: share(counters.cpu_interrupts / capacity),
+            segment_faults: share(counters.cpu_segment_faults / capacity),
+            buffer_copies: sys
+                .files
+                .as_ref()
+                .map(|_| share(counters.cpu_copy / capacity)),
+            // From the processors' own busy meter, not as what the other
+            // fractions leave: the four then add up to 1 only if every
+            // busy moment went to exactly one kind of work.
+            idle: share(1.0 - busy / cpus),
+            multiprogramming_idle: share(self.idle_held_back.mean(now) / cpus),
+            other_idle,
+            useful_of_non_idle,
+            mips: sys.cpu.mips,
+            delivered_mips: sys.cpu.mips.map(|mips| mips * useful_of_non_idle * cpus),
+        }
+    }
+
+    /// The probe's share of the processors (of `capacity`
+    /// processor-seconds), of the device requests and of memory.
+    fn probe_summary(&self, counters: &Counters, capacity: f64) -> ProbeSummary {
+        let (memory, samples) = self.probe_memory;
+        ProbeSummary {
+            observations: self.observations.iter().filter(|o| !o.warmup).count() as u64,
+            cpu_share: counters.probe_cpu / capacity,
+            io_share: if counters.requests > 0 {
+                counters.probe_requests as f64 / counters.requests as f64
+            } else {
+                0.0
+            },
+            memory_share: if samples > 0 {
+                memory / samples as f64
+            } else {
+                0.0
+            },
+        }
+    }
+
     /// Files the idle processors (`idle` of them) under multiprogramming
     /// idle if a process waits for eligibility or memory, else under other
     /// idle; called whenever either changes. Multics's
@@ -444,8 +553,13 @@ impl SystemModel<'_> {
             stopped_by: StoppedBy::EndTime,
             stalled_on: None,
             stations,
-            classes: self.class_summaries(span),
-            cpu: Some(self.cpu_split(&counters, capacity, now)),
+            classes: self.stats.class_summaries(sys, span),
+            cpu: Some(self.stats.cpu_split(
+                sys,
+                &counters,
+                (capacity, self.cpus.meter.busy.mean(now)),
+                now,
+            )),
             paging,
             swapping,
             memory: Some(MemorySummary {
@@ -459,7 +573,9 @@ impl SystemModel<'_> {
                 mean_processes: self.stats.processes.mean(now),
                 logins_refused: counters.logins_refused,
             }),
-            probe: self.probe.map(|_| self.probe_summary(&counters, capacity)),
+            probe: self
+                .probe
+                .map(|_| self.stats.probe_summary(&counters, capacity)),
             files: self.files_summary(),
         }
     }
@@ -504,109 +620,6 @@ impl SystemModel<'_> {
             block_bytes: fs.block,
             traffic,
         })
-    }
-
-    /// The classes users type, those they run in the background (`NAME&`)
-    /// and the background processes', over `span` seconds measured.
-    fn class_summaries(&self, span: f64) -> Vec<ClassSummary> {
-        let sys = self.sys;
-        // Logins that follow the hour of the day make the load change over
-        // the run: there is no steady state for batch means to estimate.
-        let stationary = matches!(sys.users.population, Population::Fixed(_));
-        let class_summary = |name: &str, kind: ClassKind, stats: &ClassStats| ClassSummary {
-            rejected: Some(stats.rejected),
-            // None when no command completed, as for the response time.
-            faults_per_command: (stats.faults.count() > 0).then(|| stats.faults.mean()),
-            ..stats.responses.summary(name, kind, span, stationary)
-        };
-        let mut classes: Vec<ClassSummary> = sys
-            .classes
-            .iter()
-            .zip(&self.stats.classes)
-            .enumerate()
-            // The classes users type; not the shell's class or a class only
-            // background processes run, unless users type it too.
-            .filter(|&(c, _)| sys.users.mix.iter().any(|m| m.class == c))
-            .map(|(_, (spec, stats))| class_summary(&spec.name, ClassKind::Command, stats))
-            .collect();
-        // Commands run in the background are listed as `NAME&`, for the
-        // classes the mix runs that way.
-        classes.extend(
-            sys.classes
-                .iter()
-                .zip(&self.stats.detached)
-                .enumerate()
-                .filter(|&(c, _)| {
-                    sys.users
-                        .mix
-                        .iter()
-                        .any(|m| m.class == c && m.detached > 0.0)
-                })
-                .map(|(_, (spec, stats))| {
-                    class_summary(&format!("{}&", spec.name), ClassKind::Background, stats)
-                }),
-        );
-        classes.extend(
-            sys.background
-                .iter()
-                .zip(&self.stats.background)
-                .map(|(spec, stats)| class_summary(&spec.name, ClassKind::Background, stats)),
-        );
-        classes
-    }
-
-    /// Where the processors' time went, of `capacity` processor-seconds.
-    fn cpu_split(&self, counters: &Counters, capacity: f64, now: SimTime) -> CpuSplit {
-        let sys = self.sys;
-        let cpus = f64::from(sys.cpu.count);
-        let user = share(counters.cpu_user / capacity);
-        let other_idle = share(self.stats.idle_other.mean(now) / cpus);
-        let useful_of_non_idle = if other_idle < 1.0 {
-            share(user / (1.0 - other_idle))
-        } else {
-            0.0
-        };
-        CpuSplit {
-            cpus: sys.cpu.count,
-            user,
-            fault_handling: share(counters.cpu_fault / capacity),
-            context_switch: share(counters.cpu_switch / capacity),
-            interrupts: share(counters.cpu_interrupts / capacity),
-            segment_faults: share(counters.cpu_segment_faults / capacity),
-            buffer_copies: sys
-                .files
-                .as_ref()
-                .map(|_| share(counters.cpu_copy / capacity)),
-            // From the processors' own busy meter, not as what the other
-            // fractions leave: the four then add up to 1 only if every
-            // busy moment went to exactly one kind of work.
-            idle: share(1.0 - self.cpus.meter.busy.mean(now) / cpus),
-            multiprogramming_idle: share(self.stats.idle_held_back.mean(now) / cpus),
-            other_idle,
-            useful_of_non_idle,
-            mips: sys.cpu.mips,
-            delivered_mips: sys.cpu.mips.map(|mips| mips * useful_of_non_idle * cpus),
-        }
-    }
-
-    /// The probe's share of the processors (of `capacity`
-    /// processor-seconds), of the device requests and of memory.
-    fn probe_summary(&self, counters: &Counters, capacity: f64) -> ProbeSummary {
-        let (memory, samples) = self.stats.probe_memory;
-        ProbeSummary {
-            observations: self.stats.observations.iter().filter(|o| !o.warmup).count() as u64,
-            cpu_share: counters.probe_cpu / capacity,
-            io_share: if counters.requests > 0 {
-                counters.probe_requests as f64 / counters.requests as f64
-            } else {
-                0.0
-            },
-            memory_share: if samples > 0 {
-                memory / samples as f64
-            } else {
-                0.0
-            },
-        }
     }
 }
 
