@@ -617,7 +617,8 @@ impl<'a> SystemModel<'a> {
             }
             Manager::Counted(_) => self.recount(pid, now, |p| p.residence = Residence::In),
             Manager::Swapping { .. } => {
-                if self.memory.swap.free_bytes >= self.bytes_to_load(pid)
+                let class = self.procs[pid].class;
+                if self.memory.swap.free_bytes >= self.memory.bytes_to_load(self.sys, class)
                     && self.memory.candidates.longest_out().is_none()
                 {
                     self.load(pid);
@@ -748,6 +749,12 @@ impl MemoryState<'_> {
     /// very end may come before the reset, which would drop it).
     pub(super) fn samples_set_sizes(&self, sys: &System, now: SimTime) -> bool {
         !self.manager.moves_images() && now > sys.settings.warmup
+    }
+
+    /// The bytes bringing a process of `class` into `sys`'s memory takes:
+    /// its private part, and its class's text unless already in memory.
+    pub(super) fn bytes_to_load(&self, sys: &System, class: usize) -> u64 {
+        self.texts[class].to_load(sys.classes[class].size)
     }
 
     /// Takes `pid`, about to exit, out of the candidate sets.

@@ -179,7 +179,7 @@ impl SystemModel<'_> {
                 return true;
             }
             Step::In(pid) => {
-                let image = self.bytes_to_load(pid);
+                let image = self.memory.bytes_to_load(self.sys, self.procs[pid].class);
                 self.load(pid);
                 self.swap_in(pid, image, ctx);
             }
@@ -239,16 +239,9 @@ impl SystemModel<'_> {
         self.swapper(ctx);
     }
 
-    /// The bytes bringing `pid` into memory takes: its private part, and
-    /// its class's text unless already in memory.
-    pub(super) fn bytes_to_load(&self, pid: usize) -> u64 {
-        let class = self.procs[pid].class;
-        self.memory.texts[class].to_load(self.sys.classes[class].size)
-    }
-
     /// Takes the memory for `pid`'s image.
     pub(super) fn load(&mut self, pid: usize) {
-        let bytes = self.bytes_to_load(pid);
+        let bytes = self.memory.bytes_to_load(self.sys, self.procs[pid].class);
         self.memory.swap.free_bytes -= bytes;
         self.memory.texts[self.procs[pid].class].in_memory += 1;
         self.files.of[pid].exec.bytes = bytes;
