@@ -29,8 +29,8 @@
 //! and device timings have streams of their own.
 
 use super::{
-    CommandClass, Locality, Mix, Phases, Placement, Population, ProbeScript, ProcessCount, Program,
-    Region, Scheduler, System,
+    CommandClass, Locality, Mix, Phases, Placement, Population, ProcessCount, Program, Region,
+    Scheduler, System,
 };
 use crate::measure::StationMeter;
 use crate::run::{Run, Runnable, Setup, drive, event_index};
@@ -62,6 +62,7 @@ mod scheduler;
 mod scripts;
 mod swapping;
 mod users;
+mod work;
 
 use devices::DeviceState;
 use eligibility::Eligibility;
@@ -72,12 +73,13 @@ use ordered::SlotHeap;
 use paging::{Pages, Source};
 use per_process::PerProcess;
 pub use probe::Observation;
+use probe::Probe;
 use processors::{Burst, BurstKind, Countdowns, Outcome, Processors};
 use report::Statistics;
 use report::{Counters, add_burst};
 pub use report::{LifetimePoint, LoadSample, SetSizePoint};
 use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing};
-use scripts::ScriptLink;
+use scripts::Scripts;
 use users::UserEvent;
 
 /// The events of the time-sharing model, each for the part that handles
@@ -104,10 +106,7 @@ pub enum Event {
     /// Memory management's events.
     Memory(MemoryEvent),
     /// The terminal probe starts a cycle of its benchmarks.
-    ProbeCycle {
-        /// The probe (an owner slot).
-        owner: u32,
-    },
+    ProbeCycle,
     /// `update` sends the buffer cache's delayed writes.
     Update,
     /// The load indices are sampled.
@@ -188,17 +187,8 @@ enum OwnerKind {
     Background {
         entry: usize,
     },
-    /// The terminal probe.
-    Probe {
-        /// The benchmark it runs next, or is running.
-        next: usize,
-        /// The load noted when its benchmark started.
-        noted: Option<probe::Noted>,
-        /// Its benchmark's process, while one runs.
-        running: Option<usize>,
-        /// Its shell and `time`, when it runs as a script.
-        script: Option<Box<probe::ScriptRun>>,
-    },
+    /// The terminal probe (its state is the probe part's).
+    Probe,
 }
 
 #[derive(Debug)]
@@ -288,15 +278,15 @@ pub struct SystemModel<'a> {
     procs: Slab<Process>,
     next_generation: u64,
     terminals: users::Terminals,
-    /// The terminal probe (an owner slot), if the scenario has one.
-    probe: Option<usize>,
+    /// The terminal probe, if the scenario has one.
+    probe: Option<Probe<'a>>,
     user_processes: u32,
     // Processors.
     ready: ReadyQueue,
     /// The scheduler's state of each process.
     sched: PerProcess<Scheduling>,
     /// Each process's place in a script.
-    scripts: PerProcess<ScriptLink>,
+    scripts: Scripts,
     cpus: Processors,
     eligibility: Eligibility,
     /// Memory management's state.
@@ -309,6 +299,8 @@ pub struct SystemModel<'a> {
     /// What the calls into memory under way leave to do, innermost last
     /// (`with_memory`).
     effects: Vec<memory::Effect>,
+    /// What the workload's parts leave the core to do (`run_steps`).
+    steps: Vec<work::Step>,
 }
 
 impl<'a> SystemModel<'a> {
@@ -327,7 +319,7 @@ impl<'a> SystemModel<'a> {
             user_processes: 0,
             ready: ReadyQueue::new(sys.cpu.scheduler),
             sched: PerProcess::default(),
-            scripts: PerProcess::default(),
+            scripts: Scripts::default(),
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
             files: Files::new(
@@ -348,6 +340,7 @@ impl<'a> SystemModel<'a> {
                 .collect(),
             stats: Statistics::new(sys),
             effects: Vec::new(),
+            steps: Vec::new(),
         }
     }
 
@@ -395,7 +388,16 @@ impl<'a> SystemModel<'a> {
         self.stats
             .processes
             .set(ctx.now(), f64::from(self.user_processes));
-        self.start_probe(ctx);
+        if self.sys.probe.is_some() {
+            let owner = self
+                .owners
+                .insert(Owner::new(OwnerKind::Probe, &self.streams, "probe"));
+            let probe = Probe::new(self.sys, owner, &self.streams);
+            if let Some(first) = probe.as_ref().map(|p| p.first_cycle(ctx.now())) {
+                let _ = ctx.schedule_at(first, Event::ProbeCycle);
+            }
+            self.probe = probe;
+        }
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
         if let Some((after, event)) = self.memory.first_event() {
             let _ = ctx.schedule_in(after, Event::Memory(event));
@@ -442,7 +444,7 @@ impl<'a> SystemModel<'a> {
         });
         self.memory.enter(pid, now);
         self.sched.insert(pid, Scheduling::new(now));
-        self.scripts.insert(pid, ScriptLink::default());
+        self.scripts.enter(pid);
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.memory.exec_reads_image());
         self.files.of.insert(pid, files);
@@ -1075,7 +1077,12 @@ impl Model for SystemModel<'_> {
             Event::Wake { pid } => self.wake(pid as usize, ctx),
             Event::Users(event) => self.user_event(event, ctx),
             Event::Memory(event) => self.memory_event(event, ctx),
-            Event::ProbeCycle { owner } => self.probe_cycle(owner as usize, ctx),
+            Event::ProbeCycle => {
+                if let Some(probe) = &mut self.probe {
+                    probe.cycle(&mut self.steps);
+                }
+                self.run_steps(ctx);
+            }
             Event::Update => self.update(ctx),
             Event::LoadSample => self.sample_load(ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),

@@ -11,10 +11,15 @@
 //! elapsed time as `time` reports it and the processor time it used in
 //! user and in system mode. Only the observations are kept.
 
-use super::{
-    Context, Countdowns, Event, Owner, OwnerKind, ProbeScript, ProcessCount, Program, Serialize,
-    SimTime, State, SystemModel, event_index, scheduler,
-};
+//!
+//! The probe is a part: [`Probe`] keeps where it is in its cycle, and
+//! each of its moves pushes the [`Step`]s the core does for it (start a
+//! program, sleep, wake, exit, note the load, keep an observation).
+
+use super::scheduler::AFTER_WAIT;
+use super::work::{Cycle, Started, Step};
+use super::{Event, ProcessCount, Program, Serialize, SimTime, Stream, Streams, System};
+use crate::system::Probe as Settings;
 
 /// One run of a benchmark by the probe.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -44,30 +49,46 @@ pub struct Observation {
     pub system: f64,
 }
 
-/// What the probe noted when its current benchmark started.
-#[derive(Clone, Copy, Debug)]
+/// The load indices the probe notes when a benchmark starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Noted {
-    users: u32,
-    processes: u32,
-    runnable: u32,
-    free_memory: u64,
+    /// Users logged in.
+    pub(super) users: u32,
+    /// The "user processes" index.
+    pub(super) processes: u32,
+    /// Processes ready for a processor or running.
+    pub(super) runnable: u32,
+    /// Free user memory \[bytes\].
+    pub(super) free_memory: u64,
 }
 
-/// The probe's state, borrowed from its owner.
-struct ProbeState<'a> {
-    /// The benchmark it runs next, or is running.
-    next: &'a mut usize,
-    /// The load noted when its benchmark started.
-    noted: &'a mut Option<Noted>,
-    /// Its benchmark's process, while one runs.
-    running: &'a mut Option<usize>,
-    /// Its shell and `time`, when it runs as a script.
-    script: Option<&'a mut ScriptRun>,
+/// The processor time a benchmark used, with its programs' (`time`
+/// reports a command's children's times with its own), and when its
+/// command began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Used {
+    /// When its command began.
+    pub(super) started: SimTime,
+    /// In user mode.
+    pub(super) user: SimTime,
+    /// In the kernel on its behalf.
+    pub(super) system: SimTime,
+}
+
+/// What a process the probe forked is to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    /// The benchmark timed.
+    Benchmark,
+    /// The probe's shell, under the script.
+    Shell,
+    /// `time`, under the script.
+    Time,
 }
 
 /// The probe run as a shell script: its shell and `time` processes.
 #[derive(Debug, Default)]
-pub(super) struct ScriptRun {
+struct ScriptRun {
     /// The probe's shell, from its first cycle on.
     shell: Option<usize>,
     /// `time`, while it runs.
@@ -79,299 +100,245 @@ pub(super) struct ScriptRun {
     timed: Option<Observation>,
 }
 
-impl SystemModel<'_> {
-    /// Creates the probe's owner and schedules its first cycle.
-    pub(super) fn start_probe(&mut self, ctx: &mut Context<Event>) {
-        let Some(probe) = &self.sys.probe else {
+/// The terminal probe: where it is in its cycle, and its processes.
+#[derive(Debug)]
+pub(super) struct Probe<'a> {
+    settings: &'a Settings,
+    sys: &'a System,
+    /// The owner its processes run for (and draw their work from).
+    owner: usize,
+    /// The benchmark it runs next, or is running.
+    next: usize,
+    /// The load noted when its benchmark started.
+    noted: Option<Noted>,
+    /// Its benchmark's process, while one runs.
+    running: Option<usize>,
+    /// Its shell and `time`, when it runs as a script.
+    script: Option<ScriptRun>,
+    /// Its sleeps between cycles (its owner's think stream).
+    sleep: Stream,
+}
+
+impl<'a> Probe<'a> {
+    /// The probe of `sys`, if it has one, its processes run for `owner`
+    /// (whose streams are named `probe/..`).
+    pub(super) fn new(sys: &'a System, owner: usize, streams: &Streams) -> Option<Probe<'a>> {
+        let settings = sys.probe.as_ref()?;
+        Some(Probe {
+            settings,
+            sys,
+            owner,
+            next: 0,
+            noted: None,
+            running: None,
+            script: settings.script.map(|_| ScriptRun::default()),
+            sleep: streams.stream("probe/think"),
+        })
+    }
+
+    /// When its first cycle starts, the run starting at `now`.
+    pub(super) fn first_cycle(&self, now: SimTime) -> SimTime {
+        self.settings.next_start(now)
+    }
+
+    /// Its benchmark's process, while one runs.
+    pub(super) fn running(&self) -> Option<usize> {
+        self.running
+    }
+
+    /// A cycle starts with its first benchmark (under the script, with
+    /// its shell reading the first line).
+    pub(super) fn cycle(&mut self, steps: &mut Vec<Step>) {
+        self.next = 0;
+        if self.script.is_some() {
+            self.shell_line(steps);
+        } else {
+            self.run_benchmark(steps);
+        }
+    }
+
+    /// The load noted as its benchmark starts.
+    pub(super) fn note(&mut self, load: Noted) {
+        self.noted = Some(load);
+    }
+
+    /// A process it asked for has started.
+    pub(super) fn started(&mut self, role: Role, pid: usize) {
+        match role {
+            Role::Benchmark => self.running = Some(pid),
+            Role::Shell => self.script_run().shell = Some(pid),
+            Role::Time => self.script_run().time = Some(pid),
+        }
+    }
+
+    /// One of its processes has had its cycle's processor time, having
+    /// used `used`: its benchmark, or under the script its shell or
+    /// `time`.
+    pub(super) fn done(&mut self, pid: usize, used: Used, now: SimTime, steps: &mut Vec<Step>) {
+        let Some(script) = &self.script else {
+            let observation = self.observe(used.started, now, used);
+            steps.push(Step::Observed(Box::new(observation)));
+            steps.push(Step::Exit { pid });
+            self.next_benchmark(now, steps);
             return;
         };
-        let owner = self.owners.insert(Owner::new(
-            OwnerKind::Probe {
-                next: 0,
-                noted: None,
-                running: None,
-                script: probe.script.map(|_| Box::default()),
-            },
-            &self.streams,
-            "probe",
-        ));
-        self.probe = Some(owner);
-        let first = probe.next_start(ctx.now());
-        let _ = ctx.schedule_at(
-            first,
-            Event::ProbeCycle {
-                owner: event_index(owner),
-            },
-        );
-    }
-
-    /// A cycle of the probe starts with its first benchmark.
-    pub(super) fn probe_cycle(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        if let OwnerKind::Probe { next, .. } = &mut self.owners[owner].kind {
-            *next = 0;
-        }
-        if self.probe_script().is_some() {
-            self.shell_line(owner, ctx);
+        if script.shell == Some(pid) {
+            self.shell_done(pid, now, steps);
+        } else if script.time == Some(pid) {
+            self.time_done(pid, now, steps);
         } else {
-            self.run_benchmark(owner, ctx);
-        }
-    }
-
-    fn probe_script(&self) -> Option<ProbeScript> {
-        self.sys.probe.as_ref().and_then(|p| p.script)
-    }
-
-    /// The probe's state.
-    fn probe_state(&mut self, owner: usize) -> ProbeState<'_> {
-        let OwnerKind::Probe {
-            next,
-            noted,
-            running,
-            script,
-        } = &mut self.owners[owner].kind
-        else {
-            unreachable!("only the probe runs benchmarks");
-        };
-        ProbeState {
-            next,
-            noted,
-            running,
-            script: script.as_deref_mut(),
+            assert_eq!(
+                self.running,
+                Some(pid),
+                "the probe's third process is its benchmark"
+            );
+            let observation = self.observe(script.before, now, used);
+            let script = self.script_run();
+            script.timed = Some(observation);
+            let time = script.time.expect("`time` waits for the benchmark");
+            steps.push(Step::Exit { pid });
+            // `time` returns from its wait and reads the clock as soon as
+            // it runs: a cycle without work.
+            steps.push(Step::Wake {
+                pid: time,
+                after: AFTER_WAIT,
+                cycle: Cycle::Empty,
+            });
         }
     }
 
     /// The probe run as a script's shell and `time`.
-    fn script_run(&mut self, owner: usize) -> &mut ScriptRun {
-        self.probe_state(owner)
-            .script
-            .expect("a probe run as a script")
+    fn script_run(&mut self) -> &mut ScriptRun {
+        self.script.as_mut().expect("a probe run as a script")
     }
 
-    /// The load indices now.
-    fn note_load(&self) -> Noted {
-        Noted {
-            users: self.terminals.logged_in,
-            processes: self.user_processes,
-            runnable: self.runnable(),
-            free_memory: self.memory.free_memory(self.sys),
-        }
+    fn benchmarks(&self) -> usize {
+        self.settings.benchmarks.len()
     }
 
-    /// Notes the load and starts the probe's next benchmark.
-    fn run_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let noted = self.note_load();
-        let state = self.probe_state(owner);
-        let next = *state.next;
-        *state.noted = Some(noted);
-        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        let benchmark = probe.benchmarks[next];
-        let pid = self.start_program(owner, benchmark, true, ctx);
-        *self.probe_state(owner).running = Some(pid);
+    /// Starts its next benchmark, the load noted first.
+    fn run_benchmark(&mut self, steps: &mut Vec<Step>) {
+        steps.push(Step::NoteLoad);
+        self.start(self.settings.benchmarks[self.next], Role::Benchmark, steps);
     }
 
-    /// One of the probe's processes has had its cycle's processor time:
-    /// its benchmark, or under the script its shell or `time`.
-    pub(super) fn benchmark_done(&mut self, pid: usize, owner: usize, ctx: &mut Context<Event>) {
-        let state = self.probe_state(owner);
-        let running = *state.running;
-        let Some(script) = state.script else {
-            let observation = self.observe(pid, owner, self.procs[pid].started, ctx.now());
-            self.stats.observations.push(observation);
-            self.exit(pid, ctx);
-            self.next_benchmark(owner, ctx);
-            return;
+    /// Forks and execs `program` as `role`.
+    fn start(&self, program: Program, role: Role, steps: &mut Vec<Step>) {
+        let counted = match role {
+            Role::Benchmark | Role::Time => true,
+            Role::Shell => self.sys.users.processes == ProcessCount::All,
         };
-        if script.shell == Some(pid) {
-            self.shell_done(owner, pid, ctx);
-        } else if script.time == Some(pid) {
-            self.time_done(owner, pid, ctx);
-        } else {
-            assert_eq!(
-                running,
-                Some(pid),
-                "the probe's third process is its benchmark"
-            );
-            let before = script.before;
-            let observation = self.observe(pid, owner, before, ctx.now());
-            let script = self.script_run(owner);
-            script.timed = Some(observation);
-            let time = script.time;
-            self.exit(pid, ctx);
-            // `time` returns from its wait and reads the clock as soon as
-            // it runs: a cycle without work.
-            let time = time.expect("`time` waits for the benchmark");
-            let p = &mut self.procs[time];
-            p.remaining = SimTime::ZERO;
-            p.due = Countdowns::NONE;
-            self.sched[time].woken = Some(scheduler::AFTER_WAIT);
-            self.admit(time, ctx);
-        }
+        steps.push(Step::Start {
+            owner: self.owner,
+            program,
+            counted,
+            then: Started::Probe(role),
+        });
     }
 
-    /// The observation of the benchmark `pid`, timed from `start` to `end`
-    /// (the benchmark not yet gone); the probe's benchmark is over.
-    fn observe(&mut self, pid: usize, owner: usize, start: SimTime, end: SimTime) -> Observation {
-        let p = &self.procs[pid];
-        let benchmark = self.sys.classes[p.class].name.clone();
-        let (children_user, children_system) = self.scripts[pid].children_cpu;
-        let user = (p.cpu_user + children_user).as_secs_f64();
-        let system = (p.cpu_system + children_system).as_secs_f64();
-        let state = self.probe_state(owner);
-        *state.running = None;
-        let noted = state.noted.take().expect("the load was noted at the start");
-        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
+    /// The observation of its benchmark, timed from `start` to `end`; the
+    /// benchmark is over.
+    fn observe(&mut self, start: SimTime, end: SimTime, used: Used) -> Observation {
+        self.running = None;
+        let noted = self.noted.take().expect("the load was noted at the start");
+        let class = self.settings.benchmarks[self.next].class;
         Observation {
-            benchmark,
+            benchmark: self.sys.classes[class].name.clone(),
             start: start.as_secs_f64(),
             warmup: start < self.sys.settings.warmup,
             users: noted.users,
             processes: noted.processes,
             runnable: noted.runnable,
             free_memory: noted.free_memory,
-            elapsed: probe.reported(end - start).as_secs_f64(),
-            user,
-            system,
+            elapsed: self.settings.reported(end - start).as_secs_f64(),
+            user: used.user.as_secs_f64(),
+            system: used.system.as_secs_f64(),
         }
     }
 
-    /// The probe moves to its next benchmark, or sleeps to its next cycle
-    /// after the last.
-    fn next_benchmark(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let state = self.probe_state(owner);
-        *state.next += 1;
-        let next = *state.next;
-        let script = state.script.is_some();
-        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        if script {
+    /// Moves to the next benchmark, or sleeps to the next cycle after the
+    /// last.
+    fn next_benchmark(&mut self, now: SimTime, steps: &mut Vec<Step>) {
+        self.next += 1;
+        if self.script.is_some() {
             // The shell returns from `wait` for its next line.
-            self.shell_line(owner, ctx);
-        } else if next < probe.benchmarks.len() {
-            self.run_benchmark(owner, ctx);
+            self.shell_line(steps);
+        } else if self.next < self.benchmarks() {
+            self.run_benchmark(steps);
         } else {
-            self.probe_sleeps(owner, ctx);
+            self.sleeps(now, steps);
         }
     }
 
-    /// The probe sleeps to its next cycle.
-    fn probe_sleeps(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        let sleep = probe.sleep.sample_time(&mut self.owners[owner].rngs.think);
-        let at = probe.next_start(ctx.now() + sleep);
-        let _ = ctx.schedule_at(
-            at,
-            Event::ProbeCycle {
-                owner: event_index(owner),
-            },
-        );
+    /// Sleeps to the next cycle.
+    fn sleeps(&mut self, now: SimTime, steps: &mut Vec<Step>) {
+        let sleep = self.settings.sleep.sample_time(&mut self.sleep);
+        steps.push(Step::Schedule {
+            at: self.settings.next_start(now + sleep),
+            event: Event::ProbeCycle,
+        });
     }
 
-    /// The probe's shell runs its next line: noting the load and forking
-    /// `time` for the next benchmark, or after the last one forking
-    /// `sleep`. At the first cycle it is exec'd.
-    fn shell_line(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let noted = self.note_load();
-        let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
-        let shell_class = self.probe_script().expect("a script").shell;
-        let state = self.probe_state(owner);
-        if *state.next < benchmarks {
-            *state.noted = Some(noted);
+    /// The shell runs its next line: noting the load and forking `time`
+    /// for the next benchmark, or after the last one forking `sleep`. At
+    /// the first cycle it is exec'd.
+    fn shell_line(&mut self, steps: &mut Vec<Step>) {
+        if self.next < self.benchmarks() {
+            steps.push(Step::NoteLoad);
         }
-        match state.script.expect("a probe run as a script").shell {
-            Some(shell) => {
-                self.new_cycle(shell, now);
-                self.sched[shell].woken = Some(scheduler::AFTER_WAIT);
-                self.admit(shell, ctx);
-            }
+        match self.script_run().shell {
+            Some(shell) => steps.push(Step::Wake {
+                pid: shell,
+                after: AFTER_WAIT,
+                cycle: Cycle::New,
+            }),
             None => {
-                let shell = self.spawn(shell_class, owner, now);
-                self.script_run(owner).shell = Some(shell);
-                self.count(shell, self.sys.users.processes == ProcessCount::All);
-                self.stats
-                    .processes
-                    .set(now, f64::from(self.user_processes));
-                self.admit(shell, ctx);
-            }
-        }
-    }
-
-    /// The probe's shell has read its line: it forks `time` for the next
-    /// benchmark and waits, or sleeps to the next cycle after the last.
-    fn shell_done(&mut self, owner: usize, shell: usize, ctx: &mut Context<Event>) {
-        self.recount(shell, ctx.now(), |p| p.state = State::Sleeping);
-        let benchmarks = self.sys.probe.as_ref().map_or(0, |p| p.benchmarks.len());
-        if *self.probe_state(owner).next < benchmarks {
-            let class = self.probe_script().expect("a script").time;
-            let time = self.start_program(
-                owner,
-                Program {
+                let class = self.settings.script.expect("a script").shell;
+                let shell = Program {
                     class,
                     demand: None,
-                },
-                true,
-                ctx,
-            );
-            self.script_run(owner).time = Some(time);
-        } else {
-            self.probe_sleeps(owner, ctx);
+                };
+                self.start(shell, Role::Shell, steps);
+            }
         }
-        self.swapper(ctx);
+    }
+
+    /// The shell has read its line: it forks `time` for the next
+    /// benchmark and waits, or sleeps to the next cycle after the last.
+    fn shell_done(&mut self, shell: usize, now: SimTime, steps: &mut Vec<Step>) {
+        steps.push(Step::Sleep { pid: shell });
+        if self.next < self.benchmarks() {
+            let time = Program {
+                class: self.settings.script.expect("a script").time,
+                demand: None,
+            };
+            self.start(time, Role::Time, steps);
+        } else {
+            self.sleeps(now, steps);
+        }
+        steps.push(Step::Swapper);
     }
 
     /// `time` has run: before its wait, it notes the time and forks the
     /// benchmark; after it, it reads the clock and the benchmark's
     /// observation is complete.
-    fn time_done(&mut self, owner: usize, time: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let probe = self.sys.probe.as_ref().expect("a probe owner has a probe");
-        let script = self.script_run(owner);
+    fn time_done(&mut self, time: usize, now: SimTime, steps: &mut Vec<Step>) {
+        let settings = self.settings;
+        let script = self.script_run();
         match script.timed.take() {
             None => {
                 script.before = now;
-                self.recount(time, now, |p| p.state = State::Sleeping);
-                let next = *self.probe_state(owner).next;
-                let benchmark = probe.benchmarks[next];
-                let pid = self.start_program(owner, benchmark, true, ctx);
-                *self.probe_state(owner).running = Some(pid);
-                self.swapper(ctx);
+                steps.push(Step::Sleep { pid: time });
+                self.start(settings.benchmarks[self.next], Role::Benchmark, steps);
+                steps.push(Step::Swapper);
             }
             Some(mut observation) => {
-                let elapsed = probe.reported(now - script.before);
-                observation.elapsed = elapsed.as_secs_f64();
+                observation.elapsed = settings.reported(now - script.before).as_secs_f64();
                 script.time = None;
-                self.stats.observations.push(observation);
-                self.exit(time, ctx);
-                self.next_benchmark(owner, ctx);
+                steps.push(Step::Observed(Box::new(observation)));
+                steps.push(Step::Exit { pid: time });
+                self.next_benchmark(now, steps);
             }
         }
-    }
-
-    /// Whether `pid` is one of the probe's benchmarks.
-    pub(super) fn is_probe(&self, pid: usize) -> bool {
-        matches!(
-            self.owners[self.procs[pid].owner].kind,
-            OwnerKind::Probe { .. }
-        )
-    }
-
-    /// Processes ready for a processor or running.
-    pub(super) fn runnable(&self) -> u32 {
-        let running = self.cpus.running.iter().filter(|b| b.is_some()).count();
-        (self.ready.len() + running) as u32
-    }
-
-    /// The private memory of the probe's benchmark now \[bytes\]: its
-    /// resident pages, or its image in memory less the shared text.
-    pub(super) fn probe_memory(&self) -> u64 {
-        let Some(owner) = self.probe else {
-            return 0;
-        };
-        let OwnerKind::Probe {
-            running: Some(pid), ..
-        } = self.owners[owner].kind
-        else {
-            return 0;
-        };
-        self.memory.private_memory(self.sys, pid, &self.procs[pid])
     }
 }

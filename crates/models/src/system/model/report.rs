@@ -3,9 +3,9 @@
 
 use super::processors::{Burst, BurstKind};
 use super::{
-    ClassSummary, Context, CpuSplit, Event, LoadSummary, MemorySummary, Observation, Population,
-    ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally, TimeWeighted, files,
-    indicators,
+    ClassSummary, Context, CpuSplit, Event, LoadSummary, MemorySummary, Observation, OwnerKind,
+    Population, ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally,
+    TimeWeighted, files, indicators,
 };
 use crate::measure::Responses;
 use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
@@ -398,6 +398,26 @@ impl Statistics {
 }
 
 impl SystemModel<'_> {
+    /// Whether `pid` is one of the probe's processes.
+    pub(super) fn is_probe(&self, pid: usize) -> bool {
+        matches!(self.owners[self.procs[pid].owner].kind, OwnerKind::Probe)
+    }
+
+    /// Processes ready for a processor or running.
+    pub(super) fn runnable(&self) -> u32 {
+        let running = self.cpus.running.iter().filter(|b| b.is_some()).count();
+        (self.ready.len() + running) as u32
+    }
+
+    /// The private memory of the probe's benchmark now \[bytes\]: its
+    /// resident pages, or its image in memory less the shared text.
+    fn probe_memory(&self) -> u64 {
+        let Some(pid) = self.probe.as_ref().and_then(|p| p.running()) else {
+            return 0;
+        };
+        self.memory.private_memory(self.sys, pid, &self.procs[pid])
+    }
+
     /// Brings the occupancy meter up to date at `now`. Occupancy changes
     /// only with free memory, so the divisions are done only then, not
     /// after every event.
@@ -575,6 +595,7 @@ impl SystemModel<'_> {
             }),
             probe: self
                 .probe
+                .as_ref()
                 .map(|_| self.stats.probe_summary(&counters, capacity)),
             files: self.files_summary(),
         }

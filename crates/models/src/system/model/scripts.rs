@@ -10,13 +10,21 @@
 //! child's times to the parent's `u_cutime`, `u_cstime`); a script's
 //! response runs from its start to its own exit.
 
-use super::{Context, Event, Program, SimTime, State, SystemModel, scheduler};
+//!
+//! The scripts are a part: [`Scripts`] keeps each process's place in its
+//! script, and a script's move pushes the [`Step`]s the core does for it.
+
+use super::SimTime;
+use super::memory::Processes;
+use super::per_process::PerProcess;
+use super::scheduler::AFTER_WAIT;
+use super::work::{Cycle, Started, Step};
 
 /// A process's place in a script, kept in the scripts' own table: the
 /// script that forked it and waits for it, how many of its own class's
 /// programs it has forked, and the processor time they ran.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct ScriptLink {
+struct ScriptLink {
     /// The script that forked it and waits for it, if it is one of a
     /// script's programs.
     parent: Option<usize>,
@@ -25,74 +33,80 @@ pub(super) struct ScriptLink {
     /// Processor time its programs (and theirs) used, in user mode and in
     /// the kernel, added as each exits (`time` reports a command's
     /// children's times).
-    pub(super) children_cpu: (SimTime, SimTime),
+    children_cpu: (SimTime, SimTime),
 }
 
-impl SystemModel<'_> {
-    /// Forks and execs `program` for `owner`: a new process of the
-    /// program's class with its demand, counted in "user processes" or
-    /// not, and started at its user priority (a forked child has not
-    /// slept).
-    pub(super) fn start_program(
-        &mut self,
-        owner: usize,
-        program: Program,
-        counted: bool,
-        ctx: &mut Context<Event>,
-    ) -> usize {
-        let now = ctx.now();
-        let pid = self.spawn(program.class, owner, now);
-        if let Some(demand) = program.demand {
-            self.fix_demand(pid, demand);
-        }
-        self.count(pid, counted);
-        self.stats
-            .processes
-            .set(now, f64::from(self.user_processes));
-        self.admit(pid, ctx);
-        pid
+/// Each process's place in a script.
+#[derive(Debug, Default)]
+pub(super) struct Scripts {
+    links: PerProcess<ScriptLink>,
+}
+
+impl Scripts {
+    /// A new process, in no script yet.
+    pub(super) fn enter(&mut self, pid: usize) {
+        self.links.insert(pid, ScriptLink::default());
+    }
+
+    /// `script` has forked `child`, and waits for it.
+    pub(super) fn forked(&mut self, script: usize, child: usize) {
+        self.links[child].parent = Some(script);
+    }
+
+    /// The processor time `pid`'s programs have used, in user mode and in
+    /// the kernel.
+    pub(super) fn children_cpu(&self, pid: usize) -> (SimTime, SimTime) {
+        self.links[pid].children_cpu
     }
 
     /// Moves a script on when `pid` has had its cycle's processor time:
     /// a script with programs left forks the next and waits; a script's
-    /// program exits and wakes its script. Returns false when `pid` is
-    /// neither, or a script that has run all its programs.
-    pub(super) fn script_step(&mut self, pid: usize, ctx: &mut Context<Event>) -> bool {
-        let now = ctx.now();
-        let p = &self.procs[pid];
-        let link = self.scripts[pid];
-        let runs = &self.sys.classes[p.class].runs;
+    /// program exits and wakes its script. Returns false (and pushes
+    /// nothing) when `pid` is neither, or a script that has run all its
+    /// programs.
+    pub(super) fn step(
+        &mut self,
+        processes: &Processes,
+        pid: usize,
+        steps: &mut Vec<Step>,
+    ) -> bool {
+        let p = processes.get(pid).expect("a live process");
+        let link = &mut self.links[pid];
+        let runs = &processes.sys().classes[p.class].runs;
         if let Some(&program) = runs.get(link.step) {
-            self.scripts[pid].step += 1;
-            self.release_eligibility(pid, ctx);
-            self.recount(pid, now, |p| p.state = State::Sleeping);
-            let (owner, counted) = (self.procs[pid].owner, self.procs[pid].counted);
-            let child = self.start_program(owner, program, counted, ctx);
-            self.scripts[child].parent = Some(pid);
+            link.step += 1;
+            steps.push(Step::Sleep { pid });
+            steps.push(Step::Start {
+                owner: p.owner,
+                program,
+                counted: p.counted,
+                then: Started::Child { script: pid },
+            });
             // Asleep in `wait`, the script is the swapper's to push out.
-            self.swapper(ctx);
+            steps.push(Step::Swapper);
             return true;
         }
         let Some(parent) = link.parent else {
             return false;
         };
         let (user, system) = link.children_cpu;
-        let (user, system, faults) = (user + p.cpu_user, system + p.cpu_system, p.faults);
-        self.release_eligibility(pid, ctx);
-        self.exit(pid, ctx);
-        let children = &mut self.scripts[parent].children_cpu;
-        children.0 += user;
-        children.1 += system;
-        let script = &self.procs[parent];
-        let (started, faults) = (script.started, script.faults + faults);
+        let children = &mut self.links[parent].children_cpu;
+        children.0 += user + p.cpu_user;
+        children.1 += system + p.cpu_system;
+        let script = processes
+            .get(parent)
+            .expect("a script waits for its program");
+        steps.push(Step::Exit { pid });
         // The script returns from `wait`: a new cycle of its own, within
         // the same command.
-        self.new_cycle(parent, now);
-        let script = &mut self.procs[parent];
-        script.started = started;
-        script.faults = faults;
-        self.sched[parent].woken = Some(scheduler::AFTER_WAIT);
-        self.admit(parent, ctx);
+        steps.push(Step::Wake {
+            pid: parent,
+            after: AFTER_WAIT,
+            cycle: Cycle::Resumed {
+                started: script.started,
+                faults: script.faults + p.faults,
+            },
+        });
         true
     }
 }

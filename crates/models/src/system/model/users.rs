@@ -10,6 +10,8 @@
 //! again, waiting for the command or, for one left running, at the
 //! terminal. A command's response runs from the typing to its exit.
 
+use super::memory::Processes;
+use super::probe::Used;
 use super::{
     Context, Dist, Event, LONGEST_SAMPLE, Mix, Owner, OwnerKind, Population, ProcessCount,
     Residence, SimTime, State, Stream, Streams, SystemModel, event_index, scheduler,
@@ -344,7 +346,10 @@ impl SystemModel<'_> {
     /// A command (or background or shell cycle) has had all its processor
     /// time.
     pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        if self.script_step(pid, ctx) {
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        if self.scripts.step(&processes, pid, &mut self.steps) {
+            self.release_eligibility(pid, ctx);
+            self.run_steps(ctx);
             return;
         }
         let now = ctx.now();
@@ -354,7 +359,7 @@ impl SystemModel<'_> {
             OwnerKind::User { .. } => Some(&mut self.stats.classes[class]),
             OwnerKind::Background { entry } => Some(&mut self.stats.background[entry]),
             OwnerKind::Detached => Some(&mut self.stats.detached[class]),
-            OwnerKind::Shell { .. } | OwnerKind::Probe { .. } => None,
+            OwnerKind::Shell { .. } | OwnerKind::Probe => None,
         };
         if let Some(stats) = stats {
             stats.responses.record(now - started);
@@ -362,7 +367,19 @@ impl SystemModel<'_> {
         }
         self.release_eligibility(pid, ctx);
         match self.owners[owner].kind {
-            OwnerKind::Probe { .. } => self.benchmark_done(pid, owner, ctx),
+            OwnerKind::Probe => {
+                let (children_user, children_system) = self.scripts.children_cpu(pid);
+                let p = &self.procs[pid];
+                let used = Used {
+                    started: p.started,
+                    user: p.cpu_user + children_user,
+                    system: p.cpu_system + children_system,
+                };
+                if let Some(probe) = &mut self.probe {
+                    probe.done(pid, used, now, &mut self.steps);
+                }
+                self.run_steps(ctx);
+            }
             OwnerKind::User { leaving, .. } => {
                 self.exit(pid, ctx);
                 if leaving {
