@@ -342,3 +342,255 @@ impl<'a> Probe<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A probe with two benchmarks, `time` at whole seconds, a fixed
+    /// sleep; `script` adds its shell and `time`.
+    fn system(script: bool) -> System {
+        let script = if script {
+            "script = { shell = \"sh\", time = \"time\" }"
+        } else {
+            ""
+        };
+        let text = format!(
+            r#"
+            name = "probe"
+            [run]
+            end_time = "1h"
+            [system]
+            quantum = "100ms"
+            [memory]
+            policy = "swapping"
+            size = "256KiB"
+            page = "1KiB"
+            device = "disk"
+            [[device]]
+            name = "disk"
+            rate = "1MB/s"
+            [users]
+            terminals = 1
+            think = {{ exp = {{ mean = "10s" }} }}
+            processes = "all"
+            commands = [{{ class = "edit", weight = 1 }}]
+            [[class]]
+            name = "edit"
+            cpu = {{ exp = {{ mean = "1s" }} }}
+            size = "8KiB"
+            [[class]]
+            name = "cc"
+            cpu = {{ exp = {{ mean = "2s" }} }}
+            size = "8KiB"
+            [[class]]
+            name = "sh"
+            cpu = {{ exp = {{ mean = "10ms" }} }}
+            size = "8KiB"
+            [[class]]
+            name = "time"
+            cpu = {{ exp = {{ mean = "5ms" }} }}
+            size = "8KiB"
+            [probe]
+            benchmarks = ["edit", {{ class = "cc", cpu = "3s" }}]
+            sleep = "10min"
+            resolution = "1s"
+            {script}
+            "#
+        );
+        crate::load_system("probe.toml", &text).unwrap()
+    }
+
+    const OWNER: usize = 7;
+
+    fn secs(s: f64) -> SimTime {
+        SimTime::from_secs_f64(s)
+    }
+
+    fn load(users: u32) -> Noted {
+        Noted {
+            users,
+            processes: 3,
+            runnable: 2,
+            free_memory: 4096,
+        }
+    }
+
+    fn used(started: f64) -> Used {
+        Used {
+            started: secs(started),
+            user: secs(0.25),
+            system: secs(0.5),
+        }
+    }
+
+    /// The steps `decide` pushes.
+    fn steps(decide: impl FnOnce(&mut Vec<Step>)) -> Vec<Step> {
+        let mut steps = Vec::new();
+        decide(&mut steps);
+        steps
+    }
+
+    fn start(class: usize, demand: Option<f64>, counted: bool, role: Role) -> String {
+        format!(
+            "{:?}",
+            Step::Start {
+                owner: OWNER,
+                program: Program {
+                    class,
+                    demand: demand.map(secs),
+                },
+                counted,
+                then: Started::Probe(role),
+            }
+        )
+    }
+
+    fn shown(steps: &[Step]) -> Vec<String> {
+        steps.iter().map(|s| format!("{s:?}")).collect()
+    }
+
+    #[test]
+    fn run_directly_each_benchmark_is_noted_started_timed_and_the_probe_sleeps_after_the_last() {
+        let sys = system(false);
+        let streams = Streams::new(1, 0);
+        let mut probe = Probe::new(&sys, OWNER, &streams).unwrap();
+        assert_eq!(probe.first_cycle(secs(5.0)), secs(5.0), "no window");
+        let first = steps(|s| probe.cycle(s));
+        assert_eq!(
+            shown(&first),
+            ["NoteLoad".to_string(), start(0, None, true, Role::Benchmark)]
+        );
+        probe.note(load(4));
+        probe.started(Role::Benchmark, 11);
+        assert_eq!(probe.running(), Some(11));
+
+        let second = steps(|s| probe.done(11, used(10.0), secs(12.7), s));
+        let Step::Observed(observation) = &second[0] else {
+            panic!("an observation first: {second:?}");
+        };
+        assert_eq!(
+            **observation,
+            Observation {
+                benchmark: "edit".into(),
+                start: 10.0,
+                warmup: false,
+                users: 4,
+                processes: 3,
+                runnable: 2,
+                free_memory: 4096,
+                // 2.7 s as `time` reports it, in whole seconds.
+                elapsed: 2.0,
+                user: 0.25,
+                system: 0.5,
+            }
+        );
+        assert_eq!(
+            shown(&second[1..]),
+            [
+                "Exit { pid: 11 }".to_string(),
+                "NoteLoad".to_string(),
+                start(1, Some(3.0), true, Role::Benchmark)
+            ]
+        );
+        assert_eq!(probe.running(), None, "between benchmarks");
+        probe.note(load(5));
+        probe.started(Role::Benchmark, 12);
+
+        let last = steps(|s| probe.done(12, used(20.0), secs(30.0), s));
+        assert!(matches!(&last[0], Step::Observed(o) if o.benchmark == "cc" && o.users == 5));
+        assert_eq!(
+            shown(&last[1..]),
+            [
+                "Exit { pid: 12 }".to_string(),
+                format!(
+                    "{:?}",
+                    Step::Schedule {
+                        at: secs(630.0),
+                        event: Event::ProbeCycle
+                    }
+                )
+            ],
+            "ten minutes' sleep after the last"
+        );
+    }
+
+    #[test]
+    fn run_as_a_script_the_shell_forks_time_which_forks_and_times_the_benchmark() {
+        let sys = system(true);
+        let streams = Streams::new(1, 0);
+        let mut probe = Probe::new(&sys, OWNER, &streams).unwrap();
+        let (shell, time, bench) = (1, 2, 3);
+        // The first line: the load noted, the shell exec'd.
+        let line = steps(|s| probe.cycle(s));
+        assert_eq!(
+            shown(&line),
+            ["NoteLoad".to_string(), start(2, None, true, Role::Shell)]
+        );
+        probe.note(load(1));
+        probe.started(Role::Shell, shell);
+        // The shell forks `time` and waits.
+        let forked = steps(|s| probe.done(shell, used(0.0), secs(1.0), s));
+        assert_eq!(
+            shown(&forked),
+            [
+                "Sleep { pid: 1 }".to_string(),
+                start(3, None, true, Role::Time),
+                "Swapper".to_string()
+            ]
+        );
+        probe.started(Role::Time, time);
+        // `time` reads the clock and forks the benchmark.
+        let timed = steps(|s| probe.done(time, used(1.0), secs(2.0), s));
+        assert_eq!(
+            shown(&timed),
+            [
+                "Sleep { pid: 2 }".to_string(),
+                start(0, None, true, Role::Benchmark),
+                "Swapper".to_string()
+            ]
+        );
+        probe.started(Role::Benchmark, bench);
+        // The benchmark exits; `time` wakes with no work to do.
+        let exits = steps(|s| probe.done(bench, used(2.0), secs(5.5), s));
+        assert_eq!(
+            shown(&exits),
+            [
+                "Exit { pid: 3 }".to_string(),
+                format!(
+                    "{:?}",
+                    Step::Wake {
+                        pid: time,
+                        after: AFTER_WAIT,
+                        cycle: Cycle::Empty
+                    }
+                )
+            ]
+        );
+        // `time` reads the clock at 6.9 s: 4.9 s since it forked, reported
+        // as 4 s; then the shell reads its next line.
+        let reported = steps(|s| probe.done(time, used(1.0), secs(6.9), s));
+        let Step::Observed(observation) = &reported[0] else {
+            panic!("an observation first: {reported:?}");
+        };
+        assert_eq!(
+            (observation.start, observation.elapsed, observation.users),
+            (2.0, 4.0, 1)
+        );
+        assert_eq!(
+            shown(&reported[1..]),
+            [
+                "Exit { pid: 2 }".to_string(),
+                "NoteLoad".to_string(),
+                format!(
+                    "{:?}",
+                    Step::Wake {
+                        pid: shell,
+                        after: AFTER_WAIT,
+                        cycle: Cycle::New
+                    }
+                )
+            ]
+        );
+    }
+}

@@ -110,3 +110,119 @@ impl Scripts {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::Program;
+    use crate::system::model::frames::tests::with_process_at;
+
+    /// A script (class 0) that runs `prog` twice, the second time for a
+    /// fixed 2 s.
+    const SCRIPT: &str = r#"
+        name = "scripts"
+        [run]
+        end_time = "10s"
+        [system]
+        quantum = "100ms"
+        [memory]
+        policy = "swapping"
+        size = "256KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        rate = "1MB/s"
+        [users]
+        terminals = 1
+        think = { exp = { mean = "100h" } }
+        commands = [{ class = "script", weight = 1 }]
+        [[class]]
+        name = "script"
+        cpu = { exp = { mean = "10ms" } }
+        size = "8KiB"
+        runs = ["prog", { class = "prog", cpu = "2s" }]
+        [[class]]
+        name = "prog"
+        cpu = { exp = { mean = "1s" } }
+        size = "8KiB"
+    "#;
+
+    fn ms(n: u64) -> SimTime {
+        SimTime::from_nanos(n * 1_000_000)
+    }
+
+    fn shown(steps: &[Step]) -> Vec<String> {
+        steps.iter().map(|s| format!("{s:?}")).collect()
+    }
+
+    #[test]
+    fn a_script_forks_each_program_in_turn_and_resumes_its_command_when_each_exits() {
+        with_process_at(SCRIPT, ms(100), |model, _, script| {
+            let owner = model.procs[script].owner;
+            let mut steps = Vec::new();
+            let mut step = |model: &mut crate::system::model::SystemModel, pid: usize| {
+                steps.clear();
+                let processes = Processes::of(&model.procs, model.sys, &model.cpus.running);
+                let moved = model.scripts.step(&processes, pid, &mut steps);
+                (moved, shown(&steps))
+            };
+            let fork = |program: Program| {
+                shown(&[
+                    Step::Sleep { pid: script },
+                    Step::Start {
+                        owner,
+                        program,
+                        counted: true,
+                        then: Started::Child { script },
+                    },
+                    Step::Swapper,
+                ])
+            };
+            let first = Program {
+                class: 1,
+                demand: None,
+            };
+            assert_eq!(step(model, script), (true, fork(first)));
+
+            // Its program ran 300 ms in user mode, 20 ms in the kernel, and
+            // faulted twice; it had itself a program of its own.
+            let child = model.spawn(1, owner, ms(200));
+            model.scripts.forked(script, child);
+            let grandchild = model.spawn(1, owner, ms(250));
+            model.scripts.forked(child, grandchild);
+            model.procs[grandchild].cpu_user = ms(40);
+            model.procs[grandchild].cpu_system = ms(4);
+            assert!(step(model, grandchild).0);
+            assert_eq!(model.scripts.children_cpu(child), (ms(40), ms(4)));
+            model.procs[child].cpu_user = ms(300);
+            model.procs[child].cpu_system = ms(20);
+            model.procs[child].faults = 2;
+            model.procs[script].faults = 5;
+            model.procs[script].started = ms(100);
+            let wake = Step::Wake {
+                pid: script,
+                after: AFTER_WAIT,
+                cycle: Cycle::Resumed {
+                    started: ms(100),
+                    faults: 7,
+                },
+            };
+            assert_eq!(
+                step(model, child),
+                (true, shown(&[Step::Exit { pid: child }, wake]))
+            );
+            // `time` would report its programs' times, theirs included.
+            assert_eq!(model.scripts.children_cpu(script), (ms(340), ms(24)));
+
+            let second = Program {
+                class: 1,
+                demand: Some(SimTime::from_secs(2)),
+            };
+            assert_eq!(step(model, script), (true, fork(second)));
+            // Both run: the script's last cycle ends its command, which is
+            // not a script's step.
+            assert_eq!(step(model, script), (false, Vec::new()));
+        });
+    }
+}
