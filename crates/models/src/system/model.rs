@@ -80,7 +80,7 @@ use report::{Counters, add_burst};
 pub use report::{LifetimePoint, LoadSample, SetSizePoint};
 use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing};
 use scripts::Scripts;
-use users::UserEvent;
+use users::{UserEvent, Users};
 
 /// The events of the time-sharing model, each for the part that handles
 /// it (8 bytes, its indices `u32`).
@@ -277,7 +277,8 @@ pub struct SystemModel<'a> {
     owners: Slab<Owner>,
     procs: Slab<Process>,
     next_generation: u64,
-    terminals: users::Terminals,
+    /// The users at their terminals.
+    users: Users<'a>,
     /// The terminal probe, if the scenario has one.
     probe: Option<Probe<'a>>,
     user_processes: u32,
@@ -314,7 +315,7 @@ impl<'a> SystemModel<'a> {
             owners: Slab::new(),
             procs: Slab::new(),
             next_generation: 0,
-            terminals: users::Terminals::new(streams),
+            users: Users::new(sys, streams, |image| memory.never_fits(sys, image)),
             probe: None,
             user_processes: 0,
             ready: ReadyQueue::new(sys.cpu.scheduler),
@@ -355,7 +356,9 @@ impl<'a> SystemModel<'a> {
                     if !setup.go_on() {
                         return false;
                     }
-                    self.log_in(i as u64, None, ctx);
+                    self.users
+                        .log_in(&mut self.owners, i as u64, None, &mut self.steps);
+                    self.run_steps(ctx);
                 }
             }
             Population::Sessions(_) => {
@@ -1074,8 +1077,16 @@ impl Model for SystemModel<'_> {
         match event {
             Event::BurstEnd { cpu } => self.burst_end(cpu as usize, ctx),
             Event::DeviceDone { device } => self.device_done(device as usize, ctx),
-            Event::Wake { pid } => self.wake(pid as usize, ctx),
-            Event::Users(event) => self.user_event(event, ctx),
+            Event::Wake { pid } => {
+                self.steps.push(users::wake(pid as usize));
+                self.run_steps(ctx);
+            }
+            Event::Users(event) => {
+                let now = ctx.now();
+                let (owners, procs) = (&mut self.owners, &self.procs);
+                self.users.event(event, owners, procs, now, &mut self.steps);
+                self.run_steps(ctx);
+            }
             Event::Memory(event) => self.memory_event(event, ctx),
             Event::ProbeCycle => {
                 if let Some(probe) = &mut self.probe {

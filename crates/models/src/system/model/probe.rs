@@ -232,6 +232,7 @@ impl<'a> Probe<'a> {
             owner: self.owner,
             program,
             counted,
+            typed: None,
             then: Started::Probe(role),
         });
     }
@@ -441,6 +442,7 @@ mod tests {
                     demand: demand.map(secs),
                 },
                 counted,
+                typed: None,
                 then: Started::Probe(role),
             }
         )
@@ -459,7 +461,10 @@ mod tests {
         let first = steps(|s| probe.cycle(s));
         assert_eq!(
             shown(&first),
-            ["NoteLoad".to_string(), start(0, None, true, Role::Benchmark)]
+            [
+                "NoteLoad".to_string(),
+                start(0, None, true, Role::Benchmark)
+            ]
         );
         probe.note(load(4));
         probe.started(Role::Benchmark, 11);

@@ -475,7 +475,7 @@ impl SystemModel<'_> {
         self.stats.load.push(LoadSample {
             time: ctx.now().as_secs_f64(),
             warmup: ctx.now() < self.sys.settings.warmup,
-            users: self.terminals.logged_in,
+            users: self.users.logged_in,
             processes: self.user_processes,
             multiprogramming: self.stats.mpl.value() as u32,
             runnable,

@@ -80,6 +80,7 @@ impl Scripts {
                 owner: p.owner,
                 program,
                 counted: p.counted,
+                typed: None,
                 then: Started::Child { script: pid },
             });
             // Asleep in `wait`, the script is the swapper's to push out.
@@ -174,6 +175,7 @@ mod tests {
                         owner,
                         program,
                         counted: true,
+                        typed: None,
                         then: Started::Child { script },
                     },
                     Step::Swapper,

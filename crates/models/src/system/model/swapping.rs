@@ -8,6 +8,7 @@
 use super::candidates::Candidates;
 use super::memory::{MemoryEvent, Transfer};
 use super::paged_swapper::VmMeter;
+use super::users::Users;
 use super::{Context, Event, PerProcess, Purpose, Residence, SimTime, State, SystemModel};
 
 /// V7 swapper: a process must have been out this long before the swapper
@@ -233,9 +234,8 @@ impl SystemModel<'_> {
         }
         self.memory.swap.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::Out);
-        if self.retiring(pid) {
-            self.retire_shell(pid, ctx);
-        }
+        Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
+        self.run_steps(ctx);
         self.swapper(ctx);
     }
 

@@ -9,12 +9,18 @@
 //! class (reading the line, fork, exec) and forks the command, then sleeps
 //! again, waiting for the command or, for one left running, at the
 //! terminal. A command's response runs from the typing to its exit.
+//!
+//! The users are a part: [`Users`] keeps the login process and decides
+//! each user's moves from the owners' table (a user, its shell, the
+//! commands it left running, the background processes, each with its
+//! streams) and the processes, read only; what the core must then do it
+//! pushes as [`Step`]s.
 
-use super::memory::Processes;
-use super::probe::Used;
+use super::scheduler::{AFTER_SLEEP, AFTER_TERMINAL};
+use super::work::{Cycle, Started, Step};
 use super::{
-    Context, Dist, Event, LONGEST_SAMPLE, Mix, Owner, OwnerKind, Population, ProcessCount,
-    Residence, SimTime, State, Stream, Streams, SystemModel, event_index, scheduler,
+    Dist, Event, LONGEST_SAMPLE, Mix, Owner, OwnerKind, Population, Process, ProcessCount, Program,
+    Residence, SimTime, Slab, State, Stream, Streams, System, event_index,
 };
 use rand::RngExt;
 
@@ -26,29 +32,23 @@ pub(super) struct Typed {
     at: SimTime,
 }
 
-/// Logins: how many users are logged in, how many have logged in so far,
-/// and the streams of the login process.
+/// The users: the login process, how many are logged in, and what
+/// each one does.
 #[derive(Debug)]
-pub(super) struct Terminals {
+pub(super) struct Users<'a> {
+    sys: &'a System,
+    streams: Streams,
     /// Users logged in now.
     pub(super) logged_in: u32,
     /// Logins so far; the k-th login's user draws from streams `user/k/..`.
-    pub(super) logins: u64,
+    logins: u64,
     /// When users log in.
-    pub(super) login_rng: Stream,
+    login_rng: Stream,
     /// How long sessions last.
-    pub(super) session_rng: Stream,
-}
-
-impl Terminals {
-    pub(super) fn new(streams: &Streams) -> Terminals {
-        Terminals {
-            logged_in: 0,
-            logins: 0,
-            login_rng: streams.stream("users/login"),
-            session_rng: streams.stream("users/session"),
-        }
-    }
+    session_rng: Stream,
+    /// Whether each class's image could never be in memory: its commands
+    /// are refused as typed.
+    never_fits: Vec<bool>,
 }
 
 /// The users' events.
@@ -72,23 +72,53 @@ pub enum UserEvent {
     },
 }
 
-impl SystemModel<'_> {
-    /// Handles one of the users' events.
-    pub(super) fn user_event(&mut self, event: UserEvent, ctx: &mut Context<Event>) {
-        match event {
-            UserEvent::ThinkEnd { owner } => self.think_end(owner as usize, ctx),
-            UserEvent::Login { arrives } => self.login(arrives, ctx),
-            UserEvent::Logout { owner } => self.logout(owner as usize, ctx),
+impl<'a> Users<'a> {
+    /// The users of `sys`, with the streams of one replication; a class
+    /// whose image `never_fits` is refused when typed.
+    pub(super) fn new(
+        sys: &'a System,
+        streams: &Streams,
+        never_fits: impl Fn(u64) -> bool,
+    ) -> Users<'a> {
+        Users {
+            sys,
+            streams: *streams,
+            logged_in: 0,
+            logins: 0,
+            login_rng: streams.stream("users/login"),
+            session_rng: streams.stream("users/session"),
+            never_fits: sys.classes.iter().map(|c| never_fits(c.size)).collect(),
         }
     }
 
+    /// Handles one of the users' events at `now`.
+    pub(super) fn event(
+        &mut self,
+        event: UserEvent,
+        owners: &mut Slab<Owner>,
+        procs: &Slab<Process>,
+        now: SimTime,
+        steps: &mut Vec<Step>,
+    ) {
+        match event {
+            UserEvent::ThinkEnd { owner } => {
+                self.think_end(owners, procs, owner as usize, now, steps);
+            }
+            UserEvent::Login { arrives } => self.login(owners, arrives, now, steps),
+            UserEvent::Logout { owner } => self.logout(owners, procs, owner as usize, steps),
+        }
+    }
+
+    /// User number `index` logs in, for a session to `session_end`: its
+    /// shell starts (with `users.shell`) and it thinks.
     pub(super) fn log_in(
         &mut self,
+        owners: &mut Slab<Owner>,
         index: u64,
         session_end: Option<SimTime>,
-        ctx: &mut Context<Event>,
+        steps: &mut Vec<Step>,
     ) {
-        let owner = self.owners.insert(Owner::new(
+        let owner = owners.insert(Owner::new(
             OwnerKind::User {
                 index,
                 detached: 0,
@@ -101,21 +131,19 @@ impl SystemModel<'_> {
             &format!("user/{index}"),
         ));
         if let Some(end) = session_end {
-            let _ = ctx.schedule_at(
-                end,
-                Event::Users(UserEvent::Logout {
+            steps.push(Step::Schedule {
+                at: end,
+                event: Event::Users(UserEvent::Logout {
                     owner: event_index(owner),
                 }),
-            );
+            });
         }
-        self.terminals.logged_in += 1;
-        self.stats
-            .users
-            .set(ctx.now(), f64::from(self.terminals.logged_in));
+        self.logged_in += 1;
+        steps.push(Step::LoggedIn(self.logged_in));
         if let Some(class) = self.sys.users.shell {
             // The login shell: exec'd at login, it starts up and then
             // sleeps at the terminal.
-            let shell_owner = self.owners.insert(Owner::new(
+            let shell_owner = owners.insert(Owner::new(
                 OwnerKind::Shell {
                     user: owner,
                     retiring: false,
@@ -123,106 +151,141 @@ impl SystemModel<'_> {
                 &self.streams,
                 &format!("user/{index}/shell"),
             ));
-            let pid = self.spawn(class, shell_owner, ctx.now());
-            self.count(pid, self.sys.users.processes == ProcessCount::All);
-            self.stats
-                .processes
-                .set(ctx.now(), f64::from(self.user_processes));
-            if let OwnerKind::User { shell, .. } = &mut self.owners[owner].kind {
-                *shell = Some(pid);
-            }
-            self.admit(pid, ctx);
+            steps.push(Step::Start {
+                owner: shell_owner,
+                program: Program {
+                    class,
+                    demand: None,
+                },
+                counted: self.sys.users.processes == ProcessCount::All,
+                typed: None,
+                then: Started::Shell { user: owner },
+            });
         }
-        self.think(owner, ctx);
+        self.think(owners, owner, steps);
     }
 
-    fn think(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let t = self
-            .sys
-            .users
-            .think
-            .sample_time(&mut self.owners[owner].rngs.think);
-        let key = ctx.schedule_in(
-            t,
-            Event::Users(UserEvent::ThinkEnd {
-                owner: event_index(owner),
-            }),
-        );
-        if let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind {
+    /// The user `user`'s shell is `pid`.
+    pub(super) fn shell_started(owners: &mut Slab<Owner>, user: usize, pid: usize) {
+        if let OwnerKind::User { shell, .. } = &mut owners[user].kind {
+            *shell = Some(pid);
+        }
+    }
+
+    /// The user `owner` thinks until the event `key`.
+    pub(super) fn thinking(owners: &mut Slab<Owner>, owner: usize, key: tpsim_core::EventKey) {
+        if let OwnerKind::User { thinking, .. } = &mut owners[owner].kind {
             *thinking = Some(key);
         }
     }
 
+    /// The user `owner` thinks.
+    fn think(&self, owners: &mut Slab<Owner>, owner: usize, steps: &mut Vec<Step>) {
+        let after = self
+            .sys
+            .users
+            .think
+            .sample_time(&mut owners[owner].rngs.think);
+        steps.push(Step::Think { owner, after });
+    }
+
     /// A session ends: a thinking user leaves at once, one waiting for a
     /// command when it completes.
-    pub(super) fn logout(&mut self, owner: usize, ctx: &mut Context<Event>) {
+    fn logout(
+        &mut self,
+        owners: &mut Slab<Owner>,
+        procs: &Slab<Process>,
+        owner: usize,
+        steps: &mut Vec<Step>,
+    ) {
         let OwnerKind::User {
             thinking, leaving, ..
-        } = &mut self.owners[owner].kind
+        } = &mut owners[owner].kind
         else {
             unreachable!("only users log out");
         };
         match thinking.take() {
             Some(key) => {
-                ctx.cancel(key);
-                self.leave(owner, ctx);
+                steps.push(Step::Cancel(key));
+                self.leave(owners, procs, owner, steps);
             }
             None => *leaving = true,
         }
     }
 
-    fn leave(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let OwnerKind::User { shell, .. } = self.owners.remove(owner).kind else {
+    /// The user `owner` goes, and its shell with it.
+    fn leave(
+        &mut self,
+        owners: &mut Slab<Owner>,
+        procs: &Slab<Process>,
+        owner: usize,
+        steps: &mut Vec<Step>,
+    ) {
+        let OwnerKind::User { shell, .. } = owners[owner].kind else {
             unreachable!("only users leave");
         };
-        self.terminals.logged_in -= 1;
-        self.stats
-            .users
-            .set(ctx.now(), f64::from(self.terminals.logged_in));
+        steps.push(Step::Forget { owner });
+        self.logged_in -= 1;
+        steps.push(Step::LoggedIn(self.logged_in));
         if let Some(shell) = shell {
-            let shell_owner = self.procs[shell].owner;
-            if let OwnerKind::Shell { retiring, .. } = &mut self.owners[shell_owner].kind {
+            let shell_owner = procs[shell].owner;
+            if let OwnerKind::Shell { retiring, .. } = &mut owners[shell_owner].kind {
                 *retiring = true;
             }
-            self.retire_shell(shell, ctx);
+            let p = &procs[shell];
+            Self::retire(p, shell, p.state == State::Sleeping, steps);
         }
-    }
-
-    /// Whether `pid` is the shell of a user who has logged out.
-    pub(super) fn retiring(&self, pid: usize) -> bool {
-        matches!(
-            self.owners[self.procs[pid].owner].kind,
-            OwnerKind::Shell { retiring: true, .. }
-        )
     }
 
     /// The shell `pid` of a user who has logged out exits if it is asleep
-    /// in memory or swapped out; otherwise it exits when its cycle ends or
-    /// its swap-out completes.
-    pub(super) fn retire_shell(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let p = &self.procs[pid];
-        let settled = matches!(p.residence, Residence::In | Residence::Out);
-        if p.state == State::Sleeping && settled {
-            let owner = p.owner;
-            self.exit(pid, ctx);
-            self.owners.remove(owner);
+    /// (or about to sleep) in memory or swapped out; otherwise it exits
+    /// when its cycle ends or its swap-out completes. Nothing for any other
+    /// process.
+    pub(super) fn retire_shell(
+        owners: &Slab<Owner>,
+        procs: &Slab<Process>,
+        pid: usize,
+        steps: &mut Vec<Step>,
+    ) {
+        let p = &procs[pid];
+        if matches!(
+            owners[p.owner].kind,
+            OwnerKind::Shell { retiring: true, .. }
+        ) {
+            Self::retire(p, pid, p.state == State::Sleeping, steps);
         }
     }
 
-    pub(super) fn login(&mut self, arrives: bool, ctx: &mut Context<Event>) {
+    /// The retiring shell `p` (`pid`) exits if it is `asleep` and settled
+    /// in memory or out of it.
+    fn retire(p: &Process, pid: usize, asleep: bool, steps: &mut Vec<Step>) {
+        let settled = matches!(p.residence, Residence::In | Residence::Out);
+        if asleep && settled {
+            steps.push(Step::Exit { pid });
+            steps.push(Step::Forget { owner: p.owner });
+        }
+    }
+
+    /// The login process: a user logs in now if `arrives` (refused when
+    /// every terminal is taken), and the next login is drawn at the rate
+    /// of the hour.
+    fn login(
+        &mut self,
+        owners: &mut Slab<Owner>,
+        arrives: bool,
+        now: SimTime,
+        steps: &mut Vec<Step>,
+    ) {
         let Population::Sessions(sessions) = &self.sys.users.population else {
             unreachable!("logins only with a login profile");
         };
-        let now = ctx.now();
         if arrives {
-            if self.terminals.logged_in < sessions.terminals {
-                let length = sessions
-                    .session
-                    .sample_time(&mut self.terminals.session_rng);
-                self.terminals.logins += 1;
-                self.log_in(self.terminals.logins, Some(now + length), ctx);
+            if self.logged_in < sessions.terminals {
+                let length = sessions.session.sample_time(&mut self.session_rng);
+                self.logins += 1;
+                self.log_in(owners, self.logins, Some(now + length), steps);
             } else {
-                self.stats.counters.logins_refused += 1;
+                steps.push(Step::LoginRefused);
             }
         }
         let rate = sessions.rate_at(now);
@@ -230,43 +293,49 @@ impl SystemModel<'_> {
         if rate > 0.0 {
             let gap: f64 = Dist::exponential(1.0 / rate)
                 .expect("a positive rate")
-                .sample(&mut self.terminals.login_rng);
+                .sample(&mut self.login_rng);
             let at = now + SimTime::from_secs_f64(gap.min(LONGEST_SAMPLE));
             if at < next_hour {
-                let _ = ctx.schedule_at(at, Event::Users(UserEvent::Login { arrives: true }));
+                steps.push(Step::Schedule {
+                    at,
+                    event: Event::Users(UserEvent::Login { arrives: true }),
+                });
                 return;
             }
         }
         // No login before the rate changes: by memorylessness, draw again
         // at the start of the next hour.
-        let _ = ctx.schedule_at(next_hour, Event::Users(UserEvent::Login { arrives: false }));
+        steps.push(Step::Schedule {
+            at: next_hour,
+            event: Event::Users(UserEvent::Login { arrives: false }),
+        });
     }
 
-    pub(super) fn think_end(&mut self, owner: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let OwnerKind::User { thinking, .. } = &mut self.owners[owner].kind else {
+    /// The user `owner` types a command: the shell (woken if asleep at
+    /// the terminal) forks it, or it is forked at once without shells.
+    fn think_end(
+        &mut self,
+        owners: &mut Slab<Owner>,
+        procs: &Slab<Process>,
+        owner: usize,
+        now: SimTime,
+        steps: &mut Vec<Step>,
+    ) {
+        let OwnerKind::User { thinking, .. } = &mut owners[owner].kind else {
             unreachable!("only users think");
         };
         *thinking = None;
-        let command = self.choose_command(owner);
+        let command = self.choose_command(&mut owners[owner].rngs.work);
         let class = command.class;
-        let rng = &mut self.owners[owner].rngs.work;
+        let rng = &mut owners[owner].rngs.work;
         let detached = match command.detached {
             d if d <= 0.0 => false,
             d if d >= 1.0 => true,
             d => rng.random::<f64>() < d,
         };
-        if self
-            .memory
-            .never_fits(self.sys, self.sys.classes[class].size)
-        {
-            let stats = if detached {
-                &mut self.stats.detached[class]
-            } else {
-                &mut self.stats.classes[class]
-            };
-            stats.rejected += 1;
-            self.think(owner, ctx);
+        if self.never_fits[class] {
+            steps.push(Step::Rejected { class, detached });
+            self.think(owners, owner, steps);
             return;
         }
         let typed = Typed {
@@ -276,7 +345,7 @@ impl SystemModel<'_> {
         };
         let OwnerKind::User {
             shell, typed: t, ..
-        } = &mut self.owners[owner].kind
+        } = &mut owners[owner].kind
         else {
             unreachable!("only users type commands");
         };
@@ -284,53 +353,62 @@ impl SystemModel<'_> {
             Some(shell) => {
                 *t = Some(typed);
                 // A shell still starting up forks the command when done.
-                if self.procs[shell].state == State::Sleeping {
-                    self.new_cycle(shell, now);
-                    self.sched[shell].woken = Some(scheduler::AFTER_TERMINAL);
-                    self.admit(shell, ctx);
+                if procs[shell].state == State::Sleeping {
+                    steps.push(Step::Wake {
+                        pid: shell,
+                        after: AFTER_TERMINAL,
+                        cycle: Cycle::New,
+                    });
                 }
             }
-            None => self.fork_exec(owner, typed, ctx),
+            None => self.fork_exec(owners, owner, typed, steps),
         }
     }
 
     /// Forks and execs the command `typed` by the user `owner`.
-    fn fork_exec(&mut self, owner: usize, typed: Typed, ctx: &mut Context<Event>) {
-        let now = ctx.now();
+    fn fork_exec(
+        &self,
+        owners: &mut Slab<Owner>,
+        owner: usize,
+        typed: Typed,
+        steps: &mut Vec<Step>,
+    ) {
         let runner = if typed.detached {
             let OwnerKind::User {
                 index, detached: n, ..
-            } = &mut self.owners[owner].kind
+            } = &mut owners[owner].kind
             else {
                 unreachable!("only users type commands");
             };
             *n += 1;
             let prefix = format!("user/{index}/detached/{n}");
-            self.owners
-                .insert(Owner::new(OwnerKind::Detached, &self.streams, &prefix))
+            owners.insert(Owner::new(OwnerKind::Detached, &self.streams, &prefix))
         } else {
             owner
         };
-        let pid = self.spawn(typed.class, runner, now);
-        self.procs[pid].started = typed.at;
-        self.sched[pid].woken = Some(scheduler::AFTER_TERMINAL);
-        self.count(pid, true);
-        self.stats
-            .processes
-            .set(now, f64::from(self.user_processes));
-        self.admit(pid, ctx);
+        steps.push(Step::Start {
+            owner: runner,
+            program: Program {
+                class: typed.class,
+                demand: None,
+            },
+            counted: true,
+            typed: Some(typed.at),
+            then: Started::Nobody,
+        });
         if typed.detached {
-            self.think(owner, ctx);
+            self.think(owners, owner, steps);
         }
     }
 
-    fn choose_command(&mut self, owner: usize) -> Mix {
+    /// The command the user chooses by the mix's weights.
+    fn choose_command(&self, rng: &mut Stream) -> Mix {
         let mix = &self.sys.users.mix;
         if mix.len() == 1 {
             return mix[0];
         }
         let total: f64 = mix.iter().map(|m| m.weight).sum();
-        let mut u = self.owners[owner].rngs.work.random::<f64>() * total;
+        let mut u = rng.random::<f64>() * total;
         for m in mix {
             if u < m.weight {
                 return *m;
@@ -343,92 +421,73 @@ impl SystemModel<'_> {
             .expect("validation: a weight > 0")
     }
 
-    /// A command (or background or shell cycle) has had all its processor
-    /// time.
-    pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        if self.scripts.step(&processes, pid, &mut self.steps) {
-            self.release_eligibility(pid, ctx);
-            self.run_steps(ctx);
-            return;
-        }
-        let now = ctx.now();
-        let p = &self.procs[pid];
-        let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
-        let stats = match self.owners[owner].kind {
-            OwnerKind::User { .. } => Some(&mut self.stats.classes[class]),
-            OwnerKind::Background { entry } => Some(&mut self.stats.background[entry]),
-            OwnerKind::Detached => Some(&mut self.stats.detached[class]),
-            OwnerKind::Shell { .. } | OwnerKind::Probe => None,
-        };
-        if let Some(stats) = stats {
-            stats.responses.record(now - started);
-            stats.faults.add(faults as f64);
-        }
-        self.release_eligibility(pid, ctx);
-        match self.owners[owner].kind {
-            OwnerKind::Probe => {
-                let (children_user, children_system) = self.scripts.children_cpu(pid);
-                let p = &self.procs[pid];
-                let used = Used {
-                    started: p.started,
-                    user: p.cpu_user + children_user,
-                    system: p.cpu_system + children_system,
-                };
-                if let Some(probe) = &mut self.probe {
-                    probe.done(pid, used, now, &mut self.steps);
-                }
-                self.run_steps(ctx);
-            }
+    /// A command, a background cycle or a shell's cycle has had all its
+    /// processor time: the command exits and its user thinks (or leaves);
+    /// a background process sleeps; a shell sleeps and forks the command
+    /// typed.
+    pub(super) fn cycle_done(
+        &mut self,
+        owners: &mut Slab<Owner>,
+        procs: &Slab<Process>,
+        pid: usize,
+        now: SimTime,
+        steps: &mut Vec<Step>,
+    ) {
+        let owner = procs[pid].owner;
+        match owners[owner].kind {
+            OwnerKind::Probe => unreachable!("the probe's processes are the probe's"),
             OwnerKind::User { leaving, .. } => {
-                self.exit(pid, ctx);
+                steps.push(Step::Exit { pid });
                 if leaving {
-                    self.leave(owner, ctx);
+                    self.leave(owners, procs, owner, steps);
                 } else {
-                    self.think(owner, ctx);
+                    self.think(owners, owner, steps);
                 }
             }
             OwnerKind::Detached => {
-                self.exit(pid, ctx);
-                self.owners.remove(owner);
+                steps.push(Step::Exit { pid });
+                steps.push(Step::Forget { owner });
             }
             OwnerKind::Background { entry } => {
-                self.recount(pid, now, |p| p.state = State::Sleeping);
+                steps.push(Step::Sleep { pid });
                 let sleep = self.sys.background[entry]
                     .sleep
-                    .sample_time(&mut self.owners[owner].rngs.think);
-                let _ = ctx.schedule_in(
-                    sleep,
-                    Event::Wake {
+                    .sample_time(&mut owners[owner].rngs.think);
+                steps.push(Step::Schedule {
+                    at: now + sleep,
+                    event: Event::Wake {
                         pid: event_index(pid),
                     },
-                );
+                });
                 // A sleeper is the swapper's first choice to push out.
-                self.swapper(ctx);
+                steps.push(Step::Swapper);
             }
             OwnerKind::Shell { user, retiring } => {
                 // The shell sleeps: waiting for the command it forks, or at
                 // the terminal.
-                self.recount(pid, now, |p| p.state = State::Sleeping);
+                steps.push(Step::Sleep { pid });
                 if retiring {
-                    self.retire_shell(pid, ctx);
+                    Self::retire(&procs[pid], pid, true, steps);
                     return;
                 }
-                let OwnerKind::User { typed, .. } = &mut self.owners[user].kind else {
+                let OwnerKind::User { typed, .. } = &mut owners[user].kind else {
                     unreachable!("a shell belongs to a user");
                 };
                 if let Some(typed) = typed.take() {
-                    self.fork_exec(user, typed, ctx);
+                    self.fork_exec(owners, user, typed, steps);
                 }
-                self.swapper(ctx);
+                steps.push(Step::Swapper);
             }
         }
     }
+}
 
-    pub(super) fn wake(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.new_cycle(pid, ctx.now());
-        self.sched[pid].woken = Some(scheduler::AFTER_SLEEP);
-        self.admit(pid, ctx);
+/// A background process wakes from its sleep to a new cycle.
+pub(super) fn wake(pid: usize) -> Step {
+    Step::Wake {
+        pid,
+        after: AFTER_SLEEP,
+        cycle: Cycle::New,
     }
 }
 
@@ -467,7 +526,13 @@ mod tests {
     fn each_login_draws_from_streams_of_its_own() {
         with_process_at(LOGINS, SimTime::ZERO, |model, ctx, _| {
             for _ in 0..3 {
-                model.login(true, ctx);
+                let login = UserEvent::Login { arrives: true };
+                let now = ctx.now();
+                let (owners, procs) = (&mut model.owners, &model.procs);
+                model
+                    .users
+                    .event(login, owners, procs, now, &mut model.steps);
+                model.run_steps(ctx);
             }
             let firsts: std::collections::BTreeMap<u64, u64> = model
                 .owners

@@ -1,7 +1,8 @@
-//! What the workload's parts - the probe and the shell scripts - leave
-//! the core to do: start a program, put a process to sleep or wake it,
-//! let one exit, have the swapper look, note the load, keep an
-//! observation, schedule an event.
+//! What the workload's parts - the users, the shell scripts and the
+//! probe - leave the core to do: start a program, put a process to sleep
+//! or wake it, let one exit, have the swapper look, count a login or a
+//! refusal, note the load, keep an observation, schedule or cancel an
+//! event; and where a finished cycle goes.
 //!
 //! A part decides a whole step at once (which programs to fork, who
 //! waits, who wakes) from what it keeps and what the core shows it, and
@@ -11,19 +12,28 @@
 //! them itself. A program started is handed back to the part that asked
 //! for it ([`Started`]).
 
-use super::probe::{Noted, Observation, Probe, Role};
-use super::{Context, Event, Program, SimTime, State, SystemModel};
+use super::memory::Processes;
+use super::probe::{Noted, Observation, Probe, Role, Used};
+use super::scheduler::AFTER_TERMINAL;
+use super::users::{UserEvent, Users};
+use super::{
+    Context, Countdowns, Event, EventKey, OwnerKind, Program, SimTime, State, SystemModel,
+    event_index,
+};
 
 /// One thing a workload part leaves the core to do.
 #[derive(Clone, Debug)]
 pub(super) enum Step {
     /// Fork and exec `program` for `owner`: a new process of its class,
     /// counted in "user processes" or not, started at its user priority (a
-    /// forked child has not slept); then handed to `then`.
+    /// forked child has not slept) or, for a command `typed` at a
+    /// terminal, from the typing at the terminal's; then handed to
+    /// `then`.
     Start {
         owner: usize,
         program: Program,
         counted: bool,
+        typed: Option<SimTime>,
         then: Started,
     },
     /// `pid` sleeps: in `wait`, or between cycles.
@@ -34,6 +44,18 @@ pub(super) enum Step {
     Exit { pid: usize },
     /// The swapper looks (a process has gone to sleep).
     Swapper,
+    /// The user `owner` thinks for `after`.
+    Think { owner: usize, after: SimTime },
+    /// A pending event is cancelled.
+    Cancel(EventKey),
+    /// The owner `owner` is gone: a user, a shell, a command left running.
+    Forget { owner: usize },
+    /// So many users are logged in now.
+    LoggedIn(u32),
+    /// Every terminal was taken: a login refused.
+    LoginRefused,
+    /// A command of `class` refused, its image too large for memory.
+    Rejected { class: usize, detached: bool },
     /// The probe notes the load indices now.
     NoteLoad,
     /// The probe has timed a benchmark.
@@ -45,6 +67,10 @@ pub(super) enum Step {
 /// Who is told of a program started, and as what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Started {
+    /// No one: a command typed.
+    Nobody,
+    /// A user's login shell.
+    Shell { user: usize },
     /// The probe: its benchmark, shell or `time`.
     Probe(Role),
     /// A shell script: the program it forked and waits for.
@@ -73,6 +99,48 @@ impl<'a> SystemModel<'a> {
         self.steps = steps;
     }
 
+    /// A command (or background or shell cycle) has had all its processor
+    /// time: a script's step, or its response is recorded and its owner
+    /// (the probe, or a user, a shell, a background process) moves on.
+    pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        if self.scripts.step(&processes, pid, &mut self.steps) {
+            self.release_eligibility(pid, ctx);
+            self.run_steps(ctx);
+            return;
+        }
+        let now = ctx.now();
+        let p = &self.procs[pid];
+        let (class, owner, started, faults) = (p.class, p.owner, p.started, p.faults);
+        let stats = match self.owners[owner].kind {
+            OwnerKind::User { .. } => Some(&mut self.stats.classes[class]),
+            OwnerKind::Background { entry } => Some(&mut self.stats.background[entry]),
+            OwnerKind::Detached => Some(&mut self.stats.detached[class]),
+            OwnerKind::Shell { .. } | OwnerKind::Probe => None,
+        };
+        if let Some(stats) = stats {
+            stats.responses.record(now - started);
+            stats.faults.add(faults as f64);
+        }
+        self.release_eligibility(pid, ctx);
+        match (&self.owners[owner].kind, &mut self.probe) {
+            (OwnerKind::Probe, Some(probe)) => {
+                let (children_user, children_system) = self.scripts.children_cpu(pid);
+                let p = &self.procs[pid];
+                let used = Used {
+                    started: p.started,
+                    user: p.cpu_user + children_user,
+                    system: p.cpu_system + children_system,
+                };
+                probe.done(pid, used, now, &mut self.steps);
+            }
+            _ => self
+                .users
+                .cycle_done(&mut self.owners, &self.procs, pid, now, &mut self.steps),
+        }
+        self.run_steps(ctx);
+    }
+
     /// The probe, which the scenario has if it pushed a step for it.
     fn probe_part(&mut self) -> &mut Probe<'a> {
         self.probe.as_mut().expect("a probe")
@@ -81,7 +149,7 @@ impl<'a> SystemModel<'a> {
     /// The load indices now, as the probe notes them.
     fn load_now(&self) -> Noted {
         Noted {
-            users: self.terminals.logged_in,
+            users: self.users.logged_in,
             processes: self.user_processes,
             runnable: self.runnable(),
             free_memory: self.memory.free_memory(self.sys),
@@ -96,11 +164,16 @@ impl<'a> SystemModel<'a> {
                 owner,
                 program,
                 counted,
+                typed,
                 then,
             } => {
                 let pid = self.spawn(program.class, owner, now);
                 if let Some(demand) = program.demand {
                     self.fix_demand(pid, demand);
+                }
+                if let Some(at) = typed {
+                    self.procs[pid].started = at;
+                    self.sched[pid].woken = Some(AFTER_TERMINAL);
                 }
                 self.count(pid, counted);
                 self.stats
@@ -108,6 +181,8 @@ impl<'a> SystemModel<'a> {
                     .set(now, f64::from(self.user_processes));
                 self.admit(pid, ctx);
                 match then {
+                    Started::Nobody => {}
+                    Started::Shell { user } => Users::shell_started(&mut self.owners, user, pid),
                     Started::Probe(role) => self.probe_part().started(role, pid),
                     Started::Child { script } => self.scripts.forked(script, pid),
                 }
@@ -125,7 +200,7 @@ impl<'a> SystemModel<'a> {
                     Cycle::Empty => {
                         let p = &mut self.procs[pid];
                         p.remaining = SimTime::ZERO;
-                        p.due = super::Countdowns::NONE;
+                        p.due = Countdowns::NONE;
                     }
                 }
                 self.sched[pid].woken = Some(after);
@@ -133,6 +208,31 @@ impl<'a> SystemModel<'a> {
             }
             Step::Exit { pid } => self.exit(pid, ctx),
             Step::Swapper => self.swapper(ctx),
+            Step::Think { owner, after } => {
+                let key = ctx.schedule_in(
+                    after,
+                    Event::Users(UserEvent::ThinkEnd {
+                        owner: event_index(owner),
+                    }),
+                );
+                Users::thinking(&mut self.owners, owner, key);
+            }
+            Step::Cancel(key) => {
+                ctx.cancel(key);
+            }
+            Step::Forget { owner } => {
+                self.owners.remove(owner);
+            }
+            Step::LoggedIn(users) => self.stats.users.set(now, f64::from(users)),
+            Step::LoginRefused => self.stats.counters.logins_refused += 1,
+            Step::Rejected { class, detached } => {
+                let stats = if detached {
+                    &mut self.stats.detached[class]
+                } else {
+                    &mut self.stats.classes[class]
+                };
+                stats.rejected += 1;
+            }
             Step::NoteLoad => {
                 let load = self.load_now();
                 self.probe_part().note(load);
