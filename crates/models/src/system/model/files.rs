@@ -171,6 +171,18 @@ pub(super) struct Files {
     /// The device programs' files are on, if they are read through the
     /// cache (under swapping).
     programs: Option<usize>,
+    /// The transfers asked for and not yet issued, in the order asked
+    /// (`SystemModel::file_requests` issues them).
+    requests: Vec<Request>,
+}
+
+/// A transfer between a buffer (or a text) and its device that the file
+/// system asks the core to start.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Request {
+    pub(super) device: usize,
+    pub(super) transfer: FileTransfer,
+    pub(super) bytes: f64,
 }
 
 impl Files {
@@ -189,6 +201,7 @@ impl Files {
             texts: vec![TextEntry::default(); text_table.unwrap_or(0)],
             layout_salt,
             programs,
+            requests: Vec::new(),
             of: PerProcess::default(),
             cache: fs.map(|fs| Cache {
                 buffers: BufferCache::new(fs.buffers),
@@ -370,6 +383,87 @@ impl Files {
             None => {
                 waiting.insert(block, (pid, pid));
             }
+        }
+    }
+
+    /// A process reads the block `at` through the cache: counted, its
+    /// read asked for on a miss with the delayed writes it pushes out,
+    /// and block `ahead` of the same file read ahead if asked (with
+    /// `read_ahead` set). Says what the cache answered.
+    fn read_through(&mut self, sys: &System, at: Placed, ahead: Option<u32>) -> Access {
+        let access = self.cache().buffers.read(at.block);
+        self.count_access(sys.devices.len(), at, &access);
+        match &access {
+            Access::Miss { write_back } | Access::NoBuffer { write_back } => {
+                self.write_blocks(sys, write_back);
+            }
+            Access::Hit | Access::InTransit => {}
+        }
+        if let Access::Miss { .. } = access {
+            self.transfer(sys, at, FileTransfer::BufferRead { block: at.block });
+        }
+        if let Some(index) = ahead.filter(|_| file_system(sys).read_ahead) {
+            let next = self.place(sys, at.block.file, index);
+            match self.cache().buffers.read_ahead(next.block) {
+                Some(Access::Miss { write_back }) => {
+                    self.write_blocks(sys, &write_back);
+                    let devices = sys.devices.len();
+                    self.cache().counts[next.kind as usize * devices + next.device].read_aheads +=
+                        1;
+                    self.transfer(sys, next, FileTransfer::BufferRead { block: next.block });
+                }
+                Some(Access::NoBuffer { write_back }) => self.write_blocks(sys, &write_back),
+                Some(Access::Hit | Access::InTransit) | None => {}
+            }
+        }
+        access
+    }
+
+    /// A process writes block `at` of data file `f` through the cache:
+    /// 4BSD sends a whole block at once; V7 delays every block, and 4BSD
+    /// the last part of one. The writes it pushes out are asked for.
+    fn write(&mut self, sys: &System, f: usize, at: Placed) -> Access {
+        let fs = file_system(sys);
+        let whole = u64::from(at.block.index + 1) * fs.block <= fs.data[f].size;
+        let at_once = whole && fs.rules == BufferRules::Bsd;
+        let cache = &mut self.cache().buffers;
+        let answer = if at_once {
+            cache.write_whole(at.block, true)
+        } else {
+            cache.write_delayed(at.block)
+        };
+        if let Access::Miss { write_back } | Access::NoBuffer { write_back } = &answer {
+            self.write_blocks(sys, write_back);
+        }
+        if at_once && matches!(answer, Access::Hit | Access::Miss { .. }) {
+            self.write_blocks(sys, &[at.block]);
+        }
+        answer
+    }
+
+    /// The delayed writes are sent (`bflush`).
+    fn flush(&mut self, sys: &System) {
+        let delayed = self.cache().buffers.flush();
+        self.write_blocks(sys, &delayed);
+    }
+
+    /// Asks for a block's transfer between its buffer and its device.
+    fn transfer(&mut self, sys: &System, at: Placed, transfer: FileTransfer) {
+        self.requests.push(Request {
+            device: at.device,
+            transfer,
+            bytes: file_system(sys).block as f64,
+        });
+    }
+
+    /// Asks for the writes of blocks pushed out of the cache (or written
+    /// by a process), counted.
+    fn write_blocks(&mut self, sys: &System, blocks: &[Block]) {
+        let devices = sys.devices.len();
+        for &block in blocks {
+            let at = self.place(sys, block.file, block.index);
+            self.cache().counts[at.kind as usize * devices + at.device].writes += 1;
+            self.transfer(sys, at, FileTransfer::BufferWrite { block });
         }
     }
 
@@ -579,7 +673,8 @@ impl SystemModel<'_> {
             // `breada` from the second block on, whether this one is found
             // or not.
             let ahead = (next > first && next + 1 < end).then_some(next + 1);
-            let access = self.read_through(at, ahead, ctx);
+            let access = self.files.read_through(self.sys, at, ahead);
+            self.file_requests(ctx);
             match access {
                 Access::Hit => {
                     self.files.release_read(self.sys, at.block);
@@ -600,62 +695,21 @@ impl SystemModel<'_> {
         }
     }
 
-    /// A process reads the block `at` through the cache: counted, its
-    /// read started on a miss and the delayed writes it pushes out, and
-    /// block `ahead` of the same file read ahead if asked (with
-    /// `read_ahead` set). Says what the cache answered.
-    fn read_through(&mut self, at: Placed, ahead: Option<u32>, ctx: &mut Context<Event>) -> Access {
-        let access = self.files.cache().buffers.read(at.block);
-        self.files.count_access(self.sys.devices.len(), at, &access);
-        match &access {
-            Access::Miss { write_back } | Access::NoBuffer { write_back } => {
-                self.write_blocks(write_back, ctx);
-            }
-            Access::Hit | Access::InTransit => {}
-        }
-        if let Access::Miss { .. } = access {
-            self.transfer(at, FileTransfer::BufferRead { block: at.block }, ctx);
-        }
-        if let Some(index) = ahead.filter(|_| file_system(self.sys).read_ahead) {
-            let next = self.files.place(self.sys, at.block.file, index);
-            match self.files.cache().buffers.read_ahead(next.block) {
-                Some(Access::Miss { write_back }) => {
-                    self.write_blocks(&write_back, ctx);
-                    let devices = self.sys.devices.len();
-                    self.files.cache().counts[next.kind as usize * devices + next.device]
-                        .read_aheads += 1;
-                    self.transfer(next, FileTransfer::BufferRead { block: next.block }, ctx);
-                }
-                Some(Access::NoBuffer { write_back }) => self.write_blocks(&write_back, ctx),
-                Some(Access::Hit | Access::InTransit) | None => {}
-            }
-        }
-        access
-    }
-
     /// `update`: every 30 s the delayed writes are sent (V7's `update`
     /// calls `sync` every 30 s; `bflush`).
     pub(super) fn update(&mut self, ctx: &mut Context<Event>) {
-        let delayed = self.files.cache().buffers.flush();
-        self.write_blocks(&delayed, ctx);
+        self.files.flush(self.sys);
+        self.file_requests(ctx);
         let _ = ctx.schedule_in(UPDATE, Event::Update);
     }
 
-    /// Starts a block's transfer between its buffer and its device.
-    fn transfer(&mut self, at: Placed, transfer: FileTransfer, ctx: &mut Context<Event>) {
-        let bytes = file_system(self.sys).block as f64;
-        self.request(at.device, Purpose::Files(transfer), bytes, ctx);
-    }
-
-    /// Starts the writes of blocks pushed out of the cache (or written by
-    /// a process), counted.
-    fn write_blocks(&mut self, blocks: &[Block], ctx: &mut Context<Event>) {
-        let devices = self.sys.devices.len();
-        for &block in blocks {
-            let at = self.files.place(self.sys, block.file, block.index);
-            self.files.cache().counts[at.kind as usize * devices + at.device].writes += 1;
-            self.transfer(at, FileTransfer::BufferWrite { block }, ctx);
+    /// Starts the transfers the file system asked for, in order.
+    fn file_requests(&mut self, ctx: &mut Context<Event>) {
+        let mut requests = std::mem::take(&mut self.files.requests);
+        for r in requests.drain(..) {
+            self.request(r.device, Purpose::Files(r.transfer), r.bytes, ctx);
         }
+        self.files.requests = requests;
     }
 
     /// A buffer's transfer of `block` is done: the processes waiting for
@@ -707,29 +761,11 @@ impl SystemModel<'_> {
                 let blocks = file_system(self.sys).blocks_of(file_system(self.sys).data[f].size);
                 let index = at.block.index;
                 let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
-                self.read_through(at, ahead, ctx)
+                self.files.read_through(self.sys, at, ahead)
             }
-            FileAccess::Write(f) => {
-                let fs = file_system(self.sys);
-                // 4BSD sends a whole block at once; V7 delays every block,
-                // and 4BSD the last part of one.
-                let whole = u64::from(at.block.index + 1) * fs.block <= fs.data[f].size;
-                let at_once = whole && fs.rules == BufferRules::Bsd;
-                let cache = &mut self.files.cache().buffers;
-                let answer = if at_once {
-                    cache.write_whole(at.block, true)
-                } else {
-                    cache.write_delayed(at.block)
-                };
-                if let Access::Miss { write_back } | Access::NoBuffer { write_back } = &answer {
-                    self.write_blocks(write_back, ctx);
-                }
-                if at_once && matches!(answer, Access::Hit | Access::Miss { .. }) {
-                    self.write_blocks(&[at.block], ctx);
-                }
-                answer
-            }
+            FileAccess::Write(f) => self.files.write(self.sys, f, at),
         };
+        self.file_requests(ctx);
         let write = matches!(access, FileAccess::Write(_));
         match answer {
             // Found, or (a write) a buffer taken: the copy, there and
