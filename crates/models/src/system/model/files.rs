@@ -883,4 +883,78 @@ mod tests {
             assert_eq!(model.region(Purpose::Io { pid }), Region::Files);
         });
     }
+
+    /// A system with a 512-byte-block cache under `rules` and a shared
+    /// data file of a block and a half.
+    fn with_cache(rules: &str) -> System {
+        let text = format!(
+            r#"
+            name = "cache"
+            [run]
+            end_time = "10s"
+            [system]
+            quantum = "100ms"
+            [memory]
+            policy = "swapping"
+            size = "256KiB"
+            kernel = "64KiB"
+            page = "1KiB"
+            device = "disk"
+            [[device]]
+            name = "disk"
+            rate = "1MB/s"
+            [users]
+            terminals = 1
+            think = {{ exp = {{ mean = "1s" }} }}
+            commands = [{{ class = "job", weight = 1 }}]
+            [[class]]
+            name = "job"
+            cpu = {{ exp = {{ mean = "1s" }} }}
+            size = "8KiB"
+            [files]
+            buffers = 4
+            block = "512B"
+            copy_rate = "2MB/s"
+            rules = "{rules}"
+            [[file]]
+            name = "log"
+            size = "768B"
+            "#
+        );
+        crate::load_system("cache.toml", &text).unwrap()
+    }
+
+    #[test]
+    fn a_whole_block_written_goes_at_once_under_4bsd_and_at_the_flush_under_v7() {
+        let writes = |files: &Files| -> Vec<(u32, bool)> {
+            files
+                .requests
+                .iter()
+                .map(|r| match r.transfer {
+                    FileTransfer::BufferWrite { block } => (block.index, r.device == 0),
+                    other => panic!("only writes: {other:?}"),
+                })
+                .collect()
+        };
+        for (rules, at_once) in [("4bsd", true), ("v7", false)] {
+            let sys = with_cache(rules);
+            let mut files = Files::new(sys.files.as_ref(), 1, None, 0, None);
+            // The data file is numbered after the one class.
+            let (whole, part) = (files.place(&sys, 1, 0), files.place(&sys, 1, 1));
+            assert!(matches!(files.write(&sys, 0, whole), Access::Miss { .. }));
+            assert!(matches!(files.write(&sys, 0, part), Access::Miss { .. }));
+            let expected: &[(u32, bool)] = if at_once { &[(0, true)] } else { &[] };
+            assert_eq!(writes(&files), expected, "{rules}: written at once");
+            files.requests.clear();
+            // `update`'s flush sends what was delayed: the part block under
+            // 4BSD, both under V7.
+            files.flush(&sys);
+            let expected: &[(u32, bool)] = if at_once {
+                &[(1, true)]
+            } else {
+                &[(0, true), (1, true)]
+            };
+            assert_eq!(writes(&files), expected, "{rules}: flushed");
+        }
+    }
 }
