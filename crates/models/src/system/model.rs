@@ -10,7 +10,9 @@
 //!
 //! This module holds the processes and the devices and routes events to
 //! the parts; `processors` the processors and their bursts, `users` the
-//! terminals and background work, `eligibility` who may compete for
+//! terminals and background work, `scripts` shell scripts, `probe` the
+//! terminal probe (these three push `work`'s steps for the core to do),
+//! `eligibility` who may compete for
 //! memory and processors, `scheduler` the ready queue, `memory` the
 //! calls the rest makes into memory management (the only place besides
 //! the managers that asks which policy runs, but for what the model is
