@@ -548,4 +548,121 @@ mod tests {
             assert_eq!(draws.len(), 3, "three users, three think streams");
         });
     }
+
+    /// One user with a shell, who thinks for hours; its only command's
+    /// image is larger than memory.
+    const SHELL: &str = r#"
+        name = "shell"
+        [run]
+        end_time = "10s"
+        [system]
+        quantum = "100ms"
+        [memory]
+        policy = "swapping"
+        size = "64KiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        rate = "1MB/s"
+        [users]
+        terminals = 1
+        shell = "sh"
+        think = { exp = { mean = "100h" } }
+        commands = [{ class = "huge", weight = 1 }]
+        [[class]]
+        name = "sh"
+        cpu = { exp = { mean = "10ms" } }
+        size = "8KiB"
+        [[class]]
+        name = "huge"
+        cpu = { exp = { mean = "1s" } }
+        size = "1MiB"
+    "#;
+
+    fn shown(steps: &[Step]) -> Vec<String> {
+        steps.iter().map(|s| format!("{s:?}")).collect()
+    }
+
+    #[test]
+    fn a_command_too_large_is_refused_and_a_user_logging_out_takes_the_shell_along_once_it_sleeps()
+    {
+        with_process_at(SHELL, SimTime::from_secs(1), |model, ctx, _| {
+            model
+                .users
+                .log_in(&mut model.owners, 0, None, &mut model.steps);
+            model.run_steps(ctx);
+            let (user, thinking, shell) = model
+                .owners
+                .iter()
+                .find_map(|(o, owner)| match owner.kind {
+                    OwnerKind::User {
+                        thinking, shell, ..
+                    } => Some((o, thinking, shell)),
+                    _ => None,
+                })
+                .expect("one user");
+            assert!(thinking.is_some(), "thinking at login");
+            let shell = shell.expect("a shell");
+            let shell_owner = model.procs[shell].owner;
+            assert_ne!(model.procs[shell].state, State::Sleeping, "starting up");
+            let now = ctx.now();
+            let event = |model: &mut crate::system::model::SystemModel, event: UserEvent| {
+                let mut steps = Vec::new();
+                let (owners, procs) = (&mut model.owners, &model.procs);
+                model.users.event(event, owners, procs, now, &mut steps);
+                steps
+            };
+
+            let typed = event(model, UserEvent::ThinkEnd { owner: user as u32 });
+            assert_eq!(
+                shown(&typed[..1]),
+                [format!(
+                    "{:?}",
+                    Step::Rejected {
+                        class: 1,
+                        detached: false
+                    }
+                )]
+            );
+            assert!(
+                matches!(typed[1..], [Step::Think { owner, .. }] if owner == user),
+                "then it thinks again: {typed:?}"
+            );
+
+            model.steps.extend(typed);
+            model.run_steps(ctx);
+            let OwnerKind::User {
+                thinking: Some(key),
+                ..
+            } = model.owners[user].kind
+            else {
+                panic!("thinking again");
+            };
+            // Logged out while thinking: the user goes at once; its shell,
+            // still starting up, when it sleeps.
+            let gone = event(model, UserEvent::Logout { owner: user as u32 });
+            assert_eq!(
+                shown(&gone),
+                shown(&[
+                    Step::Cancel(key),
+                    Step::Forget { owner: user },
+                    Step::LoggedIn(0),
+                ])
+            );
+            let mut steps = Vec::new();
+            let (owners, procs) = (&mut model.owners, &model.procs);
+            model
+                .users
+                .cycle_done(owners, procs, shell, now, &mut steps);
+            assert_eq!(
+                shown(&steps),
+                shown(&[
+                    Step::Sleep { pid: shell },
+                    Step::Exit { pid: shell },
+                    Step::Forget { owner: shell_owner },
+                ])
+            );
+        });
+    }
 }
