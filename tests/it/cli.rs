@@ -406,7 +406,7 @@ fn a_time_sharing_run_reports_processor_memory_and_load() {
     assert_eq!(
         lines.next(),
         Some(
-            "benchmark,start_s,phase,users,processes,runnable,free_memory_bytes,elapsed_s,user_s,system_s"
+            "benchmark,start_s,phase,users,processes,runnable,free_memory_bytes,elapsed_s,user_s,system_s,ramp_workers"
         )
     );
     let first: Vec<&str> = lines.next().unwrap().split(',').collect();

@@ -470,12 +470,13 @@ fn a_comparison_that_meets_at_no_level_is_refused_saying_each_sides_levels() {
     // By users they meet at 1.
     let out = tpsim(&["compare", measured, model, "--json"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
-    // A model's probe notes no ramp and no load average.
+    // A model's probe notes no load average, and the ramp's workers only
+    // with `probe.ramp`.
     for by in ["ramp_workers", "load_1min"] {
         let lacking = refused(&["compare", measured, model, "--by", by]);
         assert!(
             lacking.contains(&format!(
-                "{model}: --by {by}: a model's probe notes users, processes and runnable, not {by}"
+                "{model}: --by {by}: this model's probe notes users, processes and runnable, not {by}"
             )),
             "{lacking}"
         );

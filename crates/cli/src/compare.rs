@@ -10,9 +10,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
-use tpsim_models::Scenario;
 use tpsim_models::summary::StoppedBy;
 use tpsim_models::sweep::Setting;
+use tpsim_models::{Scenario, System};
 use tpsim_probe::analysis::{Index, Options, Sample, benchmarks};
 use tpsim_probe::compare::ComparisonRow;
 
@@ -40,6 +40,11 @@ enum Side {
     },
 }
 
+/// Whether the probe of the model `sys` runs a load ramp.
+fn ramps(sys: &System) -> bool {
+    sys.probe.as_ref().is_some_and(|p| p.ramp.is_some())
+}
+
 /// Whether `path` is a measured table: a `.csv` file.
 fn measured(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "csv")
@@ -58,12 +63,12 @@ impl Side {
     ) -> Result<Side, Failure> {
         if !measured(path) {
             let sys = installation(path, settings)?;
-            if !index.simulated() {
+            if !index.simulated(ramps(&sys)) {
                 return Err(Failure::Input(anyhow::anyhow!(
-                    "{}: --by {}: a model's probe notes {}, not {} (a column of a machine's probe.csv); choose one of those",
+                    "{}: --by {}: this model's probe notes {}, not {} (a column of a machine's probe.csv, or of a model's with `probe.ramp`); choose one of those",
                     path.display(),
                     index.name(),
-                    levels::names(&Side::model_indices()),
+                    levels::names(&Side::model_indices(&sys)),
                     index.name()
                 )));
             }
@@ -92,15 +97,19 @@ impl Side {
         }
     }
 
-    /// The indices a model's probe notes.
-    fn model_indices() -> Vec<Index> {
-        Index::ALL.into_iter().filter(|i| i.simulated()).collect()
+    /// The indices the probe of the model `sys` notes.
+    fn model_indices(sys: &System) -> Vec<Index> {
+        let ramp = ramps(sys);
+        Index::ALL
+            .into_iter()
+            .filter(|i| i.simulated(ramp))
+            .collect()
     }
 
     /// The load indices it has observations by.
     fn indices(&self) -> Vec<Index> {
         match self {
-            Side::Model(_) => Side::model_indices(),
+            Side::Model(sys) => Side::model_indices(sys),
             Side::Measured { indices, .. } => indices.clone(),
         }
     }

@@ -57,7 +57,8 @@ impl Sample {
             Index::Users => o.users,
             Index::Processes => o.processes,
             Index::Runnable => o.runnable,
-            Index::RampWorkers | Index::Load1 | Index::Load5 | Index::Load15 => return None,
+            Index::RampWorkers => o.ramp_workers,
+            Index::Load1 | Index::Load5 | Index::Load15 => return None,
         };
         Some(Sample {
             benchmark: o.benchmark.clone(),
@@ -132,10 +133,16 @@ impl Index {
         }
     }
 
-    /// Whether the simulated probe notes it (a model's probe.csv has its
-    /// column); the others are a real machine's.
-    pub fn simulated(self) -> bool {
-        matches!(self, Index::Users | Index::Processes | Index::Runnable)
+    /// Whether the simulated probe notes it, with a load `ramp` or
+    /// without: the users, processes and runnable always, the ramp's
+    /// workers when it runs a ramp; the load averages are a real
+    /// machine's.
+    pub fn simulated(self, ramp: bool) -> bool {
+        match self {
+            Index::Users | Index::Processes | Index::Runnable => true,
+            Index::RampWorkers => ramp,
+            Index::Load1 | Index::Load5 | Index::Load15 => false,
+        }
     }
 
     /// Whether its column holds a load average, a fraction whose level is
@@ -747,6 +754,7 @@ mod tests {
             elapsed: 12.0,
             user: 5.0,
             system: 0.5,
+            ramp_workers: 0,
         };
         let level = |index| Sample::observed(&o, index).map(|s| s.level);
         let s = Sample::observed(&o, Index::Users).unwrap();
@@ -756,11 +764,14 @@ mod tests {
         );
         assert_eq!(level(Index::Processes), Some(6));
         assert_eq!(level(Index::Runnable), Some(2));
-        // A model's probe notes no ramp and no load average.
-        for index in [Index::RampWorkers, Index::Load1, Index::Load15] {
+        // A model's probe notes no load average; the ramp's workers (0
+        // without a ramp), which are a model's index only with a ramp.
+        for index in [Index::Load1, Index::Load15] {
             assert_eq!(level(index), None, "{index:?}");
-            assert!(!index.simulated());
+            assert!(!index.simulated(true));
         }
+        assert_eq!(level(Index::RampWorkers), Some(0));
+        assert!(Index::RampWorkers.simulated(true) && !Index::RampWorkers.simulated(false));
         let measured = tpsim_models::system::Observation { warmup: false, ..o };
         assert!(Sample::observed(&measured, Index::Users).unwrap().measured);
         // The names are the columns', and read back.

@@ -934,7 +934,7 @@ mod rows {
 
     /// The simulated probe's columns, which `tpsim analyze` reads: a
     /// measured table starts with them too.
-    const OBSERVATION: [&str; 10] = [
+    const OBSERVATION: [&str; 11] = [
         "benchmark",
         "start_s",
         "phase",
@@ -945,6 +945,7 @@ mod rows {
         "elapsed_s",
         "user_s",
         "system_s",
+        "ramp_workers",
     ];
 
     /// `a` then `b`, in a constant.
@@ -973,7 +974,6 @@ mod rows {
             "load_1min",
             "load_5min",
             "load_15min",
-            "ramp_workers",
             "users_from",
         ],
     );
@@ -994,6 +994,7 @@ mod rows {
                 elapsed: self.elapsed,
                 user: self.user,
                 system: self.system,
+                ramp_workers: self.workers,
             }
             .fields();
             // Times at the resolution their clocks give, not as the
@@ -1016,7 +1017,6 @@ mod rows {
                 num(self.load[0]),
                 num(self.load[1]),
                 num(self.load[2]),
-                self.workers.to_string(),
                 self.users_from.to_string(),
             ]);
             fields
@@ -1037,6 +1037,7 @@ mod rows {
                 num(self.elapsed),
                 num(self.user),
                 num(self.system),
+                self.ramp_workers.to_string(),
             ]
         }
     }

@@ -917,9 +917,36 @@ pub struct Probe {
     /// The `time` command's resolution: elapsed times are truncated to a
     /// whole multiple of it (`time` in V7 reports whole seconds).
     pub resolution: Option<SimTime>,
+    /// A load ramp: workers started and stopped in steps, as `tpsim probe
+    /// --ramp` runs them on a host; `None` for none.
+    pub ramp: Option<Ramp>,
     /// The time of day at simulated time zero (the login profile's start
     /// hour; midnight without one).
     pub day_start: SimTime,
+}
+
+/// A load ramp (`tpsim probe --ramp`): from the probe's first cycle,
+/// `workers[k]` processes of `class` run during the k-th `hold`, the last
+/// step held to the end. The probe starts or stops workers to match the
+/// step before each benchmark, as `tpsim probe` does. A worker loops: a
+/// cycle of its class after another without a sleep, counted in "user
+/// processes"; one stopped exits at the end of its cycle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ramp {
+    /// The workers' class.
+    pub class: usize,
+    /// The workers running in each step.
+    pub workers: Vec<u32>,
+    /// How long each step is held.
+    pub hold: SimTime,
+}
+
+impl Ramp {
+    /// The workers wanted `elapsed` after the probe's first cycle began.
+    pub fn wanted(&self, elapsed: SimTime) -> u32 {
+        let step = (elapsed.as_nanos() / self.hold.as_nanos()) as usize;
+        self.workers[step.min(self.workers.len() - 1)]
+    }
 }
 
 /// A program run as a command: one of the probe's benchmarks, or one a
@@ -990,6 +1017,7 @@ mod tests {
             sleep: Dist::deterministic(1.0).unwrap(),
             window: Some((hour(9), hour(17))),
             resolution: Some(SimTime::from_secs(1)),
+            ramp: None,
             day_start,
         };
         let p = probe(SimTime::ZERO);
@@ -1066,6 +1094,7 @@ mod tests {
             sleep: Dist::exponential(1.0).unwrap(),
             window: Some((h(9), h(17))),
             resolution: Some(SimTime::from_secs(1)),
+            ramp: None,
             // Time zero is 08:00.
             day_start: h(8),
         };

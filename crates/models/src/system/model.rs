@@ -191,6 +191,8 @@ enum OwnerKind {
     },
     /// The terminal probe (its state is the probe part's).
     Probe,
+    /// A worker of the probe's load ramp, with streams of its own.
+    RampWorker,
 }
 
 #[derive(Debug)]
@@ -1092,7 +1094,7 @@ impl Model for SystemModel<'_> {
             Event::Memory(event) => self.memory_event(event, ctx),
             Event::ProbeCycle => {
                 if let Some(probe) = &mut self.probe {
-                    probe.cycle(&mut self.steps);
+                    probe.cycle(ctx.now(), &mut self.steps);
                 }
                 self.run_steps(ctx);
             }

@@ -18,7 +18,7 @@ mod tests;
 mod users;
 
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
-use crate::system::{Cpu, Lifetime, Locality, Policy, Population, System, Users};
+use crate::system::{Cpu, Lifetime, Locality, Policy, Population, Probe, System, Users};
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -294,6 +294,20 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             day_start,
         )
     });
+    if let Some(Some(Probe {
+        ramp: Some(ramp), ..
+    })) = &probe
+        && let Some(Some(class)) = classes.get(ramp.class)
+        && class.mean_demand() <= 0.0
+    {
+        v.report(
+            "probe.ramp.class",
+            format!(
+                "class {} takes no processor time: a worker would loop without end at one instant",
+                class.name
+            ),
+        );
+    }
     let files = f
         .files
         .as_ref()

@@ -2,7 +2,7 @@
 //! validated.
 
 use crate::scenario::Validator;
-use crate::system::{DAY, Probe, ProbeScript, Program};
+use crate::system::{DAY, Probe, ProbeScript, Program, Ramp};
 use crate::units::{Figure, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -83,7 +83,23 @@ pub(crate) struct ProbeFile {
     /// directly).
     #[serde(default)]
     pub script: Option<ProbeScriptFile>,
+    /// A load ramp, as `tpsim probe --ramp` runs one (default none).
+    #[serde(default)]
+    pub ramp: Option<RampFile>,
 }
+
+/// `probe.ramp = { class, workers, hold }`: workers of a class started
+/// and stopped in steps, as `tpsim probe --ramp` does on a host.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RampFile {
+    pub class: String,
+    pub workers: Vec<u32>,
+    pub hold: Seconds,
+}
+
+/// The most workers in a ramp's step (`tpsim probe`'s limit).
+const MOST_WORKERS: u32 = 1_024;
 
 /// `probe.script = { shell, time }`: the classes of the probe's shell and
 /// of `time`.
@@ -228,6 +244,10 @@ pub(super) fn probe(
         None => Some(None),
         Some(r) => v.time(r, "probe.resolution", false).map(Some),
     };
+    let ramp = match &f.ramp {
+        None => Some(None),
+        Some(r) => ramp(v, r, classes).map(Some),
+    };
     if !v.problems.is_empty() {
         return None;
     }
@@ -237,6 +257,48 @@ pub(super) fn probe(
         sleep: sleep?,
         window: window?,
         resolution: resolution?,
+        ramp: ramp?,
         day_start,
+    })
+}
+
+/// `probe.ramp`: its workers' class (a script is refused: a worker is one
+/// process), its steps and how long each is held.
+fn ramp(v: &mut Validator, f: &RampFile, classes: &[CommandClassFile]) -> Option<Ramp> {
+    let class = class_index(v, classes, &f.class, "probe.ramp.class");
+    if let Some(c) = class
+        && !classes[c].runs.is_empty()
+    {
+        v.report(
+            "probe.ramp.class",
+            format!(
+                "class {} is a script (it has `runs`): a worker is one process looping",
+                f.class
+            ),
+        );
+    }
+    if f.workers.is_empty() {
+        v.report(
+            "probe.ramp.workers",
+            "must give at least one step, such as [0, 2, 4]",
+        );
+    }
+    if let Some(n) = f.workers.iter().find(|&&n| n > MOST_WORKERS) {
+        v.report(
+            "probe.ramp.workers",
+            format!("{n} workers in a step; at most {MOST_WORKERS}"),
+        );
+    }
+    let hold = v.time(f.hold, "probe.ramp.hold", false);
+    if v.has_problem("probe.ramp.class")
+        || v.has_problem("probe.ramp.workers")
+        || v.has_problem("probe.ramp.hold")
+    {
+        return None;
+    }
+    Some(Ramp {
+        class: class?,
+        workers: f.workers.clone(),
+        hold: hold?,
     })
 }

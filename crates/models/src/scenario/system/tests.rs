@@ -164,6 +164,44 @@ fn the_probe_validates_and_its_mistakes_are_named() {
     );
 }
 
+#[test]
+fn a_load_ramp_validates_and_its_mistakes_are_named() {
+    let probe = "benchmarks = [\"edit\"]\nsleep = \"1s\"";
+    let ramp = |r: &str| with_probe(&format!("{probe}\nramp = {r}"));
+    let sys = SystemFile::parse(
+        "t.toml",
+        &ramp(r#"{ class = "edit", workers = [0, 2, 4], hold = "40s" }"#),
+    )
+    .unwrap()
+    .validate("t.toml")
+    .unwrap();
+    let got = sys.probe.unwrap().ramp.unwrap();
+    assert_eq!((got.class, got.workers.as_slice()), (0, &[0, 2, 4][..]));
+    assert_eq!(got.hold, SimTime::from_secs(40));
+    let at = |s: u64| got.wanted(SimTime::from_secs(s));
+    assert_eq!([at(0), at(39), at(40), at(80), at(10_000)], [0, 0, 2, 4, 4]);
+    for (r, key) in [
+        (
+            r#"{ class = "ed", workers = [1], hold = "1s" }"#,
+            "probe.ramp.class",
+        ),
+        (
+            r#"{ class = "edit", workers = [], hold = "1s" }"#,
+            "probe.ramp.workers",
+        ),
+        (
+            r#"{ class = "edit", workers = [1, 2000], hold = "1s" }"#,
+            "probe.ramp.workers",
+        ),
+        (
+            r#"{ class = "edit", workers = [1], hold = "0s" }"#,
+            "probe.ramp.hold",
+        ),
+    ] {
+        assert_eq!(keys(&ramp(r)), [key], "{r}");
+    }
+}
+
 const ARM: &str = r#"cylinders = 815, track = "10ms", average = "30ms", full = "55ms""#;
 
 #[test]

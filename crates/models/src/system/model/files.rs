@@ -703,13 +703,16 @@ impl SystemModel<'_> {
         let _ = ctx.schedule_in(UPDATE, Event::Update);
     }
 
-    /// Starts the transfers the file system asked for, in order.
+    /// Starts the transfers the file system asked for, in order (most
+    /// reads ask for none).
+    #[inline]
     fn file_requests(&mut self, ctx: &mut Context<Event>) {
-        let mut requests = std::mem::take(&mut self.files.requests);
-        for r in requests.drain(..) {
+        let mut next = 0;
+        while let Some(&r) = self.files.requests.get(next) {
             self.request(r.device, Purpose::Files(r.transfer), r.bytes, ctx);
+            next += 1;
         }
-        self.files.requests = requests;
+        self.files.requests.clear();
     }
 
     /// A buffer's transfer of `block` is done: the processes waiting for

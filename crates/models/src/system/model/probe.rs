@@ -19,7 +19,7 @@
 use super::scheduler::AFTER_WAIT;
 use super::work::{Cycle, Started, Step};
 use super::{Event, ProcessCount, Program, Serialize, SimTime, Stream, Streams, System};
-use crate::system::Probe as Settings;
+use crate::system::{Probe as Settings, Ramp};
 
 /// One run of a benchmark by the probe.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -47,6 +47,9 @@ pub struct Observation {
     /// Processor time in the kernel on its behalf: context switches to it
     /// and its page faults \[s\].
     pub system: f64,
+    /// The load ramp's workers running when it started (0 without a
+    /// ramp).
+    pub ramp_workers: u32,
 }
 
 /// The load indices the probe notes when a benchmark starts.
@@ -84,6 +87,8 @@ pub(super) enum Role {
     Shell,
     /// `time`, under the script.
     Time,
+    /// A worker of the load ramp.
+    Worker,
 }
 
 /// The probe run as a shell script: its shell and `time` processes.
@@ -117,6 +122,26 @@ pub(super) struct Probe<'a> {
     script: Option<ScriptRun>,
     /// Its sleeps between cycles (its owner's think stream).
     sleep: Stream,
+    /// Its load ramp, if it runs one.
+    ramp: Option<RampRun<'a>>,
+}
+
+/// A load ramp under way: the workers running, and those told to stop
+/// that could not be killed at once (in the kernel, waiting or out of
+/// memory), which exit at the end of their cycle.
+#[derive(Debug)]
+struct RampRun<'a> {
+    settings: &'a Ramp,
+    /// When the probe's first cycle began: the ramp's steps count from it.
+    began: Option<SimTime>,
+    /// The workers running, first started first.
+    running: Vec<usize>,
+    /// The workers told to stop.
+    stopping: Vec<usize>,
+    /// Workers started so far (each names its owner's streams).
+    started: u64,
+    /// The workers running when the current benchmark started.
+    noted: u32,
 }
 
 impl<'a> Probe<'a> {
@@ -133,6 +158,14 @@ impl<'a> Probe<'a> {
             running: None,
             script: settings.script.map(|_| ScriptRun::default()),
             sleep: streams.stream("probe/think"),
+            ramp: settings.ramp.as_ref().map(|settings| RampRun {
+                settings,
+                began: None,
+                running: Vec::new(),
+                stopping: Vec::new(),
+                started: 0,
+                noted: 0,
+            }),
         })
     }
 
@@ -148,12 +181,15 @@ impl<'a> Probe<'a> {
 
     /// A cycle starts with its first benchmark (under the script, with
     /// its shell reading the first line).
-    pub(super) fn cycle(&mut self, steps: &mut Vec<Step>) {
+    pub(super) fn cycle(&mut self, now: SimTime, steps: &mut Vec<Step>) {
         self.next = 0;
+        if let Some(ramp) = &mut self.ramp {
+            ramp.began.get_or_insert(now);
+        }
         if self.script.is_some() {
-            self.shell_line(steps);
+            self.shell_line(now, steps);
         } else {
-            self.run_benchmark(steps);
+            self.run_benchmark(now, steps);
         }
     }
 
@@ -168,7 +204,60 @@ impl<'a> Probe<'a> {
             Role::Benchmark => self.running = Some(pid),
             Role::Shell => self.script_run().shell = Some(pid),
             Role::Time => self.script_run().time = Some(pid),
+            Role::Worker => self.ramp.as_mut().expect("a ramp").running.push(pid),
         }
+    }
+
+    /// A worker of its ramp, run for `owner`, has had its cycle's processor
+    /// time: it exits if told to stop, else loops.
+    pub(super) fn worker_done(&mut self, pid: usize, owner: usize, steps: &mut Vec<Step>) {
+        let ramp = self.ramp.as_mut().expect("a worker belongs to a ramp");
+        match ramp.stopping.iter().position(|&w| w == pid) {
+            Some(at) => {
+                ramp.stopping.swap_remove(at);
+                steps.push(Step::Exit { pid });
+                steps.push(Step::Forget { owner });
+            }
+            None => steps.push(Step::Loop { pid }),
+        }
+    }
+
+    /// The worker `pid` told to stop has been killed.
+    pub(super) fn killed(&mut self, pid: usize) {
+        let ramp = self.ramp.as_mut().expect("a worker belongs to a ramp");
+        let at = ramp
+            .stopping
+            .iter()
+            .position(|&w| w == pid)
+            .expect("a worker killed was told to stop");
+        ramp.stopping.swap_remove(at);
+    }
+
+    /// Starts or stops workers to match the ramp's step at `now`, as
+    /// `tpsim probe` does before each benchmark (it kills a worker and
+    /// waits for it): the last started stops first.
+    fn follow_ramp(&mut self, now: SimTime, steps: &mut Vec<Step>) {
+        let Some(ramp) = &mut self.ramp else {
+            return;
+        };
+        let began = ramp.began.expect("the ramp follows from the first cycle");
+        let wanted = ramp.settings.wanted(now - began) as usize;
+        while ramp.running.len() > wanted {
+            let worker = ramp.running.pop().expect("a worker runs");
+            ramp.stopping.push(worker);
+            steps.push(Step::Kill { pid: worker });
+        }
+        for _ in ramp.running.len()..wanted {
+            steps.push(Step::StartWorker {
+                index: ramp.started,
+                program: Program {
+                    class: ramp.settings.class,
+                    demand: None,
+                },
+            });
+            ramp.started += 1;
+        }
+        ramp.noted = wanted as u32;
     }
 
     /// One of its processes has had its cycle's processor time, having
@@ -216,8 +305,10 @@ impl<'a> Probe<'a> {
         self.settings.benchmarks.len()
     }
 
-    /// Starts its next benchmark, the load noted first.
-    fn run_benchmark(&mut self, steps: &mut Vec<Step>) {
+    /// Starts its next benchmark, the ramp followed and the load noted
+    /// first.
+    fn run_benchmark(&mut self, now: SimTime, steps: &mut Vec<Step>) {
+        self.follow_ramp(now, steps);
         steps.push(Step::NoteLoad);
         self.start(self.settings.benchmarks[self.next], Role::Benchmark, steps);
     }
@@ -227,6 +318,7 @@ impl<'a> Probe<'a> {
         let counted = match role {
             Role::Benchmark | Role::Time => true,
             Role::Shell => self.sys.users.processes == ProcessCount::All,
+            Role::Worker => unreachable!("a worker is started with its owner"),
         };
         steps.push(Step::Start {
             owner: self.owner,
@@ -254,6 +346,7 @@ impl<'a> Probe<'a> {
             elapsed: self.settings.reported(end - start).as_secs_f64(),
             user: used.user.as_secs_f64(),
             system: used.system.as_secs_f64(),
+            ramp_workers: self.ramp.as_ref().map_or(0, |r| r.noted),
         }
     }
 
@@ -263,9 +356,9 @@ impl<'a> Probe<'a> {
         self.next += 1;
         if self.script.is_some() {
             // The shell returns from `wait` for its next line.
-            self.shell_line(steps);
+            self.shell_line(now, steps);
         } else if self.next < self.benchmarks() {
-            self.run_benchmark(steps);
+            self.run_benchmark(now, steps);
         } else {
             self.sleeps(now, steps);
         }
@@ -283,8 +376,9 @@ impl<'a> Probe<'a> {
     /// The shell runs its next line: noting the load and forking `time`
     /// for the next benchmark, or after the last one forking `sleep`. At
     /// the first cycle it is exec'd.
-    fn shell_line(&mut self, steps: &mut Vec<Step>) {
+    fn shell_line(&mut self, now: SimTime, steps: &mut Vec<Step>) {
         if self.next < self.benchmarks() {
+            self.follow_ramp(now, steps);
             steps.push(Step::NoteLoad);
         }
         match self.script_run().shell {
@@ -458,7 +552,7 @@ mod tests {
         let streams = Streams::new(1, 0);
         let mut probe = Probe::new(&sys, OWNER, &streams).unwrap();
         assert_eq!(probe.first_cycle(secs(5.0)), secs(5.0), "no window");
-        let first = steps(|s| probe.cycle(s));
+        let first = steps(|s| probe.cycle(SimTime::ZERO, s));
         assert_eq!(
             shown(&first),
             [
@@ -488,6 +582,7 @@ mod tests {
                 elapsed: 2.0,
                 user: 0.25,
                 system: 0.5,
+                ramp_workers: 0,
             }
         );
         assert_eq!(
@@ -527,7 +622,7 @@ mod tests {
         let mut probe = Probe::new(&sys, OWNER, &streams).unwrap();
         let (shell, time, bench) = (1, 2, 3);
         // The first line: the load noted, the shell exec'd.
-        let line = steps(|s| probe.cycle(s));
+        let line = steps(|s| probe.cycle(SimTime::ZERO, s));
         assert_eq!(
             shown(&line),
             ["NoteLoad".to_string(), start(2, None, true, Role::Shell)]
@@ -597,5 +692,136 @@ mod tests {
                 )
             ]
         );
+    }
+
+    /// One processor, a user who never types, a 1 ms benchmark every
+    /// second, and a ramp of 10 ms loops: none for 20 s, three for 20 s,
+    /// then one.
+    const RAMP: &str = r#"
+        name = "ramp"
+        [run]
+        end_time = "70s"
+        [system]
+        quantum = "10ms"
+        [memory]
+        policy = "swapping"
+        size = "1MiB"
+        page = "1KiB"
+        device = "disk"
+        [[device]]
+        name = "disk"
+        rate = "1MB/s"
+        [users]
+        terminals = 1
+        think = { exp = { mean = "1000h" } }
+        commands = [{ class = "bench", weight = 1 }]
+        [[class]]
+        name = "bench"
+        cpu = { det = { value = "1ms" } }
+        size = "8KiB"
+        [[class]]
+        name = "loop"
+        cpu = { det = { value = "10ms" } }
+        size = "8KiB"
+        [probe]
+        benchmarks = ["bench"]
+        sleep = "1s"
+        ramp = { class = "loop", workers = [0, 3, 1], hold = "20s" }
+    "#;
+
+    #[test]
+    fn the_ramp_starts_workers_at_its_steps_and_kills_the_last_started_first() {
+        let sys = crate::load_system("ramp.toml", RAMP).unwrap();
+        let streams = Streams::new(1, 0);
+        let mut probe = Probe::new(&sys, OWNER, &streams).unwrap();
+        let first = steps(|s| probe.cycle(secs(1.0), s));
+        assert_eq!(shown(&first[..1]), ["NoteLoad"], "no workers at first");
+        probe.note(load(1));
+        probe.started(Role::Benchmark, 5);
+        let slept = steps(|s| probe.done(5, used(1.0), secs(1.1), s));
+        assert!(matches!(slept[2], Step::Schedule { .. }), "{slept:?}");
+        // Into the second step (21 s after the first cycle): three started.
+        let second = steps(|s| probe.cycle(secs(22.0), s));
+        let loops = Program {
+            class: 1,
+            demand: None,
+        };
+        let workers: Vec<String> = (0..3)
+            .map(|index| {
+                format!(
+                    "{:?}",
+                    Step::StartWorker {
+                        index,
+                        program: loops
+                    }
+                )
+            })
+            .collect();
+        assert_eq!(shown(&second[..3]), workers);
+        assert_eq!(shown(&second[3..4]), ["NoteLoad"]);
+        for pid in [10, 11, 12] {
+            probe.started(Role::Worker, pid);
+        }
+        probe.note(load(4));
+        probe.started(Role::Benchmark, 6);
+        let mut looped = Vec::new();
+        probe.worker_done(11, 21, &mut looped);
+        assert_eq!(shown(&looped), ["Loop { pid: 11 }"]);
+        // Into the last step: the two started last are killed; one of them
+        // is killed at once, the other (busy in the kernel) exits at the
+        // end of its cycle.
+        let timed = steps(|s| probe.done(6, used(22.0), secs(22.5), s));
+        let Step::Observed(observation) = &timed[0] else {
+            panic!("an observation first: {timed:?}");
+        };
+        assert_eq!(observation.ramp_workers, 3, "noted when it started");
+        let third = steps(|s| probe.cycle(secs(41.5), s));
+        assert_eq!(
+            shown(&third[..3]),
+            ["Kill { pid: 12 }", "Kill { pid: 11 }", "NoteLoad"]
+        );
+        probe.killed(12);
+        let mut ended = Vec::new();
+        probe.worker_done(11, 21, &mut ended);
+        assert_eq!(shown(&ended), ["Exit { pid: 11 }", "Forget { owner: 21 }"]);
+        probe.worker_done(10, 20, &mut ended);
+        assert_eq!(shown(&ended[2..]), ["Loop { pid: 10 }"]);
+    }
+
+    #[test]
+    fn in_a_run_each_benchmark_sees_the_ramp_s_workers_of_its_step_and_no_others() {
+        let sys = crate::load_system("ramp.toml", RAMP).unwrap();
+        let ramp = sys.probe.as_ref().and_then(|p| p.ramp.clone()).unwrap();
+        for seed in 1..=3 {
+            let run = crate::system::simulate(&sys, seed, 0);
+            let first = run.observations[0].start;
+            assert!(run.observations.len() > 60, "a benchmark a second");
+            for o in &run.observations {
+                let wanted = ramp.wanted(secs(o.start - first));
+                assert_eq!(o.ramp_workers, wanted, "at {} s", o.start);
+                // Workers killed or started just before the benchmark: the
+                // user processes are the workers of the step, exactly.
+                assert_eq!(o.processes, wanted, "at {} s", o.start);
+            }
+            // A benchmark alone takes its 1 ms; behind three loops it
+            // waits for their 10 ms turns.
+            let mean = |n: u32| {
+                let of: Vec<f64> = run
+                    .observations
+                    .iter()
+                    .filter(|o| o.ramp_workers == n)
+                    .map(|o| o.elapsed)
+                    .collect();
+                of.iter().sum::<f64>() / of.len() as f64
+            };
+            // Exec's read the same, then behind two queued loops' 10 ms
+            // turns and what is left of the running one's.
+            assert!(
+                mean(3) > mean(0) + 0.015,
+                "alone {} s, behind three loops {} s",
+                mean(0),
+                mean(3)
+            );
+        }
     }
 }

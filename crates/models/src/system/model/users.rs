@@ -435,7 +435,9 @@ impl<'a> Users<'a> {
     ) {
         let owner = procs[pid].owner;
         match owners[owner].kind {
-            OwnerKind::Probe => unreachable!("the probe's processes are the probe's"),
+            OwnerKind::Probe | OwnerKind::RampWorker => {
+                unreachable!("the probe's processes are the probe's")
+            }
             OwnerKind::User { leaving, .. } => {
                 steps.push(Step::Exit { pid });
                 if leaving {

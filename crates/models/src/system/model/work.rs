@@ -17,8 +17,8 @@ use super::probe::{Noted, Observation, Probe, Role, Used};
 use super::scheduler::AFTER_TERMINAL;
 use super::users::{UserEvent, Users};
 use super::{
-    Context, Countdowns, Event, EventKey, OwnerKind, Program, SimTime, State, SystemModel,
-    event_index,
+    BurstKind, Context, Countdowns, Event, EventKey, Owner, OwnerKind, Place, Program, SimTime,
+    State, SystemModel, event_index,
 };
 
 /// One thing a workload part leaves the core to do.
@@ -42,6 +42,16 @@ pub(super) enum Step {
     Wake { pid: usize, after: u8, cycle: Cycle },
     /// `pid` exits.
     Exit { pid: usize },
+    /// Worker number `index` of the probe's load ramp starts `program`,
+    /// for an owner of its own.
+    StartWorker { index: u64, program: Program },
+    /// `pid` runs another cycle of its class at once (a ramp's worker
+    /// looping).
+    Loop { pid: usize },
+    /// The ramp's worker `pid` is killed, at once if it is running its own
+    /// work or ready for a processor; otherwise it exits at the end of its
+    /// cycle.
+    Kill { pid: usize },
     /// The swapper looks (a process has gone to sleep).
     Swapper,
     /// The user `owner` thinks for `after`.
@@ -116,7 +126,7 @@ impl<'a> SystemModel<'a> {
             OwnerKind::User { .. } => Some(&mut self.stats.classes[class]),
             OwnerKind::Background { entry } => Some(&mut self.stats.background[entry]),
             OwnerKind::Detached => Some(&mut self.stats.detached[class]),
-            OwnerKind::Shell { .. } | OwnerKind::Probe => None,
+            OwnerKind::Shell { .. } | OwnerKind::Probe | OwnerKind::RampWorker => None,
         };
         if let Some(stats) = stats {
             stats.responses.record(now - started);
@@ -124,6 +134,7 @@ impl<'a> SystemModel<'a> {
         }
         self.release_eligibility(pid, ctx);
         match (&self.owners[owner].kind, &mut self.probe) {
+            (OwnerKind::RampWorker, Some(probe)) => probe.worker_done(pid, owner, &mut self.steps),
             (OwnerKind::Probe, Some(probe)) => {
                 let (children_user, children_system) = self.scripts.children_cpu(pid);
                 let p = &self.procs[pid];
@@ -139,6 +150,32 @@ impl<'a> SystemModel<'a> {
                 .cycle_done(&mut self.owners, &self.procs, pid, now, &mut self.steps),
         }
         self.run_steps(ctx);
+    }
+
+    /// Kills `pid`, a ramp's worker, if it is running its own work (taken
+    /// off its processor) or queued for one; a worker in any other state
+    /// is left to exit at the end of its cycle.
+    fn kill(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        match self.procs[pid].state {
+            State::Running => {
+                let on = self.cpus.running.iter().position(|b| {
+                    b.is_some_and(|b| b.pid == pid && matches!(b.kind, BurstKind::User(_)))
+                });
+                let Some(cpu) = on else {
+                    return;
+                };
+                self.preempt(cpu, ctx);
+            }
+            State::Runnable if self.sched[pid].place != Place::None => self.dequeue(pid, now),
+            _ => return,
+        }
+        let owner = self.procs[pid].owner;
+        self.release_eligibility(pid, ctx);
+        self.exit(pid, ctx);
+        self.owners.remove(owner);
+        self.probe_part().killed(pid);
+        self.dispatch_idle(ctx);
     }
 
     /// The probe, which the scenario has if it pushed a step for it.
@@ -207,6 +244,26 @@ impl<'a> SystemModel<'a> {
                 self.admit(pid, ctx);
             }
             Step::Exit { pid } => self.exit(pid, ctx),
+            Step::StartWorker { index, program } => {
+                let owner = self.owners.insert(Owner::new(
+                    OwnerKind::RampWorker,
+                    &self.streams,
+                    &format!("probe/ramp/{index}"),
+                ));
+                let start = Step::Start {
+                    owner,
+                    program,
+                    counted: true,
+                    typed: None,
+                    then: Started::Probe(Role::Worker),
+                };
+                self.step(start, ctx);
+            }
+            Step::Loop { pid } => {
+                self.new_cycle(pid, now);
+                self.admit(pid, ctx);
+            }
+            Step::Kill { pid } => self.kill(pid, ctx),
             Step::Swapper => self.swapper(ctx),
             Step::Think { owner, after } => {
                 let key = ctx.schedule_in(
