@@ -609,3 +609,29 @@ fn compare_sets_keys_of_each_side_that_is_a_scenario() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn a_probe_only_scenario_says_once_that_its_users_typed_nothing() {
+    // host-2cpu's user never types: the probe's benchmarks are all that is
+    // measured, which is said once and is no alarm.
+    let out = tpsim(&[
+        "run",
+        "scenarios/host-2cpu.toml",
+        "--set",
+        "run.end_time=40s",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim(),
+        "tpsim: note: scenarios/host-2cpu.toml: the users completed no command after the warm-up: only the probe's benchmarks were measured"
+    );
+    // Without its probe the same users are a run that measured nothing.
+    let bare = tpsim(&[
+        "run",
+        "scenarios/host-2cpu.toml",
+        "--set",
+        "run.end_time=40s",
+        "--no-probe",
+    ]);
+    assert!(bare.stderr.contains("likely cause"), "{}", bare.stderr);
+}

@@ -821,7 +821,8 @@ fn ending(
 /// Says why a run may have completed no job or command (after its
 /// warm-up), if it completed none: the stations busy throughout, or
 /// processors idle throughout; `None` when something completed, or when
-/// the only classes are background processes, which need not end.
+/// the only classes are background processes, which need not end. When
+/// the probe measured, users who typed nothing are only said to have.
 fn nothing_completed(summary: &Summary) -> Option<String> {
     let measured: Vec<_> = summary
         .classes
@@ -830,6 +831,14 @@ fn nothing_completed(summary: &Summary) -> Option<String> {
         .collect();
     if measured.is_empty() || measured.iter().any(|c| c.completions > 0) {
         return None;
+    }
+    if summary.probe.as_ref().is_some_and(|p| p.observations > 0) {
+        // The probe measured: users who never type are a probe-only
+        // scenario's, said once, not a run gone wrong.
+        return Some(
+            "the users completed no command after the warm-up: only the probe's benchmarks were measured"
+                .to_string(),
+        );
     }
     let busy: Vec<&str> = summary
         .stations
