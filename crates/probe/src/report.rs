@@ -27,6 +27,61 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The note for a class whose commands (or background processes) could
+/// not run at all, `rejected` of them.
+pub fn rejected_note(rejected: u64, background: bool, class: &str) -> String {
+    format!(
+        "{rejected} {} of class {class} could not run: the image is larger than user memory, and a swapping system must hold it whole",
+        if background { "processes" } else { "commands" }
+    )
+}
+
+/// Why a run may have completed no job or command after its warm-up, if
+/// it completed none: the stations busy throughout, or everything idle
+/// throughout. `classes` are each class's (whether it is background
+/// processes, completions), `stations` each station's (name, utilization);
+/// `cpu_idle` is a time-sharing system's idle fraction (`None` for a
+/// network), `sim_time` the run's simulated time \[s\]. `None` when
+/// something completed, or when the only classes are background
+/// processes, which need not end.
+pub fn nothing_completed(
+    classes: &[(bool, u64)],
+    stations: &[(&str, f64)],
+    cpu_idle: Option<f64>,
+    sim_time: f64,
+) -> Option<String> {
+    let measured: Vec<u64> = classes
+        .iter()
+        .filter(|(background, _)| !background)
+        .map(|&(_, completions)| completions)
+        .collect();
+    if measured.is_empty() || measured.iter().any(|&c| c > 0) {
+        return None;
+    }
+    let busy: Vec<&str> = stations
+        .iter()
+        .filter(|(_, u)| *u >= 0.999)
+        .map(|(name, _)| *name)
+        .collect();
+    let what = if cpu_idle.is_some() { "command" } else { "job" };
+    let cause = if !busy.is_empty() {
+        format!(
+            "{} busy throughout: a service, transfer or fault time far longer than the run, or a queue that never drains",
+            busy.join(", ")
+        )
+    } else if cpu_idle.is_some_and(|idle| idle >= 0.999) || stations.iter().all(|(_, u)| *u < 0.001)
+    {
+        "everything idle throughout: arrivals or think times far longer than the run, or a device too slow to finish one transfer".to_string()
+    } else {
+        "a run too short for one to finish: lengthen run.end_time, or shorten the warm-up"
+            .to_string()
+    };
+    Some(format!(
+        "the run completed no {what} after its warm-up ({} s simulated); likely cause: {cause}",
+        Figure(sim_time)
+    ))
+}
+
 /// An interval as a person writes one: `[-3.6677, -0.2073]`.
 fn interval((low, high): (f64, f64)) -> String {
     format!("[{}, {}]", fixed(low), fixed(high))
