@@ -182,18 +182,45 @@ fn holds(html: &str, text: &str) -> bool {
         || headed(html, text)
 }
 
+/// Runs `tpsim args`, which must succeed.
+fn ok(args: &[&str]) -> Output {
+    let got = tpsim(args);
+    assert_eq!(got.status, 0, "{args:?}: {}", got.stderr);
+    got
+}
+
+/// Checks `page` as the page of the set in `dir`: self-contained and
+/// whole.
+fn assert_page_of(dir: &Path, page: &str) {
+    assert_self_contained(page);
+    assert_whole_set(dir, page);
+}
+
+/// The page `--html` wrote into the set in `dir`, checked.
+fn own_page(dir: &Path) -> String {
+    assert!(listed(dir).contains(&"report.html".to_string()));
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert_page_of(dir, &page);
+    page
+}
+
+/// The page `tpsim report` makes of the sets `dirs` into `out`; checked
+/// when there is one set.
 fn page_of(dirs: &[&Path], out: &Path) -> String {
     let mut args = vec!["report"];
     args.extend(dirs.iter().map(|d| s(d)));
     args.extend(["--out", s(out)]);
-    let made = tpsim(&args);
-    assert_eq!(made.status, 0, "{}", made.stderr);
+    let made = ok(&args);
     assert!(
         made.stdout.contains("the report page of"),
         "{}",
         made.stdout
     );
-    std::fs::read_to_string(out).unwrap()
+    let page = std::fs::read_to_string(out).unwrap();
+    if let [dir] = dirs {
+        assert_page_of(dir, &page);
+    }
+    page
 }
 
 #[test]
@@ -201,12 +228,8 @@ fn a_run_s_page_has_its_tables_its_command_and_its_scenario_escaped() {
     let dir = tempfile::tempdir().unwrap();
     let mm1 = scenario(dir.path(), "mm1", TRICKY, "3000s");
     let set = dir.path().join("run");
-    let run = tpsim(&["run", &mm1, "--seed", "3", "--out", s(&set), "--html"]);
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(listed(&set).contains(&"report.html".to_string()));
-    let own = std::fs::read_to_string(set.join("report.html")).unwrap();
-    assert_self_contained(&own);
-    assert_whole_set(&set, &own);
+    ok(&["run", &mm1, "--seed", "3", "--out", s(&set), "--html"]);
+    let own = own_page(&set);
     assert!(!own.contains(TRICKY), "the name is not escaped");
     assert!(own.contains(&escaped(TRICKY)));
     assert!(own.contains(&escaped(&format!("tpsim run {mm1} --seed 3 --out"))));
@@ -215,8 +238,6 @@ fn a_run_s_page_has_its_tables_its_command_and_its_scenario_escaped() {
 
     // Made later from the files: what they do not record is said so.
     let later = page_of(&[&set], &dir.path().join("later.html"));
-    assert_self_contained(&later);
-    assert_whole_set(&set, &later);
     assert!(!later.contains(TRICKY));
     assert!(later.contains("Not recorded in the set"), "{later}");
     assert!(later.contains("the command line"));
@@ -229,7 +250,7 @@ fn a_batch_s_and_a_sweep_s_pages_have_their_points_tables_and_charts() {
     let dir = tempfile::tempdir().unwrap();
     let mm1 = scenario(dir.path(), "mm1", "mm1", "2000s");
     let batch = dir.path().join("batch");
-    let ran = tpsim(&[
+    ok(&[
         "batch",
         &mm1,
         "--replications",
@@ -238,27 +259,22 @@ fn a_batch_s_and_a_sweep_s_pages_have_their_points_tables_and_charts() {
         s(&batch),
         "--html",
     ]);
-    assert_eq!(ran.status, 0, "{}", ran.stderr);
-    let page = std::fs::read_to_string(batch.join("report.html")).unwrap();
-    assert_self_contained(&page);
-    assert_whole_set(&batch, &page);
+    let page = own_page(&batch);
     assert!(page.contains("3 replications at each point"), "{page}");
 
     let sweep = dir.path().join("sweep");
-    let ran = tpsim(&[
+    let rate = "class[jobs].arrivals.exp.rate=0.3/s,0.6/s";
+    ok(&[
         "sweep",
         &mm1,
         "--set",
-        "class[jobs].arrivals.exp.rate=0.3/s,0.6/s",
+        rate,
         "--replications",
         "2",
         "--out",
         s(&sweep),
     ]);
-    assert_eq!(ran.status, 0, "{}", ran.stderr);
     let page = page_of(&[&sweep], &dir.path().join("sweep.html"));
-    assert_self_contained(&page);
-    assert_whole_set(&sweep, &page);
     assert!(page.contains("a sweep"));
     assert!(headed(
         &page.replace("<wbr>", ""),
@@ -275,55 +291,39 @@ fn a_batch_s_and_a_sweep_s_pages_have_their_points_tables_and_charts() {
 fn an_analysis_s_and_a_comparison_s_pages_have_their_tables_and_every_chart() {
     let dir = tempfile::tempdir().unwrap();
     let swapped = scenario(dir.path(), "berkeley-1979-swapped", "swapped <&>", "4h");
-    let paged = scenario(
-        dir.path(),
-        "berkeley-1979-paged",
-        "berkeley-1979-paged",
-        "4h",
-    );
+    let paged = "berkeley-1979-paged";
+    let paged = scenario(dir.path(), paged, paged, "4h");
     let run = dir.path().join("run");
-    let ran = tpsim(&["run", &swapped, "--out", s(&run)]);
-    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    ok(&["run", &swapped, "--out", s(&run)]);
     let analysis = dir.path().join("analysis");
     let probe = run.join("probe.csv");
-    let analysed = tpsim(&[
-        "analyze",
-        s(&probe),
-        "--cluster",
-        "5",
-        "--out",
-        s(&analysis),
-        "--html",
-    ]);
-    assert_eq!(analysed.status, 0, "{}", analysed.stderr);
-    let page = std::fs::read_to_string(analysis.join("report.html")).unwrap();
-    assert_self_contained(&page);
-    assert_whole_set(&analysis, &page);
+    let clustered = ["--cluster", "5", "--out"];
+    ok(&[
+        &["analyze", s(&probe)],
+        &clustered[..],
+        &[s(&analysis), "--html"],
+    ]
+    .concat());
+    let page = own_page(&analysis);
     assert!(page.matches("<svg").count() >= 2, "every benchmark's chart");
 
     let comparison = dir.path().join("comparison");
-    let compared = tpsim(&[
-        "compare",
-        &swapped,
-        &paged,
-        "--cluster",
-        "5",
-        "--out",
-        s(&comparison),
-    ]);
-    assert_eq!(compared.status, 0, "{}", compared.stderr);
+    ok(&[
+        &["compare", &swapped, &paged],
+        &clustered[..],
+        &[s(&comparison)],
+    ]
+    .concat());
     let page = page_of(&[&comparison], &dir.path().join("comparison.html"));
-    assert_self_contained(&page);
-    assert_whole_set(&comparison, &page);
     assert!(
         !page.contains("swapped <&>"),
         "the chart's legend is escaped"
     );
+    assert!(page.contains("<dt>load index</dt><dd>users</dd>"), "{page}");
+    assert!(page.contains("<dt>benchmarks</dt><dd>man, cpu-bound, cc</dd>"));
 
     // The run with its probe: its time-sharing figures and every file.
     let page = page_of(&[&run], &dir.path().join("run.html"));
-    assert_self_contained(&page);
-    assert_whole_set(&run, &page);
     assert!(page.contains("Summary: cpu"), "the summary's sections");
 }
 
@@ -350,16 +350,12 @@ fn what_is_not_an_output_set_is_refused_by_name_and_nothing_is_written() {
     std::fs::create_dir(&plain).unwrap();
     std::fs::write(plain.join("summary.json"), "{}").unwrap();
     let e = refused(&[s(&plain)]);
-    assert!(
-        e.contains(&format!("{}: not a tpsim output set", plain.display())),
-        "{e}"
-    );
+    let named = |e: &str, path: &Path, what: &str| {
+        assert!(e.contains(&format!("{}: {what}", path.display())), "{e}");
+    };
+    named(&e, &plain, "not a tpsim output set");
     let file = plain.join("summary.json");
-    let e = refused(&[s(&file)]);
-    assert!(
-        e.contains(&format!("{}: not a directory", file.display())),
-        "{e}"
-    );
+    named(&refused(&[s(&file)]), &file, "not a directory");
     let missing = dir.path().join("missing");
     let e = refused(&[s(&missing)]);
     assert!(e.contains(&missing.display().to_string()), "{e}");
@@ -367,34 +363,21 @@ fn what_is_not_an_output_set_is_refused_by_name_and_nothing_is_written() {
     // A set changed since it was written, and a shard's record.
     let mm1 = scenario(dir.path(), "mm1", "mm1", "2000s");
     let set = dir.path().join("set");
-    assert_eq!(tpsim(&["run", &mm1, "--out", s(&set)]).status, 0);
+    ok(&["run", &mm1, "--out", s(&set)]);
     std::fs::write(set.join("classes.csv"), "class\nx\n").unwrap();
-    let e = refused(&[s(&set)]);
-    assert!(
-        e.contains(&format!(
-            "{}: does not match",
-            set.join("classes.csv").display()
-        )),
-        "{e}"
+    named(
+        &refused(&[s(&set)]),
+        &set.join("classes.csv"),
+        "does not match",
     );
     let shard = dir.path().join("shard");
-    let ran = tpsim(&[
-        "batch",
-        &mm1,
-        "--replications",
-        "2",
-        "--shard",
-        "1/2",
-        "--out",
-        s(&shard),
-    ]);
-    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    ok(&["batch", &mm1, "--shard", "1/2", "--out", s(&shard)]);
     let e = refused(&[s(&shard)]);
     assert!(e.contains("a shard's record"), "{e}");
 
     // The page inside a set it reports would go stale there.
     let fresh = dir.path().join("fresh");
-    assert_eq!(tpsim(&["run", &mm1, "--out", s(&fresh)]).status, 0);
+    ok(&["run", &mm1, "--out", s(&fresh)]);
     let inside = fresh.join("page.html");
     let got = tpsim(&["report", s(&fresh), "--out", s(&inside)]);
     assert_eq!(got.status, 2, "{}", got.stderr);

@@ -207,10 +207,10 @@ impl Kind {
             Kind::Run => "the options it was given beyond the seed",
             Kind::Batch | Kind::Sweep => "the options it was given beyond those in batch.json",
             Kind::Analysis => {
-                "the observation table it read, the load index, the grouping and level it was given, the seed"
+                "the observation table it read, the grouping and the confidence level it was given"
             }
             Kind::Comparison => {
-                "the two installations it compared, the method of its intervals, the load index, the grouping and level it was given, the seed"
+                "the two installations it compared (their names are in the charts' legends), the method of its intervals, the grouping and the confidence level it was given, the seed"
             }
         }
     }
@@ -264,6 +264,9 @@ struct TableView {
     /// the columns that name a row and a share of the others: their
     /// columns, by place. None for a table that fits.
     print: Vec<Vec<usize>>,
+    /// Whether each column holds numbers only (and so is set right, its
+    /// heading too).
+    numbers: Vec<bool>,
 }
 
 /// The most columns a table is printed with; a wider one is printed as
@@ -271,16 +274,26 @@ struct TableView {
 const PRINT_COLUMNS: usize = 12;
 
 impl TableView {
-    /// Whether column `i` holds numbers only (and so is set right, its
-    /// heading too).
+    /// Whether column `i` holds numbers only (dashes aside).
     fn numeric(&self, i: &usize) -> bool {
-        let mut cells = self
-            .rows
-            .iter()
-            .filter_map(|r| r.get(*i))
-            .filter(|c| c.text != "-" && !c.text.is_empty())
-            .peekable();
-        cells.peek().is_some() && cells.all(|c| c.number && !c.head)
+        self.numbers.get(*i).copied().unwrap_or(false)
+    }
+
+    /// Notes which columns hold numbers only, and cuts a table too wide
+    /// for paper: what the template needs once the cells are final.
+    fn settle(&mut self) {
+        self.numbers = (0..self.header.len())
+            .map(|i| {
+                let mut cells = self
+                    .rows
+                    .iter()
+                    .filter_map(|r| r.get(i))
+                    .filter(|c| c.text != "-")
+                    .peekable();
+                cells.peek().is_some() && cells.all(|c| c.number && !c.head)
+            })
+            .collect();
+        self.cut_for_print();
     }
 
     /// The heading of column `i`.
@@ -332,6 +345,7 @@ impl TableView {
             turned: false,
             compact: false,
             print: Vec::new(),
+            numbers: Vec::new(),
         }
     }
 
@@ -478,7 +492,8 @@ impl SetView {
                     tables.push(steps_table(&batch, &id));
                 }
             }
-            Kind::Analysis | Kind::Comparison => {}
+            Kind::Analysis => probe_facts(set, "analysis.csv", &mut facts)?,
+            Kind::Comparison => probe_facts(set, "comparison.csv", &mut facts)?,
         }
         let origin = &set.origin;
         let mut unrecorded = Vec::new();
@@ -524,7 +539,7 @@ impl SetView {
         }
         tables.append(&mut late);
         for table in &mut tables {
-            table.cut_for_print();
+            table.settle();
         }
         let mut charts = Vec::new();
         let mut svgs: Vec<&(String, Vec<u8>)> = set
@@ -628,6 +643,38 @@ fn run_facts(summary: &Value, facts: &mut Vec<(String, String)>) {
                 None => s.to_string(),
             }),
     );
+}
+
+/// What an analysis's or a comparison's files tell of it: the benchmarks
+/// in its table `file`, and the load index its charts are drawn against
+/// (`BENCHMARK-by-INDEX.svg`, `BENCHMARK-p75-by-INDEX.svg`).
+fn probe_facts(set: &Set, file: &str, facts: &mut Vec<(String, String)>) -> Result<(), PageError> {
+    let Some((_, bytes)) = set.files.iter().find(|(n, _)| n == file) else {
+        return Ok(());
+    };
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let mut benchmarks: Vec<String> = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| PageError::BadFile {
+            set: set.name.clone(),
+            file: file.to_string(),
+            why: format!("not a CSV table: {e}"),
+        })?;
+        let benchmark = from_csv_cell(record.get(0).unwrap_or_default()).to_string();
+        if !benchmarks.contains(&benchmark) {
+            benchmarks.push(benchmark);
+        }
+    }
+    facts.push(("benchmarks".into(), benchmarks.join(", ")));
+    let indices: Vec<&str> = set
+        .files
+        .iter()
+        .filter_map(|(n, _)| n.strip_suffix(".svg")?.rsplit_once("-by-").map(|(_, i)| i))
+        .collect();
+    if let Some(index) = indices.first().filter(|i| indices.iter().all(|j| j == *i)) {
+        facts.push(("load index".into(), index.to_string()));
+    }
+    Ok(())
 }
 
 /// The notes and warnings the terminal shows after a run.
