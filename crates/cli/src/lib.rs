@@ -174,7 +174,7 @@ impl Drop for Listening {
     name = "tpsim",
     version,
     about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.",
-    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did, and `probe` gathers them on this machine; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra."
+    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did, and `probe` gathers them on this machine; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra; `report` makes output sets one HTML page for a browser or paper."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -828,34 +828,26 @@ fn ending(
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     let name = scenario.display();
+    let sim_time = summary.sim_time;
     match summary.stopped_by {
         StoppedBy::EndTime => Ok(Finished::Whole),
         StoppedBy::Interrupted => {
-            let _ = writeln!(
-                stderr,
-                "tpsim: interrupted at {} s of simulated time; the results cover the run up to then",
-                summary.sim_time
-            );
+            let note = tpsim_probe::report::interrupted_note(sim_time);
+            let _ = writeln!(stderr, "tpsim: {note}");
             Ok(Finished::Interrupted)
         }
         StoppedBy::EventLimit => {
-            let _ = writeln!(
-                stderr,
-                "tpsim: note: {name}: run.max_events stopped the run at {} s of simulated time, before run.end_time{}",
-                summary.sim_time,
-                if summary.sim_time < configured_warmup.as_secs_f64() {
-                    "; it never reached the end of the warm-up, so its figures include it"
-                } else {
-                    ""
-                }
-            );
+            let before_warmup = sim_time < configured_warmup.as_secs_f64();
+            let note = tpsim_probe::report::event_limit_note(sim_time, before_warmup);
+            let _ = writeln!(stderr, "tpsim: note: {name}: {note}");
             Ok(Finished::Whole)
         }
         StoppedBy::Stalled => Err(Failure::Run(anyhow::anyhow!(
-            "{name}: the clock stood still at {} s for {} events in a row (the last: {}): some cycle of the model takes no time, so the run could never reach its end; the results up to then were reported",
-            summary.sim_time,
-            tpsim_models::STALL_EVENTS,
-            summary.stalled_on.as_deref().unwrap_or("?")
+            "{name}: {}",
+            tpsim_probe::report::stalled_note(
+                sim_time,
+                summary.stalled_on.as_deref().unwrap_or("?")
+            )
         ))),
     }
 }

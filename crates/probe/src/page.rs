@@ -28,7 +28,10 @@
 //! CLI reads them from a directory whose manifest they match, or has them
 //! in hand as a command writes them).
 
-use crate::report::{from_csv_cell, nothing_completed, rejected_note};
+use crate::report::{
+    event_limit_note, from_csv_cell, interrupted_note, nothing_completed, rejected_note,
+    stalled_note,
+};
 use askama::Template;
 use serde_json::Value;
 use tpsim_models::units::Figure;
@@ -686,7 +689,7 @@ fn run_notes(summary: &Value) -> Vec<Note> {
     for c in classes {
         if let Some(rejected) = c["rejected"].as_u64().filter(|&r| r > 0) {
             notes.push(Note {
-                warning: true,
+                warning: false,
                 text: rejected_note(
                     rejected,
                     c["kind"] == "background",
@@ -696,10 +699,6 @@ fn run_notes(summary: &Value) -> Vec<Note> {
         }
     }
     let sim_time = summary["sim_time"].as_f64().unwrap_or(0.0);
-    let stopped = |what: &str| Note {
-        warning: true,
-        text: format!("{what} at {} s of simulated time", Figure(sim_time)),
-    };
     match summary["stopped_by"].as_str() {
         Some("end_time") => {
             let classes: Vec<(bool, u64)> = classes
@@ -723,20 +722,26 @@ fn run_notes(summary: &Value) -> Vec<Note> {
             let idle = summary["cpu"]["idle"].as_f64();
             if let Some(text) = nothing_completed(&classes, &stations, idle, sim_time) {
                 notes.push(Note {
-                    warning: true,
+                    warning: false,
                     text,
                 });
             }
         }
-        Some("interrupted") => notes.push(stopped(
-            "interrupted (Ctrl-C or SIGTERM): the results cover the run up to its stop,",
-        )),
-        Some("event_limit") => notes.push(stopped(
-            "run.max_events stopped the run before run.end_time,",
-        )),
-        Some("stalled") => notes.push(stopped(
-            "the clock stood still: some cycle of the model takes no time; the run was stopped",
-        )),
+        Some("interrupted") => notes.push(Note {
+            warning: true,
+            text: interrupted_note(sim_time),
+        }),
+        // Whether it stopped before the end of its warm-up is not
+        // recorded (the summary's warm-up is 0 then, as it is for a run
+        // without one).
+        Some("event_limit") => notes.push(Note {
+            warning: false,
+            text: event_limit_note(sim_time, false),
+        }),
+        Some("stalled") => notes.push(Note {
+            warning: true,
+            text: stalled_note(sim_time, summary["stalled_on"].as_str().unwrap_or("?")),
+        }),
         _ => {}
     }
     notes
@@ -1097,6 +1102,26 @@ mod tests {
             "{page}"
         );
         assert!(!page.contains("<?xml"));
+    }
+
+    #[test]
+    fn a_run_s_notes_are_the_terminal_s() {
+        let summary = r#"{"scenario": "s", "seed": 1, "sim_time": 12.5, "warmup": 0,
+            "stopped_by": "interrupted",
+            "classes": [{"name": "big", "kind": "command", "rejected": 3, "completions": 0}],
+            "stations": []}"#;
+        let page = render(&[set(&[("summary.json", summary)])], "tpsim", "now").unwrap();
+        assert!(page.contains(&rejected_note(3, false, "big")), "{page}");
+        assert!(page.contains(&interrupted_note(12.5)), "{page}");
+        let idle = summary
+            .replace("interrupted", "end_time")
+            .replace("\"rejected\": 3", "\"rejected\": 0");
+        let page = render(&[set(&[("summary.json", &idle)])], "tpsim", "now").unwrap();
+        assert!(
+            page.contains("the run completed no job after its warm-up"),
+            "{page}"
+        );
+        assert!(!page.contains("could not run"));
     }
 
     #[test]

@@ -36,6 +36,33 @@ pub fn rejected_note(rejected: u64, background: bool, class: &str) -> String {
     )
 }
 
+/// What the terminal says of a run a signal stopped at `sim_time` \[s\].
+pub fn interrupted_note(sim_time: f64) -> String {
+    format!("interrupted at {sim_time} s of simulated time; the results cover the run up to then")
+}
+
+/// What the terminal says of a run `run.max_events` stopped at `sim_time`
+/// \[s\], `before_warmup` if that was before the end of its warm-up.
+pub fn event_limit_note(sim_time: f64, before_warmup: bool) -> String {
+    format!(
+        "run.max_events stopped the run at {sim_time} s of simulated time, before run.end_time{}",
+        if before_warmup {
+            "; it never reached the end of the warm-up, so its figures include it"
+        } else {
+            ""
+        }
+    )
+}
+
+/// What the terminal says of a run whose clock stood still at `sim_time`
+/// \[s\], `last` the last event.
+pub fn stalled_note(sim_time: f64, last: &str) -> String {
+    format!(
+        "the clock stood still at {sim_time} s for {} events in a row (the last: {last}): some cycle of the model takes no time, so the run could never reach its end; the results up to then were reported",
+        tpsim_models::STALL_EVENTS
+    )
+}
+
 /// Why a run may have completed no job or command after its warm-up, if
 /// it completed none: the stations busy throughout, or everything idle
 /// throughout. `classes` are each class's (whether it is background
