@@ -1034,35 +1034,42 @@ fn chart(set: &str, file: &str, bytes: &[u8]) -> Result<String, PageError> {
 mod tests {
     use super::*;
 
-    fn set(files: &[(&str, &str)]) -> Set {
-        Set {
+    /// The page of one set named `out` with `files`.
+    fn page_of(files: &[(&str, &str)]) -> Result<String, PageError> {
+        let set = Set {
             name: "out".into(),
             files: files
                 .iter()
                 .map(|(n, c)| (n.to_string(), c.as_bytes().to_vec()))
                 .collect(),
             origin: Origin::default(),
-        }
+        };
+        render(&[set], "tpsim", "now")
+    }
+
+    /// Checks that `page` has `text`.
+    fn assert_shows(page: &str, text: &str) {
+        assert!(page.contains(text), "{text:?} is not in {page}");
     }
 
     #[test]
     fn a_set_without_the_files_that_say_what_it_is_is_refused() {
-        let e = render(&[set(&[("notes.csv", "a\n1\n")])], "tpsim", "now").unwrap_err();
+        let e = page_of(&[("notes.csv", "a\n1\n")]).unwrap_err();
         assert!(matches!(e, PageError::Unknown { .. }), "{e}");
         assert!(e.to_string().starts_with("out: not an output set"), "{e}");
-        let e = render(&[set(&[("shard.json", "{}")])], "tpsim", "now").unwrap_err();
+        let e = page_of(&[("shard.json", "{}")]).unwrap_err();
         assert!(e.to_string().contains("tpsim merge"), "{e}");
     }
 
     #[test]
     fn a_bad_table_is_named_with_its_set() {
-        let e = render(&[set(&[("analysis.csv", "a,b\n1,2,3\n")])], "tpsim", "now").unwrap_err();
+        let e = page_of(&[("analysis.csv", "a,b\n1,2,3\n")]).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("out/analysis.csv: not a CSV table"),
             "{e}"
         );
-        let e = render(&[set(&[("summary.json", "[1]")])], "tpsim", "now").unwrap_err();
+        let e = page_of(&[("summary.json", "[1]")]).unwrap_err();
         assert!(
             e.to_string().starts_with("out/summary.json: not the JSON"),
             "{e}"
@@ -1077,30 +1084,18 @@ mod tests {
             "<svg onload=\"alert(1)\"></svg>",
             "<p>not svg</p>",
         ] {
-            let e = render(
-                &[set(&[("analysis.csv", "a\n1\n"), ("x.svg", bad)])],
-                "tpsim",
-                "now",
-            )
-            .unwrap_err();
+            let e = page_of(&[("analysis.csv", "a\n1\n"), ("x.svg", bad)]).unwrap_err();
             assert!(matches!(e, PageError::NotAChart { .. }), "{bad}: {e}");
         }
-        let page = render(
-            &[set(&[
-                ("analysis.csv", "a\n1\n"),
-                (
-                    "x.svg",
-                    "<?xml version=\"1.0\"?>\n<svg width=\"9\"><text>a &amp; b</text></svg>",
-                ),
-            ])],
-            "tpsim",
-            "now",
-        )
+        let page = page_of(&[
+            ("analysis.csv", "a\n1\n"),
+            (
+                "x.svg",
+                "<?xml version=\"1.0\"?>\n<svg width=\"9\"><text>a &amp; b</text></svg>",
+            ),
+        ])
         .unwrap();
-        assert!(
-            page.contains("<svg width=\"9\"><text>a &amp; b</text></svg>"),
-            "{page}"
-        );
+        assert_shows(&page, "<svg width=\"9\"><text>a &amp; b</text></svg>");
         assert!(!page.contains("<?xml"));
     }
 
@@ -1110,17 +1105,14 @@ mod tests {
             "stopped_by": "interrupted",
             "classes": [{"name": "big", "kind": "command", "rejected": 3, "completions": 0}],
             "stations": []}"#;
-        let page = render(&[set(&[("summary.json", summary)])], "tpsim", "now").unwrap();
-        assert!(page.contains(&rejected_note(3, false, "big")), "{page}");
-        assert!(page.contains(&interrupted_note(12.5)), "{page}");
+        let page = page_of(&[("summary.json", summary)]).unwrap();
+        assert_shows(&page, &rejected_note(3, false, "big"));
+        assert_shows(&page, &interrupted_note(12.5));
         let idle = summary
             .replace("interrupted", "end_time")
             .replace("\"rejected\": 3", "\"rejected\": 0");
-        let page = render(&[set(&[("summary.json", &idle)])], "tpsim", "now").unwrap();
-        assert!(
-            page.contains("the run completed no job after its warm-up"),
-            "{page}"
-        );
+        let page = page_of(&[("summary.json", &idle)]).unwrap();
+        assert_shows(&page, "the run completed no job after its warm-up");
         assert!(!page.contains("could not run"));
     }
 
@@ -1130,7 +1122,7 @@ mod tests {
         for i in 0..MAX_ROWS + 2 {
             text.push_str(&format!("{i}\n"));
         }
-        let page = render(&[set(&[("analysis.csv", &text)])], "tpsim", "now").unwrap();
+        let page = page_of(&[("analysis.csv", &text)]).unwrap();
         assert!(page.contains(&format!(
             "The first {MAX_ROWS} of its {} rows",
             MAX_ROWS + 2
@@ -1141,12 +1133,7 @@ mod tests {
 
     #[test]
     fn a_formula_guard_is_taken_off_and_the_text_escaped() {
-        let page = render(
-            &[set(&[("analysis.csv", "benchmark,level\n'=a<b&c,1\n")])],
-            "tpsim",
-            "now",
-        )
-        .unwrap();
+        let page = page_of(&[("analysis.csv", "benchmark,level\n'=a<b&c,1\n")]).unwrap();
         assert!(
             page.contains("=a&#60;b&#38;c") || page.contains("=a&lt;b&amp;c"),
             "{page}"
