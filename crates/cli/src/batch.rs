@@ -3,7 +3,7 @@
 //! for several machines, and their estimates as tables, CSV and JSON.
 
 use crate::output::OutputDir;
-use crate::{Failure, Finished, Listening, check_level, emit, open_out, settings};
+use crate::{Failure, Finished, HtmlArgs, Listening, check_level, emit, open_out, settings};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -56,12 +56,14 @@ pub(crate) struct ReplicationArgs {
     /// Run only shard I of N of the work (every Nth replication; under
     /// --precision, every Nth point) and write its record, shard.json, into
     /// --out; `tpsim merge` joins the N records into the whole batch.
-    #[arg(long, value_name = "I/N", requires = "out")]
+    #[arg(long, value_name = "I/N", requires = "out", conflicts_with = "html")]
     shard: Option<Shard>,
     /// Directory to write replications.csv, estimates.csv and batch.json
     /// into (created if missing); with --shard, shard.json.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) html: HtmlArgs,
     /// Print the estimates as JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -81,6 +83,8 @@ pub(crate) struct MergeArgs {
     /// into (created if missing): the files the whole batch writes.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) html: HtmlArgs,
     /// Print the estimates as JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -162,7 +166,18 @@ pub(crate) fn batch(
     let partial = is_partial(&results);
     match (args.shard, &out) {
         (Some(shard), Some(dir)) => write_record(shard, identity, &results, dir, stdout)?,
-        _ => report(&identity, &results, x, out.as_ref(), args.json, stdout)?,
+        _ => {
+            let page = (&args.html, &[path][..]);
+            report(
+                &identity,
+                &results,
+                x,
+                out.as_ref(),
+                page,
+                args.json,
+                stdout,
+            )?
+        }
     };
     interrupted(partial, stderr)
 }
@@ -368,6 +383,7 @@ pub(crate) fn merge(
         &merged.points,
         args.x.as_deref(),
         out.as_ref(),
+        (&args.html, &[]),
         args.json,
         stdout,
     )?;
@@ -382,12 +398,14 @@ pub(crate) fn merge(
 
 /// Shows a batch's estimates and writes its files; a sweep's curves
 /// against the key `x` (by default the last) also get their knees and
-/// charts.
+/// charts; with `--html` (`page`, with the scenarios it read) its report
+/// page.
 fn report(
     batch: &Identity,
     results: &[PointRuns],
     x: Option<&str>,
     out: Option<&OutputDir>,
+    page: (&HtmlArgs, &[&Path]),
     json: bool,
     stdout: &mut dyn Write,
 ) -> Result<(), Failure> {
@@ -458,6 +476,7 @@ fn report(
             }
             files.extend(charts(batch, results, axis, has_throughput).map_err(Failure::Run)?);
         }
+        files = crate::with_page(files, out, page.0, page.1)?;
     }
     emit(stdout, json, value, || {
         let mut text = tpsim_probe::batch::table(&heading, results, &batch.measures);

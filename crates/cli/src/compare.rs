@@ -4,7 +4,7 @@
 use super::output::OutputFile;
 use super::{
     CompareArgs, Failure, Finished, Listening, chart_files, emit, file_stem, levels, open_out,
-    publish, settings,
+    publish, settings, with_page,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeSet;
@@ -179,8 +179,11 @@ pub(crate) fn compare(
         )?;
     }
     let names = (a.name(), b.name());
-    let files = match out {
-        Some(_) => comparison_files(names, &rows, &options)?,
+    let files = match &out {
+        Some(_) => {
+            let files = comparison_files(names, &rows, &options)?;
+            with_page(files, out.as_ref(), &args.html, &[&args.a, &args.b])?
+        }
         None => Vec::new(),
     };
     let finished = emit(

@@ -13,6 +13,7 @@ mod host_probe;
 mod levels;
 mod multics;
 mod output;
+mod page;
 mod settings;
 
 use anyhow::Context as _;
@@ -173,7 +174,7 @@ impl Drop for Listening {
     name = "tpsim",
     version,
     about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.",
-    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did, and `probe` gathers them on this machine; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra."
+    long_about = "tpsim simulates the performance of time-sharing computer systems: terminal users with think times, processors scheduled by quanta, memory swapped or paged, disks as queues; and queueing networks checked against queueing theory.\n\nA scenario is a TOML file (docs/scenario-format.md). `tpsim run` simulates one and prints its tables; `batch` and `sweep` replicate it on all cores with confidence intervals; `analyze` and `compare` read a terminal probe's observations as the 1981 study did, and `probe` gathers them on this machine; `fault-times`, `capacity` and `attribute` apply the 1975 Multics report's algebra; `report` makes output sets one HTML page for a browser or paper."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -216,6 +217,10 @@ enum Command {
     /// to the disk, segment faults to the bulk store, and the useful work
     /// projected with the bulk store replaced by memory.
     Attribute(multics::AttributeArgs),
+    /// Make one self-contained HTML page of output sets (the DIR given to
+    /// --out of run, batch, sweep, merge, analyze or compare): what was
+    /// run, the notes, every table and every chart, for a browser or paper.
+    Report(page::ReportArgs),
     /// Run the 1981 terminal probe on this machine: before each benchmark
     /// sample the load (users logged in, user processes, processes
     /// runnable, load averages, free memory), run it through the shell and
@@ -294,6 +299,8 @@ struct AnalyzeArgs {
     /// missing).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    html: HtmlArgs,
     /// Print the analysis as JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -328,6 +335,8 @@ struct CompareArgs {
     /// both 75th percentiles (BENCHMARK-p75-by-INDEX.svg and .png) into.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    html: HtmlArgs,
     /// Print the comparison as JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -347,6 +356,8 @@ struct RunArgs {
     /// lifetime.png. Written as one set, with its manifest .tpsim-files.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    html: HtmlArgs,
     /// Print the summary as JSON on standard output instead of tables.
     #[arg(long)]
     json: bool,
@@ -355,6 +366,19 @@ struct RunArgs {
     no_probe: bool,
     #[command(flatten)]
     set: settings::SetArgs,
+}
+
+/// `--html` on the commands that write an output set.
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct HtmlArgs {
+    /// Also write report.html into --out: the set as one self-contained
+    /// page, with the command line, the scenario's text, every table and
+    /// every chart (`tpsim report` makes one later from the files).
+    #[arg(long, requires = "out")]
+    pub(crate) html: bool,
+    /// The command line, which the page records.
+    #[arg(skip)]
+    pub(crate) line: String,
 }
 
 /// A failure, and the exit status it calls for.
@@ -461,6 +485,8 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let line = page::command_line(&args);
     // A negative number is taken as a value, so that the option's own
     // reader says what it allows (none takes a negative number).
     let command = Cli::command()
@@ -485,28 +511,47 @@ where
         }
     };
     let outcome = match cli.command {
-        Command::Run(args) => run_scenario(&args, stdout, stderr),
-        Command::Batch(args) => batch::batch(
-            &args.scenario,
-            &args.set.sets,
-            &[],
-            None,
-            &args.replications,
-            stdout,
-            stderr,
-        ),
-        Command::Sweep(args) => batch::batch(
-            &args.scenario,
-            &[],
-            &args.sets,
-            args.x.as_deref(),
-            &args.replications,
-            stdout,
-            stderr,
-        ),
-        Command::Merge(args) => batch::merge(&args, stdout, stderr),
-        Command::Analyze(args) => analyze(&args, stdout, stderr),
-        Command::Compare(args) => compare::compare(&args, stdout, stderr),
+        Command::Run(mut args) => {
+            args.html.line = line;
+            run_scenario(&args, stdout, stderr)
+        }
+        Command::Batch(mut args) => {
+            args.replications.html.line = line;
+            batch::batch(
+                &args.scenario,
+                &args.set.sets,
+                &[],
+                None,
+                &args.replications,
+                stdout,
+                stderr,
+            )
+        }
+        Command::Sweep(mut args) => {
+            args.replications.html.line = line;
+            batch::batch(
+                &args.scenario,
+                &[],
+                &args.sets,
+                args.x.as_deref(),
+                &args.replications,
+                stdout,
+                stderr,
+            )
+        }
+        Command::Merge(mut args) => {
+            args.html.line = line;
+            batch::merge(&args, stdout, stderr)
+        }
+        Command::Analyze(mut args) => {
+            args.html.line = line;
+            analyze(&args, stdout, stderr)
+        }
+        Command::Compare(mut args) => {
+            args.html.line = line;
+            compare::compare(&args, stdout, stderr)
+        }
+        Command::Report(args) => page::report(&args, stdout),
         Command::FaultTimes(args) => multics::fault_times(&args, stdout),
         Command::Capacity(args) => multics::capacity(&args, stdout),
         Command::Attribute(args) => multics::attribute_time(&args, stdout),
@@ -707,7 +752,8 @@ fn run_scenario(
                 lifetime: &lifetime,
                 set_sizes: &set_sizes,
             };
-            output_files(&summary, &scenario, &outputs).map_err(Failure::Run)?
+            let files = output_files(&summary, &scenario, &outputs).map_err(Failure::Run)?;
+            with_page(files, out.as_ref(), &args.html, &[&args.scenario])?
         }
         None => Vec::new(),
     };
@@ -757,16 +803,12 @@ fn run_with_progress(scenario: &Scenario) -> Run {
 fn notes(summary: &Summary, scenario: &Path, stderr: &mut dyn Write) {
     for c in &summary.classes {
         if let Some(rejected) = c.rejected.filter(|&r| r > 0) {
-            let _ = writeln!(
-                stderr,
-                "tpsim: note: {rejected} {} of class {} could not run: the image is larger than user memory, and a swapping system must hold it whole",
-                if c.kind == ClassKind::Background {
-                    "processes"
-                } else {
-                    "commands"
-                },
-                c.name
+            let note = tpsim_probe::report::rejected_note(
+                rejected,
+                c.kind == ClassKind::Background,
+                &c.name,
             );
+            let _ = writeln!(stderr, "tpsim: note: {note}");
         }
     }
     // A run stopped early has its own note.
@@ -786,88 +828,50 @@ fn ending(
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     let name = scenario.display();
+    let sim_time = summary.sim_time;
     match summary.stopped_by {
         StoppedBy::EndTime => Ok(Finished::Whole),
         StoppedBy::Interrupted => {
-            let _ = writeln!(
-                stderr,
-                "tpsim: interrupted at {} s of simulated time; the results cover the run up to then",
-                summary.sim_time
-            );
+            let note = tpsim_probe::report::interrupted_note(sim_time);
+            let _ = writeln!(stderr, "tpsim: {note}");
             Ok(Finished::Interrupted)
         }
         StoppedBy::EventLimit => {
-            let _ = writeln!(
-                stderr,
-                "tpsim: note: {name}: run.max_events stopped the run at {} s of simulated time, before run.end_time{}",
-                summary.sim_time,
-                if summary.sim_time < configured_warmup.as_secs_f64() {
-                    "; it never reached the end of the warm-up, so its figures include it"
-                } else {
-                    ""
-                }
-            );
+            let before_warmup = sim_time < configured_warmup.as_secs_f64();
+            let note = tpsim_probe::report::event_limit_note(sim_time, before_warmup);
+            let _ = writeln!(stderr, "tpsim: note: {name}: {note}");
             Ok(Finished::Whole)
         }
         StoppedBy::Stalled => Err(Failure::Run(anyhow::anyhow!(
-            "{name}: the clock stood still at {} s for {} events in a row (the last: {}): some cycle of the model takes no time, so the run could never reach its end; the results up to then were reported",
-            summary.sim_time,
-            tpsim_models::STALL_EVENTS,
-            summary.stalled_on.as_deref().unwrap_or("?")
+            "{name}: {}",
+            tpsim_probe::report::stalled_note(
+                sim_time,
+                summary.stalled_on.as_deref().unwrap_or("?")
+            )
         ))),
     }
 }
 
 /// Says why a run may have completed no job or command (after its
-/// warm-up), if it completed none: the stations busy throughout, or
-/// processors idle throughout; `None` when something completed, or when
-/// the only classes are background processes, which need not end. When
-/// the probe measured, users who typed nothing are only said to have.
+/// warm-up), if it completed none (`tpsim_probe::report::nothing_completed`).
 fn nothing_completed(summary: &Summary) -> Option<String> {
-    let measured: Vec<_> = summary
+    let classes: Vec<(bool, u64)> = summary
         .classes
         .iter()
-        .filter(|c| c.kind != ClassKind::Background)
+        .map(|c| (c.kind == ClassKind::Background, c.completions))
         .collect();
-    if measured.is_empty() || measured.iter().any(|c| c.completions > 0) {
-        return None;
-    }
-    if summary.probe.as_ref().is_some_and(|p| p.observations > 0) {
-        // The probe measured: users who never type are a probe-only
-        // scenario's, said once, not a run gone wrong.
-        return Some(
-            "the users completed no command after the warm-up: only the probe's benchmarks were measured"
-                .to_string(),
-        );
-    }
-    let busy: Vec<&str> = summary
+    let stations: Vec<(&str, f64)> = summary
         .stations
         .iter()
-        .filter(|s| s.utilization >= 0.999)
-        .map(|s| s.name.as_str())
+        .map(|s| (s.name.as_str(), s.utilization))
         .collect();
-    let what = if summary.cpu.is_some() {
-        "command"
-    } else {
-        "job"
-    };
-    let cause = if !busy.is_empty() {
-        format!(
-            "{} busy throughout: a service, transfer or fault time far longer than the run, or a queue that never drains",
-            busy.join(", ")
-        )
-    } else if summary.cpu.as_ref().is_some_and(|c| c.idle >= 0.999)
-        || summary.stations.iter().all(|s| s.utilization < 0.001)
-    {
-        "everything idle throughout: arrivals or think times far longer than the run, or a device too slow to finish one transfer".to_string()
-    } else {
-        "a run too short for one to finish: lengthen run.end_time, or shorten the warm-up"
-            .to_string()
-    };
-    Some(format!(
-        "the run completed no {what} after its warm-up ({} s simulated); likely cause: {cause}",
-        tpsim_models::units::Figure(summary.sim_time)
-    ))
+    tpsim_probe::report::nothing_completed(
+        &classes,
+        &stations,
+        summary.cpu.as_ref().map(|c| c.idle),
+        summary.probe.as_ref().map_or(0, |p| p.observations),
+        summary.sim_time,
+    )
 }
 
 /// The largest table (observations, readings, a summary) a command reads.
@@ -921,6 +925,7 @@ fn analyze(
             tpsim_probe::report::analysis_csv(&rows).into_bytes(),
         ));
         files.extend(analysis_charts(&rows, options.index, options.level).map_err(Failure::Run)?);
+        files = with_page(files, out.as_ref(), &args.html, &[])?;
     }
     let finished = emit(
         stdout,
@@ -939,6 +944,23 @@ fn open_out(dir: Option<&Path>, inputs: &[&Path]) -> Result<Option<OutputDir>, F
     dir.map(|dir| OutputDir::open(dir, inputs))
         .transpose()
         .map_err(Failure::Input)
+}
+
+/// `files` with the set's report page among them if `--html` asks for one
+/// (with the text of the scenarios read from `scenarios`) and there is an
+/// output directory.
+pub(crate) fn with_page(
+    mut files: Vec<OutputFile>,
+    out: Option<&OutputDir>,
+    html: &HtmlArgs,
+    scenarios: &[&Path],
+) -> Result<Vec<OutputFile>, Failure> {
+    if let (Some(out), true) = (out, html.html) {
+        let origin = page::origin(&html.line, scenarios)?;
+        let page = page::page_file(out.path(), &files, origin).map_err(Failure::Run)?;
+        files.push(page);
+    }
+    Ok(files)
 }
 
 /// Writes `files` into `out` as one set, if there is an output directory.

@@ -278,13 +278,59 @@ fn write_synced(path: &Path, contents: &[u8], step: &mut Step) -> anyhow::Result
 /// The names the manifest of `dir` lists (none without one).
 fn listed(dir: &Path) -> Vec<String> {
     fs::read_to_string(dir.join(MANIFEST))
-        .map(|m| {
-            m.lines()
-                // `digest  name`; a bare name in manifests before digests.
-                .map(|l| l.split_once("  ").map_or(l, |(_, name)| name).to_string())
-                .collect()
-        })
+        .map(|m| manifest_names(&m))
         .unwrap_or_default()
+}
+
+/// The names a manifest's text lists.
+pub fn manifest_names(manifest: &str) -> Vec<String> {
+    manifest
+        .lines()
+        // `digest  name`; a bare name in manifests before digests.
+        .map(|l| l.split_once("  ").map_or(l, |(_, name)| name).to_string())
+        .collect()
+}
+
+/// Whether `dir` holds a set being written, or cut short by a crash: its
+/// journal is there.
+pub fn being_written(dir: &Path) -> bool {
+    dir.join(JOURNAL).exists()
+}
+
+/// Writes the single file `path` whole or not at all: into a temporary
+/// file beside it, flushed to disk, then renamed over it, and the
+/// directory flushed. A failure (a full disk) leaves whatever was at
+/// `path` as it was, and no temporary file behind.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    let shown = path.display();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".").suffix(".tpsim-tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As `File::create` makes them: 0666 less the umask.
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    // The temporary file's name means nothing to the user: the error's
+    // kind alone.
+    let mut file = builder
+        .tempfile_in(dir)
+        .map_err(|e| io::Error::from(e.kind()))
+        .with_context(|| format!("cannot write {shown}"))?;
+    file.write_all(contents)
+        .and_then(|()| file.as_file().sync_all())
+        .with_context(|| format!("cannot write {shown}"))?;
+    file.persist(path).map_err(|e| e.error).with_context(|| {
+        format!("cannot write {shown}: cannot rename the file written into {name}")
+    })?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot write {shown}: cannot flush its directory"))
 }
 
 /// Finishes a publication whose journal is in place; drops a staging

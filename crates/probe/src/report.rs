@@ -27,6 +27,97 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The note for a class whose commands (or background processes) could
+/// not run at all, `rejected` of them.
+pub fn rejected_note(rejected: u64, background: bool, class: &str) -> String {
+    format!(
+        "{rejected} {} of class {class} could not run: the image is larger than user memory, and a swapping system must hold it whole",
+        if background { "processes" } else { "commands" }
+    )
+}
+
+/// What the terminal says of a run a signal stopped at `sim_time` \[s\].
+pub fn interrupted_note(sim_time: f64) -> String {
+    format!("interrupted at {sim_time} s of simulated time; the results cover the run up to then")
+}
+
+/// What the terminal says of a run `run.max_events` stopped at `sim_time`
+/// \[s\], `before_warmup` if that was before the end of its warm-up.
+pub fn event_limit_note(sim_time: f64, before_warmup: bool) -> String {
+    format!(
+        "run.max_events stopped the run at {sim_time} s of simulated time, before run.end_time{}",
+        if before_warmup {
+            "; it never reached the end of the warm-up, so its figures include it"
+        } else {
+            ""
+        }
+    )
+}
+
+/// What the terminal says of a run whose clock stood still at `sim_time`
+/// \[s\], `last` the last event.
+pub fn stalled_note(sim_time: f64, last: &str) -> String {
+    format!(
+        "the clock stood still at {sim_time} s for {} events in a row (the last: {last}): some cycle of the model takes no time, so the run could never reach its end; the results up to then were reported",
+        tpsim_models::STALL_EVENTS
+    )
+}
+
+/// Why a run may have completed no job or command after its warm-up, if
+/// it completed none: the stations busy throughout, or everything idle
+/// throughout. `classes` are each class's (whether it is background
+/// processes, completions), `stations` each station's (name, utilization);
+/// `cpu_idle` is a time-sharing system's idle fraction (`None` for a
+/// network), `observations` the probe's after the warm-up, `sim_time` the
+/// run's simulated time \[s\]. `None` when something completed, or when
+/// the only classes are background processes, which need not end. When
+/// the probe measured, users who typed nothing are only said to have (a
+/// probe-only scenario).
+pub fn nothing_completed(
+    classes: &[(bool, u64)],
+    stations: &[(&str, f64)],
+    cpu_idle: Option<f64>,
+    observations: u64,
+    sim_time: f64,
+) -> Option<String> {
+    let measured: Vec<u64> = classes
+        .iter()
+        .filter(|(background, _)| !background)
+        .map(|&(_, completions)| completions)
+        .collect();
+    if measured.is_empty() || measured.iter().any(|&c| c > 0) {
+        return None;
+    }
+    if observations > 0 {
+        return Some(
+            "the users completed no command after the warm-up: only the probe's benchmarks were measured"
+                .to_string(),
+        );
+    }
+    let busy: Vec<&str> = stations
+        .iter()
+        .filter(|(_, u)| *u >= 0.999)
+        .map(|(name, _)| *name)
+        .collect();
+    let what = if cpu_idle.is_some() { "command" } else { "job" };
+    let cause = if !busy.is_empty() {
+        format!(
+            "{} busy throughout: a service, transfer or fault time far longer than the run, or a queue that never drains",
+            busy.join(", ")
+        )
+    } else if cpu_idle.is_some_and(|idle| idle >= 0.999) || stations.iter().all(|(_, u)| *u < 0.001)
+    {
+        "everything idle throughout: arrivals or think times far longer than the run, or a device too slow to finish one transfer".to_string()
+    } else {
+        "a run too short for one to finish: lengthen run.end_time, or shorten the warm-up"
+            .to_string()
+    };
+    Some(format!(
+        "the run completed no {what} after its warm-up ({} s simulated); likely cause: {cause}",
+        Figure(sim_time)
+    ))
+}
+
 /// An interval as a person writes one: `[-3.6677, -0.2073]`.
 fn interval((low, high): (f64, f64)) -> String {
     format!("[{}, {}]", fixed(low), fixed(high))
