@@ -635,3 +635,198 @@ fn a_probe_only_scenario_says_once_that_its_users_typed_nothing() {
     ]);
     assert!(bare.stderr.contains("likely cause"), "{}", bare.stderr);
 }
+
+/// A probe table measured by `tpsim probe` on a two-processor machine: a
+/// processor-bound loop and `/bin/true`, a ramp of 0, 1 and 2 processor
+/// loops held 10 s each (`--ramp cpu:0,1,2@10s`).
+const RAMP_TABLE: &str = "tests/it/fixtures/host-ramp.csv";
+
+/// Each benchmark's mean user + system time at `workers` in `table`'s
+/// rows whose status is ok.
+fn mean_demands(
+    rows: &[std::collections::HashMap<String, String>],
+    workers: &str,
+) -> Vec<(String, f64)> {
+    let mut sums: Vec<(String, f64, usize)> = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| r["ramp_workers"] == workers && r["status"] == "ok")
+    {
+        let cpu: f64 = r["user_s"].parse::<f64>().unwrap() + r["system_s"].parse::<f64>().unwrap();
+        match sums.iter_mut().find(|s| s.0 == r["benchmark"]) {
+            Some(s) => {
+                s.1 += cpu;
+                s.2 += 1;
+            }
+            None => sums.push((r["benchmark"].clone(), cpu, 1)),
+        }
+    }
+    sums.into_iter()
+        .map(|(b, sum, n)| (b, sum / n as f64))
+        .collect()
+}
+
+/// The demand the scenario `text` gives class `class` \[s\].
+fn demand_of(text: &str, class: &str) -> f64 {
+    let at = text.find(&format!("name = \"{class}\"")).unwrap();
+    let line = text[at..].lines().nth(1).unwrap();
+    let value = line.split('"').nth(1).unwrap();
+    let ms = value.strip_suffix("ms").unwrap();
+    ms.parse::<f64>().unwrap() / 1e3
+}
+
+#[test]
+fn model_writes_a_host_s_scenario_that_compare_puts_beside_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("host.toml");
+    let host = host.to_str().unwrap();
+    let out = tpsim(&["model", RAMP_TABLE, "--out", host, "--cpus", "2"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("2 benchmarks, 2 processors, a ramp of 3 steps"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(tpsim(&["check", host]).status, 0);
+    let text = std::fs::read_to_string(host).unwrap();
+    // The values the table gives, each with its origin.
+    for (benchmark, demand) in mean_demands(&rows(Path::new(RAMP_TABLE)), "0") {
+        let written = demand_of(&text, &benchmark);
+        assert!(
+            (written - demand).abs() < 1e-9,
+            "{benchmark}: {written} against {demand}"
+        );
+    }
+    assert!(
+        text.contains("cpus = 2                      # given: --cpus"),
+        "{text}"
+    );
+    assert!(text.contains("workers = [0, 1, 2], hold = \"10."), "{text}");
+    // One command: the measurement and its model, step by step.
+    let compared = tpsim(&[
+        "compare",
+        RAMP_TABLE,
+        host,
+        "--by",
+        "ramp_workers",
+        "--json",
+    ]);
+    assert_eq!(compared.status, 0, "{}", compared.stderr);
+    let json: serde_json::Value = serde_json::from_str(&compared.stdout).unwrap();
+    let levels: std::collections::BTreeSet<u64> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["level"].as_f64().unwrap() as u64)
+        .collect();
+    assert_eq!(levels.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
+
+    // Without the ramp's column: no ramp, and the model's probe notes no
+    // workers to compare by.
+    let table = std::fs::read_to_string(RAMP_TABLE).unwrap();
+    let drop_column = |text: &str, column: usize| -> String {
+        text.lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f.remove(column);
+                f.join(",") + "\n"
+            })
+            .collect()
+    };
+    let workers = table
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "ramp_workers")
+        .unwrap();
+    let plain = dir.path().join("plain.csv");
+    let first_step: String = table
+        .lines()
+        .filter(|l| l.starts_with("benchmark") || l.split(',').nth(workers) == Some("0"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&plain, drop_column(&first_step, workers)).unwrap();
+    let quiet = dir.path().join("quiet.toml");
+    let out = tpsim(&[
+        "model",
+        plain.to_str().unwrap(),
+        "--out",
+        quiet.to_str().unwrap(),
+        "--cpus",
+        "2",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&quiet).unwrap();
+    assert!(!text.contains("ramp ="), "{text}");
+    let refused = tpsim(&[
+        "compare",
+        plain.to_str().unwrap(),
+        quiet.to_str().unwrap(),
+        "--by",
+        "ramp_workers",
+    ]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+
+    // Failed runs are left out, and said to be.
+    let failing = table.replacen(",0,ok,", ",0,timeout,", 3);
+    let failed = dir.path().join("failed.csv");
+    std::fs::write(&failed, &failing).unwrap();
+    let some = dir.path().join("some.toml");
+    let out = tpsim(&[
+        "model",
+        failed.to_str().unwrap(),
+        "--out",
+        some.to_str().unwrap(),
+        "--cpus",
+        "2",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&some).unwrap();
+    assert!(text.contains("(3 left out by their status)"), "{text}");
+    let rows_left = rows(&failed);
+    for (benchmark, demand) in mean_demands(&rows_left, "0") {
+        assert!(
+            (demand_of(&text, &benchmark) - demand).abs() < 1e-9,
+            "{benchmark}"
+        );
+    }
+}
+
+#[test]
+fn model_refuses_what_cannot_make_a_model_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("host.toml");
+    let out = out.to_str().unwrap();
+    let lacking = dir.path().join("lacking.csv");
+    std::fs::write(&lacking, "benchmark,start_s\ntrue,1\n").unwrap();
+    let lacking = lacking.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["model", lacking, "--out", out],
+            format!("{lacking}: no column elapsed_s"),
+        ),
+        (
+            vec!["model", RAMP_TABLE, "--out", out, "--cpus", "0"],
+            "--cpus: must be at least 1".to_string(),
+        ),
+        (
+            vec!["model", RAMP_TABLE, "--out", dir.path().to_str().unwrap()],
+            "a directory; give the scenario file to write".to_string(),
+        ),
+        (
+            vec!["model", RAMP_TABLE, "--out", out, "--name", "a\tb"],
+            "--name \"a".to_string(),
+        ),
+        (
+            vec!["model", "no-such.csv", "--out", out],
+            "no-such.csv".to_string(),
+        ),
+    ] {
+        let o = tpsim(&args);
+        assert_eq!(o.status, 2, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains(&says), "{args:?}: {}", o.stderr);
+        assert!(!Path::new(out).exists(), "{args:?} wrote {out}");
+    }
+}

@@ -9,6 +9,7 @@
 mod args;
 mod batch;
 mod compare;
+mod host_model;
 mod host_probe;
 mod levels;
 mod multics;
@@ -221,6 +222,10 @@ enum Command {
     /// --out of run, batch, sweep, merge, analyze or compare): what was
     /// run, the notes, every table and every chart, for a browser or paper.
     Report(page::ReportArgs),
+    /// Write a scenario of a host measured by `tpsim probe`: its
+    /// benchmarks' demands, its load ramp, its other work and its probe's
+    /// sleep from the probe table, every value's origin in a comment.
+    Model(host_model::ModelArgs),
     /// Run the 1981 terminal probe on this machine: before each benchmark
     /// sample the load (users logged in, user processes, processes
     /// runnable, load averages, free memory), run it through the shell and
@@ -552,6 +557,7 @@ where
             compare::compare(&args, stdout, stderr)
         }
         Command::Report(args) => page::report(&args, stdout),
+        Command::Model(args) => host_model::model(&args, stdout),
         Command::FaultTimes(args) => multics::fault_times(&args, stdout),
         Command::Capacity(args) => multics::capacity(&args, stdout),
         Command::Attribute(args) => multics::attribute_time(&args, stdout),

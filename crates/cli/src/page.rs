@@ -173,7 +173,7 @@ pub(crate) fn report(args: &ReportArgs, stdout: &mut dyn Write) -> Result<Finish
         .map(|dir| read_set(dir))
         .collect::<Result<Vec<_>, _>>()?;
     for dir in &args.sets {
-        if same_dir(dir, &parent) {
+        if same_path(dir, &parent) {
             return Err(input(format!(
                 "--out {}: inside the output set {}, where the next set written there would leave the page behind, stale; write it elsewhere, or give the command that writes the set --html",
                 out.display(),
@@ -194,8 +194,8 @@ pub(crate) fn report(args: &ReportArgs, stdout: &mut dyn Write) -> Result<Finish
     Ok(Finished::Whole)
 }
 
-/// Whether `a` and `b` are the same directory.
-fn same_dir(a: &Path, b: &Path) -> bool {
+/// Whether `a` and `b` are the same file or directory.
+pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

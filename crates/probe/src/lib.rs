@@ -11,7 +11,8 @@
 //! [`batch`], and curves drawn by [`plot`] as SVG and PNG; [`algebra`]
 //! holds the 1975 Multics report's page-fault time algebra, and [`host`]
 //! the load indices of a real Linux machine from the text of its `/proc`
-//! files and the bytes of its utmp file; [`page`] makes output sets one
+//! files and the bytes of its utmp file, and [`host_model`] a scenario of
+//! a host from its probe table; [`page`] makes output sets one
 //! self-contained HTML page. It does no I/O itself: callers
 //! read the files and decide where the text goes.
 //!
@@ -39,6 +40,7 @@ pub mod batch;
 pub mod compare;
 pub mod curves;
 pub mod host;
+pub mod host_model;
 pub mod page;
 pub mod plot;
 pub mod report;
