@@ -830,3 +830,50 @@ fn model_refuses_what_cannot_make_a_model_and_writes_nothing() {
         assert!(!Path::new(out).exists(), "{args:?} wrote {out}");
     }
 }
+
+#[test]
+fn a_real_probe_with_a_two_step_ramp_is_modelled_and_compared_step_by_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("measured");
+    let (status, stderr) = probe(
+        &out,
+        &[
+            "--bench",
+            "loop=i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done",
+            "--sleep",
+            "100ms",
+            "--duration",
+            "4s",
+            "--ramp",
+            "cpu:0,1@2s",
+            "--min-uid",
+            "0",
+        ],
+    );
+    assert_eq!(status, 0, "{stderr}");
+    let table = out.join("probe.csv");
+    let host = dir.path().join("host.toml");
+    let (table, host) = (table.to_str().unwrap(), host.to_str().unwrap());
+    let modelled = tpsim(&["model", table, "--out", host]);
+    assert_eq!(modelled.status, 0, "{}", modelled.stderr);
+    let text = std::fs::read_to_string(host).unwrap();
+    assert!(text.contains("workers = [0, 1]"), "{text}");
+    let compared = tpsim(&[
+        "compare",
+        table,
+        host,
+        "--by",
+        "ramp_workers",
+        "--out",
+        dir.path().join("compared").to_str().unwrap(),
+    ]);
+    assert_eq!(compared.status, 0, "{}", compared.stderr);
+    // Both steps in common, in a table and a chart.
+    assert!(compared.stdout.contains("| 0 "), "{}", compared.stdout);
+    assert!(compared.stdout.contains("| 1 "), "{}", compared.stdout);
+    let files: Vec<String> = std::fs::read_dir(dir.path().join("compared"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with(".svg")), "{files:?}");
+}

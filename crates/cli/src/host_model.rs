@@ -72,9 +72,13 @@ pub(crate) fn model(args: &ModelArgs, stdout: &mut dyn Write) -> Result<Finished
         &from,
         &args.table.display().to_string(),
     );
-    // What is written must be what `check` takes.
-    tpsim_models::load_system(&out.to_string(), &scenario)
-        .map_err(|e| Failure::Run(anyhow::anyhow!("the model written would not load: {e}")))?;
+    // What is written must be what `check` takes: a table whose names or
+    // steps a scenario cannot hold is refused.
+    tpsim_models::load_system(&out.to_string(), &scenario).map_err(|e| {
+        input(format!(
+            "{table}: the model made of it is not a valid scenario, so nothing is written: {e}"
+        ))
+    })?;
     output::write_atomically(&args.out, scenario.as_bytes()).map_err(Failure::Run)?;
     writeln!(
         stdout,

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
+use tpsim_models::system::MOST_WORKERS;
 use tpsim_models::units::{Bytes, Figure, Seconds, parse_duration};
 use tpsim_probe::host::{self, HostObservation, Outcome, UsersFrom};
 
@@ -42,9 +43,8 @@ const LOOK: Duration = Duration::from_millis(20);
 /// Where utmp is looked for, in order.
 const UTMP: [&str; 2] = ["/run/utmp", "/var/run/utmp"];
 
-/// The most benchmarks, and the most workers in a ramp's step.
+/// The most benchmarks.
 const MOST_BENCHMARKS: usize = 1_000;
-const MOST_WORKERS: u32 = 1_024;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ProbeArgs {

@@ -45,8 +45,10 @@ pub struct Measured {
     pub runs: (usize, usize),
 }
 
-/// One successful run of a benchmark.
+/// One run of a benchmark.
 struct Run {
+    /// Whether it succeeded (its status `ok`): only those give demands.
+    ok: bool,
     benchmark: String,
     start: f64,
     elapsed: f64,
@@ -71,7 +73,9 @@ const NEEDED: [&str; 7] = [
 /// columns; `ramp_workers` and `status` may be missing). Says what is
 /// wrong, naming the column and line, when it cannot be read.
 pub fn measure(table: &str) -> Result<Measured, String> {
-    let (runs, failed) = read_runs(table)?;
+    let all = read_runs(table)?;
+    let runs: Vec<&Run> = all.iter().filter(|r| r.ok).collect();
+    let failed = all.len() - runs.len();
     if runs.is_empty() {
         return Err(match failed {
             0 => "no runs: the table has a header only".to_string(),
@@ -103,23 +107,24 @@ pub fn measure(table: &str) -> Result<Measured, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let lowest_runs = at_lowest().count() as f64;
     let runnable = at_lowest().map(|r| f64::from(r.runnable)).sum::<f64>() / lowest_runs;
-    let first = &runs[0];
-    let last = runs.last().expect("a run");
+    // The timings from every run, failed or not: a run that failed still
+    // took its time in the cycle.
+    let first = &all[0];
+    let last = all.last().expect("a run");
     Ok(Measured {
         benchmarks,
         lowest,
-        ramp: ramp(&runs),
+        ramp: ramp(&all),
         outside: (runnable - f64::from(lowest) - 1.0).max(0.0),
-        sleep: sleep(&runs, order[0]),
+        sleep: sleep(&all, order[0]),
         memory: at_lowest().map(|r| r.free_memory).max().unwrap_or(0),
         span: last.start + last.elapsed - first.start,
         runs: (runs.len(), failed),
     })
 }
 
-/// The successful runs in order of their start, and how many were left
-/// out by their status.
-fn read_runs(table: &str) -> Result<(Vec<Run>, usize), String> {
+/// The runs in order of their start.
+fn read_runs(table: &str) -> Result<Vec<Run>, String> {
     let mut reader = csv::ReaderBuilder::new().from_reader(table.as_bytes());
     let header = reader.headers().map_err(|e| e.to_string())?.clone();
     let at = |name: &str| header.iter().position(|c| c == name);
@@ -131,14 +136,10 @@ fn read_runs(table: &str) -> Result<(Vec<Run>, usize), String> {
     let [benchmark, start, elapsed, user, system, runnable, free] = columns;
     let (status, workers) = (at("status"), at("ramp_workers"));
     let mut runs = Vec::new();
-    let mut failed = 0;
     for (i, record) in reader.records().enumerate() {
         let record = record.map_err(|e| e.to_string())?;
         let line = i + 2;
-        if status.is_some_and(|s| record.get(s) != Some("ok")) {
-            failed += 1;
-            continue;
-        }
+        let ok = status.is_none_or(|s| record.get(s) == Some("ok"));
         let field = |at: usize| record.get(at).unwrap_or("");
         let number = |at: usize, name: &str| -> Result<f64, String> {
             field(at)
@@ -161,6 +162,7 @@ fn read_runs(table: &str) -> Result<(Vec<Run>, usize), String> {
             })
         };
         runs.push(Run {
+            ok,
             benchmark: field(benchmark).to_string(),
             start: number(start, "start_s")?,
             elapsed: number(elapsed, "elapsed_s")?,
@@ -174,7 +176,7 @@ fn read_runs(table: &str) -> Result<(Vec<Run>, usize), String> {
         });
     }
     runs.sort_by(|a, b| a.start.total_cmp(&b.start));
-    Ok((runs, failed))
+    Ok(runs)
 }
 
 /// The ramp's steps, as its column changes over the runs, and the time
@@ -263,6 +265,11 @@ const ASSUMED: &str = "\
 /// A scenario of the host `m`, named `name`, with `cpus` processors (whose
 /// origin `cpus_from` names), measured in `source`.
 pub fn scenario(m: &Measured, name: &str, cpus: u32, cpus_from: &str, source: &str) -> String {
+    // In comments: no line break or other control character of a path.
+    let source: String = source
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
     let mut s = String::new();
     let (runs, failed) = m.runs;
     let _ = writeln!(
@@ -277,6 +284,14 @@ pub fn scenario(m: &Measured, name: &str, cpus: u32, cpus_from: &str, source: &s
         "[run]\nend_time = \"{}\"            # the measurement's span\nwarmup = \"0s\"\n",
         duration(m.span.max(1.0))
     );
+    machine(&mut s, m, cpus, cpus_from);
+    work(&mut s, m);
+    probe(&mut s, m);
+    s
+}
+
+/// The machine: its processors, memory, devices and the one user.
+fn machine(s: &mut String, m: &Measured, cpus: u32, cpus_from: &str) {
     let _ = writeln!(
         s,
         "[system]\ncpus = {cpus}                      # {cpus_from}\nquantum = \"4ms\"               # assumed\ncontext_switch = \"5us\"        # assumed\n"
@@ -293,9 +308,14 @@ pub fn scenario(m: &Measured, name: &str, cpus: u32, cpus_from: &str, source: &s
     let first = &m.benchmarks[0].0;
     let _ = writeln!(
         s,
-        "[users]\nterminals = 1                 # logged in, never typing: only the probe measures\nthink = {{ det = {{ value = \"1000000s\" }} }}\ncommands = [{{ class = {}, weight = 1 }}]\nprocesses = \"all\"             # the ramp's workers are counted, as on the host\n",
+        "[users]\nterminals = 1                 # logged in, never typing: only the probe measures\nthink = {{ det = {{ value = \"1000000s\" }} }}\ncommands = [{{ class = {}, weight = 1 }}]\nprocesses = \"all\"             # every process counted, the other work's loops too (a ramp's workers always are)\n",
         quoted(first)
     );
+}
+
+/// The work: each benchmark's class, the ramp's workers' and the other
+/// work's.
+fn work(s: &mut String, m: &Measured) {
     for (benchmark, demand, n) in &m.benchmarks {
         let _ = writeln!(
             s,
@@ -333,6 +353,11 @@ pub fn scenario(m: &Measured, name: &str, cpus: u32, cpus_from: &str, source: &s
             duration(idle.max(1e-6))
         );
     }
+}
+
+/// The probe: its benchmarks, its sleep and its ramp.
+fn probe(s: &mut String, m: &Measured) {
+    let worker = own_name("ramp-worker", &m.benchmarks);
     let benchmarks: Vec<String> = m.benchmarks.iter().map(|(b, _, _)| quoted(b)).collect();
     let _ = writeln!(s, "[probe]\nbenchmarks = [{}]", benchmarks.join(", "));
     match m.sleep {
@@ -370,7 +395,6 @@ pub fn scenario(m: &Measured, name: &str, cpus: u32, cpus_from: &str, source: &s
             duration(*hold)
         );
     }
-    s
 }
 
 #[cfg(test)]
@@ -405,8 +429,8 @@ mod tests {
         assert!(near(hold, 10.5), "{hold}");
         // Runnable 1.25 on the mean at step 0, less the probe: 0.25.
         assert!(near(m.outside, 0.25), "{}", m.outside);
-        // Gaps before each run of `a` after another run (the failed one
-        // left out): 1.0, 8.1, 1.4 and 7.3 s.
+        // Gaps before each run of `a` after another run, the failed one's
+        // time counted: 1.0, 8.1, 1.1 and 7.3 s.
         let (low, high) = m.sleep.unwrap();
         assert!(near(low, 1.0) && near(high, 8.1), "{low} {high}");
         assert_eq!(m.memory, 2_000_000);

@@ -499,27 +499,7 @@ impl SetView {
             Kind::Comparison => probe_facts(set, "comparison.csv", &mut facts)?,
         }
         let origin = &set.origin;
-        let mut unrecorded = Vec::new();
-        if origin.command.is_none() {
-            unrecorded.push("the command line".to_string());
-        }
-        if origin.scenarios.is_empty() && matches!(kind, Kind::Run | Kind::Batch | Kind::Sweep) {
-            unrecorded.push("the scenario's text".to_string());
-        }
-        if origin.version.is_none() {
-            unrecorded.push("the version of tpsim that wrote it".to_string());
-        }
-        if origin.command.is_none() {
-            unrecorded.push(kind.unrecorded().to_string());
-        }
-        if let Some(version) = &origin.version {
-            facts.push(("written by".into(), version.clone()));
-        }
-        match (&origin.written, &origin.written_from) {
-            (Some(when), Some(from)) => facts.push(("written".into(), format!("{when} ({from})"))),
-            (Some(when), None) => facts.push(("written".into(), when.clone())),
-            _ => unrecorded.push("when it was written".to_string()),
-        }
+        let unrecorded = provenance(origin, kind, &mut facts);
         let mut csv: Vec<&(String, Vec<u8>)> = set
             .files
             .iter()
@@ -579,6 +559,33 @@ impl SetView {
             charts,
         })
     }
+}
+
+/// What the set's origin says of who wrote it and when, added to
+/// `facts`; what it does not record, for a set of `kind`.
+fn provenance(origin: &Origin, kind: Kind, facts: &mut Vec<(String, String)>) -> Vec<String> {
+    let mut unrecorded = Vec::new();
+    if origin.command.is_none() {
+        unrecorded.push("the command line".to_string());
+    }
+    if origin.scenarios.is_empty() && matches!(kind, Kind::Run | Kind::Batch | Kind::Sweep) {
+        unrecorded.push("the scenario's text".to_string());
+    }
+    if origin.version.is_none() {
+        unrecorded.push("the version of tpsim that wrote it".to_string());
+    }
+    if origin.command.is_none() {
+        unrecorded.push(kind.unrecorded().to_string());
+    }
+    if let Some(version) = &origin.version {
+        facts.push(("written by".into(), version.clone()));
+    }
+    match (&origin.written, &origin.written_from) {
+        (Some(when), Some(from)) => facts.push(("written".into(), format!("{when} ({from})"))),
+        (Some(when), None) => facts.push(("written".into(), when.clone())),
+        _ => unrecorded.push("when it was written".to_string()),
+    }
+    unrecorded
 }
 
 /// A file's name as part of an anchor: letters and digits kept, anything
@@ -989,18 +996,16 @@ fn csv_table(
     Ok(table)
 }
 
-/// What an SVG may not have to be shown inline: a chart is drawn, and
-/// runs, fetches and links to nothing.
-const NOT_IN_A_CHART: [&str; 6] = [
-    "<script",
-    "<foreignobject",
-    "href",
-    "javascript:",
-    "<iframe",
-    "url(",
+/// The elements a chart may have to be shown inline: what tpsim's charts
+/// draw with, and nothing that runs, fetches, links or styles.
+const IN_A_CHART: [&str; 14] = [
+    "svg", "g", "rect", "line", "polyline", "polygon", "path", "circle", "ellipse", "text",
+    "tspan", "title", "desc", "defs",
 ];
 
-/// A chart file's SVG, checked to be a drawing and nothing more.
+/// A chart file's SVG, checked to be a drawing and nothing more: only the
+/// elements of [`IN_A_CHART`], no event handler, no reference to anything
+/// outside (`href`, `url(`, `@import`, `javascript:`).
 fn chart(set: &str, file: &str, bytes: &[u8]) -> Result<String, PageError> {
     let refuse = |why: String| PageError::NotAChart {
         set: set.to_string(),
@@ -1019,12 +1024,28 @@ fn chart(set: &str, file: &str, bytes: &[u8]) -> Result<String, PageError> {
         return Err(refuse("it does not begin with <svg".into()));
     }
     let lower = svg.to_ascii_lowercase();
-    if let Some(found) = NOT_IN_A_CHART.iter().find(|s| lower.contains(*s)) {
+    for tag in lower.split('<').skip(1) {
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == ':')
+            .collect();
+        if !IN_A_CHART.contains(&name.as_str()) {
+            return Err(refuse(format!(
+                "it has <{name}>, which a chart does not draw with"
+            )));
+        }
+    }
+    if let Some(found) = ["href", "javascript:", "url(", "@import"]
+        .iter()
+        .find(|s| lower.contains(*s))
+    {
         return Err(refuse(format!("it has {found}")));
     }
-    // An event handler: ` onload=` and the like.
-    if lower
-        .split(|c: char| c.is_whitespace())
+    // An event handler: `onload=` after a space, a slash or a quote.
+    let words = lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '=' || c == '-'));
+    if words
+        .into_iter()
         .any(|word| word.starts_with("on") && word.contains('='))
     {
         return Err(refuse("it has an event handler".into()));
@@ -1084,6 +1105,9 @@ mod tests {
             "<svg><script>alert(1)</script></svg>",
             "<svg><image href=\"http://x/y.png\"/></svg>",
             "<svg onload=\"alert(1)\"></svg>",
+            "<svg><rect/onload=\"alert(1)\"/></svg>",
+            "<svg><style>@import \"http://x/y.css\";</style></svg>",
+            "<svg><img/src=x/onerror=alert(1)></svg>",
             "<p>not svg</p>",
         ] {
             let e = page_of(&[("analysis.csv", "a\n1\n"), ("x.svg", bad)]).unwrap_err();

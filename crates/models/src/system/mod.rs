@@ -925,6 +925,9 @@ pub struct Probe {
     pub day_start: SimTime,
 }
 
+/// The most workers in a load ramp's step, in a scenario and on a host.
+pub const MOST_WORKERS: u32 = 1_024;
+
 /// A load ramp (`tpsim probe --ramp`): from the probe's first cycle,
 /// `workers[k]` processes of `class` run during the k-th `hold`, the last
 /// step held to the end. The probe starts or stops workers to match the

@@ -2,7 +2,7 @@
 //! validated.
 
 use crate::scenario::Validator;
-use crate::system::{DAY, Probe, ProbeScript, Program, Ramp};
+use crate::system::{DAY, MOST_WORKERS, Probe, ProbeScript, Program, Ramp};
 use crate::units::{Figure, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -97,9 +97,6 @@ pub(crate) struct RampFile {
     pub workers: Vec<u32>,
     pub hold: Seconds,
 }
-
-/// The most workers in a ramp's step (`tpsim probe`'s limit).
-const MOST_WORKERS: u32 = 1_024;
 
 /// `probe.script = { shell, time }`: the classes of the probe's shell and
 /// of `time`.

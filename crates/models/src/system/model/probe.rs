@@ -315,11 +315,9 @@ impl<'a> Probe<'a> {
 
     /// Forks and execs `program` as `role`.
     fn start(&self, program: Program, role: Role, steps: &mut Vec<Step>) {
-        let counted = match role {
-            Role::Benchmark | Role::Time => true,
-            Role::Shell => self.sys.users.processes == ProcessCount::All,
-            Role::Worker => unreachable!("a worker is started with its owner"),
-        };
+        // The probe's shell counts as users' shells do; its other
+        // processes always.
+        let counted = role != Role::Shell || self.sys.users.processes == ProcessCount::All;
         steps.push(Step::Start {
             owner: self.owner,
             program,
@@ -441,6 +439,7 @@ impl<'a> Probe<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::model::work::shown;
 
     /// A probe with two benchmarks, `time` at whole seconds, a fixed
     /// sleep; `script` adds its shell and `time`.
@@ -540,10 +539,6 @@ mod tests {
                 then: Started::Probe(role),
             }
         )
-    }
-
-    fn shown(steps: &[Step]) -> Vec<String> {
-        steps.iter().map(|s| format!("{s:?}")).collect()
     }
 
     #[test]

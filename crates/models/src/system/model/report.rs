@@ -319,6 +319,17 @@ impl Statistics {
         }
     }
 
+    /// A command of `class` (run in the background if `detached`) is
+    /// refused: its image can never be in memory.
+    pub(super) fn reject(&mut self, class: usize, detached: bool) {
+        let stats = if detached {
+            &mut self.detached[class]
+        } else {
+            &mut self.classes[class]
+        };
+        stats.rejected += 1;
+    }
+
     /// Files the idle processors (`idle` of them) under multiprogramming
     /// idle if a process waits for eligibility or memory, else under other
     /// idle; called whenever either changes. Multics's

@@ -117,6 +117,7 @@ mod tests {
     use super::*;
     use crate::system::Program;
     use crate::system::model::frames::tests::with_process_at;
+    use crate::system::model::work::shown;
 
     /// A script (class 0) that runs `prog` twice, the second time for a
     /// fixed 2 s.
@@ -151,10 +152,6 @@ mod tests {
 
     fn ms(n: u64) -> SimTime {
         SimTime::from_nanos(n * 1_000_000)
-    }
-
-    fn shown(steps: &[Step]) -> Vec<String> {
-        steps.iter().map(|s| format!("{s:?}")).collect()
     }
 
     #[test]

@@ -232,15 +232,15 @@ impl<'a> Users<'a> {
             if let OwnerKind::Shell { retiring, .. } = &mut owners[shell_owner].kind {
                 *retiring = true;
             }
-            let p = &procs[shell];
-            Self::retire(p, shell, p.state == State::Sleeping, steps);
+            // Whether it can go is seen when the steps before (the
+            // command's exit, which may start its swap-out) are done.
+            steps.push(Step::Retire { pid: shell });
         }
     }
 
     /// The shell `pid` of a user who has logged out exits if it is asleep
-    /// (or about to sleep) in memory or swapped out; otherwise it exits
-    /// when its cycle ends or its swap-out completes. Nothing for any other
-    /// process.
+    /// in memory or swapped out; otherwise it exits when its cycle ends or
+    /// its swap-out completes. Nothing for any other process.
     pub(super) fn retire_shell(
         owners: &Slab<Owner>,
         procs: &Slab<Process>,
@@ -248,19 +248,12 @@ impl<'a> Users<'a> {
         steps: &mut Vec<Step>,
     ) {
         let p = &procs[pid];
-        if matches!(
+        let retiring = matches!(
             owners[p.owner].kind,
             OwnerKind::Shell { retiring: true, .. }
-        ) {
-            Self::retire(p, pid, p.state == State::Sleeping, steps);
-        }
-    }
-
-    /// The retiring shell `p` (`pid`) exits if it is `asleep` and settled
-    /// in memory or out of it.
-    fn retire(p: &Process, pid: usize, asleep: bool, steps: &mut Vec<Step>) {
+        );
         let settled = matches!(p.residence, Residence::In | Residence::Out);
-        if asleep && settled {
+        if retiring && p.state == State::Sleeping && settled {
             steps.push(Step::Exit { pid });
             steps.push(Step::Forget { owner: p.owner });
         }
@@ -469,7 +462,7 @@ impl<'a> Users<'a> {
                 // the terminal.
                 steps.push(Step::Sleep { pid });
                 if retiring {
-                    Self::retire(&procs[pid], pid, true, steps);
+                    steps.push(Step::Retire { pid });
                     return;
                 }
                 let OwnerKind::User { typed, .. } = &mut owners[user].kind else {
@@ -497,6 +490,7 @@ pub(super) fn wake(pid: usize) -> Step {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::with_process_at;
+    use crate::system::model::work::shown;
 
     /// Logins all day; the scenario's other settings hardly matter.
     const LOGINS: &str = r#"
@@ -582,10 +576,6 @@ mod tests {
         size = "1MiB"
     "#;
 
-    fn shown(steps: &[Step]) -> Vec<String> {
-        steps.iter().map(|s| format!("{s:?}")).collect()
-    }
-
     #[test]
     fn a_command_too_large_is_refused_and_a_user_logging_out_takes_the_shell_along_once_it_sleeps()
     {
@@ -641,8 +631,9 @@ mod tests {
             else {
                 panic!("thinking again");
             };
-            // Logged out while thinking: the user goes at once; its shell,
-            // still starting up, when it sleeps.
+            // Logged out while thinking: the user goes at once; its shell
+            // when it is asleep and settled, as seen once the steps before
+            // are done.
             let gone = event(model, UserEvent::Logout { owner: user as u32 });
             assert_eq!(
                 shown(&gone),
@@ -650,6 +641,7 @@ mod tests {
                     Step::Cancel(key),
                     Step::Forget { owner: user },
                     Step::LoggedIn(0),
+                    Step::Retire { pid: shell },
                 ])
             );
             let mut steps = Vec::new();
@@ -659,12 +651,29 @@ mod tests {
                 .cycle_done(owners, procs, shell, now, &mut steps);
             assert_eq!(
                 shown(&steps),
-                shown(&[
-                    Step::Sleep { pid: shell },
+                shown(&[Step::Sleep { pid: shell }, Step::Retire { pid: shell }])
+            );
+            // Asleep: it goes in memory or out, not while it moves.
+            model.procs[shell].state = State::Sleeping;
+            for (residence, goes) in [
+                (Residence::In, true),
+                (Residence::Out, true),
+                (Residence::MovingOut, false),
+                (Residence::MovingIn, false),
+            ] {
+                model.procs[shell].residence = residence;
+                let mut steps = Vec::new();
+                Users::retire_shell(&model.owners, &model.procs, shell, &mut steps);
+                let exits = shown(&[
                     Step::Exit { pid: shell },
                     Step::Forget { owner: shell_owner },
-                ])
-            );
+                ]);
+                assert_eq!(
+                    shown(&steps),
+                    if goes { exits } else { Vec::new() },
+                    "{residence:?}"
+                );
+            }
         });
     }
 }

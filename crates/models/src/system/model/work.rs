@@ -42,6 +42,9 @@ pub(super) enum Step {
     Wake { pid: usize, after: u8, cycle: Cycle },
     /// `pid` exits.
     Exit { pid: usize },
+    /// `pid`, the shell of a user who has logged out, exits if it is
+    /// asleep and settled in or out of memory as this step is done.
+    Retire { pid: usize },
     /// Worker number `index` of the probe's load ramp starts `program`,
     /// for an owner of its own.
     StartWorker { index: u64, program: Program },
@@ -193,6 +196,27 @@ impl<'a> SystemModel<'a> {
         }
     }
 
+    /// `pid` wakes at the kernel priority `after` to the work `cycle`.
+    fn wake(&mut self, pid: usize, after: u8, cycle: Cycle, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        match cycle {
+            Cycle::New => self.new_cycle(pid, now),
+            Cycle::Resumed { started, faults } => {
+                self.new_cycle(pid, now);
+                let p = &mut self.procs[pid];
+                p.started = started;
+                p.faults = faults;
+            }
+            Cycle::Empty => {
+                let p = &mut self.procs[pid];
+                p.remaining = SimTime::ZERO;
+                p.due = Countdowns::NONE;
+            }
+        }
+        self.sched[pid].woken = Some(after);
+        self.admit(pid, ctx);
+    }
+
     /// Does one step.
     fn step(&mut self, step: Step, ctx: &mut Context<Event>) {
         let now = ctx.now();
@@ -225,25 +249,12 @@ impl<'a> SystemModel<'a> {
                 }
             }
             Step::Sleep { pid } => self.recount(pid, now, |p| p.state = State::Sleeping),
-            Step::Wake { pid, after, cycle } => {
-                match cycle {
-                    Cycle::New => self.new_cycle(pid, now),
-                    Cycle::Resumed { started, faults } => {
-                        self.new_cycle(pid, now);
-                        let p = &mut self.procs[pid];
-                        p.started = started;
-                        p.faults = faults;
-                    }
-                    Cycle::Empty => {
-                        let p = &mut self.procs[pid];
-                        p.remaining = SimTime::ZERO;
-                        p.due = Countdowns::NONE;
-                    }
-                }
-                self.sched[pid].woken = Some(after);
-                self.admit(pid, ctx);
-            }
+            Step::Wake { pid, after, cycle } => self.wake(pid, after, cycle, ctx),
             Step::Exit { pid } => self.exit(pid, ctx),
+            Step::Retire { pid } => {
+                Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
+                self.run_steps(ctx);
+            }
             Step::StartWorker { index, program } => {
                 let owner = self.owners.insert(Owner::new(
                     OwnerKind::RampWorker,
@@ -282,14 +293,7 @@ impl<'a> SystemModel<'a> {
             }
             Step::LoggedIn(users) => self.stats.users.set(now, f64::from(users)),
             Step::LoginRefused => self.stats.counters.logins_refused += 1,
-            Step::Rejected { class, detached } => {
-                let stats = if detached {
-                    &mut self.stats.detached[class]
-                } else {
-                    &mut self.stats.classes[class]
-                };
-                stats.rejected += 1;
-            }
+            Step::Rejected { class, detached } => self.stats.reject(class, detached),
             Step::NoteLoad => {
                 let load = self.load_now();
                 self.probe_part().note(load);
@@ -300,4 +304,10 @@ impl<'a> SystemModel<'a> {
             }
         }
     }
+}
+
+/// Steps as their debug text, to compare in tests.
+#[cfg(test)]
+pub(super) fn shown(steps: &[Step]) -> Vec<String> {
+    steps.iter().map(|s| format!("{s:?}")).collect()
 }
