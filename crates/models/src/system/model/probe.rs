@@ -819,4 +819,42 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn workers_out_of_memory_at_a_step_down_exit_at_their_cycle_s_end() {
+        // Memory for two workers' images of 24 KiB (with the benchmark's):
+        // four loops swap each other in and out, and at the step down
+        // those out of memory cannot be killed at once.
+        let text = RAMP
+            .replace("size = \"1MiB\"", "size = \"64KiB\"")
+            .replace(
+                "name = \"loop\"\n        cpu = { det = { value = \"10ms\" } }\n        size = \"8KiB\"",
+                "name = \"loop\"\n        cpu = { det = { value = \"10ms\" } }\n        size = \"24KiB\"",
+            )
+            .replace("workers = [0, 3, 1]", "workers = [0, 4, 1]");
+        let sys = crate::load_system("ramp.toml", &text).unwrap();
+        let ramp = sys.probe.as_ref().and_then(|p| p.ramp.clone()).unwrap();
+        assert_eq!(sys.classes[1].size, 24 * 1024, "the loops are larger");
+        for seed in 1..=3 {
+            // Debug builds check every count after every event.
+            let run = crate::system::simulate(&sys, seed, 0);
+            let first = run.observations[0].start;
+            let mut late_kills = 0;
+            for o in &run.observations {
+                let wanted = ramp.wanted(secs(o.start - first));
+                assert_eq!(o.ramp_workers, wanted, "at {} s", o.start);
+                // A worker that could not be killed is counted until it
+                // goes, and no longer than its next turn in memory.
+                assert!(o.processes >= wanted, "{o:?}");
+                late_kills += u32::from(o.processes > wanted);
+                if o.start - first > 45.0 {
+                    assert_eq!(o.processes, wanted, "gone by {} s", o.start);
+                }
+            }
+            assert!(
+                late_kills > 0,
+                "seed {seed}: no worker out of memory at the step down"
+            );
+        }
+    }
 }
