@@ -439,7 +439,7 @@ impl<'a> Probe<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::work::shown;
+    use crate::system::model::work::{shown, swapped_system};
 
     /// A probe with two benchmarks, `time` at whole seconds, a fixed
     /// sleep; `script` adds its shell and `time`.
@@ -449,21 +449,9 @@ mod tests {
         } else {
             ""
         };
-        let text = format!(
-            r#"
-            name = "probe"
-            [run]
-            end_time = "1h"
-            [system]
-            quantum = "100ms"
-            [memory]
-            policy = "swapping"
-            size = "256KiB"
-            page = "1KiB"
-            device = "disk"
-            [[device]]
-            name = "disk"
-            rate = "1MB/s"
+        let text = swapped_system("probe", "1h", "100ms", "256KiB")
+            + &format!(
+                r#"
             [users]
             terminals = 1
             think = {{ exp = {{ mean = "10s" }} }}
@@ -491,7 +479,7 @@ mod tests {
             resolution = "1s"
             {script}
             "#
-        );
+            );
         crate::load_system("probe.toml", &text).unwrap()
     }
 
@@ -692,20 +680,9 @@ mod tests {
     /// One processor, a user who never types, a 1 ms benchmark every
     /// second, and a ramp of 10 ms loops: none for 20 s, three for 20 s,
     /// then one.
-    const RAMP: &str = r#"
-        name = "ramp"
-        [run]
-        end_time = "70s"
-        [system]
-        quantum = "10ms"
-        [memory]
-        policy = "swapping"
-        size = "1MiB"
-        page = "1KiB"
-        device = "disk"
-        [[device]]
-        name = "disk"
-        rate = "1MB/s"
+    fn ramp() -> String {
+        swapped_system("ramp", "70s", "10ms", "1MiB")
+            + r#"
         [users]
         terminals = 1
         think = { exp = { mean = "1000h" } }
@@ -722,11 +699,12 @@ mod tests {
         benchmarks = ["bench"]
         sleep = "1s"
         ramp = { class = "loop", workers = [0, 3, 1], hold = "20s" }
-    "#;
+    "#
+    }
 
     #[test]
     fn the_ramp_starts_workers_at_its_steps_and_kills_the_last_started_first() {
-        let sys = crate::load_system("ramp.toml", RAMP).unwrap();
+        let sys = crate::load_system("ramp.toml", &ramp()).unwrap();
         let streams = Streams::new(1, 0);
         let mut probe = Probe::new(&sys, OWNER, &streams).unwrap();
         let first = steps(|s| probe.cycle(secs(1.0), s));
@@ -785,7 +763,7 @@ mod tests {
 
     #[test]
     fn in_a_run_each_benchmark_sees_the_ramp_s_workers_of_its_step_and_no_others() {
-        let sys = crate::load_system("ramp.toml", RAMP).unwrap();
+        let sys = crate::load_system("ramp.toml", &ramp()).unwrap();
         let ramp = sys.probe.as_ref().and_then(|p| p.ramp.clone()).unwrap();
         for seed in 1..=3 {
             let run = crate::system::simulate(&sys, seed, 0);
@@ -825,7 +803,7 @@ mod tests {
         // Memory for two workers' images of 24 KiB (with the benchmark's):
         // four loops swap each other in and out, and at the step down
         // those out of memory cannot be killed at once.
-        let text = RAMP
+        let text = ramp()
             .replace("size = \"1MiB\"", "size = \"64KiB\"")
             .replace(
                 "name = \"loop\"\n        cpu = { det = { value = \"10ms\" } }\n        size = \"8KiB\"",

@@ -117,24 +117,13 @@ mod tests {
     use super::*;
     use crate::system::Program;
     use crate::system::model::frames::tests::with_process_at;
-    use crate::system::model::work::shown;
+    use crate::system::model::work::{shown, swapped_system};
 
     /// A script (class 0) that runs `prog` twice, the second time for a
     /// fixed 2 s.
-    const SCRIPT: &str = r#"
-        name = "scripts"
-        [run]
-        end_time = "10s"
-        [system]
-        quantum = "100ms"
-        [memory]
-        policy = "swapping"
-        size = "256KiB"
-        page = "1KiB"
-        device = "disk"
-        [[device]]
-        name = "disk"
-        rate = "1MB/s"
+    fn script() -> String {
+        swapped_system("scripts", "10s", "100ms", "256KiB")
+            + r#"
         [users]
         terminals = 1
         think = { exp = { mean = "100h" } }
@@ -148,7 +137,8 @@ mod tests {
         name = "prog"
         cpu = { exp = { mean = "1s" } }
         size = "8KiB"
-    "#;
+    "#
+    }
 
     fn ms(n: u64) -> SimTime {
         SimTime::from_nanos(n * 1_000_000)
@@ -156,7 +146,7 @@ mod tests {
 
     #[test]
     fn a_script_forks_each_program_in_turn_and_resumes_its_command_when_each_exits() {
-        with_process_at(SCRIPT, ms(100), |model, _, script| {
+        with_process_at(&script(), ms(100), |model, _, script| {
             let owner = model.procs[script].owner;
             let mut steps = Vec::new();
             let mut step = |model: &mut crate::system::model::SystemModel, pid: usize| {

@@ -490,23 +490,12 @@ pub(super) fn wake(pid: usize) -> Step {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::with_process_at;
-    use crate::system::model::work::shown;
+    use crate::system::model::work::{shown, swapped_system};
 
     /// Logins all day; the scenario's other settings hardly matter.
-    const LOGINS: &str = r#"
-        name = "logins"
-        [run]
-        end_time = "10s"
-        [system]
-        quantum = "100ms"
-        [memory]
-        policy = "swapping"
-        size = "64KiB"
-        page = "1KiB"
-        device = "disk"
-        [[device]]
-        name = "disk"
-        rate = "1MB/s"
+    fn logins() -> String {
+        swapped_system("logins", "10s", "100ms", "64KiB")
+            + r#"
         [users]
         terminals = 4
         think = { exp = { mean = "1s" } }
@@ -516,11 +505,12 @@ mod tests {
         name = "job"
         cpu = { exp = { mean = "1s" } }
         size = "8KiB"
-    "#;
+    "#
+    }
 
     #[test]
     fn each_login_draws_from_streams_of_its_own() {
-        with_process_at(LOGINS, SimTime::ZERO, |model, ctx, _| {
+        with_process_at(&logins(), SimTime::ZERO, |model, ctx, _| {
             for _ in 0..3 {
                 let login = UserEvent::Login { arrives: true };
                 let now = ctx.now();
@@ -547,20 +537,9 @@ mod tests {
 
     /// One user with a shell, who thinks for hours; its only command's
     /// image is larger than memory.
-    const SHELL: &str = r#"
-        name = "shell"
-        [run]
-        end_time = "10s"
-        [system]
-        quantum = "100ms"
-        [memory]
-        policy = "swapping"
-        size = "64KiB"
-        page = "1KiB"
-        device = "disk"
-        [[device]]
-        name = "disk"
-        rate = "1MB/s"
+    fn shell() -> String {
+        swapped_system("shell", "10s", "100ms", "64KiB")
+            + r#"
         [users]
         terminals = 1
         shell = "sh"
@@ -574,12 +553,13 @@ mod tests {
         name = "huge"
         cpu = { exp = { mean = "1s" } }
         size = "1MiB"
-    "#;
+    "#
+    }
 
     #[test]
     fn a_command_too_large_is_refused_and_a_user_logging_out_takes_the_shell_along_once_it_sleeps()
     {
-        with_process_at(SHELL, SimTime::from_secs(1), |model, ctx, _| {
+        with_process_at(&shell(), SimTime::from_secs(1), |model, ctx, _| {
             model
                 .users
                 .log_in(&mut model.owners, 0, None, &mut model.steps);

@@ -311,3 +311,14 @@ impl<'a> SystemModel<'a> {
 pub(super) fn shown(steps: &[Step]) -> Vec<String> {
     steps.iter().map(|s| format!("{s:?}")).collect()
 }
+
+/// The start of a test's scenario: a swapped system named `name` run to
+/// `end`, with the `quantum` and `memory` given, one 1 MB/s disk.
+#[cfg(test)]
+pub(super) fn swapped_system(name: &str, end: &str, quantum: &str, memory: &str) -> String {
+    format!(
+        "name = \"{name}\"\n[run]\nend_time = \"{end}\"\n[system]\nquantum = \"{quantum}\"\n\
+         [memory]\npolicy = \"swapping\"\nsize = \"{memory}\"\npage = \"1KiB\"\ndevice = \"disk\"\n\
+         [[device]]\nname = \"disk\"\nrate = \"1MB/s\"\n"
+    )
+}
