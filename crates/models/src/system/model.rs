@@ -80,7 +80,7 @@ use processors::{Burst, BurstKind, Countdowns, Outcome, Processors};
 use report::Statistics;
 use report::{Counters, add_burst};
 pub use report::{LifetimePoint, LoadSample, SetSizePoint};
-use scheduler::{Decay, Place, Rank, ReadyQueue, Scheduling, Standing};
+use scheduler::{Dispatcher, SliceEnd};
 use scripts::Scripts;
 use users::{UserEvent, Users};
 
@@ -286,10 +286,8 @@ pub struct SystemModel<'a> {
     /// The terminal probe, if the scenario has one.
     probe: Option<Probe<'a>>,
     user_processes: u32,
-    // Processors.
-    ready: ReadyQueue,
-    /// The scheduler's state of each process.
-    sched: PerProcess<Scheduling>,
+    /// The processors' scheduler.
+    dispatcher: Dispatcher,
     /// Each process's place in a script.
     scripts: Scripts,
     cpus: Processors,
@@ -322,8 +320,7 @@ impl<'a> SystemModel<'a> {
             users: Users::new(sys, streams, |image| memory.never_fits(sys, image)),
             probe: None,
             user_processes: 0,
-            ready: ReadyQueue::new(sys.cpu.scheduler),
-            sched: PerProcess::default(),
+            dispatcher: Dispatcher::new(sys.cpu.scheduler, sys.cpu.quantum),
             scripts: Scripts::default(),
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
@@ -450,7 +447,8 @@ impl<'a> SystemModel<'a> {
             generation: self.next_generation,
         });
         self.memory.enter(pid, now);
-        self.sched.insert(pid, Scheduling::new(now));
+        let nice = self.sys.classes[class].nice;
+        self.dispatcher.enter(pid, nice, now);
         self.scripts.enter(pid);
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.memory.exec_reads_image());
@@ -471,7 +469,7 @@ impl<'a> SystemModel<'a> {
         p.started = now;
         p.faults = 0;
         // A new command, or work after a sleep, starts at the top level.
-        self.sched[pid].level = 0;
+        self.dispatcher.restart(pid);
         p.due.io = next_io(spec.mean_io(), spec.mean_demand(), rng);
         p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
         p.due.file = self.files.start_accesses(self.sys, spec, pid, p.remaining);
@@ -512,7 +510,8 @@ impl<'a> SystemModel<'a> {
         let estimate = self
             .memory
             .working_set_estimate(p, self.owners[p.owner].working_set);
-        self.eligibility.wait(pid, self.sched[pid].level, estimate);
+        self.eligibility
+            .wait(pid, self.dispatcher.level(pid), estimate);
     }
 
     /// Awards eligibility while the rule lets the next waiting process in.
@@ -525,11 +524,7 @@ impl<'a> SystemModel<'a> {
     /// Makes a process eligible, with its quantum under Multics, and lets
     /// it run.
     fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
-        if let Scheduler::Multics(_) = self.sys.cpu.scheduler {
-            let nanos = self.sys.cpu.quantum.as_nanos();
-            let s = &mut self.sched[award.pid];
-            s.allowance = SimTime::from_nanos(nanos.saturating_mul(1 << s.level));
-        }
+        self.dispatcher.grant(award.pid, award.order);
         self.become_runnable(award.pid, ctx);
     }
 
@@ -559,11 +554,7 @@ impl<'a> SystemModel<'a> {
     /// eligibility and waits for it again at the back of the next level
     /// down, where the quantum is twice as long.
     fn lose_eligibility(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let Scheduler::Multics(multics) = self.sys.cpu.scheduler else {
-            unreachable!("only Multics takes eligibility away");
-        };
-        let s = &mut self.sched[pid];
-        s.level = (s.level + 1).min(multics.levels - 1);
+        self.dispatcher.demote(pid);
         assert!(
             self.give_up_eligibility(pid),
             "a process with a quantum is eligible"
@@ -590,30 +581,20 @@ impl<'a> SystemModel<'a> {
 
     fn enqueue(&mut self, pid: usize, now: SimTime) {
         self.cpus.meter.present.add(now, 1.0);
-        let p = &mut self.procs[pid];
-        p.cpu_arrival = now;
-        let s = &mut self.sched[pid];
-        let standing = Standing {
-            woken: s.woken,
-            usage: &s.usage,
-            nice: self.sys.classes[p.class].nice,
-            level: s.level,
-            order: self.eligibility.order(pid),
-        };
-        s.place = self.ready.push(pid, standing);
+        self.procs[pid].cpu_arrival = now;
+        self.dispatcher.push(pid);
     }
 
     /// Takes `pid` out of the ready queue.
     fn dequeue(&mut self, pid: usize, now: SimTime) {
-        let place = std::mem::replace(&mut self.sched[pid].place, Place::None);
-        self.ready.remove(place, pid);
+        self.dispatcher.remove(pid);
         self.cpus.meter.present.add(now, -1.0);
     }
 
     /// Gives the ready processes the idle processors, lowest-numbered
     /// first.
     fn dispatch_idle(&mut self, ctx: &mut Context<Event>) {
-        while !self.ready.is_empty() {
+        while !self.dispatcher.is_empty() {
             let Some(((), cpu)) = self.cpus.idle.first() else {
                 return;
             };
@@ -624,31 +605,17 @@ impl<'a> SystemModel<'a> {
     /// Takes the best ready process out of the queue and onto `cpu`.
     fn dispatch_best(&mut self, cpu: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let pid = self.ready.pop(now).expect("a ready process");
-        self.sched[pid].place = Place::None;
+        let pid = self.dispatcher.pop(now).expect("a ready process");
         self.cpus
             .meter
             .start_service(self.procs[pid].cpu_arrival, now);
         self.dispatch(cpu, pid, true, ctx);
     }
 
-    /// UNIX and Multics: `pid` has just become ready; if its rank is
-    /// better than that of a process running at user level, the worst of
-    /// those is preempted and the best ready process takes its processor.
-    /// V7's `setrun` sets `runrun` and the switch comes at the next return
-    /// to user mode, at most a clock tick later; Multics checks every
-    /// `pre_empt_sample_time` (40 ms in MR12); here the switch is at once.
-    /// Only a process becoming ready preempts: under UNIX one just given a
-    /// processor keeps it until the next rescheduling check, as V7's `trap`
-    /// recomputes the priority on the way back to user mode without asking
-    /// for a switch.
+    /// `pid` has just become ready: it takes the processor of a process
+    /// it outranks, if the scheduler says so.
     fn preempt_for(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let place = self.sched[pid].place;
-        if self.sys.cpu.scheduler == Scheduler::RoundRobin || place == Place::None {
-            return;
-        }
-        let rank = self.ready.rank(place, now);
         let users = || {
             self.cpus
                 .running
@@ -659,26 +626,7 @@ impl<'a> SystemModel<'a> {
                     _ => None,
                 })
         };
-        let chosen = match (users().next(), users().nth(1)) {
-            // One process to weigh, and outranked whatever its recent
-            // use: its priority (a power of the decay) need not be worked
-            // out, as it need not for a process woken in the kernel.
-            (Some((running, cpu)), None)
-                if rank
-                    < self.sched[running].best_rank(
-                        self.sys.cpu.scheduler,
-                        self.sys.classes[self.procs[running].class].nice,
-                        self.eligibility.order(running),
-                    ) =>
-            {
-                Some(cpu)
-            }
-            _ => users()
-                .map(|(running, cpu)| (self.running_rank(running, now), cpu))
-                .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
-                .filter(|(running, _)| rank < *running)
-                .map(|(_, cpu)| cpu),
-        };
+        let chosen = self.dispatcher.preempts(pid, now, users);
         if let Some(cpu) = chosen {
             let preempted = self.cpus.running[cpu].expect("busy").pid;
             self.preempt(cpu, ctx);
@@ -714,13 +662,6 @@ impl<'a> SystemModel<'a> {
         self.recount(burst.pid, now, |p| p.state = State::Runnable);
     }
 
-    /// The rank at `now` of `pid`, running (UNIX and Multics schedulers).
-    fn running_rank(&self, pid: usize, now: SimTime) -> Rank {
-        let nice = self.sys.classes[self.procs[pid].class].nice;
-        let order = self.eligibility.order(pid);
-        self.sched[pid].running_rank(self.sys.cpu.scheduler, nice, order, now)
-    }
-
     /// Takes processor time `ran` off what `pid` still owes: its demand,
     /// the time to its next I/O request and what is left of its quantum.
     #[inline]
@@ -728,8 +669,7 @@ impl<'a> SystemModel<'a> {
         let p = &mut self.procs[pid];
         p.remaining = p.remaining - ran;
         p.due.charge(ran);
-        let s = &mut self.sched[pid];
-        s.allowance = s.allowance.saturating_sub(ran);
+        self.dispatcher.charge(pid, ran);
     }
 
     /// Starts a burst of `pid` on `cpu`, with a context switch first if
@@ -747,14 +687,7 @@ impl<'a> SystemModel<'a> {
         let switch_end = now + interrupts + switch;
         let (memory, mut view) = self.memory_and_view(now);
         let fault_gap = memory.fault_gap(&mut view, pid);
-        let slice =
-            self.sched[pid].time_slice(self.sys.cpu.scheduler, self.sys.cpu.quantum, switch_end);
-        let s = &mut self.sched[pid];
-        s.woken = None;
-        if let Scheduler::Unix(unix) = self.sys.cpu.scheduler {
-            // Only the UNIX scheduler follows recent processor use.
-            s.usage.start(now, Decay::of(unix));
-        }
+        let slice = self.dispatcher.run(pid, now, switch_end);
         let copy = match self.sys.files {
             Some(_) => self.files.take_copy(pid),
             None => SimTime::ZERO,
@@ -863,41 +796,31 @@ impl<'a> SystemModel<'a> {
             Outcome::Fault => self.fault(cpu, pid, ctx),
             Outcome::SegmentFault => self.segment_fault(cpu, pid, ctx),
             Outcome::File => self.data_access(cpu, pid, ctx),
-            Outcome::Quantum if matches!(self.sys.cpu.scheduler, Scheduler::Multics(_)) => {
-                self.leave_cpu(cpu, pid, now);
-                self.lose_eligibility(pid, ctx);
-                self.dispatch_idle(ctx);
-            }
-            Outcome::Quantum => {
-                let stay = match self.sys.cpu.scheduler {
-                    Scheduler::RoundRobin => self.ready.is_empty(),
-                    // V7 puts the process back and takes the best: it
-                    // stays unless another is strictly better.
-                    _ => self
-                        .ready
-                        .best(now)
-                        .is_none_or(|(best, _, _)| best >= self.running_rank(pid, now)),
-                };
-                if stay {
+            Outcome::Quantum => match self.dispatcher.slice_end(pid, now) {
+                SliceEnd::LoseEligibility => {
+                    self.leave_cpu(cpu, pid, now);
+                    self.lose_eligibility(pid, ctx);
+                    self.dispatch_idle(ctx);
+                }
+                SliceEnd::RunOn => {
                     // Nobody else wants the processor: carry on, unswitched.
                     self.procs[pid].last_run = now;
                     self.dispatch(cpu, pid, false, ctx);
-                } else {
+                }
+                SliceEnd::Requeue => {
                     self.leave_cpu(cpu, pid, now);
                     self.recount(pid, now, |p| p.state = State::Runnable);
                     self.enqueue(pid, now);
                     self.dispatch_idle(ctx);
                 }
-            }
+            },
         }
     }
 
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.cpus.running[cpu] = None;
         self.cpus.idle.insert(cpu, ());
-        if let Scheduler::Unix(unix) = self.sys.cpu.scheduler {
-            self.sched[pid].usage.stop(now, Decay::of(unix));
-        }
+        self.dispatcher.stop(pid, now);
         self.cpus.meter.busy.add(now, -1.0);
         self.stats.meter_idle(now, self.cpus.idle_count());
         self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
@@ -991,7 +914,7 @@ impl SystemModel<'_> {
         }
         match done.purpose {
             Purpose::Io { pid } => {
-                self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+                self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
             Purpose::Memory(transfer) => self.transfer_done(transfer, done.bytes, ctx),

@@ -62,8 +62,6 @@ pub(super) struct Eligibility {
 /// What a process was last awarded eligibility with.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Granted {
-    /// Its place in the order of awards.
-    order: u64,
     /// The working-set estimate it was let in with \[pages\].
     estimate: f64,
     /// Whether it holds eligibility now.
@@ -133,7 +131,6 @@ impl Eligibility {
         self.working_sets += head.estimate;
         self.awards += 1;
         self.granted[head.pid] = Granted {
-            order: self.awards,
             estimate: head.estimate,
             holds: true,
         };
@@ -162,12 +159,6 @@ impl Eligibility {
     /// Whether `pid` holds eligibility: awarded it and not released since.
     pub(super) fn holds(&self, pid: usize) -> bool {
         self.granted[pid].holds
-    }
-
-    /// `pid`'s place in the order of awards (Multics ranks the eligible
-    /// by it).
-    pub(super) fn order(&self, pid: usize) -> u64 {
-        self.granted[pid].order
     }
 
     /// The working-set estimate `pid` was last let in with \[pages\].
@@ -307,9 +298,14 @@ mod tests {
         // of the best level holds back the rest when it does not fit.
         e.wait(3, 2, 5.0);
         e.wait(4, 1, 90.0);
-        assert_eq!(awards(&mut e), [2, 4]);
+        let orders = |e: &mut Eligibility| {
+            std::iter::from_fn(|| e.award())
+                .map(|a| (a.pid, a.order))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(orders(&mut e), [(2, 2), (4, 3)]);
         assert_eq!(e.eligible(), 2);
-        assert_eq!((e.estimate(2), e.order(2), e.order(4)), (10.0, 2, 3));
+        assert_eq!(e.estimate(2), 10.0);
         e.release(2);
         assert_eq!(awards(&mut e), [3]);
         // At the maximum, nothing more.

@@ -743,7 +743,7 @@ impl SystemModel<'_> {
             } else {
                 // It tries again when it next runs: its access is due at
                 // once.
-                self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+                self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx);
             }
         }
@@ -752,7 +752,7 @@ impl SystemModel<'_> {
     /// Exec's read for `pid` is done: the command runs.
     pub(super) fn exec_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.files.of[pid].exec.pending = false;
-        self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+        self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
 
@@ -818,7 +818,7 @@ impl SystemModel<'_> {
                 self.files
                     .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
         }
-        self.sched[pid].woken = Some(scheduler::AFTER_DISK);
+        self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
 

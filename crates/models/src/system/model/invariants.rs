@@ -2,7 +2,6 @@
 //! what the model keeps incrementally against a recount from the
 //! processes' states.
 
-use super::scheduler::Place;
 use super::{Residence, State, SystemModel, indicators};
 
 impl SystemModel<'_> {
@@ -41,7 +40,7 @@ impl SystemModel<'_> {
         for (pid, p) in self.procs.iter() {
             let queued = p.state == State::Runnable && p.residence == Residence::In;
             assert_eq!(
-                self.sched[pid].place != Place::None,
+                self.dispatcher.queued(pid),
                 queued,
                 "queued when ready in memory"
             );
@@ -62,7 +61,7 @@ impl SystemModel<'_> {
             self.cpus.running.iter().filter(|b| b.is_none()).count()
         );
         assert_eq!(
-            self.ready.len(),
+            self.dispatcher.len(),
             procs()
                 .filter(|p| p.state == State::Runnable && p.residence == Residence::In)
                 .count(),

@@ -471,7 +471,7 @@ impl SystemModel<'_> {
             .add((now - self.memory.of[pid].fault_started).as_secs_f64());
         self.with_memory(ctx, |m, view, fx| m.place_page(view, pid, fx));
         let priority = pagein_priority(self.sys);
-        self.sched[pid].woken = Some(priority);
+        self.dispatcher.woken_at(pid, priority);
         self.become_runnable(pid, ctx);
         if self.memory.of[pid].fault_in_text
             && matches!(self.memory.manager, Manager::Frames { .. })
@@ -483,7 +483,7 @@ impl SystemModel<'_> {
                 self.stats
                     .fault_time
                     .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
-                self.sched[waiter].woken = Some(priority);
+                self.dispatcher.woken_at(waiter, priority);
                 self.become_runnable(waiter, ctx);
             }
         }
@@ -853,7 +853,8 @@ fn pagein_priority(sys: &System) -> u8 {
 mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
-    use crate::system::model::{Burst, Context, Event, Outcome, Place, SystemModel};
+    use crate::system::model::scheduler::Place;
+    use crate::system::model::{Burst, Context, Event, Outcome, SystemModel};
 
     /// Replacement by process's calls as the tests make them: on the
     /// model, with the calendar, what they leave to do done at once.
@@ -911,7 +912,7 @@ mod tests {
                 model.memory.of[pid].fault_source = Source::Read(0);
                 model.cpus.idle.remove(0);
                 model.page_read(pid, ctx);
-                let place = model.sched[pid].place;
+                let place = model.dispatcher.place(pid);
                 assert!(
                     matches!(place, Place::Kernel(p, _) if p == priority),
                     "{settings}: {place:?}"
@@ -932,9 +933,8 @@ mod tests {
         with_process_at(&text, SimTime::ZERO, |model, _, pid| {
             for (start_ms, slice_ms) in [(0, 250), (100, 150), (249, 1), (250, 250), (1_010, 240)] {
                 let start = SimTime::from_nanos(start_ms * 1_000_000);
-                let cpu = &model.sys.cpu;
                 assert_eq!(
-                    model.sched[pid].time_slice(cpu.scheduler, cpu.quantum, start),
+                    model.dispatcher.slice(pid, start),
                     SimTime::from_nanos(slice_ms * 1_000_000),
                     "from {start_ms} ms"
                 );

@@ -417,7 +417,7 @@ impl SystemModel<'_> {
     /// Processes ready for a processor or running.
     pub(super) fn runnable(&self) -> u32 {
         let running = self.cpus.running.iter().filter(|b| b.is_some()).count();
-        (self.ready.len() + running) as u32
+        (self.dispatcher.len() + running) as u32
     }
 
     /// The private memory of the probe's benchmark now \[bytes\]: its

@@ -27,6 +27,7 @@
 //! with interactive work at its head).
 use super::super::{Scheduler, Unix};
 use super::ordered::SlotHeap;
+use super::per_process::PerProcess;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use tpsim_core::SimTime;
@@ -52,7 +53,7 @@ pub(super) const AFTER_SLEEP: u8 = 40;
 
 /// How `p_cpu` decays: by `factor` each second, at `rate` \[1/s\].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Decay {
+struct Decay {
     factor: f64,
     rate: f64,
 }
@@ -69,7 +70,7 @@ impl Decay {
 
 /// A process's recent processor use (V7's `p_cpu`), in clock ticks.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Usage {
+struct Usage {
     ticks: f64,
     since: SimTime,
     running: bool,
@@ -138,7 +139,7 @@ fn user_priority(ticks: f64, nice: i32) -> f64 {
 
 /// The best user priority a process of `nice` can have, with no recent
 /// processor use: no `p_cpu` makes it better.
-pub(super) fn best_user_priority(nice: i32) -> f64 {
+fn best_user_priority(nice: i32) -> f64 {
     user_priority(0.0, nice)
 }
 
@@ -170,7 +171,7 @@ impl Ord for Key {
 /// How urgently a process wants a processor, smaller first: its UNIX
 /// priority, or its Multics level and place in the eligible queue.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Rank(f64, u64);
+struct Rank(f64, u64);
 
 impl Rank {
     /// The rank of a process of UNIX priority `priority`.
@@ -207,85 +208,301 @@ impl Ord for Rank {
 
 /// What the scheduler keeps of each process.
 #[derive(Clone, Debug)]
-pub(super) struct Scheduling {
+struct Scheduling {
     /// Its place in the ready queue.
-    pub(super) place: Place,
+    place: Place,
     /// Its recent processor use (UNIX scheduler).
-    pub(super) usage: Usage,
+    usage: Usage,
     /// The kernel priority it was woken at, until it runs (UNIX
     /// scheduler).
-    pub(super) woken: Option<u8>,
+    woken: Option<u8>,
     /// Its queue level (Multics scheduler).
-    pub(super) level: u8,
+    level: u8,
     /// Processor time left of its quantum while eligible (Multics).
-    pub(super) allowance: SimTime,
+    allowance: SimTime,
+    /// Its class's `nice` (UNIX).
+    nice: i32,
+    /// Its place in the order of eligibility awards (Multics).
+    order: u64,
 }
 
 impl Scheduling {
-    /// The processor time a burst starting at `start` may run before
-    /// `scheduler` looks again: the `quantum` under round robin; under
-    /// UNIX, up to the next rescheduling check, every `quantum` of the
-    /// clock; under Multics, what is left of the process's quantum.
-    #[inline]
-    pub(super) fn time_slice(
-        &self,
-        scheduler: Scheduler,
-        quantum: SimTime,
-        start: SimTime,
-    ) -> SimTime {
+    /// The rank at `now` of the process, running (UNIX and Multics
+    /// schedulers).
+    fn running_rank(&self, scheduler: Scheduler, now: SimTime) -> Rank {
         match scheduler {
-            Scheduler::RoundRobin => quantum,
-            Scheduler::Unix(_) => {
-                let q = quantum.as_nanos();
-                SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
+            Scheduler::Multics(_) => Rank::multics(self.level, self.order),
+            Scheduler::Unix(unix) => {
+                Rank::unix(self.usage.priority(now, self.nice, Decay::of(unix)))
             }
-            Scheduler::Multics(_) => self.allowance,
-        }
-    }
-
-    /// The rank at `now` of the process, running with `nice` and, under
-    /// Multics, eligible `order`th (UNIX and Multics schedulers).
-    pub(super) fn running_rank(
-        &self,
-        scheduler: Scheduler,
-        nice: i32,
-        order: u64,
-        now: SimTime,
-    ) -> Rank {
-        match scheduler {
-            Scheduler::Multics(_) => Rank::multics(self.level, order),
-            Scheduler::Unix(unix) => Rank::unix(self.usage.priority(now, nice, Decay::of(unix))),
             // Round robin follows no processor use.
-            Scheduler::RoundRobin => Rank::unix(best_user_priority(nice)),
+            Scheduler::RoundRobin => Rank::unix(best_user_priority(self.nice)),
         }
     }
 
     /// The best rank the process, running, could have at any time: under
     /// UNIX its user priority with no recent processor use; under Multics
     /// its rank.
-    pub(super) fn best_rank(&self, scheduler: Scheduler, nice: i32, order: u64) -> Rank {
+    fn best_rank(&self, scheduler: Scheduler) -> Rank {
         match scheduler {
-            Scheduler::Multics(_) => Rank::multics(self.level, order),
-            _ => Rank::unix(best_user_priority(nice)),
+            Scheduler::Multics(_) => Rank::multics(self.level, self.order),
+            _ => Rank::unix(best_user_priority(self.nice)),
         }
     }
 
-    /// A new process's, at `now`: not queued, no recent use, at the top
-    /// level.
-    pub(super) fn new(now: SimTime) -> Scheduling {
+    /// Where the ready queue files the process.
+    fn standing(&self) -> Standing<'_> {
+        Standing {
+            woken: self.woken,
+            usage: &self.usage,
+            nice: self.nice,
+            level: self.level,
+            order: self.order,
+        }
+    }
+
+    /// A new process's of `nice`, at `now`: not queued, no recent use, at
+    /// the top level.
+    fn new(now: SimTime, nice: i32) -> Scheduling {
         Scheduling {
             place: Place::None,
             usage: Usage::new(now),
             woken: None,
             level: 0,
             allowance: SimTime::ZERO,
+            nice,
+            order: 0,
         }
+    }
+}
+
+/// What becomes of a process whose time slice is used up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SliceEnd {
+    /// No one else is to run first: it carries on, unswitched.
+    RunOn,
+    /// It goes back to the ready queue and the best ready process runs.
+    Requeue,
+    /// Multics: its quantum is used up; it loses eligibility and waits for
+    /// it again a level down.
+    LoseEligibility,
+}
+
+/// The processors' scheduler: the processes ready to run, in the order the
+/// policy serves them, and what the policy keeps of each process. The core
+/// asks it which process runs next, for how long, whether a process just
+/// made ready preempts one running, and what a used-up slice means; the
+/// policy is asked nowhere else.
+#[derive(Debug)]
+pub(super) struct Dispatcher {
+    policy: Scheduler,
+    quantum: SimTime,
+    ready: ReadyQueue,
+    of: PerProcess<Scheduling>,
+}
+
+impl Dispatcher {
+    /// The scheduler `policy` with its `quantum`, no process yet.
+    pub(super) fn new(policy: Scheduler, quantum: SimTime) -> Dispatcher {
+        Dispatcher {
+            policy,
+            quantum,
+            ready: ReadyQueue::new(policy),
+            of: PerProcess::default(),
+        }
+    }
+
+    /// `pid` is a new process of `nice`, created at `now`.
+    pub(super) fn enter(&mut self, pid: usize, nice: i32, now: SimTime) {
+        self.of.insert(pid, Scheduling::new(now, nice));
+    }
+
+    /// `pid` was woken in the kernel at `priority`, which it keeps until it
+    /// runs (UNIX).
+    pub(super) fn woken_at(&mut self, pid: usize, priority: u8) {
+        self.of[pid].woken = Some(priority);
+    }
+
+    /// `pid` starts a new command, or work after a sleep: at the top level.
+    pub(super) fn restart(&mut self, pid: usize) {
+        self.of[pid].level = 0;
+    }
+
+    /// `pid`'s queue level (Multics).
+    pub(super) fn level(&self, pid: usize) -> u8 {
+        self.of[pid].level
+    }
+
+    /// `pid` is awarded eligibility `order`th: under Multics it is given its
+    /// level's quantum, doubled at each level down.
+    pub(super) fn grant(&mut self, pid: usize, order: u64) {
+        let s = &mut self.of[pid];
+        s.order = order;
+        if let Scheduler::Multics(_) = self.policy {
+            let nanos = self.quantum.as_nanos();
+            s.allowance = SimTime::from_nanos(nanos.saturating_mul(1 << s.level));
+        }
+    }
+
+    /// Multics: `pid` used up its quantum and goes a level down, where the
+    /// quantum is twice as long.
+    pub(super) fn demote(&mut self, pid: usize) {
+        let Scheduler::Multics(multics) = self.policy else {
+            unreachable!("only Multics takes eligibility away");
+        };
+        let s = &mut self.of[pid];
+        s.level = (s.level + 1).min(multics.levels - 1);
+    }
+
+    /// Queues `pid`, ready.
+    pub(super) fn push(&mut self, pid: usize) {
+        let place = self.ready.push(pid, self.of[pid].standing());
+        self.of[pid].place = place;
+    }
+
+    /// Whether `pid` is in the ready queue.
+    pub(super) fn queued(&self, pid: usize) -> bool {
+        self.of[pid].place != Place::None
+    }
+
+    /// Takes `pid` out of the ready queue.
+    pub(super) fn remove(&mut self, pid: usize) {
+        let place = std::mem::replace(&mut self.of[pid].place, Place::None);
+        self.ready.remove(place, pid);
+    }
+
+    /// Takes the process to run next at `now` out of the ready queue.
+    pub(super) fn pop(&mut self, now: SimTime) -> Option<usize> {
+        let pid = self.ready.pop(now)?;
+        self.of[pid].place = Place::None;
+        Some(pid)
+    }
+
+    /// Whether no process is ready.
+    pub(super) fn is_empty(&self) -> bool {
+        self.ready.is_empty()
+    }
+
+    /// The number of processes ready.
+    pub(super) fn len(&self) -> usize {
+        self.ready.len()
+    }
+
+    /// The processor time a burst of `pid` starting at `start` may run
+    /// before the scheduler looks again: the quantum under round robin;
+    /// under UNIX, up to the next rescheduling check, every quantum of the
+    /// clock; under Multics, what is left of the process's quantum.
+    #[inline]
+    pub(super) fn slice(&self, pid: usize, start: SimTime) -> SimTime {
+        match self.policy {
+            Scheduler::RoundRobin => self.quantum,
+            Scheduler::Unix(_) => {
+                let q = self.quantum.as_nanos();
+                SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
+            }
+            Scheduler::Multics(_) => self.of[pid].allowance,
+        }
+    }
+
+    /// `pid` goes onto a processor at `now`, its own work starting at
+    /// `start`: returns its time slice. A kernel priority it was woken at
+    /// is spent; under UNIX its recent use grows while it runs.
+    #[inline]
+    pub(super) fn run(&mut self, pid: usize, now: SimTime, start: SimTime) -> SimTime {
+        let slice = self.slice(pid, start);
+        let s = &mut self.of[pid];
+        s.woken = None;
+        if let Scheduler::Unix(unix) = self.policy {
+            // Only the UNIX scheduler follows recent processor use.
+            s.usage.start(now, Decay::of(unix));
+        }
+        slice
+    }
+
+    /// `pid` leaves its processor at `now`.
+    pub(super) fn stop(&mut self, pid: usize, now: SimTime) {
+        if let Scheduler::Unix(unix) = self.policy {
+            self.of[pid].usage.stop(now, Decay::of(unix));
+        }
+    }
+
+    /// `pid` ran `ran` of its own work: off what is left of its quantum.
+    #[inline]
+    pub(super) fn charge(&mut self, pid: usize, ran: SimTime) {
+        let s = &mut self.of[pid];
+        s.allowance = s.allowance.saturating_sub(ran);
+    }
+
+    /// UNIX and Multics: `pid` has just become ready at `now`; if its rank
+    /// is better than that of a process running at user level (`running`
+    /// lists them with their processors), the processor of the worst of
+    /// those, on a tie the lowest-numbered.
+    /// V7's `setrun` sets `runrun` and the switch comes at the next return
+    /// to user mode, at most a clock tick later; Multics checks every
+    /// `pre_empt_sample_time` (40 ms in MR12); here the switch is at once.
+    /// Only a process becoming ready preempts: under UNIX one just given a
+    /// processor keeps it until the next rescheduling check, as V7's `trap`
+    /// recomputes the priority on the way back to user mode without asking
+    /// for a switch.
+    pub(super) fn preempts<I>(
+        &self,
+        pid: usize,
+        now: SimTime,
+        running: impl Fn() -> I,
+    ) -> Option<usize>
+    where
+        I: Iterator<Item = (usize, usize)>,
+    {
+        let place = self.of[pid].place;
+        if self.policy == Scheduler::RoundRobin || place == Place::None {
+            return None;
+        }
+        let rank = self.ready.rank(place, now);
+        match (running().next(), running().nth(1)) {
+            // One process to weigh, and outranked whatever its recent
+            // use: its priority (a power of the decay) need not be worked
+            // out, as it need not for a process woken in the kernel.
+            (Some((running, cpu)), None) if rank < self.of[running].best_rank(self.policy) => {
+                Some(cpu)
+            }
+            _ => running()
+                .map(|(running, cpu)| (self.of[running].running_rank(self.policy, now), cpu))
+                .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                .filter(|(running, _)| rank < *running)
+                .map(|(_, cpu)| cpu),
+        }
+    }
+
+    /// What `pid`, running, does at `now` when its slice is used up: under
+    /// round robin it runs on if no one is ready; V7 puts the process back
+    /// and takes the best, so it runs on unless another is strictly
+    /// better; under Multics it loses eligibility.
+    pub(super) fn slice_end(&self, pid: usize, now: SimTime) -> SliceEnd {
+        let run_on = match self.policy {
+            Scheduler::Multics(_) => return SliceEnd::LoseEligibility,
+            Scheduler::RoundRobin => self.ready.is_empty(),
+            Scheduler::Unix(_) => self
+                .ready
+                .best(now)
+                .is_none_or(|(best, _, _)| best >= self.of[pid].running_rank(self.policy, now)),
+        };
+        if run_on {
+            SliceEnd::RunOn
+        } else {
+            SliceEnd::Requeue
+        }
+    }
+
+    /// Where `pid` waits in the ready queue.
+    #[cfg(test)]
+    pub(super) fn place(&self, pid: usize) -> Place {
+        self.of[pid].place
     }
 }
 
 /// What places a process in the ready queue.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Standing<'a> {
+struct Standing<'a> {
     /// The kernel priority it was woken at, if any (UNIX).
     pub woken: Option<u8>,
     /// Its recent processor use (UNIX).
@@ -315,7 +532,7 @@ pub(super) enum Place {
 
 /// The processes ready for a processor.
 #[derive(Debug)]
-pub(super) struct ReadyQueue {
+struct ReadyQueue {
     scheduler: Scheduler,
     /// How `p_cpu` decays (UNIX).
     decay: Decay,
@@ -469,6 +686,7 @@ fn ticket(place: Place) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::Multics;
 
     fn secs(s: f64) -> SimTime {
         SimTime::from_secs_f64(s)
@@ -656,5 +874,92 @@ mod tests {
         assert!(q.rank(later, SimTime::ZERO) > Rank::multics(0, 9));
         let order: Vec<usize> = std::iter::from_fn(|| q.pop(SimTime::ZERO)).collect();
         assert_eq!(order, [3, 2, 4, 1]);
+    }
+
+    /// A dispatcher under `policy` with a 100 ms quantum and processes 0
+    /// to 3 of nice 0 entered at 0 s.
+    fn dispatcher(policy: Scheduler) -> Dispatcher {
+        let mut d = Dispatcher::new(policy, secs(0.1));
+        (0..4).for_each(|pid| d.enter(pid, 0, SimTime::ZERO));
+        d
+    }
+
+    #[test]
+    fn a_process_made_ready_takes_the_processor_of_the_worst_user_it_outranks() {
+        let mut d = dispatcher(Scheduler::Unix(Unix::default()));
+        // 0 has run since 0 s on processor 0, 1 since 0.5 s on processor 1:
+        // at 1 s, 0 has used more and ranks worse.
+        let _ = d.run(0, SimTime::ZERO, SimTime::ZERO);
+        let _ = d.run(1, secs(0.5), secs(0.5));
+        let running = || [(0, 0), (1, 1)].into_iter();
+        let now = secs(1.0);
+        // Not queued: it preempts nobody.
+        assert_eq!(d.preempts(2, now, running), None);
+        d.push(2);
+        assert_eq!(d.preempts(2, now, running), Some(0));
+        // Woken from a disk wait it outranks any user, and the worst goes.
+        d.remove(2);
+        d.woken_at(3, AFTER_DISK);
+        d.push(3);
+        assert_eq!(d.preempts(3, now, running), Some(0));
+        // One running process with no use to speak of is not outranked by
+        // a process at user priority with none either.
+        let mut d = dispatcher(Scheduler::Unix(Unix::default()));
+        let _ = d.run(0, now, now);
+        d.push(1);
+        assert_eq!(d.preempts(1, now, || [(0, 1)].into_iter()), None);
+        // Round robin never preempts.
+        let mut d = dispatcher(Scheduler::RoundRobin);
+        d.push(2);
+        assert_eq!(d.preempts(2, now, running), None);
+    }
+
+    #[test]
+    fn a_used_up_slice_runs_on_unless_another_is_to_run_first() {
+        let now = secs(1.0);
+        let mut d = dispatcher(Scheduler::RoundRobin);
+        assert_eq!(d.slice_end(0, now), SliceEnd::RunOn);
+        d.push(1);
+        assert_eq!(d.slice_end(0, now), SliceEnd::Requeue);
+        // UNIX: back in the queue, the running process stays unless one
+        // waiting is strictly better.
+        let mut d = dispatcher(Scheduler::Unix(Unix::default()));
+        let _ = d.run(0, SimTime::ZERO, SimTime::ZERO);
+        assert_eq!(d.slice_end(0, now), SliceEnd::RunOn);
+        let _ = d.run(1, SimTime::ZERO, SimTime::ZERO);
+        d.stop(1, secs(0.5));
+        d.push(1);
+        // 1 used less: it goes first.
+        assert_eq!(d.slice_end(0, now), SliceEnd::Requeue);
+        let mut d = dispatcher(Scheduler::Multics(Multics::default()));
+        assert_eq!(d.slice_end(0, now), SliceEnd::LoseEligibility);
+    }
+
+    #[test]
+    fn multics_doubles_the_quantum_at_each_level_down_to_the_last() {
+        let multics = Multics {
+            levels: 3,
+            ..Multics::default()
+        };
+        let mut d = dispatcher(Scheduler::Multics(multics));
+        let mut quanta = Vec::new();
+        for order in 1..=4 {
+            d.grant(0, order);
+            quanta.push(d.slice(0, SimTime::ZERO).as_secs_f64());
+            d.demote(0);
+        }
+        assert_eq!(quanta, [0.1, 0.2, 0.4, 0.4]);
+        d.charge(0, secs(0.15));
+        assert_eq!(d.slice(0, SimTime::ZERO), secs(0.25));
+        // A new command starts at the top level again.
+        d.restart(0);
+        d.grant(0, 5);
+        assert_eq!((d.level(0), d.slice(0, SimTime::ZERO)), (0, secs(0.1)));
+        // The eligible run in the order they were awarded eligibility.
+        d.grant(1, 6);
+        d.push(1);
+        d.push(0);
+        assert_eq!(d.pop(SimTime::ZERO), Some(0));
+        assert!(!d.queued(0) && d.queued(1));
     }
 }

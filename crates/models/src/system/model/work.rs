@@ -17,8 +17,8 @@ use super::probe::{Noted, Observation, Probe, Role, Used};
 use super::scheduler::AFTER_TERMINAL;
 use super::users::{UserEvent, Users};
 use super::{
-    BurstKind, Context, Countdowns, Event, EventKey, Owner, OwnerKind, Place, Program, SimTime,
-    State, SystemModel, event_index,
+    BurstKind, Context, Countdowns, Event, EventKey, Owner, OwnerKind, Program, SimTime, State,
+    SystemModel, event_index,
 };
 
 /// One thing a workload part leaves the core to do.
@@ -170,7 +170,7 @@ impl<'a> SystemModel<'a> {
                 };
                 self.preempt(cpu, ctx);
             }
-            State::Runnable if self.sched[pid].place != Place::None => self.dequeue(pid, now),
+            State::Runnable if self.dispatcher.queued(pid) => self.dequeue(pid, now),
             _ => return,
         }
         let owner = self.procs[pid].owner;
@@ -213,7 +213,7 @@ impl<'a> SystemModel<'a> {
                 p.due = Countdowns::NONE;
             }
         }
-        self.sched[pid].woken = Some(after);
+        self.dispatcher.woken_at(pid, after);
         self.admit(pid, ctx);
     }
 
@@ -234,7 +234,7 @@ impl<'a> SystemModel<'a> {
                 }
                 if let Some(at) = typed {
                     self.procs[pid].started = at;
-                    self.sched[pid].woken = Some(AFTER_TERMINAL);
+                    self.dispatcher.woken_at(pid, AFTER_TERMINAL);
                 }
                 self.count(pid, counted);
                 self.stats
