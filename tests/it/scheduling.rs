@@ -521,3 +521,46 @@ fn multics_at_mit_loses_throughput_past_its_peak_by_its_eligibility_limit() {
     );
     assert_above("M.I.T. at 72: ln X(6 eligible) / X(15)", &limit, 0.0);
 }
+
+/// Linux's fair scheduler on one processor with HZ = 250's tick: two
+/// compute-bound background processes of 100 ms cycles, 1 µs apart, one
+/// of them at `NICE`.
+fn fair(nice: &str) -> Summary {
+    let text = NICE
+        .replace("NICE", nice)
+        .replace("quantum = \"1s\"", "quantum = \"4ms\"")
+        .replace("scheduler = \"unix\"", "scheduler = \"fair\"")
+        .replace(
+            "cpu = { det = { value = \"1s\" } }",
+            "cpu = { det = { value = \"100ms\" } }",
+        )
+        .replace(
+            "sleep = { det = { value = \"1ms\" } }",
+            "sleep = { det = { value = \"1us\" } }",
+        );
+    simulate(&load(&text), 1, 0).summary
+}
+
+#[test]
+fn the_fair_scheduler_shares_a_processor_by_nice_weight() {
+    let runs = |s: &Summary, name: &str| {
+        s.classes
+            .iter()
+            .find(|c| c.name == name && c.kind == ClassKind::Background)
+            .unwrap()
+            .completions as f64
+    };
+    // Equal weights: equal parts, to a cycle in 2,000 (a run is
+    // deterministic).
+    let even = fair("0");
+    let (plain, nice) = (runs(&even, "plain-hog"), runs(&even, "nice-hog"));
+    assert!((plain - nice).abs() <= 1.0, "{plain} vs {nice}");
+    assert!(plain + nice >= 1_990.0, "{plain} + {nice}");
+    // Nice 5 weighs 335 to nice 0's 1024 (`sched_prio_to_weight`): 24.65 %
+    // of the processor, where the UNIX scheduler's nice 5 gets a share
+    // decided by its decayed use instead.
+    let five = fair("5");
+    let (plain, nice) = (runs(&five, "plain-hog"), runs(&five, "nice-hog"));
+    let share = nice / (plain + nice);
+    assert!((share - 335.0 / 1359.0).abs() < 2e-3, "{plain} vs {nice}");
+}

@@ -24,6 +24,8 @@ pub enum StationDiscipline {
     Unix,
     /// Processors under Multics traffic control.
     Multics,
+    /// Processors under Linux's fair scheduler.
+    Fair,
 }
 
 impl StationDiscipline {
@@ -37,6 +39,7 @@ impl StationDiscipline {
             StationDiscipline::Disksort => "disksort",
             StationDiscipline::Unix => "unix",
             StationDiscipline::Multics => "multics",
+            StationDiscipline::Fair => "fair",
         }
     }
 }

@@ -115,6 +115,10 @@ pub enum Scheduler {
     /// estimate against memory, interactive work first
     /// (`docs/time-sharing.md`).
     Multics(Multics),
+    /// Linux's fair scheduler as of 6.6 (EEVDF): weighted virtual run
+    /// time, the eligible process of earliest virtual deadline first, lag
+    /// kept over a sleep (`docs/time-sharing.md`).
+    Fair(Fair),
 }
 
 impl Scheduler {
@@ -124,6 +128,26 @@ impl Scheduler {
             Scheduler::RoundRobin => "round-robin",
             Scheduler::Unix(_) => "unix",
             Scheduler::Multics(_) => "multics",
+            Scheduler::Fair(_) => "fair",
+        }
+    }
+}
+
+/// Linux's fair scheduler's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fair {
+    /// The base slice for one processor (`normalized_sysctl_sched_base_slice`):
+    /// the request each turn is for, scaled by 1 + log2 of the processors
+    /// (at most 8), as Linux does by default.
+    pub base_slice: SimTime,
+}
+
+impl Default for Fair {
+    /// 0.70 ms: `kernel/sched/fair.c`, `sysctl_sched_base_slice =
+    /// 700000ULL` since Linux 6.15 (0.75 ms from 6.6 to 6.14).
+    fn default() -> Fair {
+        Fair {
+            base_slice: SimTime::from_nanos(700_000),
         }
     }
 }

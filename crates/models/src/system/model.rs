@@ -48,6 +48,7 @@ use tpsim_core::{
 mod candidates;
 mod devices;
 mod eligibility;
+mod fair;
 mod files;
 mod frames;
 #[cfg(debug_assertions)]
@@ -320,7 +321,7 @@ impl<'a> SystemModel<'a> {
             users: Users::new(sys, streams, |image| memory.never_fits(sys, image)),
             probe: None,
             user_processes: 0,
-            dispatcher: Dispatcher::new(sys.cpu.scheduler, sys.cpu.quantum),
+            dispatcher: Dispatcher::new(sys.cpu.scheduler, sys.cpu.quantum, sys.cpu.count),
             scripts: Scripts::default(),
             cpus: Processors::new(sys.cpu.count as usize),
             eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
@@ -582,12 +583,12 @@ impl<'a> SystemModel<'a> {
     fn enqueue(&mut self, pid: usize, now: SimTime) {
         self.cpus.meter.present.add(now, 1.0);
         self.procs[pid].cpu_arrival = now;
-        self.dispatcher.push(pid);
+        self.dispatcher.push(pid, now);
     }
 
     /// Takes `pid` out of the ready queue.
     fn dequeue(&mut self, pid: usize, now: SimTime) {
-        self.dispatcher.remove(pid);
+        self.dispatcher.remove(pid, now);
         self.cpus.meter.present.add(now, -1.0);
     }
 

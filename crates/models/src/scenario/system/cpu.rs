@@ -2,9 +2,10 @@
 //! `system.multics`), mirrored and validated.
 
 use crate::scenario::Validator;
-use crate::system::{Cpu, Multics, Scheduler, Unix, effective_mips};
+use crate::system::{Cpu, Fair, Multics, Scheduler, Unix, effective_mips};
 use crate::units::{Figure, Seconds};
 use serde::Deserialize;
+use tpsim_core::SimTime;
 
 /// `[system]`: the processors.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -18,9 +19,10 @@ pub(crate) struct CpuFile {
     #[serde(default)]
     pub mips: Option<MipsFile>,
     /// The round-robin quantum; under the UNIX scheduler, the interval
-    /// between rescheduling checks.
+    /// between rescheduling checks; under the fair scheduler, the clock
+    /// tick at which a used-up slice is noticed.
     pub quantum: Seconds,
-    /// `"round-robin"` (default), `"unix"` or `"multics"`.
+    /// `"round-robin"` (default), `"unix"`, `"multics"` or `"fair"`.
     #[serde(default)]
     pub scheduler: Option<SchedulerName>,
     /// The Multics scheduler's settings.
@@ -29,6 +31,9 @@ pub(crate) struct CpuFile {
     /// The UNIX scheduler's settings.
     #[serde(default)]
     pub unix: Option<UnixFile>,
+    /// The fair scheduler's settings.
+    #[serde(default)]
+    pub fair: Option<FairFile>,
     /// The cost of a dispatch (default 0).
     #[serde(default)]
     pub context_switch: Option<Seconds>,
@@ -44,6 +49,16 @@ pub(crate) enum SchedulerName {
     RoundRobin,
     Unix,
     Multics,
+    Fair,
+}
+
+/// `system.fair`: the fair scheduler's settings (defaults in
+/// [`Fair::default`]).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FairFile {
+    #[serde(default)]
+    pub base_slice: Option<Seconds>,
 }
 
 /// `system.multics`: the Multics scheduler's settings (defaults in
@@ -189,6 +204,7 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
         SchedulerName::Multics => {
             multics(v, f.multics.as_ref(), max_multiprogramming).map(Scheduler::Multics)
         }
+        SchedulerName::Fair => fair(v, f.fair.as_ref()).map(Scheduler::Fair),
     };
     if f.multics.is_some() && !matches!(scheduler, None | Some(Scheduler::Multics(_))) {
         v.report(
@@ -198,6 +214,9 @@ pub(super) fn cpu(v: &mut Validator, f: &CpuFile) -> Option<Cpu> {
     }
     if f.unix.is_some() && !matches!(scheduler, None | Some(Scheduler::Unix(_))) {
         v.report("system.unix", "applies only with scheduler = \"unix\"");
+    }
+    if f.fair.is_some() && !matches!(scheduler, None | Some(Scheduler::Fair(_))) {
+        v.report("system.fair", "applies only with scheduler = \"fair\"");
     }
     Some(Cpu {
         count: (count > 0).then_some(count)?,
@@ -245,6 +264,27 @@ fn unix(v: &mut Validator, f: Option<&UnixFile>) -> Option<Unix> {
         decay,
         pagein_priority,
     })
+}
+
+/// `system.fair`, checked: a base slice within the range Linux allows a
+/// task's slice, 0.1 ms to 100 ms (`__setparam_fair`).
+fn fair(v: &mut Validator, f: Option<&FairFile>) -> Option<Fair> {
+    let d = Fair::default();
+    let Some(seconds) = f.and_then(|f| f.base_slice) else {
+        return Some(d);
+    };
+    let base_slice = v.time(seconds, "system.fair.base_slice", false)?;
+    if !(SimTime::from_nanos(100_000)..=SimTime::from_nanos(100_000_000)).contains(&base_slice) {
+        v.report(
+            "system.fair.base_slice",
+            format!(
+                "must be from 0.1 ms to 100 ms, as Linux allows a slice, got {} s",
+                Figure(seconds.0)
+            ),
+        );
+        return None;
+    }
+    Some(Fair { base_slice })
 }
 
 /// The most queue levels: the quantum doubles at each, so the last is

@@ -4,8 +4,8 @@
 use super::*;
 use crate::scenario::Problem;
 use crate::system::{
-    ClockDaemon, FileAccess, Locality, Multics, Order, Pageout, PagingSwapper, Pattern, Placement,
-    Policy, ReferenceBits, Replacement, Scheduler, SegmentFaults, Unix,
+    ClockDaemon, Fair, FileAccess, Locality, Multics, Order, Pageout, PagingSwapper, Pattern,
+    Placement, Policy, ReferenceBits, Replacement, Scheduler, SegmentFaults, Unix,
 };
 use tpsim_core::SimTime;
 
@@ -247,7 +247,9 @@ fn scheduler_and_nice_are_checked() {
     );
     let message = refused_as_read(&unknown);
     assert!(
-        message.contains("system.scheduler: \"lottery\" is not one of round-robin, unix, multics"),
+        message.contains(
+            "system.scheduler: \"lottery\" is not one of round-robin, unix, multics, fair"
+        ),
         "{message}"
     );
     for nice in ["-21", "20"] {
@@ -259,6 +261,47 @@ fn scheduler_and_nice_are_checked() {
     }
     let text = GOOD.replace("size = \"64KiB\"", "size = \"64KiB\"\nnice = -20");
     assert_eq!(keys(&text), Vec::<String>::new());
+}
+
+#[test]
+fn the_fair_settings_are_checked() {
+    let with = |scheduler: &str, settings: &str| {
+        GOOD.replace(
+            "quantum = \"100ms\"",
+            &format!("quantum = \"4ms\"\nscheduler = \"{scheduler}\"\n{settings}"),
+        )
+    };
+    let sys = SystemFile::parse("t.toml", &with("fair", ""))
+        .unwrap()
+        .validate("t.toml")
+        .unwrap();
+    assert_eq!(sys.cpu.scheduler, Scheduler::Fair(Fair::default()));
+    let sys = SystemFile::parse(
+        "t.toml",
+        &with("fair", "fair = { base_slice = \"0.75ms\" }"),
+    )
+    .unwrap()
+    .validate("t.toml")
+    .unwrap();
+    let Scheduler::Fair(fair) = sys.cpu.scheduler else {
+        panic!("{:?}", sys.cpu.scheduler);
+    };
+    assert_eq!(fair.base_slice.as_nanos(), 750_000);
+    for (scheduler, settings, problem) in [
+        (
+            "fair",
+            "fair = { base_slice = \"0.05ms\" }",
+            "system.fair.base_slice",
+        ),
+        (
+            "fair",
+            "fair = { base_slice = \"1s\" }",
+            "system.fair.base_slice",
+        ),
+        ("unix", "fair = {}", "system.fair"),
+    ] {
+        assert_eq!(keys(&with(scheduler, settings)), [problem], "{settings}");
+    }
 }
 
 #[test]

@@ -185,7 +185,7 @@ impl Eligibility {
 /// most
 /// `max_multiprogramming` processes, whatever their sizes.
 pub(super) fn eligibility_rule(sys: &System, memory: Manager) -> Rule {
-    if let Scheduler::RoundRobin | Scheduler::Unix(_) = sys.cpu.scheduler
+    if let Scheduler::RoundRobin | Scheduler::Unix(_) | Scheduler::Fair(_) = sys.cpu.scheduler
         && memory.load_controlled()
     {
         // The local policies' load control: a command is let in while the

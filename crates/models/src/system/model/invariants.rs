@@ -60,6 +60,7 @@ impl SystemModel<'_> {
             self.cpus.idle.len(),
             self.cpus.running.iter().filter(|b| b.is_none()).count()
         );
+        self.dispatcher.check(self.procs.iter().map(|(pid, _)| pid));
         assert_eq!(
             self.dispatcher.len(),
             procs()

@@ -845,7 +845,7 @@ impl MemoryState<'_> {
 fn pagein_priority(sys: &System) -> u8 {
     match sys.cpu.scheduler {
         Scheduler::Unix(unix) => unix.pagein_priority,
-        Scheduler::RoundRobin | Scheduler::Multics(_) => scheduler::AFTER_DISK,
+        Scheduler::RoundRobin | Scheduler::Multics(_) | Scheduler::Fair(_) => scheduler::AFTER_DISK,
     }
 }
 

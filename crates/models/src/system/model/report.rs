@@ -681,6 +681,7 @@ fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
         Scheduler::RoundRobin => StationDiscipline::Rr,
         Scheduler::Unix(_) => StationDiscipline::Unix,
         Scheduler::Multics(_) => StationDiscipline::Multics,
+        Scheduler::Fair(_) => StationDiscipline::Fair,
     }
 }
 

@@ -26,6 +26,7 @@
 //! within a level the one made eligible first (the eligible queue's order,
 //! with interactive work at its head).
 use super::super::{Scheduler, Unix};
+use super::fair::{FairQueue, scaled_slice};
 use super::ordered::SlotHeap;
 use super::per_process::PerProcess;
 use std::cmp::Ordering;
@@ -145,7 +146,7 @@ fn best_user_priority(nice: i32) -> f64 {
 
 /// An `f64` ordered totally (−∞ for no use at all).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Key(f64);
+pub(super) struct Key(pub(super) f64);
 
 impl Key {
     /// The `p_cpu` at `now` of a process filed under this key.
@@ -236,7 +237,7 @@ impl Scheduling {
                 Rank::unix(self.usage.priority(now, self.nice, Decay::of(unix)))
             }
             // Round robin follows no processor use.
-            Scheduler::RoundRobin => Rank::unix(best_user_priority(self.nice)),
+            Scheduler::RoundRobin | Scheduler::Fair(_) => Rank::unix(best_user_priority(self.nice)),
         }
     }
 
@@ -297,17 +298,32 @@ pub(super) enum SliceEnd {
 pub(super) struct Dispatcher {
     policy: Scheduler,
     quantum: SimTime,
-    ready: ReadyQueue,
+    queue: Queue,
     of: PerProcess<Scheduling>,
 }
 
+/// The processes ready: ranked (round robin, UNIX, Multics) or by the
+/// fair scheduler's deadlines.
+#[derive(Debug)]
+enum Queue {
+    Ranked(ReadyQueue),
+    Fair(FairQueue),
+}
+
 impl Dispatcher {
-    /// The scheduler `policy` with its `quantum`, no process yet.
-    pub(super) fn new(policy: Scheduler, quantum: SimTime) -> Dispatcher {
+    /// The scheduler `policy` of `cpus` processors with its `quantum`, no
+    /// process yet.
+    pub(super) fn new(policy: Scheduler, quantum: SimTime, cpus: u32) -> Dispatcher {
+        let queue = match policy {
+            Scheduler::Fair(fair) => {
+                Queue::Fair(FairQueue::new(scaled_slice(fair.base_slice, cpus), quantum))
+            }
+            _ => Queue::Ranked(ReadyQueue::new(policy)),
+        };
         Dispatcher {
             policy,
             quantum,
-            ready: ReadyQueue::new(policy),
+            queue,
             of: PerProcess::default(),
         }
     }
@@ -315,6 +331,9 @@ impl Dispatcher {
     /// `pid` is a new process of `nice`, created at `now`.
     pub(super) fn enter(&mut self, pid: usize, nice: i32, now: SimTime) {
         self.of.insert(pid, Scheduling::new(now, nice));
+        if let Queue::Fair(fair) = &mut self.queue {
+            fair.enter(pid, nice);
+        }
     }
 
     /// `pid` was woken in the kernel at `priority`, which it keeps until it
@@ -354,48 +373,67 @@ impl Dispatcher {
         s.level = (s.level + 1).min(multics.levels - 1);
     }
 
-    /// Queues `pid`, ready.
-    pub(super) fn push(&mut self, pid: usize) {
-        let place = self.ready.push(pid, self.of[pid].standing());
-        self.of[pid].place = place;
+    /// Queues `pid`, ready at `now`.
+    pub(super) fn push(&mut self, pid: usize, now: SimTime) {
+        match &mut self.queue {
+            Queue::Ranked(ready) => self.of[pid].place = ready.push(pid, self.of[pid].standing()),
+            Queue::Fair(fair) => fair.push(pid, now),
+        }
     }
 
     /// Whether `pid` is in the ready queue.
     pub(super) fn queued(&self, pid: usize) -> bool {
-        self.of[pid].place != Place::None
+        match &self.queue {
+            Queue::Ranked(_) => self.of[pid].place != Place::None,
+            Queue::Fair(fair) => fair.queued(pid),
+        }
     }
 
-    /// Takes `pid` out of the ready queue.
-    pub(super) fn remove(&mut self, pid: usize) {
-        let place = std::mem::replace(&mut self.of[pid].place, Place::None);
-        self.ready.remove(place, pid);
+    /// Takes `pid` out of the ready queue at `now`.
+    pub(super) fn remove(&mut self, pid: usize, now: SimTime) {
+        match &mut self.queue {
+            Queue::Ranked(ready) => {
+                let place = std::mem::replace(&mut self.of[pid].place, Place::None);
+                ready.remove(place, pid);
+            }
+            Queue::Fair(fair) => fair.remove(pid, now),
+        }
     }
 
     /// Takes the process to run next at `now` out of the ready queue.
     pub(super) fn pop(&mut self, now: SimTime) -> Option<usize> {
-        let pid = self.ready.pop(now)?;
-        self.of[pid].place = Place::None;
-        Some(pid)
+        match &mut self.queue {
+            Queue::Ranked(ready) => {
+                let pid = ready.pop(now)?;
+                self.of[pid].place = Place::None;
+                Some(pid)
+            }
+            Queue::Fair(fair) => fair.pop(now),
+        }
     }
 
     /// Whether no process is ready.
     pub(super) fn is_empty(&self) -> bool {
-        self.ready.is_empty()
+        self.len() == 0
     }
 
     /// The number of processes ready.
     pub(super) fn len(&self) -> usize {
-        self.ready.len()
+        match &self.queue {
+            Queue::Ranked(ready) => ready.len(),
+            Queue::Fair(fair) => fair.len(),
+        }
     }
 
     /// The processor time a burst of `pid` starting at `start` may run
     /// before the scheduler looks again: the quantum under round robin;
     /// under UNIX, up to the next rescheduling check, every quantum of the
-    /// clock; under Multics, what is left of the process's quantum.
+    /// clock; under Multics, what is left of the process's quantum (the
+    /// fair scheduler's turns are its queue's).
     #[inline]
     pub(super) fn slice(&self, pid: usize, start: SimTime) -> SimTime {
         match self.policy {
-            Scheduler::RoundRobin => self.quantum,
+            Scheduler::RoundRobin | Scheduler::Fair(_) => self.quantum,
             Scheduler::Unix(_) => {
                 let q = self.quantum.as_nanos();
                 SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
@@ -409,6 +447,9 @@ impl Dispatcher {
     /// is spent; under UNIX its recent use grows while it runs.
     #[inline]
     pub(super) fn run(&mut self, pid: usize, now: SimTime, start: SimTime) -> SimTime {
+        if let Queue::Fair(fair) = &mut self.queue {
+            return fair.run(pid, now, start);
+        }
         let slice = self.slice(pid, start);
         let s = &mut self.of[pid];
         s.woken = None;
@@ -421,8 +462,10 @@ impl Dispatcher {
 
     /// `pid` leaves its processor at `now`.
     pub(super) fn stop(&mut self, pid: usize, now: SimTime) {
-        if let Scheduler::Unix(unix) = self.policy {
-            self.of[pid].usage.stop(now, Decay::of(unix));
+        match (&mut self.queue, self.policy) {
+            (Queue::Fair(fair), _) => fair.stop(pid, now),
+            (_, Scheduler::Unix(unix)) => self.of[pid].usage.stop(now, Decay::of(unix)),
+            _ => {}
         }
     }
 
@@ -453,11 +496,15 @@ impl Dispatcher {
     where
         I: Iterator<Item = (usize, usize)>,
     {
+        let ready = match &self.queue {
+            Queue::Fair(fair) => return fair.preempts(pid, now, running()),
+            Queue::Ranked(ready) => ready,
+        };
         let place = self.of[pid].place;
         if self.policy == Scheduler::RoundRobin || place == Place::None {
             return None;
         }
-        let rank = self.ready.rank(place, now);
+        let rank = ready.rank(place, now);
         match (running().next(), running().nth(1)) {
             // One process to weigh, and outranked whatever its recent
             // use: its priority (a power of the decay) need not be worked
@@ -476,20 +523,30 @@ impl Dispatcher {
     /// What `pid`, running, does at `now` when its slice is used up: under
     /// round robin it runs on if no one is ready; V7 puts the process back
     /// and takes the best, so it runs on unless another is strictly
-    /// better; under Multics it loses eligibility.
-    pub(super) fn slice_end(&self, pid: usize, now: SimTime) -> SliceEnd {
-        let run_on = match self.policy {
-            Scheduler::Multics(_) => return SliceEnd::LoseEligibility,
-            Scheduler::RoundRobin => self.ready.is_empty(),
-            Scheduler::Unix(_) => self
-                .ready
+    /// better; under Multics it loses eligibility; under the fair
+    /// scheduler it runs on if a pick would choose it.
+    pub(super) fn slice_end(&mut self, pid: usize, now: SimTime) -> SliceEnd {
+        let run_on = match (&mut self.queue, self.policy) {
+            (_, Scheduler::Multics(_)) => return SliceEnd::LoseEligibility,
+            (Queue::Fair(fair), _) => fair.runs_on(pid, now),
+            (Queue::Ranked(ready), Scheduler::Unix(_)) => ready
                 .best(now)
                 .is_none_or(|(best, _, _)| best >= self.of[pid].running_rank(self.policy, now)),
+            (Queue::Ranked(ready), _) => ready.is_empty(),
         };
         if run_on {
             SliceEnd::RunOn
         } else {
             SliceEnd::Requeue
+        }
+    }
+
+    /// Checks the fair scheduler's sums against `pids`, the processes
+    /// (debug builds).
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, pids: impl Iterator<Item = usize>) {
+        if let Queue::Fair(fair) = &self.queue {
+            fair.check(pids);
         }
     }
 
@@ -550,7 +607,7 @@ impl ReadyQueue {
     pub(super) fn new(scheduler: Scheduler) -> ReadyQueue {
         let unix = match scheduler {
             Scheduler::Unix(unix) => unix,
-            Scheduler::RoundRobin | Scheduler::Multics(_) => Unix::default(),
+            Scheduler::RoundRobin | Scheduler::Multics(_) | Scheduler::Fair(_) => Unix::default(),
         };
         ReadyQueue {
             scheduler,
@@ -585,6 +642,7 @@ impl ReadyQueue {
                 self.kernel.insert(pid, (priority, ticket));
                 Place::Kernel(priority, ticket)
             }
+            (Scheduler::Fair(_), _) => unreachable!("the fair scheduler has a queue of its own"),
             (Scheduler::Unix(_), None) => {
                 let key = standing.usage.key(self.decay);
                 self.user
@@ -879,7 +937,7 @@ mod tests {
     /// A dispatcher under `policy` with a 100 ms quantum and processes 0
     /// to 3 of nice 0 entered at 0 s.
     fn dispatcher(policy: Scheduler) -> Dispatcher {
-        let mut d = Dispatcher::new(policy, secs(0.1));
+        let mut d = Dispatcher::new(policy, secs(0.1), 1);
         (0..4).for_each(|pid| d.enter(pid, 0, SimTime::ZERO));
         d
     }
@@ -895,22 +953,22 @@ mod tests {
         let now = secs(1.0);
         // Not queued: it preempts nobody.
         assert_eq!(d.preempts(2, now, running), None);
-        d.push(2);
+        d.push(2, now);
         assert_eq!(d.preempts(2, now, running), Some(0));
         // Woken from a disk wait it outranks any user, and the worst goes.
-        d.remove(2);
+        d.remove(2, now);
         d.woken_at(3, AFTER_DISK);
-        d.push(3);
+        d.push(3, now);
         assert_eq!(d.preempts(3, now, running), Some(0));
         // One running process with no use to speak of is not outranked by
         // a process at user priority with none either.
         let mut d = dispatcher(Scheduler::Unix(Unix::default()));
         let _ = d.run(0, now, now);
-        d.push(1);
+        d.push(1, now);
         assert_eq!(d.preempts(1, now, || [(0, 1)].into_iter()), None);
         // Round robin never preempts.
         let mut d = dispatcher(Scheduler::RoundRobin);
-        d.push(2);
+        d.push(2, now);
         assert_eq!(d.preempts(2, now, running), None);
     }
 
@@ -919,7 +977,7 @@ mod tests {
         let now = secs(1.0);
         let mut d = dispatcher(Scheduler::RoundRobin);
         assert_eq!(d.slice_end(0, now), SliceEnd::RunOn);
-        d.push(1);
+        d.push(1, now);
         assert_eq!(d.slice_end(0, now), SliceEnd::Requeue);
         // UNIX: back in the queue, the running process stays unless one
         // waiting is strictly better.
@@ -928,7 +986,7 @@ mod tests {
         assert_eq!(d.slice_end(0, now), SliceEnd::RunOn);
         let _ = d.run(1, SimTime::ZERO, SimTime::ZERO);
         d.stop(1, secs(0.5));
-        d.push(1);
+        d.push(1, now);
         // 1 used less: it goes first.
         assert_eq!(d.slice_end(0, now), SliceEnd::Requeue);
         let mut d = dispatcher(Scheduler::Multics(Multics::default()));
@@ -957,8 +1015,8 @@ mod tests {
         assert_eq!((d.level(0), d.slice(0, SimTime::ZERO)), (0, secs(0.1)));
         // The eligible run in the order they were awarded eligibility.
         d.grant(1, 6);
-        d.push(1);
-        d.push(0);
+        d.push(1, SimTime::ZERO);
+        d.push(0, SimTime::ZERO);
         assert_eq!(d.pop(SimTime::ZERO), Some(0));
         assert!(!d.queued(0) && d.queued(1));
     }
