@@ -257,10 +257,11 @@ fn own_name(wanted: &str, benchmarks: &[(String, f64, usize)]) -> String {
 
 /// The work a model of the host assumes, where the table says nothing.
 const ASSUMED: &str = "\
-# Assumed, where the table says nothing: Linux's scheduler as round robin
-# with a 4 ms slice (a tick at HZ = 250) and a 5 us switch; memory never
-# short; programs read from the page cache in no time; a ramp's worker a
-# processor loop (a memory or files worker is another class: edit it).";
+# Assumed, where the table says nothing: Linux's fair scheduler (EEVDF)
+# with its default 0.70 ms base slice, seen at a 4 ms tick (HZ = 250), and
+# a 5 us switch; memory never short; programs read from the page cache in
+# no time; a ramp's worker a processor loop (a memory or files worker is
+# another class: edit it).";
 
 /// A scenario of the host `m`, named `name`, with `cpus` processors (whose
 /// origin `cpus_from` names), measured in `source`.
@@ -294,7 +295,7 @@ pub fn scenario(m: &Measured, name: &str, cpus: u32, cpus_from: &str, source: &s
 fn machine(s: &mut String, m: &Measured, cpus: u32, cpus_from: &str) {
     let _ = writeln!(
         s,
-        "[system]\ncpus = {cpus}                      # {cpus_from}\nquantum = \"4ms\"               # assumed\ncontext_switch = \"5us\"        # assumed\n"
+        "[system]\ncpus = {cpus}                      # {cpus_from}\nscheduler = \"fair\"\nquantum = \"4ms\"               # the tick at HZ = 250, assumed\ncontext_switch = \"5us\"        # assumed\n"
     );
     let mib = m.memory.div_ceil(1 << 20).max(1) + 64;
     let _ = writeln!(
