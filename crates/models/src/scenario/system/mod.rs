@@ -18,7 +18,10 @@ mod tests;
 mod users;
 
 use super::{DistSpec, RunSpec, ScenarioError, Validator};
-use crate::system::{Cpu, Lifetime, Locality, Policy, Population, Probe, System, Users};
+use crate::RunSettings;
+use crate::system::{
+    CommandClass, Cpu, Lifetime, Locality, Policy, Population, Probe, System, Users,
+};
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -191,7 +194,9 @@ impl SystemFile {
     }
 }
 
-pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
+/// `[run]` of a time-sharing scenario: the run's settings and the
+/// interval of the load samples.
+fn run(v: &mut Validator, f: &SystemFile) -> (Option<RunSettings>, Option<SimTime>) {
     let settings = v.settings(
         &f.name,
         f.seed,
@@ -216,6 +221,12 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             ),
         );
     }
+    (settings, load_interval)
+}
+
+/// Whether the devices, classes, background entries and data files have
+/// names of their own, and there is a device and a class.
+fn named(v: &mut Validator, f: &SystemFile) -> bool {
     let named = v.problems.len();
     v.unique_names("device", f.devices.iter().map(|d| d.name.as_str()));
     v.unique_names("class", f.classes.iter().map(|c| c.name.as_str()));
@@ -224,7 +235,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     if v.problems.len() > named {
         // Keys name elements by their names: with a name refused, they
         // would show it again, or point at the wrong element.
-        return None;
+        return false;
     }
     if f.devices.is_empty() {
         v.report(
@@ -238,14 +249,36 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             "a time-sharing scenario needs at least one [[class]]",
         );
     }
-    let cpu = cpu(v, &f.system);
-    let devices: Vec<_> = f.devices.iter().map(|d| device(v, d)).collect();
-    let memory = memory(v, &f.memory, &f.devices);
-    // Page counts of the classes' localities need the page size; a bad one
-    // is reported under memory.page.
-    let page = memory.as_ref().map(|m| m.page);
+    true
+}
+
+/// Checks that a probe's ramp has workers that take processor time.
+fn ramp_takes_time(
+    v: &mut Validator,
+    probe: Option<&Option<Probe>>,
+    classes: &[Option<CommandClass>],
+) {
+    if let Some(Some(Probe {
+        ramp: Some(ramp), ..
+    })) = probe
+        && let Some(Some(class)) = classes.get(ramp.class)
+        && class.mean_demand() <= 0.0
+    {
+        v.report(
+            "probe.ramp.class",
+            format!(
+                "class {} takes no processor time: a worker would loop without end at one instant",
+                class.name
+            ),
+        );
+    }
+}
+
+/// The processors' speed in MIPS: given, required when a class gives
+/// instructions, else a nominal 1.
+fn speed(v: &mut Validator, f: &SystemFile) -> Option<f64> {
     let uses_instructions = f.classes.iter().any(|c| c.instructions.is_some());
-    let mips = match &f.system.mips {
+    match &f.system.mips {
         Some(m) => processor_speed(v, m),
         None if uses_instructions => {
             v.report(
@@ -255,7 +288,21 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             None
         }
         None => Some(1.0),
-    };
+    }
+}
+
+pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
+    let (settings, load_interval) = run(v, f);
+    if !named(v, f) {
+        return None;
+    }
+    let cpu = cpu(v, &f.system);
+    let devices: Vec<_> = f.devices.iter().map(|d| device(v, d)).collect();
+    let memory = memory(v, &f.memory, &f.devices);
+    // Page counts of the classes' localities need the page size; a bad one
+    // is reported under memory.page.
+    let page = memory.as_ref().map(|m| m.page);
+    let mips = speed(v, f);
     let classes: Vec<_> = f
         .classes
         .iter()
@@ -294,20 +341,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             day_start,
         )
     });
-    if let Some(Some(Probe {
-        ramp: Some(ramp), ..
-    })) = &probe
-        && let Some(Some(class)) = classes.get(ramp.class)
-        && class.mean_demand() <= 0.0
-    {
-        v.report(
-            "probe.ramp.class",
-            format!(
-                "class {} takes no processor time: a worker would loop without end at one instant",
-                class.name
-            ),
-        );
-    }
+    ramp_takes_time(v, probe.as_ref(), &classes);
     let files = f
         .files
         .as_ref()
