@@ -877,3 +877,147 @@ fn a_real_probe_with_a_two_step_ramp_is_modelled_and_compared_step_by_step() {
         .collect();
     assert!(files.iter().any(|f| f.ends_with(".svg")), "{files:?}");
 }
+
+/// A model of the fixture's host under round robin with an outside load
+/// of two loops busy a third of the time, written into `dir`; its path and
+/// the settings that lengthen its run.
+fn host_with_outside_load(dir: &Path) -> String {
+    let host = dir.join("host.toml");
+    let out = tpsim(&[
+        "model",
+        RAMP_TABLE,
+        "--out",
+        host.to_str().unwrap(),
+        "--cpus",
+        "2",
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let mut text = std::fs::read_to_string(&host).unwrap();
+    text.push_str(
+        r#"
+[[class]]
+name = "outside-work"
+cpu = { det = { value = "10ms" } }
+size = "64KiB"
+
+[[background]]
+name = "outside"
+class = "outside-work"
+count = 2
+sleep = { exp = { mean = "20ms" } }
+"#,
+    );
+    std::fs::write(&host, text).unwrap();
+    host.to_str().unwrap().to_string()
+}
+
+const LONGER: [&str; 4] = [
+    "--set",
+    "run.end_time=400s",
+    "--set",
+    "system.scheduler=round-robin",
+];
+
+#[test]
+fn calibration_fits_back_the_granularity_and_outside_load_a_table_was_made_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_with_outside_load(dir.path());
+    // The "measurement": the model itself at an 8 ms quantum and two
+    // outside loops, on seed 7.
+    let measured = dir.path().join("measured");
+    let mut args = vec!["run", &host, "--seed", "7", "--set", "system.quantum=8ms"];
+    args.extend(LONGER);
+    args.extend(["--out", measured.to_str().unwrap()]);
+    let out = tpsim(&args);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let table = measured.join("probe.csv");
+    // Fitted on other random numbers, over values on both sides of each.
+    let fitted = dir.path().join("fitted");
+    let mut args = vec![
+        "calibrate",
+        table.to_str().unwrap(),
+        &host,
+        "--by",
+        "ramp_workers",
+        "--seed",
+        "99",
+        "--replications",
+        "4",
+        "--fit",
+        "system.quantum=2ms,8ms,32ms",
+        "--fit",
+        "background[outside].count=1..3",
+        "--json",
+        "--out",
+        fitted.to_str().unwrap(),
+    ];
+    args.extend(LONGER);
+    let out = tpsim(&args);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let estimates = json["estimates"].as_array().unwrap();
+    let (quantum, count) = (&estimates[0], &estimates[1]);
+    assert_eq!(quantum["best"], "8ms", "{quantum}");
+    assert_eq!(count["best"], "2", "{count}");
+    for (estimate, truth) in [(quantum, "8ms"), (count, "2")] {
+        let as_good: Vec<&str> = estimate["as_good"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert!(as_good.contains(&truth), "{estimate}");
+    }
+    assert_eq!(json["refused"].as_array().unwrap().len(), 0);
+    // 3 x 3 points, 4 replications each; the levels at the best point.
+    let losses = std::fs::read_to_string(fitted.join("losses.csv")).unwrap();
+    assert_eq!(losses.lines().count(), 1 + 9 * 4);
+    assert!(fitted.join("levels.csv").exists());
+}
+
+#[test]
+fn calibration_refuses_keys_the_data_cannot_tell_apart_and_bad_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_with_outside_load(dir.path());
+    let fitted = dir.path().join("fitted");
+    let calibrate = |fit: &str| {
+        let mut args = vec![
+            "calibrate",
+            RAMP_TABLE,
+            &host,
+            "--by",
+            "ramp_workers",
+            "--replications",
+            "3",
+            "--fit",
+            fit,
+            "--out",
+            fitted.to_str().unwrap(),
+        ];
+        args.extend(LONGER);
+        tpsim(&args)
+    };
+    // Memory that is never short: its size changes nothing, and every
+    // value fits as well as the best.
+    let out = calibrate("memory.kernel=64MiB,128MiB,256MiB");
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("memory.kernel: the data cannot tell its values apart"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("as good as the best"), "{}", out.stdout);
+    assert!(!fitted.exists());
+    // A key the scenario does not have, a value it refuses, no `=`.
+    for (fit, says) in [
+        ("system.granularity=1ms,2ms", "system.granularity"),
+        ("system.quantum=fast,slow", "system.quantum"),
+        ("system.quantum", "expected KEY=VALUES"),
+    ] {
+        let out = calibrate(fit);
+        assert_eq!(out.status, 2, "{fit}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{fit}: {}", out.stderr);
+        assert!(!fitted.exists(), "{fit}");
+    }
+}

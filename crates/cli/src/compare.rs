@@ -18,7 +18,10 @@ use tpsim_probe::compare::ComparisonRow;
 
 /// A time-sharing scenario with a probe, for `tpsim compare`, with
 /// `settings` made.
-fn installation(path: &Path, settings: &[Setting]) -> Result<tpsim_models::System, Failure> {
+pub(crate) fn installation(
+    path: &Path,
+    settings: &[Setting],
+) -> Result<tpsim_models::System, Failure> {
     match settings::load(path, settings)? {
         Scenario::System(sys) if sys.probe.is_some() => Ok(*sys),
         _ => Err(Failure::Input(anyhow::anyhow!(
@@ -152,7 +155,7 @@ pub(crate) fn compare(
         .filter(|(_, side)| matches!(side, Side::Model(_)))
         .map(|(i, _)| i)
         .collect();
-    let Some(mut runs) = run_models([&a, &b], &models, args, seed, &options, &runner) else {
+    let Some(mut runs) = run_models([&a, &b], &models, args, &options, &runner) else {
         let _ = writeln!(stderr, "tpsim: interrupted; nothing compared");
         return Ok(Finished::Interrupted);
     };
@@ -206,18 +209,45 @@ pub(crate) fn compare(
 }
 
 /// Runs the replications of the `models` among `sides` (their numbers) on
-/// `runner` under `seed`, with a progress bar; each side's samples by
-/// replication, or `None` if interrupted.
+/// `runner`, with a progress bar; each side's samples by replication, or
+/// `None` if interrupted.
 fn run_models(
     sides: [&Side; 2],
     models: &[usize],
     args: &CompareArgs,
-    seed: Option<u64>,
     options: &Options,
     runner: &tpsim_models::replicate::Runner,
 ) -> Option<[Vec<Vec<Sample>>; 2]> {
+    let systems: Vec<&System> = models
+        .iter()
+        .map(|&which| match sides[which] {
+            Side::Model(sys) => sys.as_ref(),
+            Side::Measured { .. } => unreachable!("only models are run"),
+        })
+        .collect();
+    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
+    for (&which, samples) in
+        models
+            .iter()
+            .zip(probe_runs(&systems, args.replications, options, runner)?)
+    {
+        runs[which] = samples;
+    }
+    Some(runs)
+}
+
+/// Runs `replications` of each of `models` on `runner`, each under its own
+/// seed and the same replication numbers (common random numbers where the
+/// seeds agree), with a progress bar; each model's probe samples by
+/// replication, or `None` if interrupted.
+pub(crate) fn probe_runs(
+    models: &[&System],
+    replications: u64,
+    options: &Options,
+    runner: &tpsim_models::replicate::Runner,
+) -> Option<Vec<Vec<Vec<Sample>>>> {
     let bar = ProgressBar::with_draw_target(
-        Some(models.len() as u64 * args.replications),
+        Some(models.len() as u64 * replications),
         ProgressDrawTarget::stderr(),
     );
     bar.set_style(
@@ -226,15 +256,12 @@ fn run_models(
     );
     let listening = Listening::start();
     let going = |_: tpsim_models::SimTime| listening.going();
-    // The models' replications on the pool, in job order.
-    let jobs: Vec<(usize, u64)> = (0..args.replications)
-        .flat_map(|r| models.iter().map(move |&which| (which, r)))
+    let jobs: Vec<(usize, u64)> = (0..replications)
+        .flat_map(|r| (0..models.len()).map(move |m| (m, r)))
         .collect();
-    let finished = runner.map(&jobs, |&(which, r)| {
-        let Side::Model(sys) = sides[which] else {
-            unreachable!("only models are run");
-        };
-        let run = tpsim_models::system::simulate_with_progress(sys, seed.unwrap_or(0), r, going);
+    let finished = runner.map(&jobs, |&(m, r)| {
+        let sys = models[m];
+        let run = tpsim_models::system::simulate_with_progress(sys, sys.settings.seed, r, going);
         bar.inc(1);
         (run.summary.stopped_by != StoppedBy::Interrupted).then(|| {
             run.observations
@@ -245,11 +272,11 @@ fn run_models(
     });
     bar.finish_and_clear();
     drop(listening);
-    let mut runs: [Vec<Vec<Sample>>; 2] = [Vec::new(), Vec::new()];
-    for (&(which, _), samples) in jobs.iter().zip(finished) {
-        runs[which].push(samples?);
+    let mut samples: Vec<Vec<Vec<Sample>>> = vec![Vec::new(); models.len()];
+    for (&(m, _), run) in jobs.iter().zip(finished) {
+        samples[m].push(run?);
     }
-    Some(runs)
+    Some(samples)
 }
 
 /// Refuses a comparison that compares nothing: the two sides (each its

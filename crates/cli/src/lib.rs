@@ -8,6 +8,7 @@
 
 mod args;
 mod batch;
+mod calibrate;
 mod compare;
 mod host_model;
 mod host_probe;
@@ -226,6 +227,11 @@ enum Command {
     /// benchmarks' demands, its load ramp, its other work and its probe's
     /// sleep from the probe table, every value's origin in a comment.
     Model(host_model::ModelArgs),
+    /// Fit a model's keys to a measured probe table: run the model at
+    /// every combination of the values given on common random numbers, and
+    /// report the values whose 75th percentiles come closest, with their
+    /// intervals over replications, or why the data cannot tell them.
+    Calibrate(calibrate::CalibrateArgs),
     /// Run the 1981 terminal probe on this machine: before each benchmark
     /// sample the load (users logged in, user processes, processes
     /// runnable, load averages, free memory), run it through the shell and
@@ -558,6 +564,7 @@ where
         }
         Command::Report(args) => page::report(&args, stdout),
         Command::Model(args) => host_model::model(&args, stdout),
+        Command::Calibrate(args) => calibrate::calibrate(&args, stdout, stderr),
         Command::FaultTimes(args) => multics::fault_times(&args, stdout),
         Command::Capacity(args) => multics::capacity(&args, stdout),
         Command::Attribute(args) => multics::attribute_time(&args, stdout),

@@ -37,6 +37,7 @@
 pub mod algebra;
 pub mod analysis;
 pub mod batch;
+pub mod calibrate;
 pub mod compare;
 pub mod curves;
 pub mod host;

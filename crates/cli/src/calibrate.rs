@@ -1,0 +1,201 @@
+//! `tpsim calibrate`: the values of a model's keys that bring its probe's
+//! 75th percentiles closest to a measured probe table, found by a search
+//! over model runs on common random numbers (`tpsim_probe::calibrate`).
+
+use super::compare::{installation, probe_runs};
+use super::output::OutputFile;
+use super::{Failure, Finished, emit, levels, open_out, publish, settings};
+use std::io::Write;
+use std::path::PathBuf;
+use tpsim_models::sweep::Setting;
+use tpsim_probe::analysis::{Sample, analyze};
+use tpsim_probe::calibrate::{Fit, fit_table, level_fits, levels_csv, loss, losses_csv};
+
+/// The most keys fitted at once: the points grow as the product of their
+/// values.
+const MOST_KEYS: usize = 3;
+/// The most points a search runs.
+const MOST_POINTS: usize = 1_000;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CalibrateArgs {
+    /// The measured observation table (a .csv: the probe.csv of `tpsim
+    /// probe`).
+    measured: PathBuf,
+    /// The model: a time-sharing scenario with a [probe] (`tpsim model`
+    /// writes one).
+    scenario: PathBuf,
+    /// A key of the scenario to fit and the values to try, as `tpsim
+    /// sweep --set` takes them (`system.quantum=1ms,2ms,4ms,8ms`,
+    /// `background[outside].count=0..4`). Repeatable, at most 3 keys; every
+    /// combination of their values is a point of the search.
+    #[arg(long = "fit", value_name = "KEY=VALUES", required = true)]
+    fits: Vec<String>,
+    /// Independent replications at each point, on the same random numbers
+    /// at every point; each gives its own best point, and a fitted value's
+    /// interval comes from them.
+    #[arg(long, default_value_t = 5, value_name = "R", value_parser = crate::args::replications)]
+    replications: u64,
+    /// Master seed; overrides the scenario's `seed`.
+    #[arg(long, value_parser = crate::args::seed)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    set: settings::SetArgs,
+    /// Threads to run on (default: one per core). The results do not depend
+    /// on it.
+    #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
+    jobs: Option<usize>,
+    #[command(flatten)]
+    levels: levels::LevelArgs,
+    /// Directory to write losses.csv (every point's loss in every
+    /// replication) and levels.csv (the measured and fitted 75th
+    /// percentiles by benchmark and level) into; nothing is written for a
+    /// fit that is refused.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the fit as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The points of the search: every combination of the `fits`' values, each
+/// as the settings of one value a key, the first key's values slowest.
+fn points(fits: &[Setting]) -> Vec<Vec<Setting>> {
+    fits.iter().fold(vec![Vec::new()], |points, fit| {
+        points
+            .iter()
+            .flat_map(|point| {
+                fit.values.iter().map(move |value| {
+                    let mut one = fit.clone();
+                    one.values = vec![value.clone()];
+                    let mut point = point.clone();
+                    point.push(one);
+                    point
+                })
+            })
+            .collect()
+    })
+}
+
+pub(crate) fn calibrate(
+    args: &CalibrateArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Finished, Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let options = args.levels.options(0.1)?;
+    let fixed = settings::parse_one_each(&args.set.sets, args.seed)?;
+    let fits = settings::parse(&args.fits, args.seed)?;
+    if fits.len() > MOST_KEYS {
+        return Err(input(format!(
+            "--fit: {} keys, and a search fits at most {MOST_KEYS} at once",
+            fits.len()
+        )));
+    }
+    for (i, fit) in fits.iter().enumerate() {
+        if fits[..i].iter().chain(&fixed).any(|f| f.key == fit.key) {
+            return Err(input(format!(
+                "--fit {}: the key is given twice (by --fit or --set); give it once",
+                fit.key
+            )));
+        }
+    }
+    let points = points(&fits);
+    if points.len() > MOST_POINTS {
+        return Err(input(format!(
+            "--fit: {} points (every combination of the values), more than {MOST_POINTS}: try fewer values",
+            points.len()
+        )));
+    }
+    let measured = levels::observations(&args.measured, options.index, stderr)?;
+    let measured_rows = analyze(&measured.samples, &options);
+    // Every point is checked before anything runs.
+    let mut models = Vec::with_capacity(points.len());
+    for point in &points {
+        let all: Vec<Setting> = fixed.iter().chain(point).cloned().collect();
+        let mut sys = installation(&args.scenario, &all)?;
+        if let Some(seed) = args.seed {
+            sys.settings.seed = seed;
+        }
+        models.push(sys);
+    }
+    let out = open_out(args.out.as_deref(), &[&args.measured, &args.scenario])?;
+    let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
+        .map_err(|e| Failure::Run(e.into()))?;
+    let systems: Vec<&tpsim_models::System> = models.iter().collect();
+    let Some(samples) = probe_runs(&systems, args.replications, &options, &runner) else {
+        let _ = writeln!(stderr, "tpsim: interrupted; nothing fitted");
+        return Ok(Finished::Interrupted);
+    };
+    let mut losses = Vec::with_capacity(points.len());
+    for (point, runs) in points.iter().zip(&samples) {
+        let mut at_point = Vec::with_capacity(runs.len());
+        for run in runs {
+            let Some((l, _)) = loss(&measured_rows, &analyze(run, &options)) else {
+                return Err(input(format!(
+                    "{} at {}: the model observed no benchmark at a level of {} the measurement {} has: nothing to fit to",
+                    args.scenario.display(),
+                    label(point),
+                    options.index.name(),
+                    args.measured.display()
+                )));
+            };
+            at_point.push(l);
+        }
+        losses.push(at_point);
+    }
+    let shown: Vec<Vec<String>> = points
+        .iter()
+        .map(|p| p.iter().map(|s| value(&s.values[0])).collect())
+        .collect();
+    let keys = fits.iter().map(|f| f.key.clone()).collect();
+    let fit = Fit::new(keys, shown, losses);
+    let pooled: Vec<Sample> = samples[fit.best].concat();
+    let levels = level_fits(&measured_rows, &analyze(&pooled, &options));
+    let refusals = fit.refusals();
+    emit(
+        stdout,
+        args.json,
+        || {
+            serde_json::json!({
+                "measured": args.measured.display().to_string(),
+                "scenario": args.scenario.display().to_string(),
+                "index": options.index,
+                "fit": fit,
+                "estimates": fit.estimates(),
+                "levels": levels,
+                "refused": refusals,
+            })
+        },
+        || fit_table(&fit, &levels, options.index.name()),
+    )?;
+    if !refusals.is_empty() {
+        return Err(input(format!(
+            "the fit is refused: {}",
+            refusals.join("; ")
+        )));
+    }
+    let files: Vec<OutputFile> = vec![
+        ("losses.csv".to_string(), losses_csv(&fit).into_bytes()),
+        ("levels.csv".to_string(), levels_csv(&levels).into_bytes()),
+    ];
+    publish(out.as_ref(), &files)?;
+    Ok(Finished::Whole)
+}
+
+/// A point as a person reads it: `system.quantum=4ms, ...`.
+fn label(point: &[Setting]) -> String {
+    point
+        .iter()
+        .map(|s| format!("{}={}", s.key, value(&s.values[0])))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A value as given: a string without its quotes.
+fn value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
