@@ -279,8 +279,11 @@ struct SweepArgs {
     /// Repeat for a product of keys, the last varying fastest.
     #[arg(long = "set", required = true, value_name = "KEY=VALUES")]
     sets: Vec<String>,
-    /// The swept key to draw the curves against (default: the last); the
-    /// other keys' values make one curve each.
+    /// The swept key to draw the curves against; the other keys' values
+    /// make one curve each. By default the one key of several numeric
+    /// values (a key of one value is a constant), or of several such keys
+    /// the closed model's population; a sweep with no way to choose is
+    /// refused, naming the keys.
     #[arg(long = "x", value_name = "KEY")]
     x: Option<String>,
     #[command(flatten)]

@@ -39,6 +39,9 @@ pub struct Axis {
     pub unit: &'static str,
     /// Its place among the swept keys.
     index: usize,
+    /// The places of the other keys that take several values: a curve for
+    /// each of their values. Keys of one value are constants, in no label.
+    others: Vec<usize>,
 }
 
 impl Axis {
@@ -73,51 +76,142 @@ pub fn axis_value(text: &str) -> Option<(f64, &'static str)> {
         .map(|r| (r.0 / 1000.0, "KB/s"))
 }
 
-/// The axis of a sweep over `keys`: `chosen` if given, else the last key
-/// (the one varying fastest). `None` when there is nothing to draw: no
-/// keys, fewer than two values, or (for the default) values that are not
-/// numbers of one unit; an error when the chosen key is not swept or its
-/// values are not numbers of one unit.
+/// One point of a sweep as the choice of its axis sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct AxisPoint<'a> {
+    /// Each swept key and its value there, as text.
+    pub values: &'a [(String, String)],
+    /// The closed model's population N there, where it has one.
+    pub population: Option<u32>,
+}
+
+impl<'a> From<&'a PointRuns> for AxisPoint<'a> {
+    fn from(p: &'a PointRuns) -> AxisPoint<'a> {
+        AxisPoint {
+            values: &p.values,
+            population: p.reference.as_ref().map(|r| r.population),
+        }
+    }
+}
+
+/// A key's values over the points as numbers of one unit, or `None`.
+fn numbers(points: &[AxisPoint], index: usize) -> Option<(Vec<f64>, &'static str)> {
+    let mut unit = None;
+    let mut xs = Vec::with_capacity(points.len());
+    for p in points {
+        let (x, u) = axis_value(&p.values[index].1)?;
+        if unit.is_some_and(|unit| unit != u) {
+            return None;
+        }
+        unit = Some(u);
+        xs.push(x);
+    }
+    Some((xs, unit.unwrap_or_default()))
+}
+
+/// How many different values a key takes over the points.
+fn distinct(points: &[AxisPoint], index: usize) -> usize {
+    let mut values: Vec<&str> = points.iter().map(|p| p.values[index].1.as_str()).collect();
+    values.sort_unstable();
+    values.dedup();
+    values.len()
+}
+
+/// The axis of a sweep over `keys`, in this order:
+///
+/// - `chosen` (`--x`), which must be a swept key taking several values,
+///   all numbers of one unit;
+/// - else the one key taking several values that are numbers of one unit
+///   (a key of one value, such as `--set run.end_time=40000s`, is a
+///   constant of the sweep, never its axis);
+/// - else, of several such keys, the one whose value is the closed
+///   model's population N at every point (the bound and the knees are
+///   functions of N).
+///
+/// `None` when no key can be an axis (nothing to draw); an error, naming
+/// the candidates, when several can and none of the rules picks one, or
+/// when the chosen key cannot be one.
 pub fn axis(
     keys: &[String],
     chosen: Option<&str>,
-    points: &[Vec<(String, String)>],
+    points: &[AxisPoint],
 ) -> Result<Option<Axis>, String> {
-    let index = match chosen {
-        Some(key) => keys.iter().position(|k| k == key).ok_or_else(|| {
-            format!(
-                "--x {key}: not a swept key; the swept keys are {}",
-                if keys.is_empty() {
-                    "none".to_string()
-                } else {
-                    keys.join(", ")
-                }
-            )
-        })?,
-        None if keys.is_empty() => return Ok(None),
-        None => keys.len() - 1,
-    };
-    let values: Vec<Option<(f64, &str)>> = points
-        .iter()
-        .map(|values| axis_value(&values[index].1))
+    let varying: Vec<usize> = (0..keys.len())
+        .filter(|&i| distinct(points, i) > 1)
         .collect();
-    let unit = values.first().copied().flatten().map(|v| v.1);
-    let numeric = values.iter().all(|v| v.is_some() && v.map(|v| v.1) == unit);
-    if !numeric {
-        return match chosen {
-            Some(key) => Err(format!(
-                "--x {key}: its values are not numbers of one unit, so they cannot be an axis"
-            )),
-            None => Ok(None),
-        };
-    }
-    let mut xs: Vec<f64> = values.iter().flatten().map(|v| v.0).collect();
-    xs.sort_by(f64::total_cmp);
-    xs.dedup();
-    Ok((xs.len() > 1).then(|| Axis {
+    let candidates: Vec<usize> = varying
+        .iter()
+        .copied()
+        .filter(|&i| numbers(points, i).is_some())
+        .collect();
+    let names = |places: &[usize]| {
+        places
+            .iter()
+            .map(|&i| keys[i].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let index = match chosen {
+        Some(key) => {
+            let index = keys.iter().position(|k| k == key).ok_or_else(|| {
+                format!(
+                    "--x {key}: not a swept key; the swept keys are {}",
+                    if keys.is_empty() {
+                        "none".to_string()
+                    } else {
+                        keys.join(", ")
+                    }
+                )
+            })?;
+            if numbers(points, index).is_none() {
+                return Err(format!(
+                    "--x {key}: its values are not numbers of one unit, so they cannot be an axis"
+                ));
+            }
+            if !varying.contains(&index) {
+                return Err(format!(
+                    "--x {key}: it takes one value in this sweep, so it cannot be an axis; {}",
+                    match candidates.as_slice() {
+                        [] => "no swept key takes several numbers".to_string(),
+                        places => format!("the keys that can are {}", names(places)),
+                    }
+                ));
+            }
+            index
+        }
+        None => match candidates.as_slice() {
+            [] => return Ok(None),
+            [one] => *one,
+            several => {
+                let population: Vec<usize> = several
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        points.iter().all(|p| {
+                            p.population.is_some_and(|n| {
+                                axis_value(&p.values[i].1) == Some((f64::from(n), ""))
+                            })
+                        })
+                    })
+                    .collect();
+                match population.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        return Err(format!(
+                            "the sweep has several keys its curves could be drawn against: {}; name one with --x KEY, and the others' values make a curve each",
+                            names(several)
+                        ));
+                    }
+                }
+            }
+        },
+    };
+    let unit = numbers(points, index).map_or("", |(_, unit)| unit);
+    Ok(Some(Axis {
         key: keys[index].clone(),
-        unit: unit.unwrap_or_default(),
+        unit,
         index,
+        others: varying.into_iter().filter(|&i| i != index).collect(),
     }))
 }
 
@@ -147,12 +241,10 @@ pub struct Curve {
 pub fn curves(axis: &Axis, points: &[PointRuns], measure: &str, level: f64) -> Vec<Curve> {
     let mut curves: Vec<Curve> = Vec::new();
     for p in points {
-        let label = p
-            .values
+        let label = axis
+            .others
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != axis.index)
-            .map(|(_, (k, v))| format!("{k}={v}"))
+            .map(|&i| format!("{}={}", p.values[i].0, p.values[i].1))
             .collect::<Vec<_>>()
             .join(", ");
         let x = axis_value(&p.values[axis.index].1).map_or(f64::NAN, |v| v.0);
@@ -683,13 +775,14 @@ mod tests {
         chosen: Option<&str>,
         points: &[PointRuns],
     ) -> Result<Option<Axis>, String> {
-        let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
-        super::axis(keys, chosen, &values)
+        let points: Vec<AxisPoint> = points.iter().map(AxisPoint::from).collect();
+        super::axis(keys, chosen, &points)
     }
 
     #[test]
-    fn the_axis_is_the_last_key_or_the_one_chosen() {
+    fn the_axis_is_the_one_chosen_or_the_one_key_that_can_be() {
         let points = sweep(|_, _| 1.0);
+        // Two keys of several numbers: the one that is the population N.
         let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
         assert_eq!((axis.key.as_str(), axis.unit), ("users.terminals", ""));
         let memory = axis_of(&keys(), Some("memory.size"), &points)
@@ -707,13 +800,14 @@ mod tests {
         assert_eq!(axis_value("12"), Some((12.0, "")));
         assert_eq!(axis_value("800KB/s"), Some((800.0, "KB/s")));
         assert_eq!(axis_value("fcfs"), None);
-        // One value only: nothing to draw against.
+        // Terminals of one value: memory is the only key that can be it.
         let one: Vec<PointRuns> = points
             .iter()
             .filter(|p| p.values[1].1 == "10")
             .cloned()
             .collect();
-        assert_eq!(axis_of(&keys(), None, &one), Ok(None));
+        let only = axis_of(&keys(), None, &one).unwrap().unwrap();
+        assert_eq!(only.key, "memory.size");
         // A chosen key none of whose values is a number.
         let mut named = sweep(|_, _| 1.0);
         for p in &mut named {
@@ -722,8 +816,69 @@ mod tests {
         assert!(axis_of(&keys(), Some("users.terminals"), &named).is_err());
         let mut words = sweep(|_, _| 1.0);
         words[3].values[1].1 = "many".into();
-        assert_eq!(axis_of(&keys(), None, &words), Ok(None));
+        assert_eq!(
+            axis_of(&keys(), None, &words).unwrap().unwrap().key,
+            "memory.size"
+        );
         assert!(axis_of(&keys(), Some("users.terminals"), &words).is_err());
+    }
+
+    /// The sweep with a constant given after its keys, as `--set
+    /// run.end_time=40000s` last on the command line.
+    fn with_constant(mut points: Vec<PointRuns>) -> (Vec<String>, Vec<PointRuns>) {
+        for p in &mut points {
+            p.values.push(("run.end_time".into(), "40000s".into()));
+        }
+        let mut keys = keys();
+        keys.push("run.end_time".into());
+        (keys, points)
+    }
+
+    #[test]
+    fn a_key_of_one_value_is_a_constant_never_the_axis_nor_in_a_label() {
+        let (keys, points) = with_constant(sweep(|_, _| 1.0));
+        let axis = axis_of(&keys, None, &points).unwrap().unwrap();
+        assert_eq!(axis.key, "users.terminals");
+        let curves = curves(&axis, &points, THROUGHPUT, 0.95);
+        assert_eq!(curves[0].label, "memory.size=160KiB");
+        // Without the population rule too: memory is the only candidate.
+        let mut open: Vec<PointRuns> = points
+            .iter()
+            .filter(|p| p.values[1].1 == "10")
+            .cloned()
+            .collect();
+        for p in &mut open {
+            p.reference = None;
+        }
+        assert_eq!(
+            axis_of(&keys, None, &open).unwrap().unwrap().key,
+            "memory.size"
+        );
+        // Named as the axis, the constant is refused, the candidates named.
+        assert_eq!(
+            axis_of(&keys, Some("run.end_time"), &open).unwrap_err(),
+            "--x run.end_time: it takes one value in this sweep, so it cannot be an axis; the keys that can are memory.size"
+        );
+    }
+
+    #[test]
+    fn a_sweep_with_no_way_to_pick_its_axis_is_refused_naming_the_candidates() {
+        let (keys, mut points) = with_constant(sweep(|_, _| 1.0));
+        // An open model: no population to pick by.
+        for p in &mut points {
+            p.reference = None;
+        }
+        assert_eq!(
+            axis_of(&keys, None, &points).unwrap_err(),
+            "the sweep has several keys its curves could be drawn against: memory.size, users.terminals; name one with --x KEY, and the others' values make a curve each"
+        );
+        let chosen = axis_of(&keys, Some("memory.size"), &points)
+            .unwrap()
+            .unwrap();
+        assert_eq!(chosen.key, "memory.size");
+        let curves = curves(&chosen, &points, THROUGHPUT, 0.95);
+        assert_eq!(curves.len(), 5);
+        assert_eq!(curves[4].label, "users.terminals=50");
     }
 
     #[test]
