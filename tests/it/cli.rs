@@ -1540,15 +1540,14 @@ fn batch_and_sweep_give_the_same_files_on_any_number_of_threads() {
     let out = sweep("1", &one);
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert_eq!(sweep("2", &two).status, 0);
-    // The curves against the key named, run.end_time, one per rate.
+    // The curves against the key named, run.end_time, one per rate; the
+    // one class's throughput is the system's, drawn once.
     assert_eq!(
         files_in(&one),
         [
             "batch.json",
             "classes.jobs.mean_response.png",
             "classes.jobs.mean_response.svg",
-            "classes.jobs.throughput.png",
-            "classes.jobs.throughput.svg",
             "estimates.csv",
             "knees.csv",
             "replications.csv",
@@ -1673,6 +1672,9 @@ fn a_sweep_draws_against_the_key_that_varies_and_refuses_to_guess() {
         "{}",
         out.stderr
     );
+    // The help says where the charts come from.
+    let help = tpsim(&["sweep", "--help"]);
+    assert!(help.stdout.contains("charts"), "{}", help.stdout);
 }
 
 #[test]
@@ -1910,7 +1912,7 @@ fn merged_shards_give_the_whole_sweep_byte_for_byte() {
         assert_eq!(merged.status, 0, "{}", merged.stderr);
         assert_eq!(merged.stdout, single.stdout, "{name}");
         let whole = Path::new(&whole);
-        assert_eq!(files_in(whole).len(), 10, "{:?}", files_in(whole));
+        assert_eq!(files_in(whole).len(), 8, "{:?}", files_in(whole));
         assert_eq!(files_in(whole), files_in(Path::new(&merged_dir)));
         for file in files_in(whole) {
             assert!(

@@ -60,7 +60,9 @@ pub(crate) struct ReplicationArgs {
     #[arg(long, value_name = "I/N", requires = "out", conflicts_with = "html")]
     shard: Option<Shard>,
     /// Directory to write replications.csv, estimates.csv and batch.json
-    /// into (created if missing); with --shard, shard.json.
+    /// into (created if missing); a sweep with an axis also draws its
+    /// charts there (throughput and each measure against the axis, SVG and
+    /// PNG) and writes knees.csv; with --shard, shard.json alone.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -505,9 +507,10 @@ const THROUGHPUT_PATTERN: &str = "classes.*.throughput";
 /// The most charts of chosen measures a sweep draws.
 const MAX_CHARTS: usize = 24;
 
-/// A sweep's charts: the system's throughput with MVA and the bound where
-/// the model has them, and each chosen measure (with MVA's curve for the
-/// throughput or mean response of a one-class model), each as SVG and PNG.
+/// A sweep's charts, one per quantity: the system's throughput with MVA
+/// and the bound where the model has them, and each chosen measure (a
+/// one-class model's mean response with MVA and its bound; its class's
+/// throughput is the system's, drawn once), each as SVG and PNG.
 fn charts(
     batch: &Identity,
     results: &[PointRuns],
@@ -541,7 +544,7 @@ fn charts(
         let beside = if !one_class {
             Beside::Nothing
         } else if batch::matches(THROUGHPUT_PATTERN, name) {
-            Beside::Throughput
+            continue;
         } else if batch::matches("classes.*.mean_response", name) {
             Beside::Response
         } else {

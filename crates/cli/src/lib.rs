@@ -190,7 +190,8 @@ enum Command {
     /// Student-t interval on every measure.
     Batch(BatchArgs),
     /// Run a scenario over values of its keys, with replications at every
-    /// point.
+    /// point; with --out, its curves against one key as charts, with the
+    /// closed model's bounds and MVA beside them, and their knees.
     Sweep(SweepArgs),
     /// Join the records of a batch's or a sweep's shards (`--shard I/N`)
     /// into the whole batch: the same table and files, byte for byte.
