@@ -22,8 +22,8 @@
 //! - Where the points rest on different numbers of observations, a point's
 //!   area is proportional to its number, and the legend gives the scale.
 //! - Text is set in DejaVu Sans: compiled in for the PNG, and named first
-//!   in the SVG's list of fonts ([`FONT`]) before fonts of the same
-//!   design, so a chart looks the same on every machine.
+//!   in the SVG's list of fonts ([`FONT`]) before fonts like it, so a
+//!   chart looks the same on every machine.
 
 use crate::analysis::{Index, LevelRow};
 use crate::compare::ComparisonRow;
@@ -39,8 +39,9 @@ use tpsim_models::system::LifetimePoint;
 use tpsim_models::units::Figure;
 
 /// The fonts a chart's text asks for, in order: DejaVu Sans, which the
-/// PNG is drawn in (compiled in), then fonts of the same design and
-/// metrics, then the viewer's sans-serif.
+/// PNG is drawn in (compiled in); Bitstream Vera Sans, which DejaVu was
+/// made from (the same letters and widths); Verdana, of a like design;
+/// then the viewer's sans-serif.
 pub const FONT: &str = "DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
 
 /// How a series is drawn, and when: bounds first, then model curves, then
