@@ -150,15 +150,13 @@ fn the_thrashing_knee_moves_with_memory() {
         || true,
     );
     let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
-    let values: Vec<_> = results.iter().map(|p| p.values.clone()).collect();
-    let axis = curves::axis(&keys, Some("users.terminals"), &values)
-        .unwrap()
-        .unwrap();
+    let at: Vec<_> = results.iter().map(curves::AxisPoint::from).collect();
+    let axis = curves::axis(&keys, None, &at).unwrap().unwrap();
+    // The population N, the other key of several values making the curves
+    // and the constants in no label.
+    assert_eq!(axis.key, "users.terminals");
     let throughput = curves::curves(&axis, &results, curves::THROUGHPUT, 0.95);
-    assert_eq!(
-        throughput[0].label,
-        "memory.size=160KiB, run.end_time=6000s, run.warmup=1000s"
-    );
+    assert_eq!(throughput[0].label, "memory.size=160KiB");
     let knees = curves::knees(&throughput);
     let (small, large) = (&knees[0], &knees[1]);
     let small_half = small

@@ -1527,6 +1527,8 @@ fn batch_and_sweep_give_the_same_files_on_any_number_of_threads() {
             "class[jobs].arrivals.exp.rate=0.3/s,0.6/s",
             "--set",
             "run.end_time=2000s..4000s:2000s",
+            "--x",
+            "run.end_time",
             "--replications",
             "3",
             "--jobs",
@@ -1538,15 +1540,14 @@ fn batch_and_sweep_give_the_same_files_on_any_number_of_threads() {
     let out = sweep("1", &one);
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert_eq!(sweep("2", &two).status, 0);
-    // The curves against the last key, run.end_time, one per rate.
+    // The curves against the key named, run.end_time, one per rate; the
+    // one class's throughput is the system's, drawn once.
     assert_eq!(
         files_in(&one),
         [
             "batch.json",
             "classes.jobs.mean_response.png",
             "classes.jobs.mean_response.svg",
-            "classes.jobs.throughput.png",
-            "classes.jobs.throughput.svg",
             "estimates.csv",
             "knees.csv",
             "replications.csv",
@@ -1608,6 +1609,72 @@ fn batch_and_sweep_give_the_same_files_on_any_number_of_threads() {
         (utilization["mean"].as_f64().unwrap() - 0.8).abs() < 0.02,
         "{utilization}"
     );
+}
+
+#[test]
+fn a_sweep_draws_against_the_key_that_varies_and_refuses_to_guess() {
+    let dir = tempfile::tempdir().unwrap();
+    let mm1 = short_mm1(dir.path());
+    let out_dir = dir.path().join("out");
+    let rate = "class[jobs].arrivals.exp.rate=0.3/s,0.6/s";
+    // A constant given after the swept key is not the axis.
+    let out = tpsim(&[
+        "sweep",
+        &mm1,
+        "--set",
+        rate,
+        "--set",
+        "run.end_time=2000s",
+        "--replications",
+        "2",
+        "--json",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["axis"], "class[jobs].arrivals.exp.rate", "{value}");
+    assert!(files_in(&out_dir).contains(&"throughput.svg".to_string()));
+    // Two keys of several numbers and no population to choose by: refused
+    // before anything runs, naming both, with the way out.
+    let refused = dir.path().join("refused");
+    let out = tpsim(&[
+        "sweep",
+        &mm1,
+        "--set",
+        rate,
+        "--set",
+        "run.end_time=2000s,3000s",
+        "--out",
+        refused.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.trim(),
+        "tpsim: the sweep has several keys its curves could be drawn against: class[jobs].arrivals.exp.rate, run.end_time; name one with --x KEY, and the others' values make a curve each"
+    );
+    assert!(!refused.exists());
+    // Naming the constant as the axis is refused too.
+    let out = tpsim(&[
+        "sweep",
+        &mm1,
+        "--set",
+        rate,
+        "--set",
+        "run.end_time=2000s",
+        "--x",
+        "run.end_time",
+    ]);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--x run.end_time: it takes one value in this sweep"),
+        "{}",
+        out.stderr
+    );
+    // The help says where the charts come from.
+    let help = tpsim(&["sweep", "--help"]);
+    assert!(help.stdout.contains("charts"), "{}", help.stdout);
 }
 
 #[test]
@@ -1845,7 +1912,7 @@ fn merged_shards_give_the_whole_sweep_byte_for_byte() {
         assert_eq!(merged.status, 0, "{}", merged.stderr);
         assert_eq!(merged.stdout, single.stdout, "{name}");
         let whole = Path::new(&whole);
-        assert_eq!(files_in(whole).len(), 10, "{:?}", files_in(whole));
+        assert_eq!(files_in(whole).len(), 8, "{:?}", files_in(whole));
         assert_eq!(files_in(whole), files_in(Path::new(&merged_dir)));
         for file in files_in(whole) {
             assert!(

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tpsim_models::SimTime;
+use tpsim_models::analytic::ClosedModel;
 use tpsim_models::batch::{self, DEFAULT_MEASURES, PointRuns, WarmupRule};
 use tpsim_models::replicate::{Precision, Rule, Runner, Shard, Stop};
 use tpsim_models::shard::{self, Identity, Record};
@@ -59,7 +60,9 @@ pub(crate) struct ReplicationArgs {
     #[arg(long, value_name = "I/N", requires = "out", conflicts_with = "html")]
     shard: Option<Shard>,
     /// Directory to write replications.csv, estimates.csv and batch.json
-    /// into (created if missing); with --shard, shard.json.
+    /// into (created if missing); a sweep with an axis also draws its
+    /// charts there (throughput and each measure against the axis, SVG and
+    /// PNG) and writes knees.csv; with --shard, shard.json alone.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -76,7 +79,8 @@ pub(crate) struct MergeArgs {
     /// holding it.
     #[arg(required = true, value_name = "SHARD")]
     shards: Vec<PathBuf>,
-    /// The swept key to draw the curves against (default: the last).
+    /// The swept key to draw the curves against (default: as `tpsim sweep`
+    /// chooses it).
     #[arg(long = "x", value_name = "KEY")]
     x: Option<String>,
     /// Directory to write replications.csv, estimates.csv and batch.json
@@ -120,8 +124,17 @@ pub(crate) fn batch(
     }
     let chosen = chosen_measures(args, &points[0], &name).map_err(input)?;
     let keys: Vec<String> = settings.iter().map(|s| s.key.clone()).collect();
-    let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
-    curves::axis(&keys, x, &values).map_err(input)?;
+    // The axis is chosen, or refused, before anything runs.
+    let at: Vec<curves::AxisPoint> = points
+        .iter()
+        .map(|p| curves::AxisPoint {
+            values: &p.values,
+            population: ClosedModel::of_scenario(&p.scenario)
+                .ok()
+                .map(|m| m.terminals),
+        })
+        .collect();
+    curves::axis(&keys, x, &at).map_err(input)?;
     let runner = Runner::new(args.jobs.unwrap_or(0)).map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref(), &[path])?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
@@ -373,9 +386,8 @@ pub(crate) fn merge(
         paths.push(path);
     }
     let merged = shard::merge(&records).map_err(|e| input(e.to_string()))?;
-    let values: Vec<Vec<(String, String)>> =
-        merged.points.iter().map(|p| p.values.clone()).collect();
-    curves::axis(&merged.batch.keys, args.x.as_deref(), &values).map_err(input)?;
+    let at: Vec<curves::AxisPoint> = merged.points.iter().map(curves::AxisPoint::from).collect();
+    curves::axis(&merged.batch.keys, args.x.as_deref(), &at).map_err(input)?;
     let inputs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let out = open_out(args.out.as_deref(), &inputs)?;
     report(
@@ -409,9 +421,8 @@ fn report(
     json: bool,
     stdout: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let values: Vec<Vec<(String, String)>> = results.iter().map(|p| p.values.clone()).collect();
-    let axis =
-        curves::axis(&batch.keys, x, &values).map_err(|e| Failure::Input(anyhow::anyhow!(e)))?;
+    let at: Vec<curves::AxisPoint> = results.iter().map(curves::AxisPoint::from).collect();
+    let axis = curves::axis(&batch.keys, x, &at).map_err(|e| Failure::Input(anyhow::anyhow!(e)))?;
     let has_throughput = results.iter().any(|p| {
         p.measures
             .iter()
@@ -496,9 +507,10 @@ const THROUGHPUT_PATTERN: &str = "classes.*.throughput";
 /// The most charts of chosen measures a sweep draws.
 const MAX_CHARTS: usize = 24;
 
-/// A sweep's charts: the system's throughput with MVA and the bound where
-/// the model has them, and each chosen measure (with MVA's curve for the
-/// throughput or mean response of a one-class model), each as SVG and PNG.
+/// A sweep's charts, one per quantity: the system's throughput with MVA
+/// and the bound where the model has them, and each chosen measure (a
+/// one-class model's mean response with MVA and its bound; its class's
+/// throughput is the system's, drawn once), each as SVG and PNG.
 fn charts(
     batch: &Identity,
     results: &[PointRuns],
@@ -532,7 +544,7 @@ fn charts(
         let beside = if !one_class {
             Beside::Nothing
         } else if batch::matches(THROUGHPUT_PATTERN, name) {
-            Beside::Throughput
+            continue;
         } else if batch::matches("classes.*.mean_response", name) {
             Beside::Response
         } else {

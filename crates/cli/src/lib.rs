@@ -191,7 +191,8 @@ enum Command {
     /// Student-t interval on every measure.
     Batch(BatchArgs),
     /// Run a scenario over values of its keys, with replications at every
-    /// point.
+    /// point; with --out, its curves against one key as charts, with the
+    /// closed model's bounds and MVA beside them, and their knees.
     Sweep(SweepArgs),
     /// Join the records of a batch's or a sweep's shards (`--shard I/N`)
     /// into the whole batch: the same table and files, byte for byte.
@@ -285,8 +286,11 @@ struct SweepArgs {
     /// Repeat for a product of keys, the last varying fastest.
     #[arg(long = "set", required = true, value_name = "KEY=VALUES")]
     sets: Vec<String>,
-    /// The swept key to draw the curves against (default: the last); the
-    /// other keys' values make one curve each.
+    /// The swept key to draw the curves against; the other keys' values
+    /// make one curve each. By default the one key of several numeric
+    /// values (a key of one value is a constant), or of several such keys
+    /// the closed model's population; a sweep with no way to choose is
+    /// refused, naming the keys.
     #[arg(long = "x", value_name = "KEY")]
     x: Option<String>,
     #[command(flatten)]

@@ -20,7 +20,7 @@
 //!   measures how gracefully the system takes overload (1: all of it, as
 //!   a system limited by its bottleneck alone; near 0: it thrashes).
 
-use crate::plot::{Chart, Series};
+use crate::plot::{Chart, Kind, Series};
 use crate::report::{new_table, num};
 use tpsim_models::analytic::Reference;
 use tpsim_models::batch::{PointRuns, matches};
@@ -39,6 +39,9 @@ pub struct Axis {
     pub unit: &'static str,
     /// Its place among the swept keys.
     index: usize,
+    /// The places of the other keys that take several values: a curve for
+    /// each of their values. Keys of one value are constants, in no label.
+    others: Vec<usize>,
 }
 
 impl Axis {
@@ -73,51 +76,142 @@ pub fn axis_value(text: &str) -> Option<(f64, &'static str)> {
         .map(|r| (r.0 / 1000.0, "KB/s"))
 }
 
-/// The axis of a sweep over `keys`: `chosen` if given, else the last key
-/// (the one varying fastest). `None` when there is nothing to draw: no
-/// keys, fewer than two values, or (for the default) values that are not
-/// numbers of one unit; an error when the chosen key is not swept or its
-/// values are not numbers of one unit.
+/// One point of a sweep as the choice of its axis sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct AxisPoint<'a> {
+    /// Each swept key and its value there, as text.
+    pub values: &'a [(String, String)],
+    /// The closed model's population N there, where it has one.
+    pub population: Option<u32>,
+}
+
+impl<'a> From<&'a PointRuns> for AxisPoint<'a> {
+    fn from(p: &'a PointRuns) -> AxisPoint<'a> {
+        AxisPoint {
+            values: &p.values,
+            population: p.reference.as_ref().map(|r| r.population),
+        }
+    }
+}
+
+/// A key's values over the points as numbers of one unit, or `None`.
+fn numbers(points: &[AxisPoint], index: usize) -> Option<(Vec<f64>, &'static str)> {
+    let mut unit = None;
+    let mut xs = Vec::with_capacity(points.len());
+    for p in points {
+        let (x, u) = axis_value(&p.values[index].1)?;
+        if unit.is_some_and(|unit| unit != u) {
+            return None;
+        }
+        unit = Some(u);
+        xs.push(x);
+    }
+    Some((xs, unit.unwrap_or_default()))
+}
+
+/// How many different values a key takes over the points.
+fn distinct(points: &[AxisPoint], index: usize) -> usize {
+    let mut values: Vec<&str> = points.iter().map(|p| p.values[index].1.as_str()).collect();
+    values.sort_unstable();
+    values.dedup();
+    values.len()
+}
+
+/// The axis of a sweep over `keys`, in this order:
+///
+/// - `chosen` (`--x`), which must be a swept key taking several values,
+///   all numbers of one unit;
+/// - else the one key taking several values that are numbers of one unit
+///   (a key of one value, such as `--set run.end_time=40000s`, is a
+///   constant of the sweep, never its axis);
+/// - else, of several such keys, the one whose value is the closed
+///   model's population N at every point (the bound and the knees are
+///   functions of N).
+///
+/// `None` when no key can be an axis (nothing to draw); an error, naming
+/// the candidates, when several can and none of the rules picks one, or
+/// when the chosen key cannot be one.
 pub fn axis(
     keys: &[String],
     chosen: Option<&str>,
-    points: &[Vec<(String, String)>],
+    points: &[AxisPoint],
 ) -> Result<Option<Axis>, String> {
-    let index = match chosen {
-        Some(key) => keys.iter().position(|k| k == key).ok_or_else(|| {
-            format!(
-                "--x {key}: not a swept key; the swept keys are {}",
-                if keys.is_empty() {
-                    "none".to_string()
-                } else {
-                    keys.join(", ")
-                }
-            )
-        })?,
-        None if keys.is_empty() => return Ok(None),
-        None => keys.len() - 1,
-    };
-    let values: Vec<Option<(f64, &str)>> = points
-        .iter()
-        .map(|values| axis_value(&values[index].1))
+    let varying: Vec<usize> = (0..keys.len())
+        .filter(|&i| distinct(points, i) > 1)
         .collect();
-    let unit = values.first().copied().flatten().map(|v| v.1);
-    let numeric = values.iter().all(|v| v.is_some() && v.map(|v| v.1) == unit);
-    if !numeric {
-        return match chosen {
-            Some(key) => Err(format!(
-                "--x {key}: its values are not numbers of one unit, so they cannot be an axis"
-            )),
-            None => Ok(None),
-        };
-    }
-    let mut xs: Vec<f64> = values.iter().flatten().map(|v| v.0).collect();
-    xs.sort_by(f64::total_cmp);
-    xs.dedup();
-    Ok((xs.len() > 1).then(|| Axis {
+    let candidates: Vec<usize> = varying
+        .iter()
+        .copied()
+        .filter(|&i| numbers(points, i).is_some())
+        .collect();
+    let names = |places: &[usize]| {
+        places
+            .iter()
+            .map(|&i| keys[i].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let index = match chosen {
+        Some(key) => {
+            let index = keys.iter().position(|k| k == key).ok_or_else(|| {
+                format!(
+                    "--x {key}: not a swept key; the swept keys are {}",
+                    if keys.is_empty() {
+                        "none".to_string()
+                    } else {
+                        keys.join(", ")
+                    }
+                )
+            })?;
+            if numbers(points, index).is_none() {
+                return Err(format!(
+                    "--x {key}: its values are not numbers of one unit, so they cannot be an axis"
+                ));
+            }
+            if !varying.contains(&index) {
+                return Err(format!(
+                    "--x {key}: it takes one value in this sweep, so it cannot be an axis; {}",
+                    match candidates.as_slice() {
+                        [] => "no swept key takes several numbers".to_string(),
+                        places => format!("the keys that can are {}", names(places)),
+                    }
+                ));
+            }
+            index
+        }
+        None => match candidates.as_slice() {
+            [] => return Ok(None),
+            [one] => *one,
+            several => {
+                let population: Vec<usize> = several
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        points.iter().all(|p| {
+                            p.population.is_some_and(|n| {
+                                axis_value(&p.values[i].1) == Some((f64::from(n), ""))
+                            })
+                        })
+                    })
+                    .collect();
+                match population.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        return Err(format!(
+                            "the sweep has several keys its curves could be drawn against: {}; name one with --x KEY, and the others' values make a curve each",
+                            names(several)
+                        ));
+                    }
+                }
+            }
+        },
+    };
+    let unit = numbers(points, index).map_or("", |(_, unit)| unit);
+    Ok(Some(Axis {
         key: keys[index].clone(),
-        unit: unit.unwrap_or_default(),
+        unit,
         index,
+        others: varying.into_iter().filter(|&i| i != index).collect(),
     }))
 }
 
@@ -147,12 +241,10 @@ pub struct Curve {
 pub fn curves(axis: &Axis, points: &[PointRuns], measure: &str, level: f64) -> Vec<Curve> {
     let mut curves: Vec<Curve> = Vec::new();
     for p in points {
-        let label = p
-            .values
+        let label = axis
+            .others
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != axis.index)
-            .map(|(_, (k, v))| format!("{k}={v}"))
+            .map(|&i| format!("{}={}", p.values[i].0, p.values[i].1))
             .collect::<Vec<_>>()
             .join(", ");
         let x = axis_value(&p.values[axis.index].1).map_or(f64::NAN, |v| v.0);
@@ -244,7 +336,13 @@ fn knee(curve: &Curve) -> Knee {
         .points
         .iter()
         .filter(|p| p.estimate.n > 0)
-        .filter_map(|p| Some((p.x, p.reference.as_ref()?.bound() - p.estimate.mean)))
+        .filter_map(|p| {
+            let r = p.reference.as_ref()?;
+            Some((
+                p.x,
+                throughput_bound(r, f64::from(r.population)) - p.estimate.mean,
+            ))
+        })
         .max_by(|a, b| a.1.total_cmp(&b.1));
     // The first of equal highest means: the smallest population reaching it.
     let top =
@@ -384,16 +482,103 @@ fn csv_field(text: &str) -> String {
     }
 }
 
+/// The asymptotic bound on throughput at a population of `n`:
+/// min(n / (D + Z), 1 / D_max) (no second term without a queueing
+/// centre).
+pub fn throughput_bound(r: &Reference, n: f64) -> f64 {
+    let light = n / (r.demand + r.think);
+    if r.max_demand > 0.0 {
+        light.min(1.0 / r.max_demand)
+    } else {
+        light
+    }
+}
+
+/// The asymptotic bound on mean response at a population of `n`:
+/// max(D, n D_max - Z) (D alone without a queueing centre).
+pub fn response_bound(r: &Reference, n: f64) -> f64 {
+    r.demand.max(n * r.max_demand - r.think)
+}
+
 /// Which of the closed model's curves a chart draws beside the measured
 /// ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Beside {
     /// None.
     Nothing,
-    /// MVA's throughput and the asymptotic bound.
+    /// MVA's throughput and the asymptotic bound on it.
     Throughput,
-    /// MVA's mean response.
+    /// MVA's mean response and the asymptotic bound on it.
     Response,
+}
+
+/// A closed model's curve beside the measured ones: its legend name, how
+/// it is drawn, and its value from a point's reference at a population.
+struct Analytic {
+    name: &'static str,
+    bound: bool,
+    of: fn(&Reference, f64) -> f64,
+}
+
+impl Beside {
+    fn curves(self) -> Vec<Analytic> {
+        let mva = |of| Analytic {
+            name: "MVA",
+            bound: false,
+            of,
+        };
+        match self {
+            Beside::Nothing => Vec::new(),
+            Beside::Throughput => vec![
+                mva(|r, _| r.throughput),
+                Analytic {
+                    name: "bound min(N/(D+Z), 1/Dmax)",
+                    bound: true,
+                    of: throughput_bound,
+                },
+            ],
+            Beside::Response => vec![
+                mva(|r, _| r.response),
+                Analytic {
+                    name: "bound max(D, N Dmax - Z)",
+                    bound: true,
+                    of: response_bound,
+                },
+            ],
+        }
+    }
+}
+
+/// The bound along a curve: where the axis is the population N and the
+/// demands stay as they are, its vertices (the ends of the curve and, where
+/// it lies between them, N* = (D + Z) / D_max, the corner), computed from
+/// the demands so that the corner is drawn where it is; against another
+/// key, its value at each point.
+fn bound_line(curve: &Curve, of: fn(&Reference, f64) -> f64) -> Vec<(f64, f64)> {
+    let at: Vec<(f64, &Reference)> = curve
+        .points
+        .iter()
+        .filter_map(|p| Some((p.x, p.reference.as_ref()?)))
+        .collect();
+    let (Some(&(low, first)), Some(&(high, _))) = (at.first(), at.last()) else {
+        return Vec::new();
+    };
+    let along_n = at.iter().all(|(x, r)| {
+        *x == f64::from(r.population)
+            && (r.think, r.demand, r.max_demand) == (first.think, first.demand, first.max_demand)
+    });
+    if !along_n {
+        return at
+            .iter()
+            .map(|&(x, r)| (x, of(r, f64::from(r.population))))
+            .collect();
+    }
+    let corner = first.saturation().filter(|&n| low < n && n < high);
+    std::iter::once(low)
+        .chain(corner)
+        .chain((high > low).then_some(high))
+        .map(|n| (n, of(first, n)))
+        .collect()
 }
 
 /// The chart of `measure`'s curves, each with its interval as a band, and
@@ -410,8 +595,6 @@ pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside, level
         };
         let measured: Vec<&CurvePoint> = c.points.iter().filter(|p| p.estimate.n > 0).collect();
         series.push(Series {
-            name,
-            points: measured.iter().map(|p| (p.x, p.estimate.mean)).collect(),
             band: measured
                 .iter()
                 .filter_map(|p| {
@@ -419,45 +602,61 @@ pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside, level
                     Some((p.x, p.estimate.mean - h, p.estimate.mean + h))
                 })
                 .collect(),
+            counts: measured.iter().map(|p| p.estimate.n as u64).collect(),
+            ..Series::new(
+                name,
+                Kind::Measured,
+                measured.iter().map(|p| (p.x, p.estimate.mean)).collect(),
+            )
         });
     }
-    type Of = fn(&Reference) -> f64;
-    let analytic: Vec<(&str, Of)> = match beside {
-        Beside::Nothing => Vec::new(),
-        Beside::Throughput => vec![("MVA", |r| r.throughput), ("bound", Reference::bound)],
-        Beside::Response => vec![("MVA", |r| r.response)],
-    };
-    for (what, of) in analytic {
-        let lines: Vec<(String, Vec<(f64, f64)>)> = curves
+    for analytic in beside.curves() {
+        let lines: Vec<(usize, Vec<(f64, f64)>)> = curves
             .iter()
-            .map(|c| {
-                let points = c
-                    .points
-                    .iter()
-                    .filter_map(|p| Some((p.x, of(p.reference.as_ref()?))))
-                    .collect();
-                (c.label.clone(), points)
+            .enumerate()
+            .map(|(i, c)| {
+                let points = if analytic.bound {
+                    bound_line(c, analytic.of)
+                } else {
+                    c.points
+                        .iter()
+                        .filter_map(|p| {
+                            let r = p.reference.as_ref()?;
+                            Some((p.x, (analytic.of)(r, f64::from(r.population))))
+                        })
+                        .collect()
+                };
+                (i, points)
             })
-            .filter(|(_, points): &(String, Vec<(f64, f64)>)| !points.is_empty())
+            .filter(|(_, points)| !points.is_empty())
             .collect();
         let same = lines.windows(2).all(|w| w[0].1 == w[1].1);
-        for (i, (label, points)) in lines.into_iter().enumerate() {
-            if same && i > 0 {
+        for (i, points) in lines.into_iter() {
+            let label = &curves[i].label;
+            let (name, of) = if same {
+                (analytic.name.to_string(), None)
+            } else if label.is_empty() {
+                (analytic.name.to_string(), Some(i))
+            } else {
+                (format!("{}, {label}", analytic.name), Some(i))
+            };
+            let kind = if analytic.bound {
+                Kind::Bound { of }
+            } else {
+                Kind::Model { of }
+            };
+            series.push(Series::new(name, kind, points));
+            if same {
                 break;
             }
-            let name = if same || label.is_empty() {
-                what.to_string()
-            } else {
-                format!("{what}, {label}")
-            };
-            series.push(Series {
-                name,
-                points,
-                band: Vec::new(),
-            });
         }
     }
     let y_label = measure_label(measure);
+    let x_counts = axis.unit.is_empty()
+        && curves
+            .iter()
+            .flat_map(|c| &c.points)
+            .all(|p| p.x.fract() == 0.0);
     Chart {
         title: format!(
             "{} against {}",
@@ -465,6 +664,7 @@ pub fn chart(axis: &Axis, measure: &str, curves: &[Curve], beside: Beside, level
             axis.key
         ),
         x_label: axis.label(),
+        x_counts,
         y_label,
         band_label: format!("{}% interval", Figure(level * 100.0)),
         series,
@@ -575,13 +775,14 @@ mod tests {
         chosen: Option<&str>,
         points: &[PointRuns],
     ) -> Result<Option<Axis>, String> {
-        let values: Vec<Vec<(String, String)>> = points.iter().map(|p| p.values.clone()).collect();
-        super::axis(keys, chosen, &values)
+        let points: Vec<AxisPoint> = points.iter().map(AxisPoint::from).collect();
+        super::axis(keys, chosen, &points)
     }
 
     #[test]
-    fn the_axis_is_the_last_key_or_the_one_chosen() {
+    fn the_axis_is_the_one_chosen_or_the_one_key_that_can_be() {
         let points = sweep(|_, _| 1.0);
+        // Two keys of several numbers: the one that is the population N.
         let axis = axis_of(&keys(), None, &points).unwrap().unwrap();
         assert_eq!((axis.key.as_str(), axis.unit), ("users.terminals", ""));
         let memory = axis_of(&keys(), Some("memory.size"), &points)
@@ -599,13 +800,14 @@ mod tests {
         assert_eq!(axis_value("12"), Some((12.0, "")));
         assert_eq!(axis_value("800KB/s"), Some((800.0, "KB/s")));
         assert_eq!(axis_value("fcfs"), None);
-        // One value only: nothing to draw against.
+        // Terminals of one value: memory is the only key that can be it.
         let one: Vec<PointRuns> = points
             .iter()
             .filter(|p| p.values[1].1 == "10")
             .cloned()
             .collect();
-        assert_eq!(axis_of(&keys(), None, &one), Ok(None));
+        let only = axis_of(&keys(), None, &one).unwrap().unwrap();
+        assert_eq!(only.key, "memory.size");
         // A chosen key none of whose values is a number.
         let mut named = sweep(|_, _| 1.0);
         for p in &mut named {
@@ -614,8 +816,69 @@ mod tests {
         assert!(axis_of(&keys(), Some("users.terminals"), &named).is_err());
         let mut words = sweep(|_, _| 1.0);
         words[3].values[1].1 = "many".into();
-        assert_eq!(axis_of(&keys(), None, &words), Ok(None));
+        assert_eq!(
+            axis_of(&keys(), None, &words).unwrap().unwrap().key,
+            "memory.size"
+        );
         assert!(axis_of(&keys(), Some("users.terminals"), &words).is_err());
+    }
+
+    /// The sweep with a constant given after its keys, as `--set
+    /// run.end_time=40000s` last on the command line.
+    fn with_constant(mut points: Vec<PointRuns>) -> (Vec<String>, Vec<PointRuns>) {
+        for p in &mut points {
+            p.values.push(("run.end_time".into(), "40000s".into()));
+        }
+        let mut keys = keys();
+        keys.push("run.end_time".into());
+        (keys, points)
+    }
+
+    #[test]
+    fn a_key_of_one_value_is_a_constant_never_the_axis_nor_in_a_label() {
+        let (keys, points) = with_constant(sweep(|_, _| 1.0));
+        let axis = axis_of(&keys, None, &points).unwrap().unwrap();
+        assert_eq!(axis.key, "users.terminals");
+        let curves = curves(&axis, &points, THROUGHPUT, 0.95);
+        assert_eq!(curves[0].label, "memory.size=160KiB");
+        // Without the population rule too: memory is the only candidate.
+        let mut open: Vec<PointRuns> = points
+            .iter()
+            .filter(|p| p.values[1].1 == "10")
+            .cloned()
+            .collect();
+        for p in &mut open {
+            p.reference = None;
+        }
+        assert_eq!(
+            axis_of(&keys, None, &open).unwrap().unwrap().key,
+            "memory.size"
+        );
+        // Named as the axis, the constant is refused, the candidates named.
+        assert_eq!(
+            axis_of(&keys, Some("run.end_time"), &open).unwrap_err(),
+            "--x run.end_time: it takes one value in this sweep, so it cannot be an axis; the keys that can are memory.size"
+        );
+    }
+
+    #[test]
+    fn a_sweep_with_no_way_to_pick_its_axis_is_refused_naming_the_candidates() {
+        let (keys, mut points) = with_constant(sweep(|_, _| 1.0));
+        // An open model: no population to pick by.
+        for p in &mut points {
+            p.reference = None;
+        }
+        assert_eq!(
+            axis_of(&keys, None, &points).unwrap_err(),
+            "the sweep has several keys its curves could be drawn against: memory.size, users.terminals; name one with --x KEY, and the others' values make a curve each"
+        );
+        let chosen = axis_of(&keys, Some("memory.size"), &points)
+            .unwrap()
+            .unwrap();
+        assert_eq!(chosen.key, "memory.size");
+        let curves = curves(&chosen, &points, THROUGHPUT, 0.95);
+        assert_eq!(curves.len(), 5);
+        assert_eq!(curves[4].label, "users.terminals=50");
     }
 
     #[test]
@@ -715,9 +978,21 @@ mod tests {
         let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
-            ["memory.size=160KiB", "memory.size=320KiB", "MVA", "bound"]
+            [
+                "memory.size=160KiB",
+                "memory.size=320KiB",
+                "MVA",
+                "bound min(N/(D+Z), 1/Dmax)"
+            ]
         );
-        assert_eq!(chart.series[3].points[4], (50.0, 2.0));
+        // The bound's vertices: the ends and the corner at N* = 20.
+        assert_eq!(
+            chart.series[3].points,
+            [(10.0, 1.0), (20.0, 2.0), (50.0, 2.0)]
+        );
+        assert_eq!(chart.series[3].kind, Kind::Bound { of: None });
+        assert_eq!(chart.series[2].kind, Kind::Model { of: None });
+        assert_eq!(chart.series[0].counts, [3; 5]);
         assert_eq!(chart.series[0].band.len(), 5);
         let (x, low, high) = chart.series[0].band[1];
         let mean = 20.0 / 12.0;
@@ -760,12 +1035,102 @@ mod tests {
                 "memory.size=160KiB",
                 "memory.size=320KiB",
                 "MVA, memory.size=160KiB",
-                "MVA, memory.size=320KiB"
+                "MVA, memory.size=320KiB",
+                "bound max(D, N Dmax - Z)"
             ]
         );
+        // Each curve's own MVA line in its colour.
+        assert_eq!(chart.series[3].kind, Kind::Model { of: Some(1) });
         assert_eq!(chart.y_label, "mean response of a [s]");
         assert_eq!(chart.band_label, "95% interval");
         assert!(crate::plot::svg(&chart).is_ok());
+    }
+
+    /// A one-curve sweep of the population `ns` of a model with D = 1.2 s,
+    /// D_max = 1.05 s and Z = 8.3 s: N* = 9.5 / 1.05, between 9 and 10.
+    fn population_sweep(ns: &[u32]) -> (Axis, Vec<Curve>) {
+        let points: Vec<PointRuns> = sweep(|_, _| 0.5)
+            .into_iter()
+            .take(ns.len())
+            .zip(ns)
+            .map(|(mut p, &n)| {
+                p.values = vec![("users.terminals".into(), n.to_string())];
+                p.reference = Some(Reference {
+                    population: n,
+                    think: 8.3,
+                    demand: 1.2,
+                    max_demand: 1.05,
+                    throughput: 0.0,
+                    response: 0.0,
+                });
+                p
+            })
+            .collect();
+        let keys = vec!["users.terminals".to_string()];
+        let axis = axis_of(&keys, None, &points).unwrap().unwrap();
+        let curves = curves(&axis, &points, THROUGHPUT, 0.95);
+        (axis, curves)
+    }
+
+    #[test]
+    fn the_bounds_are_the_asymptotes_with_their_corner_at_n_star_exactly() {
+        let (axis, curves) = population_sweep(&[4, 8, 12, 16]);
+        let knee = 9.5 / 1.05;
+        let bound = |beside| {
+            let chart = chart(&axis, THROUGHPUT, &curves, beside, 0.95);
+            chart
+                .series
+                .into_iter()
+                .find(|s| matches!(s.kind, Kind::Bound { .. }))
+                .unwrap()
+                .points
+        };
+        let throughput = bound(Beside::Throughput);
+        let xs: Vec<f64> = throughput.iter().map(|p| p.0).collect();
+        assert_eq!(xs, [4.0, knee, 16.0]);
+        // Rising as N / (D + Z) to the corner, flat at 1 / D_max after it.
+        assert!((throughput[0].1 - 4.0 / 9.5).abs() < 1e-12);
+        assert!((throughput[1].1 - 1.0 / 1.05).abs() < 1e-12);
+        assert!((throughput[2].1 - 1.0 / 1.05).abs() < 1e-12);
+        // Response: flat at D to the corner, then N D_max - Z.
+        let response = bound(Beside::Response);
+        assert_eq!(response.iter().map(|p| p.0).collect::<Vec<_>>(), xs);
+        assert!((response[0].1 - 1.2).abs() < 1e-12);
+        assert!((response[1].1 - 1.2).abs() < 1e-12);
+        assert!((response[2].1 - (16.0 * 1.05 - 8.3)).abs() < 1e-12);
+        // Not sampled at the swept N: 8 and 12 are not vertices.
+        assert!(!xs.contains(&8.0) && !xs.contains(&12.0));
+        // All of the sweep past N*: a straight line between its ends.
+        let (axis, past) = population_sweep(&[10, 20]);
+        let chart = chart(&axis, THROUGHPUT, &past, Beside::Throughput, 0.95);
+        assert_eq!(
+            chart.series[2].points,
+            [(10.0, 1.0 / 1.05), (20.0, 1.0 / 1.05)]
+        );
+        assert!(chart.x_counts);
+    }
+
+    #[test]
+    fn against_another_key_the_bound_is_its_value_at_each_point() {
+        let points = sweep(|_, _| 1.0);
+        let axis = axis_of(&keys(), Some("memory.size"), &points)
+            .unwrap()
+            .unwrap();
+        let curves = curves(&axis, &points, THROUGHPUT, 0.95);
+        let chart = chart(&axis, THROUGHPUT, &curves, Beside::Throughput, 0.95);
+        // One curve per population, each its own bound: min(N/10, 2).
+        let bounds: Vec<&Series> = chart
+            .series
+            .iter()
+            .filter(|s| matches!(s.kind, Kind::Bound { .. }))
+            .collect();
+        assert_eq!(bounds.len(), 5);
+        assert_eq!(bounds[0].points, [(160.0, 1.0), (320.0, 1.0)]);
+        assert_eq!(bounds[4].kind, Kind::Bound { of: Some(4) });
+        assert_eq!(
+            bounds[4].name,
+            "bound min(N/(D+Z), 1/Dmax), users.terminals=50"
+        );
     }
 
     #[test]
