@@ -2,7 +2,7 @@
 //! 75th percentiles closest to a measured probe table, found by a search
 //! over model runs on common random numbers (`tpsim_probe::calibrate`).
 
-use super::compare::{installation, probe_runs};
+use super::compare::{ProbeRunArgs, installation, probe_runs};
 use super::output::OutputFile;
 use super::{Failure, Finished, emit, levels, open_out, publish, settings};
 use std::io::Write;
@@ -36,17 +36,8 @@ pub(crate) struct CalibrateArgs {
     /// interval comes from them.
     #[arg(long, default_value_t = 5, value_name = "R", value_parser = crate::args::replications)]
     replications: u64,
-    /// Master seed; overrides the scenario's `seed`.
-    #[arg(long, value_parser = crate::args::seed)]
-    seed: Option<u64>,
     #[command(flatten)]
-    set: settings::SetArgs,
-    /// Threads to run on (default: one per core). The results do not depend
-    /// on it.
-    #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
-    jobs: Option<usize>,
-    #[command(flatten)]
-    levels: levels::LevelArgs,
+    runs: ProbeRunArgs,
     /// Directory to write losses.csv (every point's loss in every
     /// replication) and levels.csv (the measured and fitted 75th
     /// percentiles by benchmark and level) into; nothing is written for a
@@ -83,9 +74,10 @@ pub(crate) fn calibrate(
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
-    let options = args.levels.options(0.1)?;
-    let fixed = settings::parse_one_each(&args.set.sets, args.seed)?;
-    let fits = settings::parse(&args.fits, args.seed)?;
+    let runs = &args.runs;
+    let options = runs.levels.options(0.1)?;
+    let fixed = settings::parse_one_each(&runs.set.sets, runs.seed)?;
+    let fits = settings::parse(&args.fits, runs.seed)?;
     if fits.len() > MOST_KEYS {
         return Err(input(format!(
             "--fit: {} keys, and a search fits at most {MOST_KEYS} at once",
@@ -114,13 +106,13 @@ pub(crate) fn calibrate(
     for point in &points {
         let all: Vec<Setting> = fixed.iter().chain(point).cloned().collect();
         let mut sys = installation(&args.scenario, &all)?;
-        if let Some(seed) = args.seed {
+        if let Some(seed) = runs.seed {
             sys.settings.seed = seed;
         }
         models.push(sys);
     }
     let out = open_out(args.out.as_deref(), &[&args.measured, &args.scenario])?;
-    let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
+    let runner = tpsim_models::replicate::Runner::new(runs.jobs.unwrap_or(0))
         .map_err(|e| Failure::Run(e.into()))?;
     let systems: Vec<&tpsim_models::System> = models.iter().collect();
     let Some(samples) = probe_runs(&systems, args.replications, &options, &runner) else {

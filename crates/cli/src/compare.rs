@@ -16,6 +16,23 @@ use tpsim_models::{Scenario, System};
 use tpsim_probe::analysis::{Index, Options, Sample, benchmarks};
 use tpsim_probe::compare::ComparisonRow;
 
+/// How a command that runs models with probes runs them: the seed, keys
+/// set, threads, and how the observations are grouped into levels.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ProbeRunArgs {
+    /// Master seed; overrides the (first) scenario's `seed`.
+    #[arg(long, value_parser = crate::args::seed)]
+    pub(crate) seed: Option<u64>,
+    #[command(flatten)]
+    pub(crate) set: settings::SetArgs,
+    /// Threads to run on (default: one per core). The results do not depend
+    /// on it.
+    #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
+    pub(crate) jobs: Option<usize>,
+    #[command(flatten)]
+    pub(crate) levels: levels::LevelArgs,
+}
+
 /// A time-sharing scenario with a probe, for `tpsim compare`, with
 /// `settings` made.
 pub(crate) fn installation(
@@ -123,8 +140,9 @@ pub(crate) fn compare(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    let options = args.levels.options(0.1)?;
-    let settings = settings::parse_one_each(&args.set.sets, args.seed)?;
+    let runs = &args.runs;
+    let options = runs.levels.options(0.1)?;
+    let settings = settings::parse_one_each(&runs.set.sets, runs.seed)?;
     if !settings.is_empty() && measured(&args.a) && measured(&args.b) {
         return Err(Failure::Input(anyhow::anyhow!(
             "--set: {} and {} are both measured tables, and --set applies to a scenario",
@@ -140,13 +158,13 @@ pub(crate) fn compare(
         Side::Model(sys) => Some(sys.settings.seed),
         Side::Measured { .. } => None,
     });
-    let seed = args.seed.or(first_seed);
+    let seed = runs.seed.or(first_seed);
     for side in [&mut a, &mut b] {
         if let (Side::Model(sys), Some(seed)) = (side, seed) {
             sys.settings.seed = seed;
         }
     }
-    let runner = tpsim_models::replicate::Runner::new(args.jobs.unwrap_or(0))
+    let runner = tpsim_models::replicate::Runner::new(runs.jobs.unwrap_or(0))
         .map_err(|e| Failure::Run(e.into()))?;
     let out = open_out(args.out.as_deref(), &[&args.a, &args.b])?;
     let models: Vec<usize> = [&a, &b]

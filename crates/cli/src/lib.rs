@@ -335,17 +335,8 @@ struct CompareArgs {
     /// come from them, else from a bootstrap of one run's observations.
     #[arg(long, default_value_t = 1, value_name = "R", value_parser = crate::args::replications)]
     replications: u64,
-    /// Master seed of both; overrides the first scenario's `seed`.
-    #[arg(long, value_parser = crate::args::seed)]
-    seed: Option<u64>,
     #[command(flatten)]
-    set: settings::SetArgs,
-    /// Threads to run on (default: one per core). The results do not depend
-    /// on it.
-    #[arg(long, short = 'j', value_name = "J", value_parser = crate::args::jobs)]
-    jobs: Option<usize>,
-    #[command(flatten)]
-    levels: levels::LevelArgs,
+    runs: compare::ProbeRunArgs,
     /// Directory to write comparison.csv and, per benchmark, the chart of
     /// both 75th percentiles (BENCHMARK-p75-by-INDEX.svg and .png) into.
     #[arg(long, value_name = "DIR")]
