@@ -1024,7 +1024,15 @@ impl Model for SystemModel<'_> {
             }
             Event::Update => self.update(ctx),
             Event::LoadSample => self.sample_load(ctx),
-            Event::WarmupEnd => self.reset_statistics(ctx.now()),
+            Event::WarmupEnd => {
+                let now = ctx.now();
+                self.stats.reset(now);
+                self.files.reset_counts();
+                self.cpus.meter.reset(now);
+                for d in &mut self.devices {
+                    d.meter.reset(now);
+                }
+            }
         }
         self.meter_occupancy(ctx.now());
         #[cfg(debug_assertions)]

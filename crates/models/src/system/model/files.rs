@@ -37,6 +37,7 @@
 
 use super::per_process::PerProcess;
 use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel, scheduler};
+use crate::summary::{FileTraffic, FilesSummary};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::{BufferRules, CommandClass, FileAccess, FileSystem, Layout, System};
 use rustc_hash::FxHashMap;
@@ -330,6 +331,60 @@ impl Files {
                 entry.on_swap = false;
             }
         }
+    }
+
+    /// The buffer cache's traffic, if there is a cache: per kind of file
+    /// and device, those that saw any, and the programs' row on
+    /// `programs`, the device exec reads images from through the cache.
+    pub(super) fn summary(&self, sys: &System, programs: Option<usize>) -> Option<FilesSummary> {
+        let fs = sys.files.as_ref()?;
+        let devices = sys.devices.len();
+        let mut traffic = Vec::new();
+        for kind in FileKind::ALL {
+            for (device, spec) in sys.devices.iter().enumerate() {
+                let c = self.counts(kind, device, devices);
+                let reads = c.hits + c.in_transit + c.misses;
+                // The programs' row always where exec reads through the
+                // cache (swapping); the others where there was traffic.
+                let programs = kind == FileKind::Program && Some(device) == programs;
+                if reads + c.read_aheads + c.writes == 0 && !programs {
+                    continue;
+                }
+                traffic.push(FileTraffic {
+                    kind: kind.name().to_string(),
+                    device: spec.name.clone(),
+                    reads,
+                    hits: c.hits,
+                    in_transit: c.in_transit,
+                    misses: c.misses,
+                    read_aheads: c.read_aheads,
+                    writes: c.writes,
+                    hit_ratio: if reads > 0 {
+                        c.hits as f64 / reads as f64
+                    } else {
+                        0.0
+                    },
+                });
+            }
+        }
+        Some(FilesSummary {
+            buffers: fs.buffers as u64,
+            block_bytes: fs.block,
+            traffic,
+        })
+    }
+
+    /// With the text table: the last process of `class` (`sticky` or not)
+    /// in memory has left it, its text of `bytes` with it. Says whether the
+    /// text, still in the table and read from its file, is to be written to
+    /// the swap area: once, until it is freed.
+    pub(super) fn text_out(&mut self, class: usize, bytes: u64, sticky: bool) -> bool {
+        let Some(entry) = self.texts.get_mut(class) else {
+            return false;
+        };
+        let write = bytes > 0 && !entry.on_swap && (entry.users > 0 || sticky);
+        entry.on_swap |= write;
+        write
     }
 
     /// A process has read `block` to its end and releases its buffer: at
@@ -640,23 +695,6 @@ impl SystemModel<'_> {
         self.exec_read(pid, ctx);
     }
 
-    /// With the text table: the last process of `class` in memory has left
-    /// it. A text still in the table and read from its file is written to
-    /// the swap area, once (`xccdec` with `XWRIT`), without anyone waiting.
-    pub(super) fn text_left_memory(&mut self, class: usize, ctx: &mut Context<Event>) {
-        let bytes = self.memory.texts[class].bytes;
-        let sticky = self.sys.classes[class].sticky;
-        let Some(entry) = self.files.texts.get_mut(class) else {
-            return;
-        };
-        if bytes > 0 && !entry.on_swap && (entry.users > 0 || sticky) {
-            entry.on_swap = true;
-            let device = self.memory.swap_device();
-            let purpose = Purpose::Files(FileTransfer::TextOut);
-            self.request(device, purpose, bytes as f64, ctx);
-        }
-    }
-
     /// Exec reads `pid`'s program file on from its next block, through
     /// the cache, until it must wait or has read the last.
     fn exec_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -849,6 +887,28 @@ mod tests {
     use super::*;
     use crate::system::model::Transfer;
     use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+
+    #[test]
+    fn a_text_leaving_memory_is_written_to_the_swap_area_once_while_in_the_table() {
+        // A text table of two classes, no cache.
+        let mut files = Files::new(None, 1, Some(2), 0, None);
+        files.attach_text(0);
+        // Written the first time it leaves, not again while its copy lasts.
+        assert!(files.text_out(0, 4096, false));
+        assert!(!files.text_out(0, 4096, false));
+        // No text to write, or no user and not sticky: nothing.
+        assert!(!files.text_out(1, 0, true));
+        assert!(!files.text_out(1, 4096, false));
+        // Freed by its last user, its copy goes with it; sticky, it stays
+        // in the table and is written once more.
+        files.detach_text(0, false);
+        assert!(files.text_out(1, 4096, true));
+        files.attach_text(0);
+        assert!(files.text_out(0, 4096, false));
+        // Without a text table there is nothing to write.
+        let mut none = Files::new(None, 1, None, 0, None);
+        assert!(!none.text_out(0, 4096, true));
+    }
 
     #[test]
     fn each_transfer_says_where_it_falls_and_for_whom() {

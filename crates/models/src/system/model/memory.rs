@@ -551,7 +551,15 @@ impl<'a> SystemModel<'a> {
     /// Handles one of memory's events.
     pub(super) fn memory_event(&mut self, event: MemoryEvent, ctx: &mut Context<Event>) {
         match event {
-            MemoryEvent::SwapperRetry => self.swapper_retry(ctx),
+            // The swapper's look, pending while it could not act: one look
+            // at a time, not one per failed attempt.
+            MemoryEvent::SwapperRetry => {
+                assert!(
+                    std::mem::take(&mut self.memory.swap.retry),
+                    "a swapper look fired that was not pending"
+                );
+                self.swapper(ctx);
+            }
             MemoryEvent::Pageout => self.with_memory(ctx, |m, view, fx| m.pageout(view, fx)),
         }
     }
@@ -621,7 +629,7 @@ impl<'a> SystemModel<'a> {
                 if self.memory.swap.free_bytes >= self.memory.bytes_to_load(self.sys, class)
                     && self.memory.candidates.longest_out().is_none()
                 {
-                    self.load(pid);
+                    self.files.of[pid].exec.bytes = self.memory.load(self.sys, class);
                     self.recount(pid, now, |p| p.residence = Residence::In);
                 }
             }
@@ -755,6 +763,30 @@ impl MemoryState<'_> {
     /// its private part, and its class's text unless already in memory.
     pub(super) fn bytes_to_load(&self, sys: &System, class: usize) -> u64 {
         self.texts[class].to_load(sys.classes[class].size)
+    }
+
+    /// Takes the memory for the image of a process of `class` (swapping):
+    /// its private part, and its class's text if no process of the class
+    /// is in memory; returns the bytes taken.
+    pub(super) fn load(&mut self, sys: &System, class: usize) -> u64 {
+        let bytes = self.bytes_to_load(sys, class);
+        self.swap.free_bytes -= bytes;
+        self.texts[class].in_memory += 1;
+        bytes
+    }
+
+    /// Gives back the memory of a process of `class` (swapping), and its
+    /// class's text if no other process of the class is in memory: then
+    /// the text's bytes, the text having left memory.
+    pub(super) fn unload(&mut self, sys: &System, class: usize) -> Option<u64> {
+        let text = &mut self.texts[class];
+        self.swap.free_bytes += sys.classes[class].size - text.bytes;
+        text.in_memory -= 1;
+        if text.in_memory > 0 {
+            return None;
+        }
+        self.swap.free_bytes += text.bytes;
+        Some(text.bytes)
     }
 
     /// Takes `pid`, about to exit, out of the candidate sets.

@@ -5,11 +5,10 @@ use super::processors::{Burst, BurstKind};
 use super::{
     ClassSummary, Context, CpuSplit, Event, LoadSummary, MemorySummary, Observation, OwnerKind,
     Population, ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally,
-    TimeWeighted, files, indicators,
+    TimeWeighted, indicators,
 };
 use crate::measure::Responses;
-use crate::summary::{ClassKind, FileTraffic, FilesSummary, StationDiscipline, StoppedBy};
-use files::FileKind;
+use crate::summary::{ClassKind, StationDiscipline, StoppedBy};
 use serde::Serialize;
 
 /// One sample of the load indices.
@@ -210,6 +209,73 @@ pub(super) struct Statistics {
 }
 
 impl Statistics {
+    /// Resets what is measured at `now`, the end of the warm-up.
+    pub(super) fn reset(&mut self, now: SimTime) {
+        self.measured_from = now;
+        self.counters = Counters::default();
+        for c in self
+            .classes
+            .iter_mut()
+            .chain(&mut self.detached)
+            .chain(&mut self.background)
+        {
+            c.responses.reset();
+            c.faults = Tally::new();
+        }
+        // A background process too big for memory is refused when the run
+        // starts, before any warm-up ends: that count stands.
+        for c in self.classes.iter_mut().chain(&mut self.detached) {
+            c.rejected = 0;
+        }
+        self.fault_time = Tally::new();
+        self.probe_memory = (0.0, 0);
+        for l in &mut self.lifetimes {
+            *l = LifetimeMeter::default();
+        }
+        for s in &mut self.set_sizes {
+            s.clear();
+        }
+        for m in [
+            &mut self.users,
+            &mut self.processes,
+            &mut self.mpl,
+            &mut self.waiting,
+            &mut self.occupancy,
+            &mut self.idle_held_back,
+            &mut self.idle_other,
+        ] {
+            m.reset(now);
+        }
+    }
+
+    /// Files the resident set (and under Multics the working-set estimate)
+    /// of each process in the multiprogramming set, given as its class,
+    /// resident pages and estimate, under its class.
+    pub(super) fn sample_set_sizes(
+        &mut self,
+        multics: bool,
+        sets: impl Iterator<Item = (usize, u64, f64)>,
+    ) {
+        for (class, resident, estimate) in sets {
+            let bins = &mut self.set_sizes[class];
+            let mut bump = |pages: u64, which: usize| {
+                let at = pages as usize;
+                if bins.len() <= at {
+                    bins.resize(at + 1, (0, 0));
+                }
+                if which == 0 {
+                    bins[at].0 += 1;
+                } else {
+                    bins[at].1 += 1;
+                }
+            };
+            bump(resident, 0);
+            if multics {
+                bump(estimate.round() as u64, 1);
+            }
+        }
+    }
+
     /// The classes users of `sys` type, those they run in the background
     /// (`NAME&`) and the background processes', over `span` seconds
     /// measured.
@@ -420,15 +486,6 @@ impl SystemModel<'_> {
         (self.dispatcher.len() + running) as u32
     }
 
-    /// The private memory of the probe's benchmark now \[bytes\]: its
-    /// resident pages, or its image in memory less the shared text.
-    fn probe_memory(&self) -> u64 {
-        let Some(pid) = self.probe.as_ref().and_then(|p| p.running()) else {
-            return 0;
-        };
-        self.memory.private_memory(self.sys, pid, &self.procs[pid])
-    }
-
     /// Brings the occupancy meter up to date at `now`. Occupancy changes
     /// only with free memory, so the divisions are done only then, not
     /// after every event.
@@ -443,44 +500,32 @@ impl SystemModel<'_> {
         }
     }
 
-    /// Files the resident set (and under Multics the working-set estimate)
-    /// of every process in the multiprogramming set under its class: a
-    /// look at every process, once per load sample.
-    pub(super) fn sample_set_sizes(&mut self) {
-        let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
-        for (pid, p) in self.procs.iter() {
-            if !indicators(p, self.memory.of[pid].waiting_frame).0 {
-                continue;
-            }
-            let estimate = self.eligibility.estimate(pid);
-            let bins = &mut self.stats.set_sizes[p.class];
-            let mut bump = |pages: u64, which: usize| {
-                let at = pages as usize;
-                if bins.len() <= at {
-                    bins.resize(at + 1, (0, 0));
-                }
-                if which == 0 {
-                    bins[at].0 += 1;
-                } else {
-                    bins[at].1 += 1;
-                }
-            };
-            bump(self.memory.of[pid].held.resident, 0);
-            if multics {
-                bump(estimate.round() as u64, 1);
-            }
-        }
-    }
-
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
         let runnable = self.runnable();
         if self.memory.samples_set_sizes(self.sys, ctx.now()) {
-            self.sample_set_sizes();
+            // A look at every process, once per load sample.
+            let sets = self.procs.iter().filter_map(|(pid, p)| {
+                let memory = &self.memory.of[pid];
+                indicators(p, memory.waiting_frame).0.then(|| {
+                    (
+                        p.class,
+                        memory.held.resident,
+                        self.eligibility.estimate(pid),
+                    )
+                })
+            });
+            let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
+            self.stats.sample_set_sizes(multics, sets);
         }
-        if self.probe.is_some() && ctx.now() >= self.sys.settings.warmup {
-            let user = self.sys.memory.user_bytes() as f64;
-            let held = self.probe_memory() as f64 / user;
-            self.stats.probe_memory.0 += held;
+        if let Some(probe) = &self.probe
+            && ctx.now() >= self.sys.settings.warmup
+        {
+            // The private memory of the probe's benchmark now: its resident
+            // pages, or its image in memory less the shared text.
+            let held = probe.running().map_or(0, |pid| {
+                self.memory.private_memory(self.sys, pid, &self.procs[pid])
+            });
+            self.stats.probe_memory.0 += held as f64 / self.sys.memory.user_bytes() as f64;
             self.stats.probe_memory.1 += 1;
         }
         self.stats.load.push(LoadSample {
@@ -493,55 +538,6 @@ impl SystemModel<'_> {
             memory_occupancy: self.memory.occupancy(self.sys),
         });
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
-    }
-
-    pub(super) fn reset_statistics(&mut self, now: SimTime) {
-        self.stats.measured_from = now;
-        self.stats.counters = Counters::default();
-        self.files.reset_counts();
-        self.cpus.meter.reset(now);
-        for d in &mut self.devices {
-            d.meter.reset(now);
-        }
-        for c in self
-            .stats
-            .classes
-            .iter_mut()
-            .chain(&mut self.stats.detached)
-            .chain(&mut self.stats.background)
-        {
-            c.responses.reset();
-            c.faults = Tally::new();
-        }
-        // A background process too big for memory is refused when the run
-        // starts, before any warm-up ends: that count stands.
-        for c in self
-            .stats
-            .classes
-            .iter_mut()
-            .chain(&mut self.stats.detached)
-        {
-            c.rejected = 0;
-        }
-        self.stats.fault_time = Tally::new();
-        self.stats.probe_memory = (0.0, 0);
-        for l in &mut self.stats.lifetimes {
-            *l = LifetimeMeter::default();
-        }
-        for s in &mut self.stats.set_sizes {
-            s.clear();
-        }
-        for m in [
-            &mut self.stats.users,
-            &mut self.stats.processes,
-            &mut self.stats.mpl,
-            &mut self.stats.waiting,
-            &mut self.stats.occupancy,
-            &mut self.stats.idle_held_back,
-            &mut self.stats.idle_other,
-        ] {
-            m.reset(now);
-        }
     }
 
     /// The results measured from the end of the warm-up to `now`.
@@ -608,50 +604,14 @@ impl SystemModel<'_> {
                 .probe
                 .as_ref()
                 .map(|_| self.stats.probe_summary(&counters, capacity)),
-            files: self.files_summary(),
+            files: self.files.summary(
+                sys,
+                self.memory
+                    .exec_reads_image()
+                    .then(|| self.memory.programs_device(sys))
+                    .flatten(),
+            ),
         }
-    }
-
-    /// The buffer cache's traffic, if there is a cache: per kind of file
-    /// and device, those that saw any.
-    fn files_summary(&self) -> Option<FilesSummary> {
-        let fs = self.sys.files.as_ref()?;
-        let devices = self.sys.devices.len();
-        let mut traffic = Vec::new();
-        for kind in FileKind::ALL {
-            for (device, spec) in self.sys.devices.iter().enumerate() {
-                let c = self.files.counts(kind, device, devices);
-                let reads = c.hits + c.in_transit + c.misses;
-                // The programs' row always where exec reads through the
-                // cache (swapping); the others where there was traffic.
-                let programs = kind == FileKind::Program
-                    && self.memory.exec_reads_image()
-                    && Some(device) == self.memory.programs_device(self.sys);
-                if reads + c.read_aheads + c.writes == 0 && !programs {
-                    continue;
-                }
-                traffic.push(FileTraffic {
-                    kind: kind.name().to_string(),
-                    device: spec.name.clone(),
-                    reads,
-                    hits: c.hits,
-                    in_transit: c.in_transit,
-                    misses: c.misses,
-                    read_aheads: c.read_aheads,
-                    writes: c.writes,
-                    hit_ratio: if reads > 0 {
-                        c.hits as f64 / reads as f64
-                    } else {
-                        0.0
-                    },
-                });
-            }
-        }
-        Some(FilesSummary {
-            buffers: fs.buffers as u64,
-            block_bytes: fs.block,
-            traffic,
-        })
     }
 }
 

@@ -9,7 +9,9 @@ use super::candidates::Candidates;
 use super::memory::{MemoryEvent, Transfer};
 use super::paged_swapper::VmMeter;
 use super::users::Users;
-use super::{Context, Event, PerProcess, Purpose, Residence, SimTime, State, SystemModel};
+use super::{
+    Context, Event, FileTransfer, PerProcess, Purpose, Residence, SimTime, State, SystemModel,
+};
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -174,14 +176,16 @@ impl SystemModel<'_> {
             Step::Exec(pid) => {
                 // Its image is read from the program's file by exec, while
                 // the swapper looks again.
-                self.load(pid);
+                let class = self.procs[pid].class;
+                self.files.of[pid].exec.bytes = self.memory.load(self.sys, class);
                 self.recount(pid, now, |p| p.residence = Residence::In);
                 self.start_exec(pid, ctx);
                 return true;
             }
             Step::In(pid) => {
-                let image = self.memory.bytes_to_load(self.sys, self.procs[pid].class);
-                self.load(pid);
+                let class = self.procs[pid].class;
+                let image = self.memory.load(self.sys, class);
+                self.files.of[pid].exec.bytes = image;
                 self.swap_in(pid, image, ctx);
             }
             Step::Out(victim) => self.swap_out(victim, ctx),
@@ -192,17 +196,6 @@ impl SystemModel<'_> {
             Step::LookLater => {}
         }
         false
-    }
-
-    /// The swapper's look, pending while it could not act, comes: one look
-    /// at a time, not one per failed attempt.
-    pub(super) fn swapper_retry(&mut self, ctx: &mut Context<Event>) {
-        assert!(
-            self.memory.swap.retry,
-            "a swapper look fired that was not pending"
-        );
-        self.memory.swap.retry = false;
-        self.swapper(ctx);
     }
 
     /// A swap-in of `bytes` for `pid` is done: it is in memory, and runs
@@ -239,24 +232,21 @@ impl SystemModel<'_> {
         self.swapper(ctx);
     }
 
-    /// Takes the memory for `pid`'s image.
-    pub(super) fn load(&mut self, pid: usize) {
-        let bytes = self.memory.bytes_to_load(self.sys, self.procs[pid].class);
-        self.memory.swap.free_bytes -= bytes;
-        self.memory.texts[self.procs[pid].class].in_memory += 1;
-        self.files.of[pid].exec.bytes = bytes;
-    }
-
     /// Gives back the memory of a process of `class`, and its class's text
-    /// if no other process of the class is in memory (with the text table,
-    /// the text may be written to the swap area first).
+    /// if no other process of the class is in memory; with the text table
+    /// a text that leaves may be written to the swap area (`xccdec` with
+    /// `XWRIT`), without anyone waiting.
     pub(super) fn unload(&mut self, class: usize, ctx: &mut Context<Event>) {
-        let text = &mut self.memory.texts[class];
-        self.memory.swap.free_bytes += self.sys.classes[class].size - text.bytes;
-        text.in_memory -= 1;
-        if text.in_memory == 0 {
-            self.memory.swap.free_bytes += text.bytes;
-            self.text_left_memory(class, ctx);
+        let Some(text) = self.memory.unload(self.sys, class) else {
+            return;
+        };
+        if self
+            .files
+            .text_out(class, text, self.sys.classes[class].sticky)
+        {
+            let device = self.memory.swap_device();
+            let purpose = Purpose::Files(FileTransfer::TextOut);
+            self.request(device, purpose, text as f64, ctx);
         }
     }
 
