@@ -1434,6 +1434,14 @@ fn compare_runs_two_installations_and_marks_significant_differences() {
         "{}",
         out.stdout
     );
+    // Each benchmark's whole curve is tested at once beside its levels.
+    assert_eq!(
+        out.stdout.matches("whole curve, over the ").count(),
+        3,
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("expected by chance"), "{}", out.stdout);
     let csv = std::fs::read_to_string(out_dir.join("comparison.csv")).unwrap();
     assert_eq!(
         csv.lines().next(),

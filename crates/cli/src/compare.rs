@@ -187,7 +187,7 @@ pub(crate) fn compare(
             Side::Model(_) => {}
         }
     }
-    let (method, rows) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
+    let (method, rows, curves) = tpsim_probe::compare::compare(&runs[0], &runs[1], &options);
     let sides = [(args.a.as_path(), &a), (args.b.as_path(), &b)];
     in_common(sides, &runs, &rows, &options)?;
     if out.is_some() {
@@ -218,9 +218,10 @@ pub(crate) fn compare(
                 "index": options.index,
                 "method": method,
                 "rows": rows,
+                "curves": curves,
             })
         },
-        || tpsim_probe::report::comparison_table(names, method, &rows, &options),
+        || tpsim_probe::report::comparison_table(names, method, &rows, &curves, &options),
     )?;
     publish(out.as_ref(), &files)?;
     Ok(finished)

@@ -26,11 +26,10 @@
 //! best may lie beyond them).
 
 use crate::analysis::LevelRow;
-use crate::report::{csv_record, new_table};
+use crate::report::{csv_record, new_table, significant};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::BTreeMap;
-use tpsim_models::units::Figure;
 
 /// The loss of a model's figures against the measured ones: the mean
 /// squared log ratio of their 75th percentiles over the benchmarks and
@@ -311,19 +310,6 @@ pub fn levels_csv(levels: &[LevelFit]) -> String {
     }
     String::from_utf8(writer.into_inner().expect("flushing memory cannot fail"))
         .expect("CSV of UTF-8 fields is UTF-8")
-}
-
-/// `x` to three significant digits, as a person writes it: 5.6, 4.08,
-/// 0.0123; a number of four digits or more keeps its whole part.
-fn significant(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let decimals = (2 - x.abs().log10().floor() as i32).max(0) as usize;
-    format!(
-        "{}",
-        Figure(format!("{x:.decimals$}").parse().expect("a number"))
-    )
 }
 
 /// Whether the mean of the paired differences `d` is above zero at 95%

@@ -18,6 +18,15 @@
 //!
 //! A level's difference is *significant* when its interval leaves out 0.
 //! The pooled figures (all replications together) are shown beside it.
+//!
+//! Level by level, at 95% about one level in twenty is significant by
+//! chance, and with a window or clusters neighbouring levels share their
+//! observations, so a count of starred levels overstates the evidence.
+//! With replications each benchmark's whole curve is tested at once too:
+//! in each replication the mean, over the levels every replication of both
+//! observed, of the difference of the two 75th percentiles; a Student t
+//! interval and a two-sided p-value over the replications, which are
+//! independent of each other (`CurveTest`).
 
 use crate::analysis::{
     Options, Sample, benchmarks, by_level, groups, quantile, quantile_interval, tail,
@@ -65,6 +74,31 @@ pub struct ComparisonRow {
     pub significant: bool,
 }
 
+/// One benchmark's whole curve, tested at once over paired replications.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CurveTest {
+    /// The benchmark.
+    pub benchmark: String,
+    /// The levels averaged over: those every replication of both
+    /// installations observed.
+    pub levels: usize,
+    /// The mean over the replications of each one's mean difference over
+    /// those levels, first less second \[s\].
+    pub difference: f64,
+    /// Its Student t interval over the replications.
+    pub interval: (f64, f64),
+    /// The two-sided p-value of no difference.
+    pub p_value: f64,
+    /// The levels whose own difference is significant, of those with an
+    /// interval.
+    pub significant_levels: usize,
+    /// The levels with an interval.
+    pub tested_levels: usize,
+    /// How many of those would be significant by chance with no
+    /// difference at all: their number times 1 − the confidence level.
+    pub expected_by_chance: f64,
+}
+
 /// The smallest number of observations at a level, at each installation,
 /// for a bootstrap.
 pub const BOOTSTRAP_MIN: usize = 5;
@@ -78,7 +112,7 @@ pub fn compare(
     a: &[Vec<Sample>],
     b: &[Vec<Sample>],
     options: &Options,
-) -> (Method, Vec<ComparisonRow>) {
+) -> (Method, Vec<ComparisonRow>, Vec<CurveTest>) {
     assert_eq!(a.len(), b.len(), "as many replications of each");
     let method = if a.len() >= 2 {
         Method::Replications
@@ -94,7 +128,10 @@ pub fn compare(
         }
     }
     let mut rows = Vec::new();
+    let mut curves = Vec::new();
     for benchmark in names {
+        // Per level, each replication's difference where it has one.
+        let mut by_run: Vec<Vec<Option<f64>>> = Vec::new();
         let levels = |samples: &[Sample]| by_level(samples, benchmark, options);
         let (la, lb) = (levels(&all_a), levels(&all_b));
         let runs_a: Vec<_> = a.iter().map(|r| levels(r)).collect();
@@ -128,11 +165,13 @@ pub fn compare(
             let (a_p75, b_p75) = (p75(&ta), p75(&tb));
             let (difference, interval) = match method {
                 Method::Replications => {
-                    let diffs: Vec<f64> = runs_a
+                    let per_run: Vec<Option<f64>> = runs_a
                         .iter()
                         .zip(&runs_b)
-                        .filter_map(|(ra, rb)| Some(p75(&times(ra))? - p75(&times(rb))?))
+                        .map(|(ra, rb)| Some(p75(&times(ra))? - p75(&times(rb))?))
                         .collect();
+                    let diffs: Vec<f64> = per_run.iter().flatten().copied().collect();
+                    by_run.push(per_run);
                     t_interval(&diffs, options.level)
                 }
                 Method::Bootstrap => {
@@ -158,8 +197,62 @@ pub fn compare(
                 significant: interval.is_some_and(|(low, high)| low > 0.0 || high < 0.0),
             });
         }
+        let own: Vec<&ComparisonRow> = rows.iter().filter(|r| r.benchmark == benchmark).collect();
+        if let Some(curve) = curve_test(benchmark, &by_run, &own, options.level) {
+            curves.push(curve);
+        }
     }
-    (method, rows)
+    (method, rows, curves)
+}
+
+/// The whole-curve test of `benchmark` from each level's differences by
+/// replication (`by_run`) and its rows: `None` without two replications
+/// or a level every replication observed at both installations.
+fn curve_test(
+    benchmark: &str,
+    by_run: &[Vec<Option<f64>>],
+    rows: &[&ComparisonRow],
+    level: f64,
+) -> Option<CurveTest> {
+    let complete: Vec<Vec<f64>> = by_run
+        .iter()
+        .filter_map(|runs| runs.iter().copied().collect::<Option<Vec<f64>>>())
+        .collect();
+    let replications = by_run.first().map_or(0, Vec::len);
+    if complete.is_empty() || replications < 2 {
+        return None;
+    }
+    let per_run: Vec<f64> = (0..replications)
+        .map(|r| complete.iter().map(|l| l[r]).sum::<f64>() / complete.len() as f64)
+        .collect();
+    let (Some(difference), Some(interval)) = t_interval(&per_run, level) else {
+        return None;
+    };
+    let tested = rows.iter().filter(|r| r.interval.is_some()).count();
+    Some(CurveTest {
+        benchmark: benchmark.to_string(),
+        levels: complete.len(),
+        difference,
+        interval,
+        p_value: p_value(&per_run),
+        significant_levels: rows.iter().filter(|r| r.significant).count(),
+        tested_levels: tested,
+        expected_by_chance: tested as f64 * (1.0 - level),
+    })
+}
+
+/// The two-sided p-value of a mean of 0 for `x` (two or more values) by
+/// Student's t; values all alike give 1 at 0 and 0 elsewhere.
+fn p_value(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    if var == 0.0 {
+        return if mean == 0.0 { 1.0 } else { 0.0 };
+    }
+    let t = mean / (var / n).sqrt();
+    let dist = StudentsT::new(0.0, 1.0, n - 1.0).expect("at least one degree of freedom");
+    2.0 * (1.0 - dist.cdf(t.abs()))
 }
 
 /// The mean of `x` and its Student t interval at `level`, given two or
@@ -234,7 +327,7 @@ mod tests {
         // 95% = 12.706: 2 ± 6.353.
         let a = runs(&[&[(1, 1.0), (1, 4.0)], &[(1, 5.0), (1, 8.0)]]);
         let b = runs(&[&[(1, 1.0), (1, 2.0)], &[(1, 4.0), (1, 5.0)]]);
-        let (method, rows) = compare(&a, &b, &Options::default());
+        let (method, rows, _) = compare(&a, &b, &Options::default());
         assert_eq!(method, Method::Replications);
         let r = &rows[0];
         assert_eq!((r.a_count, r.b_count), (4, 4));
@@ -251,7 +344,7 @@ mod tests {
         let few: Vec<(u32, f64)> = (0..3).map(|i| (4, f64::from(i))).collect();
         let a = runs(&[&[a, few.clone()].concat()]);
         let b = runs(&[&[b, few].concat()]);
-        let (method, rows) = compare(&a, &b, &Options::default());
+        let (method, rows, _) = compare(&a, &b, &Options::default());
         assert_eq!(method, Method::Bootstrap);
         assert!((rows[0].difference.unwrap() - 10.0).abs() < 1e-12);
         assert!(rows[0].significant, "{:?}", rows[0]);
@@ -326,11 +419,74 @@ mod tests {
             grouping: Grouping::Cluster { min: 2 },
             ..Options::default()
         };
-        let (_, rows) = compare(&runs(&[&a]), &runs(&[&b]), &options);
+        let (_, rows, _) = compare(&runs(&[&a]), &runs(&[&b]), &options);
         let got: Vec<(f64, usize, usize)> = rows
             .iter()
             .map(|r| (r.level, r.a_count, r.b_count))
             .collect();
         assert_eq!(got, [(1.5, 6, 2), (3.5, 6, 2)]);
+    }
+
+    /// `replications` runs of one benchmark at levels 1 to 3, 20
+    /// observations a level, exponential with mean 1 s plus `shift`, from
+    /// the generator seeded with `seed`.
+    fn drawn(replications: usize, shift: f64, seed: u64) -> Vec<Vec<Sample>> {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        (0..replications)
+            .map(|_| {
+                (1..=3)
+                    .flat_map(|level| (0..20).map(move |_| level))
+                    .map(|level| Sample {
+                        benchmark: "man".into(),
+                        measured: true,
+                        level,
+                        elapsed: shift - rng.random::<f64>().ln(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_whole_curve_of_identical_installations_differs_by_nothing() {
+        let a = drawn(5, 0.0, 1);
+        let (_, rows, curves) = compare(&a, &a, &Options::default());
+        let c = &curves[0];
+        assert_eq!((c.levels, c.difference, c.interval), (3, 0.0, (0.0, 0.0)));
+        assert_eq!(
+            (c.p_value, c.significant_levels, c.tested_levels),
+            (1.0, 0, 3)
+        );
+        assert!((c.expected_by_chance - 0.15).abs() < 1e-12);
+        assert_eq!(rows.len(), 3);
+        // One run of each: no whole-curve test.
+        assert!(compare(&a[..1], &a[..1], &Options::default()).2.is_empty());
+    }
+
+    #[test]
+    fn with_no_difference_the_whole_curve_test_rejects_one_time_in_twenty() {
+        // 400 pairs of installations alike: p below 5% in about 20 of
+        // them (binomial, sd 4.4), below 50% in about half.
+        let (mut below_5, mut below_50) = (0, 0);
+        for trial in 0..400 {
+            let (a, b) = (drawn(8, 0.0, 2 * trial), drawn(8, 0.0, 2 * trial + 1));
+            let p = compare(&a, &b, &Options::default()).2[0].p_value;
+            below_5 += usize::from(p < 0.05);
+            below_50 += usize::from(p < 0.5);
+        }
+        assert!((7..=33).contains(&below_5), "{below_5} of 400 below 5%");
+        assert!(
+            (170..=230).contains(&below_50),
+            "{below_50} of 400 below 50%"
+        );
+    }
+
+    #[test]
+    fn a_known_shift_of_the_whole_curve_is_found() {
+        // B is A's distribution half a second later: A − B = −0.5 s.
+        let (a, b) = (drawn(8, 0.0, 11), drawn(8, 0.5, 12));
+        let c = &compare(&a, &b, &Options::default()).2[0];
+        assert!(c.p_value < 0.01, "{c:?}");
+        assert!(c.interval.0 < -0.5 && -0.5 < c.interval.1, "{c:?}");
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::algebra::{Attribution, Breakdown, Decomposition, Installation};
 use crate::analysis::{Grouping, LevelRow, Options};
-use crate::compare::{ComparisonRow, Method};
+use crate::compare::{ComparisonRow, CurveTest, Method};
 use crate::host::HostObservation;
 use comfy_table::{CellAlignment, Table, presets};
 use tpsim_models::Summary;
@@ -116,6 +116,19 @@ pub fn nothing_completed(
         "the run completed no {what} after its warm-up ({} s simulated); likely cause: {cause}",
         Figure(sim_time)
     ))
+}
+
+/// `x` to three significant digits, as a person writes it: 5.6, 4.08,
+/// 0.0123; a number of four digits or more keeps its whole part.
+pub(crate) fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!(
+        "{}",
+        Figure(format!("{x:.decimals$}").parse().expect("a number"))
+    )
 }
 
 /// An interval as a person writes one: `[-3.6677, -0.2073]`.
@@ -732,6 +745,7 @@ pub fn comparison_table(
     names: (&str, &str),
     method: Method,
     rows: &[ComparisonRow],
+    curves: &[CurveTest],
     options: &Options,
 ) -> String {
     let (a, b) = names;
@@ -779,6 +793,19 @@ pub fn comparison_table(
             ]);
         }
         text.push_str(&format!("\n{benchmark}\n{table}\n"));
+        if let Some(c) = curves.iter().find(|c| c.benchmark == benchmark) {
+            text.push_str(&format!(
+                "whole curve, over the {} every replication observed: mean difference {}, its interval {}{}, p = {}; {} of {} levels significant, {} expected by chance\n",
+                count(c.levels, "level", "levels"),
+                fixed(c.difference),
+                interval(c.interval),
+                if c.interval.0 > 0.0 || c.interval.1 < 0.0 { " *" } else { "" },
+                significant(c.p_value),
+                c.significant_levels,
+                c.tested_levels,
+                Figure(c.expected_by_chance)
+            ));
+        }
     }
     text
 }
