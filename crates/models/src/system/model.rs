@@ -1024,15 +1024,7 @@ impl Model for SystemModel<'_> {
             }
             Event::Update => self.update(ctx),
             Event::LoadSample => self.sample_load(ctx),
-            Event::WarmupEnd => {
-                let now = ctx.now();
-                self.stats.reset(now);
-                self.files.reset_counts();
-                self.cpus.meter.reset(now);
-                for d in &mut self.devices {
-                    d.meter.reset(now);
-                }
-            }
+            Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
         self.meter_occupancy(ctx.now());
         #[cfg(debug_assertions)]

@@ -72,6 +72,17 @@ pub(super) fn scaled_slice(base: SimTime, cpus: u32) -> SimTime {
     SimTime::from_nanos(base.as_nanos() * u64::from(factor))
 }
 
+/// How far a virtual run time may lie above V and still count as eligible
+/// \[virtual s\]: a nanosecond, so that a process placed at V, or alone,
+/// is eligible whatever the rounding of V's sums (Linux's integer sums
+/// are exact).
+const ROUNDING: f64 = 1e-9;
+
+/// Whether a process at virtual run time `v` is eligible when V is `mean`.
+fn eligible(v: f64, mean: f64) -> bool {
+    v <= mean + ROUNDING
+}
+
 /// What the fair scheduler keeps of a process (`struct sched_entity`).
 #[derive(Clone, Copy, Debug)]
 struct Entity {
@@ -278,7 +289,7 @@ impl FairQueue {
         let mean = self.mean(now);
         self.tree
             .values()
-            .find(|&&pid| self.of[pid].vruntime <= mean)
+            .find(|&&pid| eligible(self.of[pid].vruntime, mean))
             .copied()
     }
 
@@ -325,6 +336,10 @@ impl FairQueue {
         e.since = None;
         self.running -= 1;
         self.counted_from -= now.as_secs_f64();
+        if self.running == 0 {
+            // No drift from sums of times.
+            self.counted_from = 0.0;
+        }
         self.leave(pid, now);
     }
 
@@ -333,13 +348,22 @@ impl FairQueue {
     pub(super) fn runs_on(&mut self, pid: usize, now: SimTime) -> bool {
         self.settle(pid, now);
         let e = &self.of[pid];
-        let eligible = e.vruntime <= self.mean(now);
+        let eligible = eligible(e.vruntime, self.mean(now));
         let protected = e.vruntime < e.protect;
-        eligible
-            && (protected
-                || self
-                    .best_eligible(now)
-                    .is_none_or(|best| e.deadline < self.of[best].deadline))
+        match self.best_eligible(now) {
+            Some(best) => eligible && (protected || e.deadline < self.of[best].deadline),
+            // No one queued is eligible: a pick takes it if it is, or else
+            // whoever has the earliest deadline, it too if no one is
+            // queued (Linux does not look again with one process queued).
+            None => {
+                eligible
+                    || self
+                        .tree
+                        .values()
+                        .next()
+                        .is_none_or(|&first| e.deadline <= self.of[first].deadline)
+            }
+        }
     }
 
     /// Whether `pid`, just queued at `now`, preempts one of the processes
@@ -362,8 +386,7 @@ impl FairQueue {
             .filter_map(|(current, cpu)| {
                 let v = self.vruntime(current, now);
                 let d = self.deadline_at(current, v);
-                let eligible = v <= mean;
-                let kept = eligible && (v < self.of[current].protect || d < deadline);
+                let kept = eligible(v, mean) && (v < self.of[current].protect || d < deadline);
                 (!kept).then_some((Key(d), cpu))
             })
             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
@@ -378,16 +401,22 @@ impl FairQueue {
     /// Checks V's sums against the processes on the queue (debug builds).
     #[cfg(debug_assertions)]
     pub(super) fn check(&self, on_queue: impl Iterator<Item = usize>) {
-        let (mut load, mut weighted, mut running) = (0.0, 0.0, 0);
+        let (mut load, mut weighted, mut running, mut since) = (0.0, 0.0, 0, 0.0);
         for pid in on_queue {
             let e = &self.of[pid];
             if e.on_rq {
                 load += e.weight;
                 weighted += e.weight * e.vruntime;
                 running += u32::from(e.since.is_some());
+                since += e.since.map_or(0.0, SimTime::as_secs_f64);
             }
         }
         assert_eq!((load, running), (self.load, self.running), "V's load");
+        assert!(
+            (since - self.counted_from).abs() <= 1e-9 * since.abs().max(1.0),
+            "the running processes' times: {since} against {}",
+            self.counted_from
+        );
         let scale = weighted.abs().max(self.weighted.abs()).max(1.0);
         assert!(
             (weighted - self.weighted).abs() <= 1e-9 * scale,
@@ -571,5 +600,42 @@ mod tests {
         q.push(0, turn);
         assert!(q.of[0].deadline < q.of[1].deadline);
         assert_eq!(q.pop(turn), Some(1));
+    }
+
+    #[test]
+    fn a_process_ahead_of_v_runs_on_when_no_one_waits() {
+        // Nice 0 and nice 5 both running (two processors): nice 5's
+        // virtual time runs three times as fast and it falls behind
+        // eligibility, but with no one queued it runs on; a pick with the
+        // other queued would not choose it.
+        let mut q = queue(&[0, 5]);
+        assert_eq!(
+            (q.pop(SimTime::ZERO), q.pop(SimTime::ZERO)),
+            (Some(0), Some(1))
+        );
+        let _ = q.run(0, SimTime::ZERO, SimTime::ZERO);
+        let turn = q.run(1, SimTime::ZERO, SimTime::ZERO);
+        assert!(q.vruntime(1, turn) > q.mean(turn));
+        assert!(q.runs_on(1, turn));
+        let _ = q.run(1, turn, turn);
+        q.stop(0, turn);
+        q.push(0, turn);
+        assert!(!q.runs_on(1, turn + turn));
+    }
+
+    #[test]
+    fn a_lag_owed_the_other_way_is_clamped_in_the_process_s_own_virtual_time() {
+        // Nice 5 runs 40 ms while nice 0 waits: far ahead, its lag is cut
+        // to max(2 slices, a tick) = 4 ms, times 1024/335 in its virtual
+        // time.
+        let zero = SimTime::ZERO;
+        let mut q = queue(&[5]);
+        assert_eq!(q.pop(zero), Some(0));
+        let _ = q.run(0, zero, zero);
+        q.enter(1, 0);
+        q.push(1, zero);
+        q.stop(0, SimTime::from_secs_f64(0.040));
+        let limit = 0.004 * 1024.0 / 335.0;
+        assert!((q.of[0].lag + limit).abs() < 1e-12, "{}", q.of[0].lag);
     }
 }

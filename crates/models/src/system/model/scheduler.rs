@@ -433,7 +433,8 @@ impl Dispatcher {
     #[inline]
     pub(super) fn slice(&self, pid: usize, start: SimTime) -> SimTime {
         match self.policy {
-            Scheduler::RoundRobin | Scheduler::Fair(_) => self.quantum,
+            Scheduler::RoundRobin => self.quantum,
+            Scheduler::Fair(_) => unreachable!("the fair scheduler's turns are its queue's"),
             Scheduler::Unix(_) => {
                 let q = self.quantum.as_nanos();
                 SimTime::from_nanos((start.as_nanos() / q + 1) * q) - start
