@@ -1009,6 +1009,23 @@ fn calibration_refuses_keys_the_data_cannot_tell_apart_and_bad_fits() {
     );
     assert!(out.stdout.contains("as good as the best"), "{}", out.stdout);
     assert!(!fitted.exists());
+    // One replication cannot tell points apart.
+    let out = tpsim(&[
+        "calibrate",
+        RAMP_TABLE,
+        &host,
+        "--replications",
+        "1",
+        "--fit",
+        "system.quantum=2ms,8ms",
+    ]);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--replications: a fit needs at least 2"),
+        "{}",
+        out.stderr
+    );
     // A key the scenario does not have, a value it refuses, no `=`.
     for (fit, says) in [
         ("system.granularity=1ms,2ms", "system.granularity"),

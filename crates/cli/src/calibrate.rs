@@ -8,7 +8,7 @@ use super::{Failure, Finished, emit, levels, open_out, publish, settings};
 use std::io::Write;
 use std::path::PathBuf;
 use tpsim_models::sweep::Setting;
-use tpsim_probe::analysis::{Sample, analyze};
+use tpsim_probe::analysis::{LevelRow, Sample, analyze};
 use tpsim_probe::calibrate::{Fit, fit_table, level_fits, levels_csv, loss, losses_csv};
 
 /// The most keys fitted at once: the points grow as the product of their
@@ -78,6 +78,11 @@ pub(crate) fn calibrate(
     let options = runs.levels.options(0.1)?;
     let fixed = settings::parse_one_each(&runs.set.sets, runs.seed)?;
     let fits = settings::parse(&args.fits, runs.seed)?;
+    if args.replications < 2 {
+        return Err(input(
+            "--replications: a fit needs at least 2, to tell the points apart by their spread over replications".to_string(),
+        ));
+    }
     if fits.len() > MOST_KEYS {
         return Err(input(format!(
             "--fit: {} keys, and a search fits at most {MOST_KEYS} at once",
@@ -119,13 +124,29 @@ pub(crate) fn calibrate(
         let _ = writeln!(stderr, "tpsim: interrupted; nothing fitted");
         return Ok(Finished::Interrupted);
     };
+    // Every run is scored over the same benchmarks and levels: those the
+    // measurement and every run of every point observed.
+    let rows: Vec<Vec<Vec<LevelRow>>> = samples
+        .iter()
+        .map(|runs| runs.iter().map(|run| analyze(run, &options)).collect())
+        .collect();
+    let common: Vec<LevelRow> = measured_rows
+        .iter()
+        .filter(|m| {
+            rows.iter().flatten().all(|run| {
+                run.iter()
+                    .any(|r| r.benchmark == m.benchmark && r.level == m.level)
+            })
+        })
+        .cloned()
+        .collect();
     let mut losses = Vec::with_capacity(points.len());
-    for (point, runs) in points.iter().zip(&samples) {
+    for (point, runs) in points.iter().zip(&rows) {
         let mut at_point = Vec::with_capacity(runs.len());
         for run in runs {
-            let Some((l, _)) = loss(&measured_rows, &analyze(run, &options)) else {
+            let Some((l, _)) = loss(&common, run) else {
                 return Err(input(format!(
-                    "{} at {}: the model observed no benchmark at a level of {} the measurement {} has: nothing to fit to",
+                    "{} at {}: no benchmark at a level of {} that {} has was observed by every run of every point: nothing to fit to",
                     args.scenario.display(),
                     label(point),
                     options.index.name(),
@@ -143,7 +164,7 @@ pub(crate) fn calibrate(
     let keys = fits.iter().map(|f| f.key.clone()).collect();
     let fit = Fit::new(keys, shown, losses);
     let pooled: Vec<Sample> = samples[fit.best].concat();
-    let levels = level_fits(&measured_rows, &analyze(&pooled, &options));
+    let levels = level_fits(&common, &analyze(&pooled, &options));
     let refusals = fit.refusals();
     emit(
         stdout,

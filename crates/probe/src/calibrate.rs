@@ -18,12 +18,13 @@
 //!   values are numbers of one unit);
 //! - the points the data cannot tell from the best: those whose loss,
 //!   paired replication by replication with the best's, is not
-//!   significantly higher at 95%.
+//!   significantly higher at 95% (a failure to reject, one test a point,
+//!   not corrected for their number).
 //!
 //! A fit is refused, with its reason, when the data cannot tell a key's
 //! values apart (every value of it is among the points as good as the
-//! best) or when a key's best value is at an end of the values tried (the
-//! best may lie beyond them).
+//! best) or when a key's best value is the first or the last of the values
+//! given (the best may lie beyond them; with two values it always is).
 
 use crate::analysis::LevelRow;
 use crate::report::{csv_record, new_table, significant};
@@ -168,11 +169,11 @@ impl Fit {
                     tried[0],
                     tried[tried.len() - 1]
                 ));
-            } else if tried.len() > 2
+            } else if tried.len() > 1
                 && (estimate.best == tried[0] || estimate.best == tried[tried.len() - 1])
             {
                 reasons.push(format!(
-                    "{key}: the best value, {}, is at an end of the values tried ({} to {}): the best may lie beyond them; try a wider range",
+                    "{key}: the best value, {}, is the first or the last of the values given ({} to {}): the best may lie beyond them; give a wider range, in order",
                     estimate.best,
                     tried[0],
                     tried[tried.len() - 1]
@@ -261,8 +262,13 @@ pub fn fit_table(fit: &Fit, levels: &[LevelFit], index: &str) -> String {
             format!("{:.3}", l.model_p75 / l.measured_p75),
         ]);
     }
+    let refused = if fit.refusals().is_empty() {
+        ""
+    } else {
+        "REFUSED (the reasons follow on standard error). "
+    };
     format!(
-        "Fitted by search over {} points × {replications} replications on common random numbers; \
+        "{refused}Fitted by search over {} points × {replications} replications on common random numbers; \
          loss: the mean squared log ratio of the model's 75th percentile to the measured, over \
          the benchmarks and levels both have\n\n{keys}\n\nAt the best point:\n{rows}\n",
         fit.points.len()
@@ -442,7 +448,7 @@ mod tests {
         let edge = bowl(&QUANTA, 4.0, 1.0, &[0.0, 0.01, 0.02]);
         let reasons = edge.refusals();
         assert!(
-            reasons[0].contains("at an end of the values tried"),
+            reasons[0].contains("the first or the last of the values given"),
             "{reasons:?}"
         );
     }
