@@ -638,4 +638,25 @@ mod tests {
         let limit = 0.004 * 1024.0 / 335.0;
         assert!((q.of[0].lag + limit).abs() < 1e-12, "{}", q.of[0].lag);
     }
+
+    #[test]
+    fn a_process_within_its_turn_is_not_preempted_by_an_earlier_deadline() {
+        // 0 runs from 0 s, its turn's deadline and protection at 5 ms of
+        // virtual time; 1 leaves at once owed nothing and wakes at 0.5 ms
+        // with a deadline at 1.9 ms, earlier than 0's. 0 is eligible and
+        // within its turn: it keeps the processor (RUN_TO_PARITY).
+        let t = |ms: f64| SimTime::from_secs_f64(ms / 1e3);
+        let mut q = queue(&[0, 0]);
+        assert_eq!(q.pop(SimTime::ZERO), Some(0));
+        let _ = q.run(0, SimTime::ZERO, SimTime::ZERO);
+        (q.of[0].deadline, q.of[0].protect) = (0.005, 0.005);
+        q.remove(1, SimTime::ZERO);
+        q.push(1, t(0.5));
+        assert!(q.of[1].deadline < q.of[0].deadline);
+        let running = || [(0, 0)].into_iter();
+        assert_eq!(q.preempts(1, t(0.5), running()), None);
+        // Its protection spent, the earlier deadline takes the processor.
+        q.of[0].protect = 0.0004;
+        assert_eq!(q.preempts(1, t(0.5), running()), Some(0));
+    }
 }
