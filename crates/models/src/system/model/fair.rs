@@ -1,5 +1,6 @@
-//! Linux's fair scheduler as of 6.6, EEVDF (`kernel/sched/fair.c`;
-//! Documentation/scheduler/sched-eevdf.rst).
+//! Linux's fair scheduler, EEVDF (from 6.6), as Linux 6.18 has it
+//! (`kernel/sched/fair.c`; Documentation/scheduler/sched-eevdf.rst), with
+//! the departures listed below.
 //!
 //! Each process has a weight from its `nice` (`sched_prio_to_weight`:
 //! 1024 at nice 0, about 1.25 times less at each step up) and a virtual
@@ -43,6 +44,8 @@
 //!   uses `min_vruntime`).
 //! - Arithmetic in floating point, not the kernel's fixed point: run times
 //!   differ from the kernel's in the last nanoseconds.
+//! - A process that runs on after its turn keeps the protection it was
+//!   picked with (Linux sets it only when it switches to a process).
 
 use super::per_process::PerProcess;
 use super::scheduler::Key;
