@@ -288,13 +288,25 @@ fn a_batch_s_and_a_sweep_s_pages_have_their_points_tables_and_charts() {
         "class[jobs].arrivals.exp.rate"
     ));
 
-    // Two sets of one kind side by side.
+    // Two sets of one kind side by side, then a set of another kind.
+    let other = dir.path().join("other");
+    ok(&[
+        "batch",
+        &mm1,
+        "--replications",
+        "3",
+        "--seed",
+        "2",
+        "--out",
+        s(&other),
+    ]);
+    let all = [batch.as_path(), &other, &sweep];
     let both_page = dir.path().join("both.html");
-    let both = page_of(&[&batch, &sweep], &both_page);
-    assert!(both.contains("side-by-side"));
-    assert_whole_set(&sweep, &both[both.find("id=\"set2\"").unwrap()..]);
-    browser::assert_reads_in_browser(&both_page, &[&batch, &sweep]);
-    browser::assert_a_missing_chart_fails(&both_page, &[&batch, &sweep]);
+    let both = page_of(&all, &both_page);
+    assert_eq!(both.matches("class=\"group side-by-side\"").count(), 1);
+    assert_whole_set(&sweep, &both[both.find("id=\"set3\"").unwrap()..]);
+    browser::assert_reads_in_browser(&both_page, &all);
+    browser::assert_a_missing_chart_fails(&both_page, &all);
 }
 
 #[test]

@@ -9,7 +9,9 @@
 //! network to fail or not; and that script, `check.js`, which reads what
 //! the browser laid out. The checks: no request and no console message;
 //! every chart of the sets drawn, visible and inside its figure; every
-//! table of the sets shown with its rows; nothing wider than the page's
+//! table of the sets shown with its rows; sets of one kind side by side
+//! at the desktop's width and one above the other at the narrow one;
+//! nothing wider than the page's
 //! column, but what a table's frame scrolls; a screenshot of the page's
 //! size that is not one colour.
 //!
@@ -28,6 +30,11 @@ use std::time::{Duration, Instant};
 /// The widths the page is opened at [px]: a desktop's, where sets of one
 /// kind stand side by side, and a narrow window's, where they do not.
 const WIDTHS: [u32; 2] = [1280, 800];
+
+/// The narrowest window [px] in which two sets of one kind stand side by
+/// side: two columns of 30 rem and the gap between them fit in the
+/// page's column at 1280 px, not at 800.
+const TWO_COLUMNS: u32 = 1280;
 
 /// The height of the window, and so of the screenshot [px].
 const HEIGHT: u32 = 2000;
@@ -234,6 +241,20 @@ fn problems_at(shown: &Shown, sets: &[&Path]) -> Vec<String> {
     for table in &tables {
         if table["visible"] != true || table["rows"].as_u64() == Some(0) {
             found.push(format!("table {}: not visible or empty", table["file"]));
+        }
+    }
+    for group in list("groups") {
+        let sets = group["sets"].as_u64().unwrap_or(0);
+        let columns = if shown.width >= TWO_COLUMNS {
+            sets.min(2)
+        } else {
+            1
+        };
+        if group["columns"].as_u64() != Some(columns) {
+            found.push(format!(
+                "{sets} sets of one kind in {} columns, not {columns}",
+                group["columns"]
+            ));
         }
     }
     for el in list("overflowing") {

@@ -65,6 +65,11 @@ window.addEventListener("load", () => {
       rows: t.tBodies.length > 0 ? t.tBodies[0].rows.length : 0,
     };
   });
+  // How many columns the sets of each group of one kind stand in.
+  const groups = [...document.querySelectorAll(".group.side-by-side")].map((g) => {
+    const sets = [...g.querySelectorAll(":scope > section.set")];
+    return { sets: sets.length, columns: new Set(sets.map((s) => Math.round(box(s).left))).size };
+  });
   // Everything laid out in the page's column stays in it, but what a
   // frame scrolls and the drawing inside a chart.
   const overflowing = [];
@@ -85,6 +90,7 @@ window.addEventListener("load", () => {
     blocked,
     charts,
     tables,
+    groups,
     overflowing,
     page_width: doc.scrollWidth,
     view_width: doc.clientWidth,
