@@ -304,6 +304,7 @@ fn a_batch_s_and_a_sweep_s_pages_have_their_points_tables_and_charts() {
     let both_page = dir.path().join("both.html");
     let both = page_of(&all, &both_page);
     assert_eq!(both.matches("class=\"group side-by-side\"").count(), 1);
+    assert!(both.contains("The batches side by side: mean ± 95% interval"));
     assert_whole_set(&sweep, &both[both.find("id=\"set3\"").unwrap()..]);
     browser::assert_reads_in_browser(&both_page, &all);
     browser::assert_a_missing_chart_fails(&both_page, &all);
