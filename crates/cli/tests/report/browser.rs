@@ -123,7 +123,7 @@ fn open(page: &Path, width: u32) -> Shown {
         .unwrap_or_else(|e| {
             panic!(
                 "cannot start {}: {e}. The report page's browser test needs Chromium: \
-                 `apt-get install chromium` on Debian (.ci/run does it), or name the \
+                 scripts/install-chromium.sh installs it on Debian (.ci/run runs it), or name the \
                  browser in TPSIM_CHROMIUM",
                 browser.to_string_lossy()
             )
