@@ -2,7 +2,13 @@
 //! commands that write an output set. Each test makes a short set, makes
 //! its page, and reads the page as a checker would: self-contained, every
 //! table of the set with its numbers, one inline chart per chart file,
-//! the user's text escaped.
+//! the user's text escaped; and in a real browser, as a reader sees it
+//! (`browser`).
+
+// In a folder of its own, so that cargo does not build it as a test of
+// its own.
+#[path = "report/browser.rs"]
+mod browser;
 
 use std::path::{Path, PathBuf};
 
@@ -235,6 +241,7 @@ fn a_run_s_page_has_its_tables_its_command_and_its_scenario_escaped() {
     assert!(own.contains(&escaped(&format!("tpsim run {mm1} --seed 3 --out"))));
     assert!(own.contains(&escaped(&std::fs::read_to_string(&mm1).unwrap())));
     assert!(own.contains(&format!("tpsim {}", env!("CARGO_PKG_VERSION"))));
+    browser::assert_reads_in_browser(&set.join("report.html"), &[&set]);
 
     // Made later from the files: what they do not record is said so.
     let later = page_of(&[&set], &dir.path().join("later.html"));
@@ -281,10 +288,26 @@ fn a_batch_s_and_a_sweep_s_pages_have_their_points_tables_and_charts() {
         "class[jobs].arrivals.exp.rate"
     ));
 
-    // Two sets of one kind side by side.
-    let both = page_of(&[&batch, &sweep], &dir.path().join("both.html"));
-    assert!(both.contains("side-by-side"));
-    assert_whole_set(&sweep, &both[both.find("id=\"set2\"").unwrap()..]);
+    // Two sets of one kind side by side, then a set of another kind.
+    let other = dir.path().join("other");
+    ok(&[
+        "batch",
+        &mm1,
+        "--replications",
+        "3",
+        "--seed",
+        "2",
+        "--out",
+        s(&other),
+    ]);
+    let all = [batch.as_path(), &other, &sweep];
+    let both_page = dir.path().join("both.html");
+    let both = page_of(&all, &both_page);
+    assert_eq!(both.matches("class=\"group side-by-side\"").count(), 1);
+    assert!(both.contains("The batches side by side: mean ± 95% interval"));
+    assert_whole_set(&sweep, &both[both.find("id=\"set3\"").unwrap()..]);
+    browser::assert_reads_in_browser(&both_page, &all);
+    browser::assert_a_missing_chart_fails(&both_page, &all);
 }
 
 #[test]
@@ -325,6 +348,11 @@ fn an_analysis_s_and_a_comparison_s_pages_have_their_tables_and_every_chart() {
     // The run with its probe: its time-sharing figures and every file.
     let page = page_of(&[&run], &dir.path().join("run.html"));
     assert!(page.contains("Summary: cpu"), "the summary's sections");
+
+    // The three kinds on one page, in a browser.
+    let all = dir.path().join("all.html");
+    page_of(&[&run, &analysis, &comparison], &all);
+    browser::assert_reads_in_browser(&all, &[&run, &analysis, &comparison]);
 }
 
 #[test]

@@ -9,7 +9,8 @@
 //! guess), the notes the terminal showed, every table of the set as an
 //! HTML table with its numbers as the files hold them, and every chart
 //! inline as the SVG the set holds, so the page shows the same data drawn
-//! the same way. Sets of one kind given together are laid side by side.
+//! the same way. Sets of one kind given together are laid side by side,
+//! and batches given together are also put in one table, a column each.
 //!
 //! The page is self-contained: its style is in the page, it has no script,
 //! and it asks for no font, image or stylesheet from anywhere, so it reads
@@ -118,17 +119,28 @@ pub enum PageError {
 /// The page, with `generator` ("tpsim 0.1.0") and `made` (when) in its
 /// heading.
 pub fn render(sets: &[Set], generator: &str, made: &str) -> Result<String, PageError> {
-    let views = sets
-        .iter()
-        .enumerate()
-        .map(|(i, set)| SetView::of(set, i + 1))
-        .collect::<Result<Vec<_>, _>>()?;
     let mut groups: Vec<Group> = Vec::new();
-    for view in views {
+    let mut batches: Vec<Vec<(&str, Value)>> = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
+        let view = SetView::of(set, i + 1)?;
+        let batch = match view.kind {
+            Kind::Batch => Some((set.name.as_str(), json_file(set, "batch.json")?)),
+            _ => None,
+        };
         match groups.last_mut() {
             Some(group) if group.sets[0].kind == view.kind => group.sets.push(view),
-            _ => groups.push(Group { sets: vec![view] }),
+            _ => {
+                groups.push(Group {
+                    sets: vec![view],
+                    together: None,
+                });
+                batches.push(Vec::new());
+            }
         }
+        batches.last_mut().expect("a group").extend(batch);
+    }
+    for (number, (group, batches)) in groups.iter_mut().zip(&batches).enumerate() {
+        group.together = batches_table(batches, &format!("group{}", number + 1));
     }
     let title = match sets {
         [one] => format!("tpsim report: {}", one.name),
@@ -158,6 +170,9 @@ struct Page {
 /// Sets laid side by side.
 struct Group {
     sets: Vec<SetView>,
+    /// Their figures in one table where they have the same measures: a
+    /// column per batch of two or more batches given together.
+    together: Option<TableView>,
 }
 
 /// What a set is, by the files that say so.
@@ -878,27 +893,76 @@ fn points_table(batch: &Value, id: &str) -> TableView {
 /// model has them, MVA's exact throughput and response beside them.
 fn steps_table(batch: &Value, id: &str) -> TableView {
     let empty = Vec::new();
-    let points = batch["points"].as_array().unwrap_or(&empty);
     let keys: Vec<String> = batch["keys"]
         .as_array()
         .unwrap_or(&empty)
         .iter()
         .map(shown)
         .collect();
-    let mut header = vec![format!("measure / {}", keys.join(", "))];
-    for p in points {
-        let values: Vec<String> = p["values"]
-            .as_array()
-            .unwrap_or(&empty)
-            .iter()
-            .map(shown)
-            .collect();
-        header.push(values.join(", "));
+    let points: Vec<(String, &Value)> = batch["points"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .map(|p| {
+            let values: Vec<String> = p["values"]
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(shown)
+                .collect();
+            (values.join(", "), p)
+        })
+        .collect();
+    let mut table = points_side_by_side(&format!("measure / {}", keys.join(", ")), &points);
+    table.id = format!("{id}-steps");
+    table.title = format!("The points side by side: mean{} interval", level(batch));
+    table
+}
+
+/// Batches given together side by side, `batches` each with its set's
+/// name: a column per batch, a row per measure, as a sweep's points
+/// are; none unless there are two or more, each of one point.
+fn batches_table(batches: &[(&str, Value)], id: &str) -> Option<TableView> {
+    let points: Vec<(String, &Value)> = batches
+        .iter()
+        .map(|(name, batch)| match batch["points"].as_array() {
+            Some(one) if one.len() == 1 => Some((name.to_string(), &one[0])),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if points.len() < 2 {
+        return None;
     }
+    let mut table = points_side_by_side("measure / set", &points);
+    table.id = format!("{id}-together");
+    table.title = format!(
+        "The batches side by side: mean{} interval",
+        level(&batches[0].1)
+    );
+    table.settle();
+    Some(table)
+}
+
+/// The confidence level of a batch's intervals, as the title of a table
+/// of them says it (" ± 95%").
+fn level(batch: &Value) -> String {
+    batch["level"]
+        .as_f64()
+        .map_or_else(String::new, |l| format!(" ± {}%", Figure(l * 100.0)))
+}
+
+/// Points of batches side by side, each `(heading, point)` a column, a
+/// row per measure under the heading `first`: each cell the mean and the
+/// half-width of its interval; and where the model has them, MVA's exact
+/// throughput and response beneath.
+fn points_side_by_side(first: &str, points: &[(String, &Value)]) -> TableView {
+    let empty = Vec::new();
+    let mut header = vec![first.to_string()];
+    header.extend(points.iter().map(|(heading, _)| heading.clone()));
     let mut measures: Vec<&str> = Vec::new();
     for e in points
         .iter()
-        .flat_map(|p| p["estimates"].as_array().unwrap_or(&empty))
+        .flat_map(|(_, p)| p["estimates"].as_array().unwrap_or(&empty))
     {
         if let Some(m) = e["measure"].as_str().filter(|m| !measures.contains(m)) {
             measures.push(m);
@@ -922,7 +986,7 @@ fn steps_table(batch: &Value, id: &str) -> TableView {
         .iter()
         .map(|m| {
             let mut row = vec![Cell::head(m.to_string())];
-            row.extend(points.iter().map(|p| estimate(p, m)));
+            row.extend(points.iter().map(|(_, p)| estimate(p, m)));
             row
         })
         .collect();
@@ -930,9 +994,12 @@ fn steps_table(batch: &Value, id: &str) -> TableView {
         ("throughput", "MVA: throughput"),
         ("response", "MVA: mean response"),
     ] {
-        if points.iter().any(|p| p["reference"][field].is_number()) {
+        if points
+            .iter()
+            .any(|(_, p)| p["reference"][field].is_number())
+        {
             let mut row = vec![Cell::head(name.to_string())];
-            row.extend(points.iter().map(|p| {
+            row.extend(points.iter().map(|(_, p)| {
                 let mut cell = Cell::new(
                     p["reference"][field]
                         .as_f64()
@@ -944,16 +1011,7 @@ fn steps_table(batch: &Value, id: &str) -> TableView {
             rows.push(row);
         }
     }
-    let level = batch["level"]
-        .as_f64()
-        .map_or_else(String::new, |l| format!(" ± {}%", Figure(l * 100.0)));
-    TableView::new(
-        format!("{id}-steps"),
-        &format!("The points side by side: mean{level} interval"),
-        "batch.json",
-        header,
-        rows,
-    )
+    TableView::new(String::new(), "", "batch.json", header, rows)
 }
 
 /// A CSV file of the set as a table, at most [`MAX_ROWS`] of its rows.
@@ -1140,6 +1198,33 @@ mod tests {
         let page = page_of(&[("summary.json", &idle)]).unwrap();
         assert_shows(&page, "the run completed no job after its warm-up");
         assert!(!page.contains("could not run"));
+    }
+
+    #[test]
+    fn batches_given_together_share_a_table_and_other_kinds_do_not() {
+        let batch = |mean: f64| {
+            let json = format!(
+                r#"{{"keys": [], "level": 0.95, "points": [{{"values": [], "estimates":
+                [{{"measure": "classes.jobs.mean_response", "mean": {mean}, "half_width": 0.25}}]}}]}}"#
+            );
+            vec![("batch.json".to_string(), json.into_bytes())]
+        };
+        let set = |name: &str, files| Set {
+            name: name.into(),
+            files,
+            origin: Origin::default(),
+        };
+        let a = set("a", batch(4.5));
+        let b = set("b", batch(5.125));
+        let page = render(&[a.clone(), b], "tpsim", "now").unwrap();
+        assert_shows(&page, "The batches side by side: mean ± 95% interval");
+        assert_shows(&page, "href=\"#group1-together\"");
+        for cell in [">4.5<span class=\"under\">± 0.25</span>", ">5.125<"] {
+            assert_shows(&page, cell);
+        }
+        let run = set("r", vec![("summary.json".to_string(), b"{}".to_vec())]);
+        let page = render(&[a, run], "tpsim", "now").unwrap();
+        assert!(!page.contains("side by side: mean"), "{page}");
     }
 
     #[test]
