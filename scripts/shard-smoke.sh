@@ -10,6 +10,7 @@
 #   scripts/shard-smoke.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/merged-check.sh
 
 if ! command -v parallel >/dev/null; then
     echo "shard-smoke: GNU parallel is not installed (Debian: apt install parallel)" >&2
@@ -37,16 +38,8 @@ done
 
 failed=0
 for way in parallel slurm; do
-    for file in replications.csv estimates.csv batch.json; do
-        if ! cmp -s "$work/whole/$file" "$work/$way/merged/$file"; then
-            echo "shard-smoke: $way: merged $file differs from the whole sweep's" >&2
-            failed=1
-        fi
-    done
-    if ! cmp -s "$work/whole.txt" "$work/$way.txt"; then
-        echo "shard-smoke: $way: the merged table differs from the whole sweep's" >&2
-        failed=1
-    fi
+    same_as_whole "$work/whole" "$work/whole.txt" "$work/$way/merged" "$work/$way.txt" \
+        "shard-smoke: $way" || failed=1
 done
 if [ "$failed" = 0 ]; then
     rows=$(($(wc -l < "$work/whole/replications.csv") - 1))

@@ -11,9 +11,15 @@
 #   scripts/slurm-smoke.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/merged-check.sh
 
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# A daemon in the background as root, its process the one `$!` names.
+as_root_exec() {
+    if [ "$(id -u)" = 0 ]; then exec "$@"; else exec sudo "$@"; fi
 }
 
 if ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
@@ -75,9 +81,9 @@ daemons+=("$(cat "$work/munge/munged.pid")")
 # there for this run.
 as_root mkdir -p /run/munge
 as_root ln -sf "$socket" /run/munge/munge.socket.2
-as_root slurmctld -D -f "$SLURM_CONF" > "$work/slurmctld.log" 2>&1 &
+as_root_exec slurmctld -D -f "$SLURM_CONF" > "$work/slurmctld.log" 2>&1 &
 daemons+=($!)
-as_root slurmd -D -f "$SLURM_CONF" > "$work/slurmd.log" 2>&1 &
+as_root_exec slurmd -D -f "$SLURM_CONF" > "$work/slurmd.log" 2>&1 &
 daemons+=($!)
 for _ in $(seq 60); do
     if sinfo -h -o %T 2>/dev/null | grep -q idle; then break; fi
@@ -85,7 +91,7 @@ for _ in $(seq 60); do
 done
 if ! sinfo -h -o %T 2>/dev/null | grep -q idle; then
     echo "slurm-smoke: the node did not come up; slurmctld's and slurmd's logs:" >&2
-    tail -20 "$work/slurmctld.log" "$work/slurmd.log" >&2
+    tail -n 20 "$work/slurmctld.log" "$work/slurmd.log" >&2
     exit 1
 fi
 
@@ -101,16 +107,8 @@ options=(--set memory.size=160KiB,320KiB --set users.terminals=4..16:4
 "$TPSIM" merge "$work"/slurm/shards/* --out "$work/slurm/merged" > "$work/slurm.txt"
 
 failed=0
-for file in replications.csv estimates.csv batch.json; do
-    if ! cmp -s "$work/whole/$file" "$work/slurm/merged/$file"; then
-        echo "slurm-smoke: merged $file differs from the whole sweep's" >&2
-        failed=1
-    fi
-done
-if ! cmp -s "$work/whole.txt" "$work/slurm.txt"; then
-    echo "slurm-smoke: the merged table differs from the whole sweep's" >&2
-    failed=1
-fi
+same_as_whole "$work/whole" "$work/whole.txt" "$work/slurm/merged" "$work/slurm.txt" \
+    slurm-smoke || failed=1
 if [ "$failed" = 0 ]; then
     rows=$(($(wc -l < "$work/whole/replications.csv") - 1))
     echo "slurm-smoke: Slurm $(sinfo -V | cut -d' ' -f2) ran 3 array tasks on $node; merged, their $rows replications are the whole sweep, byte for byte"
