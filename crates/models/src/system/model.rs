@@ -235,8 +235,6 @@ struct Process {
     /// When it last left a processor (global replacement takes pages from
     /// the process that ran least recently).
     last_run: SimTime,
-    /// When it joined the processor queue.
-    cpu_arrival: SimTime,
     /// Processor time it has used in user mode.
     cpu_user: SimTime,
     /// Processor time used on its behalf in the kernel: switches to it and
@@ -287,8 +285,6 @@ pub struct SystemModel<'a> {
     /// The terminal probe, if the scenario has one.
     probe: Option<Probe<'a>>,
     user_processes: u32,
-    /// The processors' scheduler.
-    dispatcher: Dispatcher,
     /// Each process's place in a script.
     scripts: Scripts,
     cpus: Processors,
@@ -321,9 +317,11 @@ impl<'a> SystemModel<'a> {
             users: Users::new(sys, streams, |image| memory.never_fits(sys, image)),
             probe: None,
             user_processes: 0,
-            dispatcher: Dispatcher::new(sys.cpu.scheduler, sys.cpu.quantum, sys.cpu.count),
             scripts: Scripts::default(),
-            cpus: Processors::new(sys.cpu.count as usize),
+            cpus: Processors::new(
+                sys.cpu.count as usize,
+                Dispatcher::new(sys.cpu.scheduler, sys.cpu.quantum, sys.cpu.count),
+            ),
             eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
             files: Files::new(
                 sys.files.as_ref(),
@@ -440,7 +438,6 @@ impl<'a> SystemModel<'a> {
             due: Countdowns::NONE,
             pages: self.sys.memory.pages_of(size),
             last_run: now,
-            cpu_arrival: now,
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
             faults: 0,
@@ -449,7 +446,7 @@ impl<'a> SystemModel<'a> {
         });
         self.memory.enter(pid, now);
         let nice = self.sys.classes[class].nice;
-        self.dispatcher.enter(pid, nice, now);
+        self.cpus.scheduler.enter(pid, nice, now);
         self.scripts.enter(pid);
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.memory.exec_reads_image());
@@ -470,7 +467,7 @@ impl<'a> SystemModel<'a> {
         p.started = now;
         p.faults = 0;
         // A new command, or work after a sleep, starts at the top level.
-        self.dispatcher.restart(pid);
+        self.cpus.scheduler.restart(pid);
         p.due.io = next_io(spec.mean_io(), spec.mean_demand(), rng);
         p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
         p.due.file = self.files.start_accesses(self.sys, spec, pid, p.remaining);
@@ -512,7 +509,7 @@ impl<'a> SystemModel<'a> {
             .memory
             .working_set_estimate(p, self.owners[p.owner].working_set);
         self.eligibility
-            .wait(pid, self.dispatcher.level(pid), estimate);
+            .wait(pid, self.cpus.scheduler.level(pid), estimate);
     }
 
     /// Awards eligibility while the rule lets the next waiting process in.
@@ -525,7 +522,7 @@ impl<'a> SystemModel<'a> {
     /// Makes a process eligible, with its quantum under Multics, and lets
     /// it run.
     fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
-        self.dispatcher.grant(award.pid, award.order);
+        self.cpus.scheduler.grant(award.pid, award.order);
         self.become_runnable(award.pid, ctx);
     }
 
@@ -555,7 +552,7 @@ impl<'a> SystemModel<'a> {
     /// eligibility and waits for it again at the back of the next level
     /// down, where the quantum is twice as long.
     fn lose_eligibility(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.dispatcher.demote(pid);
+        self.cpus.scheduler.demote(pid);
         assert!(
             self.give_up_eligibility(pid),
             "a process with a quantum is eligible"
@@ -571,7 +568,7 @@ impl<'a> SystemModel<'a> {
         match self.procs[pid].residence {
             Residence::In if self.files.of[pid].exec.pending => self.start_exec(pid, ctx),
             Residence::In => {
-                self.enqueue(pid, now);
+                self.cpus.enqueue(pid, now);
                 self.dispatch_idle(ctx);
                 self.preempt_for(pid, ctx);
             }
@@ -580,59 +577,28 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    fn enqueue(&mut self, pid: usize, now: SimTime) {
-        self.cpus.meter.present.add(now, 1.0);
-        self.procs[pid].cpu_arrival = now;
-        self.dispatcher.push(pid, now);
-    }
-
-    /// Takes `pid` out of the ready queue.
-    fn dequeue(&mut self, pid: usize, now: SimTime) {
-        self.dispatcher.remove(pid, now);
-        self.cpus.meter.present.add(now, -1.0);
-    }
-
     /// Gives the ready processes the idle processors, lowest-numbered
     /// first.
     fn dispatch_idle(&mut self, ctx: &mut Context<Event>) {
-        while !self.dispatcher.is_empty() {
+        while !self.cpus.scheduler.is_empty() {
             let Some(((), cpu)) = self.cpus.idle.first() else {
                 return;
             };
-            self.dispatch_best(cpu, ctx);
+            let pid = self.cpus.take_best(ctx.now());
+            self.dispatch(cpu, pid, true, ctx);
         }
-    }
-
-    /// Takes the best ready process out of the queue and onto `cpu`.
-    fn dispatch_best(&mut self, cpu: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        let pid = self.dispatcher.pop(now).expect("a ready process");
-        self.cpus
-            .meter
-            .start_service(self.procs[pid].cpu_arrival, now);
-        self.dispatch(cpu, pid, true, ctx);
     }
 
     /// `pid` has just become ready: it takes the processor of a process
     /// it outranks, if the scheduler says so.
     fn preempt_for(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let users = || {
-            self.cpus
-                .running
-                .iter()
-                .enumerate()
-                .filter_map(|(cpu, b)| match b {
-                    Some(b) if matches!(b.kind, BurstKind::User(_)) => Some((b.pid, cpu)),
-                    _ => None,
-                })
-        };
-        let chosen = self.dispatcher.preempts(pid, now, users);
-        if let Some(cpu) = chosen {
+        if let Some(cpu) = self.cpus.preemption_for(pid, now) {
             let preempted = self.cpus.running[cpu].expect("busy").pid;
             self.preempt(cpu, ctx);
-            self.enqueue(preempted, now);
-            self.dispatch_best(cpu, ctx);
+            self.cpus.enqueue(preempted, now);
+            let best = self.cpus.take_best(now);
+            self.dispatch(cpu, best, true, ctx);
         }
     }
 
@@ -670,7 +636,7 @@ impl<'a> SystemModel<'a> {
         let p = &mut self.procs[pid];
         p.remaining = p.remaining - ran;
         p.due.charge(ran);
-        self.dispatcher.charge(pid, ran);
+        self.cpus.scheduler.charge(pid, ran);
     }
 
     /// Starts a burst of `pid` on `cpu`, with a context switch first if
@@ -688,7 +654,7 @@ impl<'a> SystemModel<'a> {
         let switch_end = now + interrupts + switch;
         let (memory, mut view) = self.memory_and_view(now);
         let fault_gap = memory.fault_gap(&mut view, pid);
-        let slice = self.dispatcher.run(pid, now, switch_end);
+        let slice = self.cpus.scheduler.run(pid, now, switch_end);
         let copy = match self.sys.files {
             Some(_) => self.files.take_copy(pid),
             None => SimTime::ZERO,
@@ -797,7 +763,7 @@ impl<'a> SystemModel<'a> {
             Outcome::Fault => self.fault(cpu, pid, ctx),
             Outcome::SegmentFault => self.segment_fault(cpu, pid, ctx),
             Outcome::File => self.data_access(cpu, pid, ctx),
-            Outcome::Quantum => match self.dispatcher.slice_end(pid, now) {
+            Outcome::Quantum => match self.cpus.scheduler.slice_end(pid, now) {
                 SliceEnd::LoseEligibility => {
                     self.leave_cpu(cpu, pid, now);
                     self.lose_eligibility(pid, ctx);
@@ -811,7 +777,7 @@ impl<'a> SystemModel<'a> {
                 SliceEnd::Requeue => {
                     self.leave_cpu(cpu, pid, now);
                     self.recount(pid, now, |p| p.state = State::Runnable);
-                    self.enqueue(pid, now);
+                    self.cpus.enqueue(pid, now);
                     self.dispatch_idle(ctx);
                 }
             },
@@ -819,12 +785,8 @@ impl<'a> SystemModel<'a> {
     }
 
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
-        self.cpus.running[cpu] = None;
-        self.cpus.idle.insert(cpu, ());
-        self.dispatcher.stop(pid, now);
-        self.cpus.meter.busy.add(now, -1.0);
+        self.cpus.leave(cpu, pid, now);
         self.stats.meter_idle(now, self.cpus.idle_count());
-        self.cpus.meter.depart(self.procs[pid].cpu_arrival, now);
         self.procs[pid].last_run = now;
         self.memory.left_processor(self.procs[pid].class, now);
     }
@@ -915,7 +877,7 @@ impl SystemModel<'_> {
         }
         match done.purpose {
             Purpose::Io { pid } => {
-                self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
+                self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx)
             }
             Purpose::Memory(transfer) => self.transfer_done(transfer, done.bytes, ctx),

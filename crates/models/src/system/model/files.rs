@@ -781,7 +781,7 @@ impl SystemModel<'_> {
             } else {
                 // It tries again when it next runs: its access is due at
                 // once.
-                self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
+                self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
                 self.become_runnable(pid, ctx);
             }
         }
@@ -790,7 +790,7 @@ impl SystemModel<'_> {
     /// Exec's read for `pid` is done: the command runs.
     pub(super) fn exec_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.files.of[pid].exec.pending = false;
-        self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
+        self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
 
@@ -856,7 +856,7 @@ impl SystemModel<'_> {
                 self.files
                     .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
         }
-        self.dispatcher.woken_at(pid, scheduler::AFTER_DISK);
+        self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
         self.become_runnable(pid, ctx);
     }
 

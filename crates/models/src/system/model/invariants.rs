@@ -40,7 +40,7 @@ impl SystemModel<'_> {
         for (pid, p) in self.procs.iter() {
             let queued = p.state == State::Runnable && p.residence == Residence::In;
             assert_eq!(
-                self.dispatcher.queued(pid),
+                self.cpus.scheduler.queued(pid),
                 queued,
                 "queued when ready in memory"
             );
@@ -60,9 +60,11 @@ impl SystemModel<'_> {
             self.cpus.idle.len(),
             self.cpus.running.iter().filter(|b| b.is_none()).count()
         );
-        self.dispatcher.check(self.procs.iter().map(|(pid, _)| pid));
+        self.cpus
+            .scheduler
+            .check(self.procs.iter().map(|(pid, _)| pid));
         assert_eq!(
-            self.dispatcher.len(),
+            self.cpus.scheduler.len(),
             procs()
                 .filter(|p| p.state == State::Runnable && p.residence == Residence::In)
                 .count(),

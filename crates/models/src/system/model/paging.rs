@@ -471,7 +471,7 @@ impl SystemModel<'_> {
             .add((now - self.memory.of[pid].fault_started).as_secs_f64());
         self.with_memory(ctx, |m, view, fx| m.place_page(view, pid, fx));
         let priority = pagein_priority(self.sys);
-        self.dispatcher.woken_at(pid, priority);
+        self.cpus.scheduler.woken_at(pid, priority);
         self.become_runnable(pid, ctx);
         if self.memory.of[pid].fault_in_text
             && matches!(self.memory.manager, Manager::Frames { .. })
@@ -483,7 +483,7 @@ impl SystemModel<'_> {
                 self.stats
                     .fault_time
                     .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
-                self.dispatcher.woken_at(waiter, priority);
+                self.cpus.scheduler.woken_at(waiter, priority);
                 self.become_runnable(waiter, ctx);
             }
         }
@@ -912,7 +912,7 @@ mod tests {
                 model.memory.of[pid].fault_source = Source::Read(0);
                 model.cpus.idle.remove(0);
                 model.page_read(pid, ctx);
-                let place = model.dispatcher.place(pid);
+                let place = model.cpus.scheduler.place(pid);
                 assert!(
                     matches!(place, Place::Kernel(p, _) if p == priority),
                     "{settings}: {place:?}"
@@ -934,7 +934,7 @@ mod tests {
             for (start_ms, slice_ms) in [(0, 250), (100, 150), (249, 1), (250, 250), (1_010, 240)] {
                 let start = SimTime::from_nanos(start_ms * 1_000_000);
                 assert_eq!(
-                    model.dispatcher.slice(pid, start),
+                    model.cpus.scheduler.slice(pid, start),
                     SimTime::from_nanos(slice_ms * 1_000_000),
                     "from {start_ms} ms"
                 );

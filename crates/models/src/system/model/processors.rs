@@ -10,7 +10,13 @@
 //! next I/O request, segment fault and data-file block, the ends a burst
 //! of its own work may have besides its quantum, its next page fault and
 //! the end of its demand.
+//!
+//! `Processors` is the processor station as a whole: the processors, the
+//! scheduler's ready queue in front of them (`Dispatcher`) and the
+//! station's meter, kept together so that a process joining the queue,
+//! taken from it or leaving a processor is counted where it happens.
 
+use super::scheduler::Dispatcher;
 use super::{Context, Event, EventKey, SimTime, SlotHeap, StationMeter, event_index};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,10 +69,12 @@ impl Burst {
     }
 }
 
-/// The processors: the burst each is running, which are idle, and their
-/// meter.
+/// The processors: the burst each is running, which are idle, the ready
+/// queue and their meter.
 #[derive(Debug)]
 pub(super) struct Processors {
+    /// The scheduler and its ready queue.
+    pub(super) scheduler: Dispatcher,
     /// The burst on each processor.
     pub(super) running: Vec<Option<Burst>>,
     /// The processors without a burst, lowest-numbered first.
@@ -81,8 +89,10 @@ pub(super) struct Processors {
 }
 
 impl Processors {
-    pub(super) fn new(count: usize) -> Processors {
+    /// `count` idle processors served by `scheduler`.
+    pub(super) fn new(count: usize, scheduler: Dispatcher) -> Processors {
         Processors {
+            scheduler,
             running: vec![None; count],
             idle: {
                 let mut idle = SlotHeap::default();
@@ -94,6 +104,50 @@ impl Processors {
             pending_interrupts: SimTime::ZERO,
         }
     }
+    /// `pid` joins the ready queue at `now`.
+    pub(super) fn enqueue(&mut self, pid: usize, now: SimTime) {
+        self.meter.present.add(now, 1.0);
+        self.scheduler.push(pid, now);
+    }
+
+    /// Takes `pid` out of the ready queue at `now`.
+    pub(super) fn dequeue(&mut self, pid: usize, now: SimTime) {
+        self.scheduler.remove(pid, now);
+        self.meter.present.add(now, -1.0);
+    }
+
+    /// Takes the process to run next at `now` out of the ready queue; its
+    /// wait there ends.
+    pub(super) fn take_best(&mut self, now: SimTime) -> usize {
+        let pid = self.scheduler.pop(now).expect("a ready process");
+        self.meter.start_service(self.scheduler.arrival(pid), now);
+        pid
+    }
+
+    /// `pid` leaves `cpu` at `now`, which becomes idle.
+    pub(super) fn leave(&mut self, cpu: usize, pid: usize, now: SimTime) {
+        self.running[cpu] = None;
+        self.idle.insert(cpu, ());
+        self.scheduler.stop(pid, now);
+        self.meter.busy.add(now, -1.0);
+        self.meter.depart(self.scheduler.arrival(pid), now);
+    }
+
+    /// The processor whose process `pid`, just made ready at `now`, is to
+    /// take, if the scheduler says it preempts one running its own work.
+    pub(super) fn preemption_for(&self, pid: usize, now: SimTime) -> Option<usize> {
+        let users = || {
+            self.running
+                .iter()
+                .enumerate()
+                .filter_map(|(cpu, b)| match b {
+                    Some(b) if matches!(b.kind, BurstKind::User(_)) => Some((b.pid, cpu)),
+                    _ => None,
+                })
+        };
+        self.scheduler.preempts(pid, now, users)
+    }
+
     /// Puts `burst` on `cpu` and schedules its end: the one way a burst
     /// starts, a process's own work or the kernel's.
     pub(super) fn start(&mut self, cpu: usize, burst: Burst, ctx: &mut Context<Event>) {
@@ -167,12 +221,16 @@ impl Countdowns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::Scheduler;
     use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
 
     #[test]
     fn a_burst_starts_on_a_processor_and_ends_at_one_event() {
         with_process_at(TEN_PAGE_SETS, SimTime::from_secs(2), |_, ctx, pid| {
-            let mut cpus = Processors::new(2);
+            let mut cpus = Processors::new(
+                2,
+                Dispatcher::new(Scheduler::RoundRobin, SimTime::from_secs(1), 2),
+            );
             assert!(cpus.running.iter().all(Option::is_none));
             assert_eq!(cpus.idle.len(), 2);
             let cost = SimTime::from_secs(3);

@@ -483,7 +483,7 @@ impl SystemModel<'_> {
     /// Processes ready for a processor or running.
     pub(super) fn runnable(&self) -> u32 {
         let running = self.cpus.running.iter().filter(|b| b.is_some()).count();
-        (self.dispatcher.len() + running) as u32
+        (self.cpus.scheduler.len() + running) as u32
     }
 
     /// Brings the occupancy meter up to date at `now`. Occupancy changes

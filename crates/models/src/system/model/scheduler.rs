@@ -225,6 +225,8 @@ struct Scheduling {
     nice: i32,
     /// Its place in the order of eligibility awards (Multics).
     order: u64,
+    /// When it last joined the ready queue (made: when it was made).
+    arrival: SimTime,
 }
 
 impl Scheduling {
@@ -273,6 +275,7 @@ impl Scheduling {
             allowance: SimTime::ZERO,
             nice,
             order: 0,
+            arrival: now,
         }
     }
 }
@@ -375,10 +378,16 @@ impl Dispatcher {
 
     /// Queues `pid`, ready at `now`.
     pub(super) fn push(&mut self, pid: usize, now: SimTime) {
+        self.of[pid].arrival = now;
         match &mut self.queue {
             Queue::Ranked(ready) => self.of[pid].place = ready.push(pid, self.of[pid].standing()),
             Queue::Fair(fair) => fair.push(pid, now),
         }
+    }
+
+    /// When `pid` last joined the ready queue.
+    pub(super) fn arrival(&self, pid: usize) -> SimTime {
+        self.of[pid].arrival
     }
 
     /// Whether `pid` is in the ready queue.

@@ -208,7 +208,7 @@ impl SystemModel<'_> {
         self.memory.swap.of[pid].last_swap = now;
         self.recount(pid, now, |p| p.residence = Residence::In);
         if self.procs[pid].state == State::Runnable {
-            self.enqueue(pid, now);
+            self.cpus.enqueue(pid, now);
             self.dispatch_idle(ctx);
         }
         self.swapper(ctx);
@@ -279,7 +279,7 @@ impl SystemModel<'_> {
                 .expect("a running process is on a processor");
             self.preempt(cpu, ctx);
         } else if self.procs[pid].state == State::Runnable {
-            self.dequeue(pid, now);
+            self.cpus.dequeue(pid, now);
         }
         self.memory.swap.busy = true;
         self.recount(pid, now, |p| p.residence = Residence::MovingOut);

@@ -170,7 +170,7 @@ impl<'a> SystemModel<'a> {
                 };
                 self.preempt(cpu, ctx);
             }
-            State::Runnable if self.dispatcher.queued(pid) => self.dequeue(pid, now),
+            State::Runnable if self.cpus.scheduler.queued(pid) => self.cpus.dequeue(pid, now),
             _ => return,
         }
         let owner = self.procs[pid].owner;
@@ -213,7 +213,7 @@ impl<'a> SystemModel<'a> {
                 p.due = Countdowns::NONE;
             }
         }
-        self.dispatcher.woken_at(pid, after);
+        self.cpus.scheduler.woken_at(pid, after);
         self.admit(pid, ctx);
     }
 
@@ -234,7 +234,7 @@ impl<'a> SystemModel<'a> {
                 }
                 if let Some(at) = typed {
                     self.procs[pid].started = at;
-                    self.dispatcher.woken_at(pid, AFTER_TERMINAL);
+                    self.cpus.scheduler.woken_at(pid, AFTER_TERMINAL);
                 }
                 self.count(pid, counted);
                 self.stats
