@@ -523,7 +523,7 @@ impl<'a> SystemModel<'a> {
     /// it run.
     fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
         self.cpus.scheduler.grant(award.pid, award.order);
-        self.become_runnable(award.pid, ctx);
+        self.become_runnable(award.pid, None, ctx);
     }
 
     /// `pid` gives up eligibility (its command is done, or it sleeps), and
@@ -562,7 +562,13 @@ impl<'a> SystemModel<'a> {
         self.award_eligibility(ctx);
     }
 
-    fn become_runnable(&mut self, pid: usize, ctx: &mut Context<Event>) {
+    /// `pid` is ready to run, woken in the kernel at the priority `woken`
+    /// if it slept there: it joins the ready queue if it is in memory (or
+    /// starts its exec, if it has one to do), else the swapper looks.
+    fn become_runnable(&mut self, pid: usize, woken: Option<u8>, ctx: &mut Context<Event>) {
+        if let Some(priority) = woken {
+            self.cpus.scheduler.woken_at(pid, priority);
+        }
         let now = ctx.now();
         self.recount(pid, now, |p| p.state = State::Runnable);
         match self.procs[pid].residence {
@@ -876,10 +882,7 @@ impl SystemModel<'_> {
             );
         }
         match done.purpose {
-            Purpose::Io { pid } => {
-                self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
-                self.become_runnable(pid, ctx)
-            }
+            Purpose::Io { pid } => self.become_runnable(pid, Some(scheduler::AFTER_DISK), ctx),
             Purpose::Memory(transfer) => self.transfer_done(transfer, done.bytes, ctx),
             Purpose::Files(transfer) => self.file_transfer_done(transfer, ctx),
         }

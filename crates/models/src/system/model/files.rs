@@ -36,7 +36,8 @@
 //! leaves the disk's work unchanged and the copies' total exact).
 
 use super::per_process::PerProcess;
-use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel, scheduler};
+use super::scheduler::AFTER_DISK;
+use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel};
 use crate::summary::{FileTraffic, FilesSummary};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::{BufferRules, CommandClass, FileAccess, FileSystem, Layout, System};
@@ -592,6 +593,162 @@ impl Files {
     }
 }
 
+/// How exec's read of a program file stands after a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ExecRead {
+    /// It has read the last block: the command may run.
+    Done,
+    /// It waits for a block, or for a buffer.
+    Waits,
+}
+
+/// What a process that waited for a block does now it is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Waited {
+    /// Exec read on, as far as it could.
+    Exec(ExecRead),
+    /// A command's data block: it is ready to run, with the processor time
+    /// to its next access if the block was a read it now has (a write
+    /// that found the block in transit tries again).
+    Data(Option<SimTime>),
+}
+
+/// The cache's answer to a command's block access, as the process sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DataAnswer {
+    /// Found (or, a write, given a buffer): the kernel copies the block at
+    /// once, and the next access is `due` later.
+    Copy { due: SimTime },
+    /// The process waits: for the block, or for a buffer.
+    Wait,
+}
+
+impl Files {
+    /// Exec with a cache: `pid`, of `class`, whose text is `text` bytes,
+    /// starts reading its program file. A text in memory already is
+    /// attached, not read: the data begins in the block where the text
+    /// ends. So is a text with a copy on the swap area, which is swapped
+    /// in first (`xalloc`): true if so.
+    pub(super) fn start_exec(&mut self, sys: &System, pid: usize, class: usize, text: u64) -> bool {
+        let fs = file_system(sys);
+        let size = sys.classes[class].size;
+        let exec = &mut self.of[pid].exec;
+        let in_memory = exec.bytes < size;
+        let from_swap = !in_memory && text > 0 && self.texts[class].on_swap;
+        let skipped = if in_memory || from_swap { text } else { 0 };
+        exec.first = u32::try_from(skipped / fs.block).expect("the block numbers fit");
+        exec.next = exec.first;
+        exec.end = fs.blocks_of(size);
+        from_swap
+    }
+
+    /// Exec reads `pid`'s program file (that of `class`) on from its next
+    /// block, through the cache, until it must wait or has read the last;
+    /// the transfers it needs are asked for.
+    pub(super) fn exec_read(&mut self, sys: &System, pid: usize, class: usize) -> ExecRead {
+        let file = u32::try_from(class).expect("class numbers fit");
+        loop {
+            let Exec {
+                next, end, first, ..
+            } = self.of[pid].exec;
+            if next == end {
+                return ExecRead::Done;
+            }
+            let at = self.place(sys, file, next);
+            // `breada` from the second block on, whether this one is found
+            // or not.
+            let ahead = (next > first && next + 1 < end).then_some(next + 1);
+            match self.read_through(sys, at, ahead) {
+                Access::Hit => {
+                    self.release_read(sys, at.block);
+                    self.exec_block_copied(sys, pid);
+                }
+                Access::InTransit | Access::Miss { .. } => {
+                    self.wait_for(at.block, pid);
+                    return ExecRead::Waits;
+                }
+                Access::NoBuffer { .. } => {
+                    self.cache().wanting.push(pid);
+                    return ExecRead::Waits;
+                }
+            }
+        }
+    }
+
+    /// Exec has `pid`'s next block, and owes its copy.
+    fn exec_block_copied(&mut self, sys: &System, pid: usize) {
+        let of = &mut self.of[pid];
+        of.exec.next += 1;
+        of.copy += file_system(sys).copy;
+    }
+
+    /// A buffer's transfer of `block` is done: the first of the processes
+    /// waiting for the block (the rest follow through `next_waiter`), and
+    /// those that waited for a buffer, who look again.
+    pub(super) fn block_done(&mut self, sys: &System, block: Block) -> (Option<usize>, Vec<usize>) {
+        let cache = self.cache();
+        cache.buffers.transfer_done(block);
+        let waiter = cache.waiting.remove(&block).map(|(first, _)| first);
+        let wanting = std::mem::take(&mut cache.wanting);
+        if waiter.is_some() {
+            self.release_read(sys, block);
+        }
+        (waiter, wanting)
+    }
+
+    /// The block `pid`, of `class`, waited for is in its buffer: exec has
+    /// it and reads on; a command's read has it (and owes its copy); a
+    /// write of a block that was in transit tries again.
+    pub(super) fn block_waited(&mut self, sys: &System, pid: usize, class: usize) -> Waited {
+        if self.of[pid].exec.pending {
+            self.exec_block_copied(sys, pid);
+            return Waited::Exec(self.exec_read(sys, pid, class));
+        }
+        let (access, _) = self.data_block(sys, class, pid);
+        if let FileAccess::Read(_) = access {
+            self.of[pid].copy += file_system(sys).copy;
+            return Waited::Data(Some(self.advance(sys, &sys.classes[class], pid)));
+        }
+        Waited::Data(None)
+    }
+
+    /// `pid`, of `class`, makes its next block access through the cache;
+    /// the transfers it needs are asked for.
+    pub(super) fn data_access(&mut self, sys: &System, pid: usize, class: usize) -> DataAnswer {
+        let (access, at) = self.data_block(sys, class, pid);
+        let answer = match access {
+            FileAccess::Read(f) => {
+                let blocks = file_system(sys).blocks_of(file_system(sys).data[f].size);
+                let index = at.block.index;
+                let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
+                self.read_through(sys, at, ahead)
+            }
+            FileAccess::Write(f) => self.write(sys, f, at),
+        };
+        let write = matches!(access, FileAccess::Write(_));
+        // Found, or (a write) a buffer taken: the copy, there and then.
+        let copied = match answer {
+            Access::Hit => {
+                if !write {
+                    self.release_read(sys, at.block);
+                }
+                true
+            }
+            Access::Miss { .. } => write,
+            Access::InTransit | Access::NoBuffer { .. } => false,
+        };
+        if copied {
+            let due = self.advance(sys, &sys.classes[class], pid);
+            return DataAnswer::Copy { due };
+        }
+        match answer {
+            Access::NoBuffer { .. } => self.cache().wanting.push(pid),
+            _ => self.wait_for(at.block, pid),
+        }
+        DataAnswer::Wait
+    }
+}
+
 /// A block's file, and how its access is reported.
 #[derive(Clone, Copy, Debug)]
 struct Placed {
@@ -648,7 +805,8 @@ impl SystemModel<'_> {
             FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block } => {
                 self.buffer_done(block, ctx)
             }
-            FileTransfer::TextIn { pid } => self.text_in(pid, ctx),
+            // The text is in from the swap area: exec reads the data.
+            FileTransfer::TextIn { pid } => self.exec_read(pid, ctx),
             FileTransfer::TextOut => {}
         }
     }
@@ -658,7 +816,7 @@ impl SystemModel<'_> {
     /// and runs when it is in.
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), |p| p.state = State::Io);
-        let Some(block) = self.sys.files.as_ref().map(|fs| fs.block) else {
+        if self.sys.files.is_none() {
             let bytes = self.files.of[pid].exec.bytes as f64;
             let programs = self.memory.program_device(self.sys);
             self.request(
@@ -668,20 +826,10 @@ impl SystemModel<'_> {
                 ctx,
             );
             return;
-        };
+        }
         let class = self.procs[pid].class;
-        let (size, text) = (self.sys.classes[class].size, self.memory.texts[class].bytes);
-        let exec = &mut self.files.of[pid].exec;
-        // A text in memory already is attached, not read: the data begins
-        // in the block where the text ends. So is a text with a copy on
-        // the swap area, which is swapped in first (`xalloc`).
-        let in_memory = exec.bytes < size;
-        let from_swap = !in_memory && text > 0 && self.files.texts[class].on_swap;
-        let skipped = if in_memory || from_swap { text } else { 0 };
-        exec.first = u32::try_from(skipped / block).expect("the block numbers fit");
-        exec.next = exec.first;
-        exec.end = self.sys.files.as_ref().expect("a cache").blocks_of(size);
-        if from_swap {
+        let text = self.memory.texts[class].bytes;
+        if self.files.start_exec(self.sys, pid, class, text) {
             let device = self.memory.swap_device();
             let purpose = Purpose::Files(FileTransfer::TextIn { pid });
             self.request(device, purpose, text as f64, ctx);
@@ -690,46 +838,20 @@ impl SystemModel<'_> {
         }
     }
 
-    /// `pid`'s text is in from the swap area: exec reads the data.
-    pub(super) fn text_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.exec_read(pid, ctx);
+    /// Exec reads `pid`'s program file on through the cache; the command
+    /// runs once it has read the last block.
+    fn exec_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
+        let read = self.files.exec_read(self.sys, pid, self.procs[pid].class);
+        self.exec_went_on(pid, read, ctx);
     }
 
-    /// Exec reads `pid`'s program file on from its next block, through
-    /// the cache, until it must wait or has read the last.
-    fn exec_read(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let file = u32::try_from(self.procs[pid].class).expect("class numbers fit");
-        loop {
-            let Exec {
-                next, end, first, ..
-            } = self.files.of[pid].exec;
-            if next == end {
-                self.exec_done(pid, ctx);
-                return;
-            }
-            let at = self.files.place(self.sys, file, next);
-            // `breada` from the second block on, whether this one is found
-            // or not.
-            let ahead = (next > first && next + 1 < end).then_some(next + 1);
-            let access = self.files.read_through(self.sys, at, ahead);
-            self.file_requests(ctx);
-            match access {
-                Access::Hit => {
-                    self.files.release_read(self.sys, at.block);
-                    let copy = file_system(self.sys).copy;
-                    let of = &mut self.files.of[pid];
-                    of.exec.next += 1;
-                    of.copy += copy;
-                }
-                Access::InTransit | Access::Miss { .. } => {
-                    self.files.wait_for(at.block, pid);
-                    return;
-                }
-                Access::NoBuffer { .. } => {
-                    self.files.cache().wanting.push(pid);
-                    return;
-                }
-            }
+    /// Exec's read for `pid` went on as `read` says: the transfers it
+    /// asked for start, and if it has read the last block the command
+    /// runs.
+    fn exec_went_on(&mut self, pid: usize, read: ExecRead, ctx: &mut Context<Event>) {
+        self.file_requests(ctx);
+        if read == ExecRead::Done {
+            self.exec_done(pid, ctx);
         }
     }
 
@@ -754,25 +876,23 @@ impl SystemModel<'_> {
     }
 
     /// A buffer's transfer of `block` is done: the processes waiting for
-    /// the block have it, and those waiting for a buffer look again.
+    /// the block have it, one after the other, and those waiting for a
+    /// buffer look again.
     pub(super) fn buffer_done(&mut self, block: Block, ctx: &mut Context<Event>) {
-        let cache = self.files.cache();
-        cache.buffers.transfer_done(block);
-        let mut waiter = cache.waiting.remove(&block).map(|(first, _)| first);
-        let wanting = std::mem::take(&mut cache.wanting);
-        if waiter.is_some() {
-            self.files.release_read(self.sys, block);
-        }
+        let (mut waiter, wanting) = self.files.block_done(self.sys, block);
         while let Some(pid) = waiter {
             waiter = self.files.of[pid].next_waiter.take();
-            if self.files.of[pid].exec.pending {
-                let copy = file_system(self.sys).copy;
-                let of = &mut self.files.of[pid];
-                of.exec.next += 1;
-                of.copy += copy;
-                self.exec_read(pid, ctx);
-            } else {
-                self.data_block_waited(pid, ctx);
+            match self
+                .files
+                .block_waited(self.sys, pid, self.procs[pid].class)
+            {
+                Waited::Exec(read) => self.exec_went_on(pid, read, ctx),
+                Waited::Data(due) => {
+                    if let Some(due) = due {
+                        self.procs[pid].due.file = due;
+                    }
+                    self.become_runnable(pid, Some(AFTER_DISK), ctx);
+                }
             }
         }
         for pid in wanting {
@@ -781,8 +901,7 @@ impl SystemModel<'_> {
             } else {
                 // It tries again when it next runs: its access is due at
                 // once.
-                self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
-                self.become_runnable(pid, ctx);
+                self.become_runnable(pid, Some(AFTER_DISK), ctx);
             }
         }
     }
@@ -790,81 +909,28 @@ impl SystemModel<'_> {
     /// Exec's read for `pid` is done: the command runs.
     pub(super) fn exec_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.files.of[pid].exec.pending = false;
-        self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
-        self.become_runnable(pid, ctx);
+        self.become_runnable(pid, Some(AFTER_DISK), ctx);
     }
 
-    /// `pid`, on `cpu`, makes its next block access.
+    /// `pid`, on `cpu`, makes its next block access: the kernel copies a
+    /// block found at once there and then, and the process runs on;
+    /// otherwise it leaves the processor to wait.
     pub(super) fn data_access(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let (access, at) = self.files.data_block(self.sys, self.procs[pid].class, pid);
-        let answer = match access {
-            FileAccess::Read(f) => {
-                let blocks = file_system(self.sys).blocks_of(file_system(self.sys).data[f].size);
-                let index = at.block.index;
-                let ahead = (index > 0 && index + 1 < blocks).then_some(index + 1);
-                self.files.read_through(self.sys, at, ahead)
-            }
-            FileAccess::Write(f) => self.files.write(self.sys, f, at),
-        };
+        let answer = self.files.data_access(self.sys, pid, self.procs[pid].class);
         self.file_requests(ctx);
-        let write = matches!(access, FileAccess::Write(_));
         match answer {
-            // Found, or (a write) a buffer taken: the copy, there and
-            // then.
-            Access::Hit => {
-                if !write {
-                    self.files.release_read(self.sys, at.block);
-                }
-                self.procs[pid].due.file =
-                    self.files
-                        .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
-                self.copy_burst(cpu, pid, ctx);
+            DataAnswer::Copy { due } => {
+                self.procs[pid].due.file = due;
+                let copy = file_system(self.sys).copy;
+                self.cpus.start_kernel(cpu, pid, BurstKind::Copy, copy, ctx);
             }
-            Access::Miss { .. } if write => {
-                self.procs[pid].due.file =
-                    self.files
-                        .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
-                self.copy_burst(cpu, pid, ctx);
-            }
-            Access::Miss { .. } | Access::InTransit => {
-                self.leave_to_wait(cpu, pid, ctx);
-                self.files.wait_for(at.block, pid);
-            }
-            Access::NoBuffer { .. } => {
-                self.leave_to_wait(cpu, pid, ctx);
-                self.files.cache().wanting.push(pid);
+            DataAnswer::Wait => {
+                let now = ctx.now();
+                self.leave_cpu(cpu, pid, now);
+                self.recount(pid, now, |p| p.state = State::Io);
+                self.dispatch_idle(ctx);
             }
         }
-    }
-
-    /// `pid` leaves `cpu` to wait for the cache.
-    fn leave_to_wait(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        self.leave_cpu(cpu, pid, now);
-        self.recount(pid, now, |p| p.state = State::Io);
-        self.dispatch_idle(ctx);
-    }
-
-    /// The block `pid` waited for is in its buffer: a read has it (and
-    /// owes its copy); a write of a block that was in transit tries again.
-    fn data_block_waited(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let (access, _) = self.files.data_block(self.sys, self.procs[pid].class, pid);
-        if let FileAccess::Read(_) = access {
-            let copy = file_system(self.sys).copy;
-            self.files.of[pid].copy += copy;
-            self.procs[pid].due.file =
-                self.files
-                    .advance(self.sys, &self.sys.classes[self.procs[pid].class], pid);
-        }
-        self.cpus.scheduler.woken_at(pid, scheduler::AFTER_DISK);
-        self.become_runnable(pid, ctx);
-    }
-
-    /// The kernel copies a block for `pid` on `cpu`, then the process runs
-    /// on.
-    fn copy_burst(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let copy = file_system(self.sys).copy;
-        self.cpus.start_kernel(cpu, pid, BurstKind::Copy, copy, ctx);
     }
 }
 

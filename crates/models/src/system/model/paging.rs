@@ -471,8 +471,7 @@ impl SystemModel<'_> {
             .add((now - self.memory.of[pid].fault_started).as_secs_f64());
         self.with_memory(ctx, |m, view, fx| m.place_page(view, pid, fx));
         let priority = pagein_priority(self.sys);
-        self.cpus.scheduler.woken_at(pid, priority);
-        self.become_runnable(pid, ctx);
+        self.become_runnable(pid, Some(priority), ctx);
         if self.memory.of[pid].fault_in_text
             && matches!(self.memory.manager, Manager::Frames { .. })
         {
@@ -483,8 +482,7 @@ impl SystemModel<'_> {
                 self.stats
                     .fault_time
                     .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
-                self.cpus.scheduler.woken_at(waiter, priority);
-                self.become_runnable(waiter, ctx);
+                self.become_runnable(waiter, Some(priority), ctx);
             }
         }
     }
