@@ -1040,6 +1040,7 @@ mod tests {
             name = "job"
             cpu = {{ exp = {{ mean = "1s" }} }}
             size = "8KiB"
+            files = [{{ read = "log" }}]
             [files]
             buffers = 4
             block = "512B"
@@ -1085,5 +1086,96 @@ mod tests {
             };
             assert_eq!(writes(&files), expected, "{rules}: flushed");
         }
+    }
+    /// The blocks of the reads `files` has asked for, taken.
+    fn reads(files: &mut Files) -> Vec<u32> {
+        files
+            .requests
+            .drain(..)
+            .map(|r| match r.transfer {
+                FileTransfer::BufferRead { block } => block.index,
+                other => panic!("only reads: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exec_reads_its_program_block_by_block_and_owes_a_copy_for_each() {
+        let sys = with_cache("v7");
+        let copy = file_system(&sys).copy;
+        let mut files = Files::new(sys.files.as_ref(), 1, None, 0, Some(0));
+        files.of.insert(0, ProcessFiles::new(true));
+        // The whole 8 KiB image is read: 16 blocks of 512 bytes.
+        files.of[0].exec.bytes = 8192;
+        assert!(
+            !files.start_exec(&sys, 0, 0, 0),
+            "no text from the swap area"
+        );
+        assert_eq!(files.exec_read(&sys, 0, 0), ExecRead::Waits);
+        let mut asked = vec![reads(&mut files)];
+        let mut read = ExecRead::Waits;
+        for index in 0..16 {
+            let (waiter, wanting) = files.block_done(&sys, Block { file: 0, index });
+            assert_eq!((waiter, wanting.len()), (Some(0), 0), "block {index}");
+            assert_eq!(files.of[0].next_waiter, None);
+            let Waited::Exec(went) = files.block_waited(&sys, 0, 0) else {
+                panic!("exec waited");
+            };
+            read = went;
+            asked.push(reads(&mut files));
+        }
+        assert_eq!(read, ExecRead::Done);
+        // The first block alone; the second with the third read ahead;
+        // from then on each block is in transit, read ahead a step before,
+        // and the next is read ahead (`breada` reads ahead whether the
+        // block is found or not), up to the last.
+        let mut expected = vec![vec![0], vec![1, 2]];
+        expected.extend((3..16).map(|b| vec![b]));
+        expected.extend([vec![], vec![]]);
+        assert_eq!(asked, expected);
+        assert_eq!(files.of[0].copy, SimTime::from_nanos(copy.as_nanos() * 16));
+        // A text in memory already is not read: exec starts where the data
+        // begins (the first 4 KiB, 8 blocks, are text).
+        files.of[0].exec.bytes = 4096;
+        assert!(!files.start_exec(&sys, 0, 0, 4096));
+        assert_eq!((files.of[0].exec.first, files.of[0].exec.end), (8, 16));
+    }
+
+    #[test]
+    fn a_block_found_is_copied_at_once_and_one_missed_is_waited_for() {
+        let sys = with_cache("v7");
+        let second = SimTime::from_secs(1);
+        let mut files = Files::new(sys.files.as_ref(), 1, None, 0, None);
+        files.of.insert(0, ProcessFiles::new(false));
+        // The log's two blocks read over 3 s: one access a second.
+        let demand = SimTime::from_secs(3);
+        assert_eq!(
+            files.start_accesses(&sys, &sys.classes[0], 0, demand),
+            second
+        );
+        // The read misses: the process waits, the block is asked for.
+        assert_eq!(files.data_access(&sys, 0, 0), DataAnswer::Wait);
+        assert_eq!(reads(&mut files), [0]);
+        let (waiter, _) = files.block_done(&sys, Block { file: 1, index: 0 });
+        assert_eq!(waiter, Some(0));
+        // It has the block now, owes its copy, and goes on to the next.
+        assert_eq!(files.block_waited(&sys, 0, 0), Waited::Data(Some(second)));
+        assert_eq!(files.of[0].copy, file_system(&sys).copy);
+        // The second block: missed, with nothing ahead of the last; no
+        // access after it.
+        assert_eq!(files.data_access(&sys, 0, 0), DataAnswer::Wait);
+        assert_eq!(reads(&mut files), [1]);
+        let _ = files.block_done(&sys, Block { file: 1, index: 1 });
+        let last = files.block_waited(&sys, 0, 0);
+        assert_eq!(last, Waited::Data(Some(SimTime::MAX)));
+        // The next command finds both blocks in the cache (V7 leaves a
+        // buffer read to its end at the tail of the free list): copied at
+        // once, nothing asked of the disk.
+        let _ = files.start_accesses(&sys, &sys.classes[0], 0, demand);
+        let due = [second, SimTime::MAX];
+        for due in due {
+            assert_eq!(files.data_access(&sys, 0, 0), DataAnswer::Copy { due });
+        }
+        assert!(files.requests.is_empty());
     }
 }
