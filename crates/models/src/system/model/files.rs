@@ -53,8 +53,6 @@ pub(super) struct Exec {
     /// The image has still to be read from the program's file (swapping:
     /// a new command).
     pub(super) pending: bool,
-    /// The bytes brought into memory for it, which exec reads.
-    pub(super) bytes: u64,
     /// With a cache: the next block of the program's file exec reads ...
     next: u32,
     /// ... and the block after the last.
@@ -624,16 +622,23 @@ pub(super) enum DataAnswer {
 }
 
 impl Files {
-    /// Exec with a cache: `pid`, of `class`, whose text is `text` bytes,
-    /// starts reading its program file. A text in memory already is
-    /// attached, not read: the data begins in the block where the text
-    /// ends. So is a text with a copy on the swap area, which is swapped
-    /// in first (`xalloc`): true if so.
-    pub(super) fn start_exec(&mut self, sys: &System, pid: usize, class: usize, text: u64) -> bool {
+    /// Exec with a cache: `pid`, of `class`, whose text is `text` bytes
+    /// and for whose image `loaded` bytes were brought into memory, starts
+    /// reading its program file. A text in memory already is attached, not
+    /// read: the data begins in the block where the text ends. So is a
+    /// text with a copy on the swap area, which is swapped in first
+    /// (`xalloc`): true if so.
+    pub(super) fn start_exec(
+        &mut self,
+        sys: &System,
+        pid: usize,
+        class: usize,
+        (text, loaded): (u64, u64),
+    ) -> bool {
         let fs = file_system(sys);
         let size = sys.classes[class].size;
         let exec = &mut self.of[pid].exec;
-        let in_memory = exec.bytes < size;
+        let in_memory = loaded < size;
         let from_swap = !in_memory && text > 0 && self.texts[class].on_swap;
         let skipped = if in_memory || from_swap { text } else { 0 };
         exec.first = u32::try_from(skipped / fs.block).expect("the block numbers fit");
@@ -817,7 +822,7 @@ impl SystemModel<'_> {
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), |p| p.state = State::Io);
         if self.sys.files.is_none() {
-            let bytes = self.files.of[pid].exec.bytes as f64;
+            let bytes = self.memory.swap.of[pid].loaded as f64;
             let programs = self.memory.program_device(self.sys);
             self.request(
                 programs,
@@ -828,8 +833,11 @@ impl SystemModel<'_> {
             return;
         }
         let class = self.procs[pid].class;
-        let text = self.memory.texts[class].bytes;
-        if self.files.start_exec(self.sys, pid, class, text) {
+        let (text, loaded) = (
+            self.memory.texts[class].bytes,
+            self.memory.swap.of[pid].loaded,
+        );
+        if self.files.start_exec(self.sys, pid, class, (text, loaded)) {
             let device = self.memory.swap_device();
             let purpose = Purpose::Files(FileTransfer::TextIn { pid });
             self.request(device, purpose, text as f64, ctx);
@@ -1106,9 +1114,8 @@ mod tests {
         let mut files = Files::new(sys.files.as_ref(), 1, None, 0, Some(0));
         files.of.insert(0, ProcessFiles::new(true));
         // The whole 8 KiB image is read: 16 blocks of 512 bytes.
-        files.of[0].exec.bytes = 8192;
         assert!(
-            !files.start_exec(&sys, 0, 0, 0),
+            !files.start_exec(&sys, 0, 0, (0, 8192)),
             "no text from the swap area"
         );
         assert_eq!(files.exec_read(&sys, 0, 0), ExecRead::Waits);
@@ -1136,8 +1143,7 @@ mod tests {
         assert_eq!(files.of[0].copy, SimTime::from_nanos(copy.as_nanos() * 16));
         // A text in memory already is not read: exec starts where the data
         // begins (the first 4 KiB, 8 blocks, are text).
-        files.of[0].exec.bytes = 4096;
-        assert!(!files.start_exec(&sys, 0, 0, 4096));
+        assert!(!files.start_exec(&sys, 0, 0, (4096, 4096)));
         assert_eq!((files.of[0].exec.first, files.of[0].exec.end), (8, 16));
     }
 

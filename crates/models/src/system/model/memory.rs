@@ -579,22 +579,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// The swapper looks: V7's under swapping, 3BSD's behind the clock
-    /// (unless switched off), none under the other policies.
-    pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
-        match self.memory.manager {
-            Manager::Swapping { .. } => while self.swap_once(ctx) {},
-            Manager::Frames {
-                governor:
-                    Governor::Clock {
-                        swapper: Some(settings),
-                    },
-                ..
-            } => self.paged_swapper(settings, ctx),
-            Manager::Counted(_) | Manager::Frames { .. } => {}
-        }
-    }
-
     /// A page fault of `pid`, running on `cpu`: decide which page is
     /// missing and where it is, then run the kernel's fault path on the
     /// same processor.
@@ -629,7 +613,7 @@ impl<'a> SystemModel<'a> {
                 if self.memory.swap.free_bytes >= self.memory.bytes_to_load(self.sys, class)
                     && self.memory.candidates.longest_out().is_none()
                 {
-                    self.files.of[pid].exec.bytes = self.memory.load(self.sys, class);
+                    self.memory.load(self.sys, pid, class);
                     self.recount(pid, now, |p| p.residence = Residence::In);
                 }
             }
@@ -765,11 +749,13 @@ impl MemoryState<'_> {
         self.texts[class].to_load(sys.classes[class].size)
     }
 
-    /// Takes the memory for the image of a process of `class` (swapping):
+    /// Takes the memory for the image of `pid`, of `class` (swapping):
     /// its private part, and its class's text if no process of the class
-    /// is in memory; returns the bytes taken.
-    pub(super) fn load(&mut self, sys: &System, class: usize) -> u64 {
+    /// is in memory; returns the bytes taken, which `pid` keeps as what
+    /// exec reads.
+    pub(super) fn load(&mut self, sys: &System, pid: usize, class: usize) -> u64 {
         let bytes = self.bytes_to_load(sys, class);
+        self.swap.of[pid].loaded = bytes;
         self.swap.free_bytes -= bytes;
         self.texts[class].in_memory += 1;
         bytes

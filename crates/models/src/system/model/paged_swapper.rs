@@ -38,11 +38,9 @@
 //! 127 s as 3BSD's byte counters are). 3BSD's paging rate is the faults of
 //! the processes in memory; tpsim's counts the page reads and writes.
 
+use super::SimTime;
 use super::candidates::Candidates;
-use super::frames::user_area_bytes;
-use super::memory::Manager;
 use super::swapping::{Step, Swapper};
-use super::{Context, Event, SimTime, SystemModel};
 use crate::system::{ClockDaemon, PagingSwapper};
 
 /// 3BSD swaps a process out for one wanting in only once each has been
@@ -84,34 +82,6 @@ impl VmMeter {
         self.avefree = (4.0 * self.avefree + free as f64) / 5.0;
         self.transfer_rate = (4.0 * self.transfer_rate + self.transfers as f64) / 5.0;
         self.transfers = 0;
-    }
-}
-
-impl SystemModel<'_> {
-    /// One look of the swapper behind the clock (module docs).
-    pub(super) fn paged_swapper(&mut self, settings: PagingSwapper, ctx: &mut Context<Event>) {
-        let Manager::Frames { daemon: clock, .. } = self.memory.manager else {
-            unreachable!("the swapper is behind the clock");
-        };
-        let now = ctx.now();
-        let free = self.memory.pool.frames;
-        let cpus = &self.cpus;
-        let memory = &mut self.memory;
-        let step = memory.swap.bsd_step(
-            &mut memory.candidates,
-            (now, free),
-            (clock, settings),
-            |pid| !cpus.in_kernel_path(pid),
-        );
-        match step {
-            Step::In(pid) => {
-                let bytes = user_area_bytes(self.sys, self.procs[pid].class);
-                self.swap_in(pid, bytes, ctx);
-            }
-            Step::Out(pid) => self.swap_out(pid, ctx),
-            Step::Idle => {}
-            Step::Exec(_) | Step::LookLater => unreachable!("not a step of 3BSD's swapper"),
-        }
     }
 }
 
@@ -174,9 +144,10 @@ mod tests {
         FrameCalls, device, give, hundred_page_images, modify, with_process_at,
     };
     use super::*;
-    use crate::system::model::memory::{Governor, Transfer};
+    use crate::system::model::memory::{Governor, Manager, Transfer};
     use crate::system::model::{
-        Burst, BurstKind, Outcome, Owner, OwnerKind, Purpose, Residence, State,
+        Burst, BurstKind, Context, Event, Outcome, Owner, OwnerKind, Purpose, Residence, State,
+        SystemModel,
     };
 
     /// 64 frames, 100-page processes, pages reclaimable; `lotsfree` and
@@ -227,7 +198,7 @@ mod tests {
                 }
                 model.procs[pid].last_run = secs(asleep_since);
                 model.reindex(pid);
-                model.paged_swapper(settings(model), ctx);
+                model.swapper(ctx);
                 let what = format!("asleep since {asleep_since} s, {pages} pages resident");
                 assert_eq!(
                     model.procs[pid].residence == Residence::MovingOut,
@@ -279,7 +250,7 @@ mod tests {
                     model.memory.swap.vm.transfer_rate,
                     model.memory.swap.vm.avefree,
                 ) = (rate, avefree);
-                model.paged_swapper(settings(model), ctx);
+                model.swapper(ctx);
                 let what = format!("{rate}/s, {avefree} free on average, in {in_for} s");
                 assert_eq!(
                     model.procs[first].residence == Residence::MovingOut,
@@ -303,7 +274,7 @@ mod tests {
                 model.memory.swap.vm.transfer_rate,
                 model.memory.swap.vm.avefree,
             ) = (41.0, 1.0);
-            model.paged_swapper(settings(model), ctx);
+            model.swapper(ctx);
             assert_eq!(model.procs[pid].residence, Residence::In);
         });
     }
@@ -334,7 +305,7 @@ mod tests {
                     p.state = State::Runnable;
                 });
                 model.memory.swap.vm.deficit = deficit;
-                model.paged_swapper(settings(model), ctx);
+                model.swapper(ctx);
                 let what = format!("{free} free, {rss} pages held, {deficit} promised");
                 assert_eq!(
                     model.procs[pid].residence == Residence::MovingIn,
@@ -366,7 +337,7 @@ mod tests {
                     p.residence = Residence::Out;
                     p.state = State::Runnable;
                 });
-                model.paged_swapper(settings(model), ctx);
+                model.swapper(ctx);
                 let what = format!("out for {out_for} s");
                 assert_eq!(
                     model.procs[other].residence == Residence::MovingOut,

@@ -173,6 +173,12 @@ impl Processors {
         self.start(cpu, Burst::kernel(pid, kind, ctx.now(), cost), ctx);
     }
 
+    /// Processes ready for a processor or running.
+    pub(super) fn runnable(&self) -> u32 {
+        let running = self.running.iter().filter(|b| b.is_some()).count();
+        (self.scheduler.len() + running) as u32
+    }
+
     /// The processors idle now, as the busy meter counts them.
     pub(super) fn idle_count(&self) -> f64 {
         self.running.len() as f64 - self.meter.busy.value()

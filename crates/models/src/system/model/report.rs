@@ -480,12 +480,6 @@ impl SystemModel<'_> {
         matches!(self.owners[self.procs[pid].owner].kind, OwnerKind::Probe)
     }
 
-    /// Processes ready for a processor or running.
-    pub(super) fn runnable(&self) -> u32 {
-        let running = self.cpus.running.iter().filter(|b| b.is_some()).count();
-        (self.cpus.scheduler.len() + running) as u32
-    }
-
     /// Brings the occupancy meter up to date at `now`. Occupancy changes
     /// only with free memory, so the divisions are done only then, not
     /// after every event.
@@ -501,7 +495,7 @@ impl SystemModel<'_> {
     }
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {
-        let runnable = self.runnable();
+        let runnable = self.cpus.runnable();
         if self.memory.samples_set_sizes(self.sys, ctx.now()) {
             // A look at every process, once per load sample.
             let sets = self.procs.iter().filter_map(|(pid, p)| {

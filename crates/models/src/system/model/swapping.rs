@@ -6,12 +6,14 @@
 //! private part, text being read-only.
 
 use super::candidates::Candidates;
-use super::memory::{MemoryEvent, Transfer};
+use super::frames::user_area_bytes;
+use super::memory::{Governor, Manager, MemoryEvent, MemoryState, Transfer};
 use super::paged_swapper::VmMeter;
 use super::users::Users;
 use super::{
     Context, Event, FileTransfer, PerProcess, Purpose, Residence, SimTime, State, SystemModel,
 };
+use crate::system::System;
 
 /// V7 swapper: a process must have been out this long before the swapper
 /// pushes a runnable process out for it.
@@ -65,6 +67,10 @@ pub(super) struct SwapTimes {
     /// The swapper behind the clock: its resident pages when it was last
     /// swapped out (3BSD `p_swrss`).
     pub(super) swapped_rss: u64,
+    /// Under swapping: the bytes of memory taken as its image last came
+    /// in (its text too, if no other process of its class had it), which
+    /// exec reads from the program's file.
+    pub(super) loaded: u64,
 }
 
 impl Swapper {
@@ -73,6 +79,7 @@ impl Swapper {
         let times = SwapTimes {
             last_swap: now,
             swapped_rss: 0,
+            loaded: 0,
         };
         self.of.insert(pid, times);
     }
@@ -153,49 +160,44 @@ impl Swapper {
 }
 
 impl SystemModel<'_> {
-    /// One step of the V7 swapper: bring in the runnable process that has
-    /// been out longest, making room by pushing out sleepers first, then
-    /// (with the age rules) the process that has been in longest; true if
-    /// it should look again at once.
-    pub(super) fn swap_once(&mut self, ctx: &mut Context<Event>) -> bool {
-        let now = ctx.now();
-        let memory = &mut self.memory;
-        let (procs, sys, files, cpus) = (&self.procs, self.sys, &self.files, &self.cpus);
-        let step = memory.swap.v7_step(
-            &mut memory.candidates,
-            now,
-            |pid| {
-                let class = procs[pid].class;
-                let image = memory.texts[class].to_load(sys.classes[class].size);
-                (image, files.of[pid].exec.pending)
-            },
-            |q| !cpus.in_kernel_path(q),
-        );
-        match step {
-            Step::Idle => {}
-            Step::Exec(pid) => {
-                // Its image is read from the program's file by exec, while
-                // the swapper looks again.
-                let class = self.procs[pid].class;
-                self.files.of[pid].exec.bytes = self.memory.load(self.sys, class);
-                self.recount(pid, now, |p| p.residence = Residence::In);
-                self.start_exec(pid, ctx);
-                return true;
+    /// The swapper looks (V7's under swapping, 3BSD's behind the clock
+    /// unless switched off, none under the other policies), and does what
+    /// it decided: a new command's exec, after which it looks again at
+    /// once; a swap in or out; or a look again later.
+    pub(super) fn swapper(&mut self, ctx: &mut Context<Event>) {
+        loop {
+            let now = ctx.now();
+            let (procs, files, cpus) = (&self.procs, &self.files, &self.cpus);
+            let step = self.memory.swapper_step(
+                self.sys,
+                now,
+                |pid| (procs[pid].class, files.of[pid].exec.pending),
+                |pid| !cpus.in_kernel_path(pid),
+            );
+            match step {
+                Step::Idle => {}
+                Step::Exec(pid) => {
+                    // Its image is read from the program's file by exec,
+                    // while the swapper looks again.
+                    self.memory.load(self.sys, pid, self.procs[pid].class);
+                    self.recount(pid, now, |p| p.residence = Residence::In);
+                    self.start_exec(pid, ctx);
+                    continue;
+                }
+                Step::In(pid) => {
+                    let bytes = self.memory.bring_in(self.sys, pid, self.procs[pid].class);
+                    self.swap_in(pid, bytes, ctx);
+                }
+                Step::Out(victim) => self.swap_out(victim, ctx),
+                Step::LookLater if !self.memory.swap.retry => {
+                    self.memory.swap.retry = true;
+                    let retry = Event::Memory(MemoryEvent::SwapperRetry);
+                    let _ = ctx.schedule_in(SWAPPER_RETRY, retry);
+                }
+                Step::LookLater => {}
             }
-            Step::In(pid) => {
-                let class = self.procs[pid].class;
-                let image = self.memory.load(self.sys, class);
-                self.files.of[pid].exec.bytes = image;
-                self.swap_in(pid, image, ctx);
-            }
-            Step::Out(victim) => self.swap_out(victim, ctx),
-            Step::LookLater if !self.memory.swap.retry => {
-                self.memory.swap.retry = true;
-                let _ = ctx.schedule_in(SWAPPER_RETRY, Event::Memory(MemoryEvent::SwapperRetry));
-            }
-            Step::LookLater => {}
+            return;
         }
-        false
     }
 
     /// A swap-in of `bytes` for `pid` is done: it is in memory, and runs
@@ -297,6 +299,56 @@ impl SystemModel<'_> {
             ctx,
         );
         self.dispatch_idle(ctx);
+    }
+}
+
+impl MemoryState<'_> {
+    /// What the swapper decides at `now` (V7's under swapping, 3BSD's
+    /// behind the clock unless switched off; `Idle` under the other
+    /// policies). `of` gives a process's class and whether its exec is
+    /// still to do; `may_take` whether a swapper may take it out.
+    pub(super) fn swapper_step(
+        &mut self,
+        sys: &System,
+        now: SimTime,
+        of: impl Fn(usize) -> (usize, bool),
+        may_take: impl Fn(usize) -> bool,
+    ) -> Step {
+        match self.manager {
+            Manager::Swapping { .. } => {
+                let texts = &self.texts;
+                let load = |pid| {
+                    let (class, exec) = of(pid);
+                    (texts[class].to_load(sys.classes[class].size), exec)
+                };
+                self.swap.v7_step(&mut self.candidates, now, load, may_take)
+            }
+            Manager::Frames {
+                daemon,
+                governor:
+                    Governor::Clock {
+                        swapper: Some(settings),
+                    },
+                ..
+            } => self.swap.bsd_step(
+                &mut self.candidates,
+                (now, self.pool.frames),
+                (daemon, settings),
+                may_take,
+            ),
+            Manager::Counted(_) | Manager::Frames { .. } => Step::Idle,
+        }
+    }
+
+    /// Takes the memory `pid`, of `class`, needs to come back in, and says
+    /// how many bytes its swap-in reads: under swapping its image (its
+    /// text too unless in memory already), behind the clock its user area
+    /// and page tables (its pages return by faults).
+    pub(super) fn bring_in(&mut self, sys: &System, pid: usize, class: usize) -> u64 {
+        match self.manager {
+            Manager::Swapping { .. } => self.load(sys, pid, class),
+            Manager::Counted(_) | Manager::Frames { .. } => user_area_bytes(sys, class),
+        }
     }
 }
 

@@ -191,7 +191,7 @@ impl<'a> SystemModel<'a> {
         Noted {
             users: self.users.logged_in,
             processes: self.user_processes,
-            runnable: self.runnable(),
+            runnable: self.cpus.runnable(),
             free_memory: self.memory.free_memory(self.sys),
         }
     }
