@@ -73,37 +73,9 @@ pub(crate) fn calibrate(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Finished, Failure> {
-    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let runs = &args.runs;
     let options = runs.levels.options(0.1)?;
-    let fixed = settings::parse_one_each(&runs.set.sets, runs.seed)?;
-    let fits = settings::parse(&args.fits, runs.seed)?;
-    if args.replications < 2 {
-        return Err(input(
-            "--replications: a fit needs at least 2, to tell the points apart by their spread over replications".to_string(),
-        ));
-    }
-    if fits.len() > MOST_KEYS {
-        return Err(input(format!(
-            "--fit: {} keys, and a search fits at most {MOST_KEYS} at once",
-            fits.len()
-        )));
-    }
-    for (i, fit) in fits.iter().enumerate() {
-        if fits[..i].iter().chain(&fixed).any(|f| f.key == fit.key) {
-            return Err(input(format!(
-                "--fit {}: the key is given twice (by --fit or --set); give it once",
-                fit.key
-            )));
-        }
-    }
-    let points = points(&fits);
-    if points.len() > MOST_POINTS {
-        return Err(input(format!(
-            "--fit: {} points (every combination of the values), more than {MOST_POINTS}: try fewer values",
-            points.len()
-        )));
-    }
+    let (fixed, fits, points) = fit_points(args)?;
     let measured = levels::observations(&args.measured, options.index, stderr)?;
     let measured_rows = analyze(&measured.samples, &options);
     // Every point is checked before anything runs.
@@ -140,23 +112,7 @@ pub(crate) fn calibrate(
         })
         .cloned()
         .collect();
-    let mut losses = Vec::with_capacity(points.len());
-    for (point, runs) in points.iter().zip(&rows) {
-        let mut at_point = Vec::with_capacity(runs.len());
-        for run in runs {
-            let Some((l, _)) = loss(&common, run) else {
-                return Err(input(format!(
-                    "{} at {}: no benchmark at a level of {} that {} has was observed by every run of every point: nothing to fit to",
-                    args.scenario.display(),
-                    label(point),
-                    options.index.name(),
-                    args.measured.display()
-                )));
-            };
-            at_point.push(l);
-        }
-        losses.push(at_point);
-    }
+    let losses = losses(args, options.index.name(), &points, &rows, &common)?;
     let shown: Vec<Vec<String>> = points
         .iter()
         .map(|p| p.iter().map(|s| value(&s.values[0])).collect())
@@ -183,7 +139,7 @@ pub(crate) fn calibrate(
         || fit_table(&fit, &levels, options.index.name()),
     )?;
     if !refusals.is_empty() {
-        return Err(input(format!(
+        return Err(Failure::Input(anyhow::anyhow!(
             "the fit is refused: {}",
             refusals.join("; ")
         )));
@@ -194,6 +150,74 @@ pub(crate) fn calibrate(
     ];
     publish(out.as_ref(), &files)?;
     Ok(Finished::Whole)
+}
+
+/// The settings every point shares (`--set`), the keys fitted (`--fit`)
+/// and every point to run, checked: at least 2 replications, at most
+/// `MOST_KEYS` keys each given once, at most `MOST_POINTS` points.
+fn fit_points(
+    args: &CalibrateArgs,
+) -> Result<(Vec<Setting>, Vec<Setting>, Vec<Vec<Setting>>), Failure> {
+    let input = |message: String| Failure::Input(anyhow::anyhow!(message));
+    let runs = &args.runs;
+    let fixed = settings::parse_one_each(&runs.set.sets, runs.seed)?;
+    let fits = settings::parse(&args.fits, runs.seed)?;
+    if args.replications < 2 {
+        return Err(input(
+            "--replications: a fit needs at least 2, to tell the points apart by their spread over replications".to_string(),
+        ));
+    }
+    if fits.len() > MOST_KEYS {
+        return Err(input(format!(
+            "--fit: {} keys, and a search fits at most {MOST_KEYS} at once",
+            fits.len()
+        )));
+    }
+    for (i, fit) in fits.iter().enumerate() {
+        if fits[..i].iter().chain(&fixed).any(|f| f.key == fit.key) {
+            return Err(input(format!(
+                "--fit {}: the key is given twice (by --fit or --set); give it once",
+                fit.key
+            )));
+        }
+    }
+    let points = points(&fits);
+    if points.len() > MOST_POINTS {
+        return Err(input(format!(
+            "--fit: {} points (every combination of the values), more than {MOST_POINTS}: try fewer values",
+            points.len()
+        )));
+    }
+    Ok((fixed, fits, points))
+}
+
+/// Each run's loss against the measurement over the `common` rows, by
+/// point; refused if a run has none of them.
+fn losses(
+    args: &CalibrateArgs,
+    index: &str,
+    points: &[Vec<Setting>],
+    rows: &[Vec<Vec<LevelRow>>],
+    common: &[LevelRow],
+) -> Result<Vec<Vec<f64>>, Failure> {
+    let mut losses = Vec::with_capacity(points.len());
+    for (point, runs) in points.iter().zip(rows) {
+        let mut at_point = Vec::with_capacity(runs.len());
+        for run in runs {
+            let Some((l, _)) = loss(common, run) else {
+                return Err(Failure::Input(anyhow::anyhow!(
+                    "{} at {}: no benchmark at a level of {} that {} has was observed by every run of every point: nothing to fit to",
+                    args.scenario.display(),
+                    label(point),
+                    index,
+                    args.measured.display()
+                )));
+            };
+            at_point.push(l);
+        }
+        losses.push(at_point);
+    }
+    Ok(losses)
 }
 
 /// A point as a person reads it: `system.quantum=4ms, ...`.
