@@ -270,6 +270,16 @@ impl Purpose {
             Purpose::Files(transfer) => transfer.pid(),
         }
     }
+
+    /// Where on a disk the request falls: file I/O and pages read from a
+    /// program's file in the file system, the rest in the swap area.
+    fn region(self, memory: &MemoryState) -> Region {
+        match self {
+            Purpose::Io { .. } => Region::Files,
+            Purpose::Memory(transfer) => memory.transfer_region(transfer),
+            Purpose::Files(transfer) => transfer.region(),
+        }
+    }
 }
 
 /// A time-sharing system in simulation.
@@ -844,7 +854,7 @@ impl SystemModel<'_> {
         if purpose.pid().is_some_and(|pid| self.is_probe(pid)) {
             self.stats.counters.probe_requests += 1;
         }
-        let region = self.region(purpose);
+        let region = purpose.region(&self.memory);
         let at = self.files.block_cylinder(self.sys, device, purpose);
         let spec = &self.sys.devices[device];
         let d = &mut self.devices[device];
@@ -856,16 +866,6 @@ impl SystemModel<'_> {
                     device: event_index(device),
                 },
             );
-        }
-    }
-
-    /// Where on a disk a request falls: file I/O and pages read from a
-    /// program's file in the file system, the rest in the swap area.
-    fn region(&self, purpose: Purpose) -> Region {
-        match purpose {
-            Purpose::Io { .. } => Region::Files,
-            Purpose::Memory(transfer) => self.memory.transfer_region(transfer),
-            Purpose::Files(transfer) => transfer.region(),
         }
     }
 
@@ -991,7 +991,9 @@ impl Model for SystemModel<'_> {
             Event::LoadSample => self.sample_load(ctx),
             Event::WarmupEnd => self.reset_statistics(ctx.now()),
         }
-        self.meter_occupancy(ctx.now());
+        let free = self.memory.free_units(self.sys);
+        let occupancy = || self.memory.occupancy(self.sys);
+        self.stats.meter_occupancy(ctx.now(), free, occupancy);
         #[cfg(debug_assertions)]
         self.check_invariants();
     }

@@ -1015,9 +1015,9 @@ mod tests {
             let read = Purpose::Memory(Transfer::PageRead { pid });
             for (from_file, region) in [(true, Region::Files), (false, Region::Swap)] {
                 model.memory.of[pid].fault_from_file = from_file;
-                assert_eq!(model.region(read), region);
+                assert_eq!(read.region(&model.memory), region);
             }
-            assert_eq!(model.region(Purpose::Io { pid }), Region::Files);
+            assert_eq!(Purpose::Io { pid }.region(&model.memory), Region::Files);
         });
     }
 

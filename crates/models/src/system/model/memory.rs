@@ -23,8 +23,8 @@
 //! rank falls where it would if memory did them itself.
 //!
 //! The model's methods here are what still spans parts: letting a new
-//! process in, the fault's dispatch by policy, a transfer done, the
-//! swapper's look, a process's memory given back at its exit, its filing
+//! process in, the fault's dispatch by policy, a transfer done, a
+//! process's memory given back at its exit, its filing
 //! in the candidate sets as its state changes, and the checks. The rest
 //! of the model asks the `Manager` only when it is built (eligibility's
 //! rule under load control, the text table's cache under swapping).

@@ -209,6 +209,21 @@ pub(super) struct Statistics {
 }
 
 impl Statistics {
+    /// Brings the occupancy meter up to date at `now`, with `free` units
+    /// of memory free and `occupancy` what memory holds. Occupancy changes
+    /// only with free memory, so the divisions are done only then, not
+    /// after every event.
+    #[inline]
+    pub(super) fn meter_occupancy(&mut self, now: SimTime, free: u64, occupancy: impl Fn() -> f64) {
+        if free != self.occupancy_free {
+            self.occupancy_free = free;
+            let occupancy = occupancy();
+            if occupancy != self.occupancy.value() {
+                self.occupancy.set(now, occupancy);
+            }
+        }
+    }
+
     /// Resets what is measured at `now`, the end of the warm-up.
     pub(super) fn reset(&mut self, now: SimTime) {
         self.measured_from = now;
@@ -478,20 +493,6 @@ impl SystemModel<'_> {
     /// Whether `pid` is one of the probe's processes.
     pub(super) fn is_probe(&self, pid: usize) -> bool {
         matches!(self.owners[self.procs[pid].owner].kind, OwnerKind::Probe)
-    }
-
-    /// Brings the occupancy meter up to date at `now`. Occupancy changes
-    /// only with free memory, so the divisions are done only then, not
-    /// after every event.
-    pub(super) fn meter_occupancy(&mut self, now: SimTime) {
-        let free = self.memory.free_units(self.sys);
-        if free != self.stats.occupancy_free {
-            self.stats.occupancy_free = free;
-            let occupancy = self.memory.occupancy(self.sys);
-            if occupancy != self.stats.occupancy.value() {
-                self.stats.occupancy.set(now, occupancy);
-            }
-        }
     }
 
     pub(super) fn sample_load(&mut self, ctx: &mut Context<Event>) {

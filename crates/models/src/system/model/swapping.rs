@@ -4,6 +4,11 @@
 //! counts them in `x_ccount`): a swap-in reads the text only if no process
 //! of the class is in memory already, and a swap-out writes only the
 //! private part, text being read-only.
+//!
+//! The swapper's look is one method of the model for both swappers
+//! (`SystemModel::swapper`): `MemoryState::swapper_step` asks the one the
+//! policy has (V7's `Swapper::v7_step` here, 3BSD's `bsd_step` in
+//! `paged_swapper`) what to do, and the model does it.
 
 use super::candidates::Candidates;
 use super::frames::user_area_bytes;
