@@ -227,6 +227,7 @@ impl Countdowns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::StationDiscipline;
     use crate::system::Scheduler;
     use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
 
@@ -267,5 +268,45 @@ mod tests {
             cpus.start(1, own, ctx);
             assert!(!cpus.in_kernel_path(pid));
         });
+    }
+
+    #[test]
+    fn the_station_counts_each_process_from_joining_the_queue_to_leaving_a_processor() {
+        let secs = SimTime::from_secs;
+        let queue = Dispatcher::new(Scheduler::RoundRobin, secs(1), 1);
+        let mut cpus = Processors::new(1, queue);
+        for pid in 0..3 {
+            cpus.scheduler.enter(pid, 0, SimTime::ZERO);
+        }
+        // Three join at 1, 2 and 3 s; the third thinks better of it at 4 s.
+        for pid in 0..3 {
+            cpus.enqueue(pid, secs(pid as u64 + 1));
+        }
+        cpus.dequeue(2, secs(4));
+        assert_eq!(cpus.meter.present.value(), 2.0);
+        assert_eq!(cpus.runnable(), 2);
+        // Round robin takes them in order of arrival: the first waited
+        // 4 s, the second 6 s; each leaves its processor 1 s later.
+        for (pid, at) in [(0, 5), (1, 8)] {
+            assert_eq!(cpus.take_best(secs(at)), pid);
+            assert!(cpus.idle.remove(0).is_some());
+            cpus.meter.busy.add(secs(at), 1.0);
+            cpus.running[0] = Some(Burst::kernel(pid, BurstKind::Copy, secs(at), secs(1)));
+            assert_eq!(cpus.runnable(), 2 - pid as u32);
+            cpus.leave(0, pid, secs(at + 1));
+            assert!(cpus.running[0].is_none() && cpus.idle.len() == 1);
+        }
+        let s = cpus
+            .meter
+            .summary("cpu", StationDiscipline::Rr, 1, true, secs(10), 10.0);
+        assert_eq!(s.completions, 2);
+        // Visits of 5 s and 7 s; waits of 4 s and 6 s, both waited.
+        assert_eq!(s.mean_response, Some(6.0));
+        assert_eq!(s.mean_wait, Some(5.0));
+        assert_eq!(s.wait_probability, Some(1.0));
+        // Present: 1 from 1 s, 2 from 2 s, 3 from 3 s, 2 from 4 s to 6 s,
+        // 1 to 9 s, 0 after: 13 s of jobs over 10 s.
+        assert!((s.mean_queue_length - 1.3).abs() < 1e-12, "{s:?}");
+        assert!((s.utilization - 0.2).abs() < 1e-12, "{s:?}");
     }
 }

@@ -436,4 +436,49 @@ mod tests {
         swap.check(1_000, 300);
         assert!(std::panic::catch_unwind(|| swap.check(1_000, 200)).is_err());
     }
+
+    #[test]
+    fn a_process_brought_in_takes_its_image_and_keeps_what_exec_reads() {
+        use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+        use crate::system::model::work::swapped_system;
+        // An 8 KiB program, half of it shared text.
+        let text = swapped_system("in", "10s", "100ms", "256KiB")
+            + r#"
+            [users]
+            terminals = 1
+            think = { exp = { mean = "100h" } }
+            commands = [{ class = "prog", weight = 1 }]
+            [[class]]
+            name = "prog"
+            cpu = { exp = { mean = "1s" } }
+            size = "8KiB"
+            text = "4KiB"
+            "#;
+        with_process_at(&text, SimTime::ZERO, |model, _, pid| {
+            // Let in at once, as by fork: text and private part.
+            assert_eq!(model.memory.swap.of[pid].loaded, 8192);
+            let free = model.memory.swap.free_bytes;
+            // Another process of the class: the text is in memory already.
+            let other = pid + 1;
+            model.memory.enter(other, SimTime::ZERO);
+            assert_eq!(model.memory.bring_in(model.sys, other, 0), 4096);
+            assert_eq!(model.memory.swap.of[other].loaded, 4096);
+            assert_eq!(model.memory.swap.free_bytes, free - 4096);
+        });
+        // Behind the clock a swap-in reads the user area and page tables
+        // back, and takes no memory: the pages come back by faults.
+        with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, ctx, pid| {
+            let free = model.memory.pool.frames;
+            let class = model.procs[pid].class;
+            let bytes = model.memory.bring_in(model.sys, pid, class);
+            assert_eq!(bytes, user_area_bytes(model.sys, class));
+            assert_eq!(model.memory.pool.frames, free);
+            // One process in memory, none wanting in, memory not short:
+            // the swapper behind the clock has nothing to do.
+            let step = model
+                .memory
+                .swapper_step(model.sys, ctx.now(), |_| (0, false), |_| true);
+            assert_eq!(step, Step::Idle);
+        });
+    }
 }
