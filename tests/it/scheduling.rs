@@ -438,10 +438,12 @@ fn multics_scheduling_keeps_edits_quick_at_usl_overload_where_round_robin_queues
     // an edit queues behind PL/I and MACSYMA jobs; Multics lets a command
     // in at the top level for a short quantum, ahead of long jobs that have
     // sunk to lower levels, and keeps the working sets within memory.
-    // Four pairs suffice: over ten pairs the edits' ln ratio was 1.77
-    // (sd 0.11) against the bound of ln 3 = 1.10, and MACSYMA's -0.64
-    // (sd 0.14) against 0.
-    const R: u64 = 4;
+    // Ten pairs: each interval is at the suite's per-check level, where
+    // Student's t with few degrees of freedom is wide (38 with three,
+    // 7.4 with nine); over ten pairs the edits' ln ratio was 1.77 (sd
+    // 0.11) against the bound of ln 3 = 1.10, and MACSYMA's -0.64 (sd
+    // 0.14) against 0, which eight pairs would leave thin.
+    const R: u64 = 10;
     let path = crate::scenario_path("multics-usl-1975");
     let text = std::fs::read_to_string(&path)
         .unwrap()
