@@ -34,6 +34,13 @@
 //! copied when the process next gets a processor, before its own work
 //! (exec's copies all together, after its reads: a simplification that
 //! leaves the disk's work unchanged and the copies' total exact).
+//!
+//! `Files` decides each step of exec's read and of a command's accesses
+//! from its own state and the system's settings, asks for the transfers
+//! they need as `Request`s, and answers what the process does next
+//! (`ExecRead`, `Waited`, `DataAnswer`); the model's methods here start
+//! those requests in order and run, park or wake the process as `Files`
+//! answered, so the core alone touches the processors and the queues.
 
 use super::per_process::PerProcess;
 use super::scheduler::AFTER_DISK;
