@@ -6,7 +6,7 @@ use crate::{assert_above, assert_covers, seed};
 use tpsim::core::SimTime;
 use tpsim::models::System;
 use tpsim::models::summary::{StationDiscipline, Summary};
-use tpsim::models::system::{Order, simulate};
+use tpsim::models::system::{Order, SeekCurve, simulate};
 
 /// Users whose commands read and write a disk with an arm (cylinders
 /// 100-299 of 400 hold the file system); memory to spare, so nothing swaps
@@ -187,4 +187,135 @@ fn a_command_s_requests_go_to_its_devices_in_proportion_to_their_counts() {
     assert!(all > 10_000, "{a} {b} {disk}");
     crate::assert_proportion("requests to the second of three devices", b, all, 0.25);
     crate::assert_proportion("requests to the third of three devices", disk, all, 0.5);
+}
+
+/// One user, memory to spare, an RM03 under the positional rule: each
+/// command's exec reads its image of `blocks` blocks of 512 bytes through a
+/// cache of 20 buffers (reading ahead or not), from a file system on
+/// cylinders `area`, laid out as `layout` says. The first command arrives
+/// at 10 s; the run ends before the second.
+fn rotating(blocks: u32, area: &str, layout: &str, read_ahead: bool) -> System {
+    let text = crate::files::CACHED
+        .replace("end_time = \"40s\"", "end_time = \"15s\"")
+        .replace(
+            "seek = \"10ms\"\n    rate = \"1MB/s\"",
+            &format!("drive = \"rm03\"\n    rotation = \"position\"\n    file_system = {area}"),
+        )
+        .replace("size = \"5KiB\"", &format!("size = \"{}B\"", 512 * blocks))
+        .replace(
+            "copy_rate = \"1MB/s\"",
+            &format!(
+                "read_ahead = {read_ahead}\n    copy_rate = \"1MB/s\"\n    layout = \"{layout}\""
+            ),
+        );
+    crate::inline_system(&text)
+}
+
+/// The RM03's sector boundaries (32 sectors, 60 revolutions a second):
+/// boundary j at ⌈j · 10⁹ / 1920⌉ ns.
+fn rm03_boundary(j: u64) -> u64 {
+    (j * 1_000_000_000).div_ceil(1920)
+}
+
+#[test]
+fn a_command_s_exec_reads_its_blocks_at_the_pace_the_geometry_and_layout_give() {
+    // The command arrives at 10 s; its exec seeks from cylinder 0 to 100
+    // (the RM03's curve), then reads block by block. Its response is the
+    // exec, a 1 ms switch back, a copy of 0.512 ms a block and its second.
+    let seek = SeekCurve::fit(823, 0.006, 0.030, 0.055).unwrap().time(100);
+    let arrival = 10_000_000_000u64;
+    let ready = arrival + (seek * 1e9).round() as u64;
+    // The first boundary at or after the arm is on cylinder 100 at which
+    // sector `s` of a track starts.
+    let first = |s: u64| {
+        (s..)
+            .step_by(32)
+            .find(|&j| rm03_boundary(j) >= ready)
+            .unwrap()
+    };
+    let check = |sys: &System, exec_end: u64, blocks: u32| {
+        let s = crate::run_system(sys, 0);
+        let job = &s.classes[0];
+        let exact = (exec_end - arrival) as f64 / 1e9 + 0.001 + f64::from(blocks) * 512e-6 + 1.0;
+        assert_eq!(job.completions, 1);
+        let mean = job.mean_response.unwrap();
+        assert!(
+            (mean - exact).abs() < 1e-9,
+            "{blocks} blocks: {mean} vs {exact}"
+        );
+        assert_eq!(s.stations[1].completions, u64::from(blocks));
+    };
+    for read_ahead in [true, false] {
+        for blocks in [10, 20] {
+            // Interleaved, on a file system of four cylinders (640 blocks,
+            // one whole group of mkfs's 500): the file's blocks at sectors 2,
+            // 5, 8, ... of cylinder 100. The search for sector 0 (two before
+            // block 0) ends at `first(0)`; block 0 ends three sectors on and
+            // each next block three sectors after its predecessor: 1.5625 ms
+            // a block.
+            let sys = rotating(blocks, "[100, 103]", "interleaved", read_ahead);
+            check(
+                &sys,
+                rm03_boundary(first(0) + 3 * u64::from(blocks)),
+                blocks,
+            );
+            // Contiguous, on a file system of one cylinder: blocks at
+            // sectors 0, 1, 2, ... The search for sector 30 ends at
+            // `first(30)`; block 0 ends three sectors on, and each next
+            // block's search sector has just passed: 33 sectors, 17.1875 ms,
+            // a block.
+            let sys = rotating(blocks, "[100, 100]", "contiguous", read_ahead);
+            let end = rm03_boundary(first(30) + 3 + 33 * u64::from(blocks - 1));
+            check(&sys, end, blocks);
+        }
+    }
+}
+
+#[test]
+fn the_mva_says_it_takes_half_a_revolution_for_a_disk_under_the_positional_rule() {
+    use tpsim::models::analytic::ClosedModel;
+    let caveats = |sys: &System| ClosedModel::of_system(sys).unwrap().caveats;
+    let positional = rotating(10, "[100, 103]", "interleaved", true);
+    let turning = "brings each request's sector round as the platter turns";
+    assert!(caveats(&positional).iter().any(|c| c.contains(turning)));
+    let mut uniform = positional.clone();
+    uniform.devices[0].arm.as_mut().unwrap().rotation = None;
+    assert!(!caveats(&uniform).iter().any(|c| c.contains(turning)));
+}
+
+#[test]
+fn bad_disk_and_layout_keys_are_refused_by_key_with_status_2_and_nothing_written() {
+    let good = std::fs::read_to_string(crate::scenario_path("purdue-1980-swapped")).unwrap();
+    let rm03 = "rpm = 3600                 # [RM03]";
+    for (from, to, key) in [
+        (rm03, "drive = \"rm02\"", "device[rm03-0].drive"),
+        (
+            rm03,
+            "rpm = 3600\nrotation = \"position\"",
+            "device[rm03-0].rotation",
+        ),
+        (
+            rm03,
+            "rpm = 3600\nsearch_lead = 2",
+            "device[rm03-0].search_lead",
+        ),
+        (
+            rm03,
+            "rpm = 3600\ndrive = \"rm03\"\nrotation = \"position\"\nsearch_lead = 32",
+            "device[rm03-0].search_lead",
+        ),
+        (
+            "layout = \"contiguous\"",
+            "layout = \"interleaved\"",
+            "device[rm03-0].arm.sectors",
+        ),
+        (
+            "layout = \"contiguous\"",
+            "layout = \"contiguous\"\ninterleave = { gap = 3 }",
+            "files.interleave",
+        ),
+    ] {
+        assert!(good.contains(from), "{from}");
+        crate::cli::assert_text_rejected(&good.replacen(from, to, 1), &[key]);
+    }
 }

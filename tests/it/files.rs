@@ -8,7 +8,7 @@ use tpsim::models::system::simulate;
 
 /// One user, memory to spare, a 10 ms seek and 1 MB/s: a 5 KiB image of
 /// 10 blocks of 512 bytes, its text the first 2 KiB (4 blocks).
-const CACHED: &str = r#"
+pub const CACHED: &str = r#"
     name = "cached"
     [run]
     end_time = "40s"

@@ -545,6 +545,12 @@ fn device_center(
     if requests == 0.0 {
         return None;
     }
+    if device.arm.as_ref().is_some_and(|a| a.rotation.is_some()) {
+        caveats.push(format!(
+            "device \"{}\" brings each request's sector round as the platter turns, so its rotational wait depends on where requests lie and when they come; half a revolution is used",
+            device.name
+        ));
+    }
     if device.arm.as_ref().is_some_and(|a| a.order != Order::Fcfs) {
         caveats.push(format!(
             "device \"{}\" orders its queue by cylinder, so its service time depends on the queue; the first-come-first-served time is used",

@@ -1,15 +1,27 @@
 //! Disks with an arm: where requests lie on the disk, how long the arm takes
-//! to get there, and in what order a drive's queue is served.
+//! to get there, how long the platter takes to bring a request's first
+//! sector round, and in what order a drive's queue is served.
 //!
 //! A device without an arm draws each request's seek time independently
 //! (a bulk store, or a disk described by its seek distribution alone). A
 //! disk with an arm keeps the cylinder its arm rests on between requests;
 //! a request's seek time is a function of the cylinders travelled. Each
-//! request falls on a cylinder drawn uniformly from its area: swap
-//! transfers and pages written out or read back go to the swap area, file
-//! I/O and pages read from a program's file to the file system. The queue is
-//! served first come first served, or by cylinder as the UNIX drivers did
-//! with `disksort`.
+//! request falls on a cylinder drawn uniformly from its area, or where the
+//! file system's layout put its block (`system/layout.rs`): swap transfers
+//! and pages written out or read back go to the swap area, file I/O and
+//! pages read from a program's file to the file system. The queue is served
+//! first come first served, or by cylinder as the UNIX drivers did with
+//! `disksort`.
+//!
+//! Rotation follows one of two rules. Uniform (the default): each request
+//! waits a latency drawn uniformly over one revolution. Positional (an arm
+//! with a [`Geometry`] and a [`Rotation`]): the platter's angle is a function
+//! of simulated time, sector 0 of every track under the heads at time 0 and
+//! once a revolution after; a request addresses its first sector, waits
+//! after its seek for that sector to come round, less the driver's search
+//! lead (32V's `SDIST`), and transfers its sectors at the rotation's pace
+//! ([`Platter`]). Every time is a whole number of nanoseconds, computed
+//! from the rotation speed as a fraction, so the positional rule is exact.
 
 use thiserror::Error;
 
@@ -29,6 +41,13 @@ pub struct Arm {
     /// Bytes a cylinder holds (tracks × sectors × sector size), if given:
     /// where consecutive blocks of a file lie under a contiguous layout.
     pub cylinder_bytes: Option<u64>,
+    /// How sectors lie on a cylinder, if given: where a file system's
+    /// layout puts blocks within their cylinder, and what the positional
+    /// rule turns.
+    pub geometry: Option<Geometry>,
+    /// The positional rule, if the disk follows it (only with a
+    /// `geometry`); `None`: the latency is uniform over a revolution.
+    pub rotation: Option<Rotation>,
 }
 
 impl Arm {
@@ -39,6 +58,251 @@ impl Arm {
             Region::Files => self.file_system,
         }
     }
+
+    /// The platter under the positional rule, if the disk follows it.
+    pub fn platter(&self) -> Option<Platter> {
+        Some(Platter::new(self.geometry?, self.rotation?))
+    }
+}
+
+/// Where a request's first sector lies: its cylinder and its sector's
+/// number in the cylinder (track × sectors per track + sector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The cylinder.
+    pub cylinder: u32,
+    /// The sector's number in the cylinder, from 0.
+    pub offset: u32,
+}
+
+/// How a disk's sectors lie: sector n of a cylinder is sector n mod
+/// `sectors` of track n / `sectors`. Tracks are read one after another
+/// with no lost time between them (the head switch is electronic), sector
+/// 0 of every track at the same angle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Sectors on a track.
+    pub sectors: u32,
+    /// Tracks on a cylinder (surfaces read by a head each).
+    pub tracks: u32,
+    /// Bytes a sector holds.
+    pub sector_bytes: u64,
+}
+
+impl Geometry {
+    /// Sectors on a cylinder.
+    pub fn per_cylinder(&self) -> u32 {
+        self.sectors * self.tracks
+    }
+
+    /// Bytes a cylinder holds.
+    pub fn cylinder_bytes(&self) -> u64 {
+        u64::from(self.per_cylinder()) * self.sector_bytes
+    }
+
+    /// The sectors a transfer of `bytes` covers: whole sectors, at least
+    /// one.
+    pub fn sectors_of(&self, bytes: f64) -> u64 {
+        ((bytes / self.sector_bytes as f64).ceil() as u64).max(1)
+    }
+}
+
+/// The positional rule's figures: the rotation speed, and how far ahead of
+/// a request's first sector the driver's search ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rotation {
+    /// Revolutions per minute, a whole number.
+    pub rpm: u32,
+    /// Sectors (less than a track's) before a request's first sector at
+    /// which the drive's search ends and the driver starts the transfer
+    /// (32V's and 3BSD's `hp.c`: `SDIST` 2). The transfer then starts at
+    /// the first sector: it waits for the first passage of the search's
+    /// sector at or after the arm is on the cylinder, plus `lead` sectors.
+    /// 0: the transfer command is issued at once and waits for the first
+    /// sector itself.
+    pub lead: u32,
+}
+
+/// A platter turning under the heads: when each sector passes, and when a
+/// transfer ends.
+///
+/// Sector boundaries are numbered from time 0 on: boundary j, the start of
+/// sector j mod `sectors` of every track, passes at ⌈j · 60·10⁹ / (rpm ·
+/// sectors)⌉ ns (angle 0 at time 0), so rounding never accumulates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Platter {
+    geometry: Geometry,
+    rotation: Rotation,
+}
+
+/// Nanoseconds in a minute: a sector's time is this over rpm × sectors.
+const MINUTE: u128 = 60_000_000_000;
+
+impl Platter {
+    /// The platter of `geometry` turning as `rotation` says (its lead
+    /// less than a track's sectors).
+    pub fn new(geometry: Geometry, rotation: Rotation) -> Platter {
+        assert!(
+            rotation.rpm > 0 && geometry.sectors > 0 && rotation.lead < geometry.sectors,
+            "a platter turns, and its lead is less than a track"
+        );
+        Platter { geometry, rotation }
+    }
+
+    /// How its sectors lie.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// Sector boundaries per minute.
+    fn per_minute(&self) -> u128 {
+        u128::from(self.rotation.rpm) * u128::from(self.geometry.sectors)
+    }
+
+    /// When boundary `j` passes the heads \[ns\].
+    pub fn boundary(&self, j: u64) -> u64 {
+        let t = (u128::from(j) * MINUTE).div_ceil(self.per_minute());
+        u64::try_from(t).expect("simulated time fits in 64 bits")
+    }
+
+    /// The first boundary passing at or after `t` ns: the least j with
+    /// ⌈j·M/q⌉ ≥ t, i.e. j·M > (t − 1)·q.
+    fn first_boundary(&self, t: u64) -> u64 {
+        match t {
+            0 => 0,
+            t => {
+                let j = u128::from(t - 1) * self.per_minute() / MINUTE + 1;
+                u64::try_from(j).expect("boundaries fit in 64 bits")
+            }
+        }
+    }
+
+    /// The first boundary at or after boundary `j` at which sector
+    /// `sector` of a track starts.
+    fn next(&self, j: u64, sector: u32) -> u64 {
+        let s = u64::from(self.geometry.sectors);
+        j + (u64::from(sector) + s - j % s) % s
+    }
+
+    /// A transfer of `count` sectors from sector `offset` of its cylinder,
+    /// the arm on that cylinder from `ready` ns: when it ends \[ns\], and how
+    /// many cylinders it ran on past its first. It starts as
+    /// [`Rotation::lead`] says and runs on sector by sector, track by track;
+    /// at the end of a cylinder the arm moves one cylinder (`track` ns) and
+    /// the transfer goes on when sector 0 of the next cylinder's first track
+    /// next comes round (the drive's own implied seek: no search lead).
+    pub fn transfer(&self, ready: u64, offset: u32, count: u64, track: u64) -> (u64, u32) {
+        let (s, lead) = (self.geometry.sectors, self.rotation.lead);
+        let first = offset % s;
+        let search = (first + s - lead) % s;
+        let mut j = self.next(self.first_boundary(ready), search) + u64::from(lead);
+        let (mut left, mut room) = (count, u64::from(self.geometry.per_cylinder() - offset));
+        let mut crossed = 0;
+        loop {
+            let run = left.min(room);
+            j += run;
+            left -= run;
+            if left == 0 {
+                return (self.boundary(j), crossed);
+            }
+            crossed += 1;
+            j = self.next(self.first_boundary(self.boundary(j) + track), 0);
+            room = u64::from(self.geometry.per_cylinder());
+        }
+    }
+}
+
+/// A drive type: its geometry and figures as the sources give them
+/// (docs/sources.md), which `[[device]] drive` fills in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drive {
+    /// The name a scenario gives it.
+    pub name: &'static str,
+    /// Cylinders on the disk.
+    pub cylinders: u32,
+    /// How its sectors lie.
+    pub geometry: Geometry,
+    /// Revolutions per minute.
+    pub rpm: u32,
+    /// Seek over one cylinder, the mean, and across the disk \[s\], where
+    /// a source gives them.
+    pub seek: Option<[f64; 3]>,
+    /// The search lead of the UNIX driver that ran it (sectors).
+    pub lead: u32,
+}
+
+/// The drive types a scenario may name.
+pub const DRIVES: [Drive; 3] = [
+    // 32V hp.c: NRMSECT 32, NRMTRAC 5, cylinders 0-822 (4.0BSD hp.c);
+    // 3600 rpm, 6/30/55 ms [RM03]; SDIST 2 (32V and 3BSD hp.c).
+    Drive {
+        name: "rm03",
+        cylinders: 823,
+        geometry: Geometry {
+            sectors: 32,
+            tracks: 5,
+            sector_bytes: 512,
+        },
+        rpm: 3600,
+        seek: Some([0.006, 0.030, 0.055]),
+        lead: 2,
+    },
+    // 32V hp.c: NSECT 22, NTRAC 19, partitions to cylinder 814; 3600 rpm
+    // (4.0BSD hp.c's seconds per word, 16.67 ms a revolution); 10/30/55 ms
+    // [RP06]; SDIST 2.
+    Drive {
+        name: "rp06",
+        cylinders: 815,
+        geometry: Geometry {
+            sectors: 22,
+            tracks: 19,
+            sector_bytes: 512,
+        },
+        rpm: 3600,
+        seek: Some([0.010, 0.030, 0.055]),
+        lead: 2,
+    },
+    // 4.1BSD rk.c and rkreg.h: NRKSECT 22, NRKTRK 3, NRK7CYL 815; 60
+    // revolutions a second as the driver's dk_mspw assumes (no manual
+    // found: assumed); no seek figures found; rk.c seeks (RK_SEEK) and
+    // does not search: lead 0.
+    Drive {
+        name: "rk07",
+        cylinders: 815,
+        geometry: Geometry {
+            sectors: 22,
+            tracks: 3,
+            sector_bytes: 512,
+        },
+        rpm: 3600,
+        seek: None,
+        lead: 0,
+    },
+];
+
+#[cfg(test)]
+impl Drive {
+    /// An arm of this drive, which has seek figures, with its swap area
+    /// and file system on `swap_area` and `file_system`: first come first
+    /// served, under the uniform rule.
+    pub(crate) fn arm(&self, swap_area: Area, file_system: Area) -> Arm {
+        let [track, average, full] = self.seek.expect("seek figures");
+        Arm {
+            cylinders: self.cylinders,
+            seek: SeekCurve::fit(self.cylinders, track, average, full).unwrap(),
+            order: Order::Fcfs,
+            swap_area,
+            file_system,
+            cylinder_bytes: Some(self.geometry.cylinder_bytes()),
+            geometry: Some(self.geometry),
+            rotation: None,
+        }
+    }
+}
+
+/// The drive type a scenario names, if it is one of [`DRIVES`].
+pub fn drive(name: &str) -> Option<&'static Drive> {
+    DRIVES.iter().find(|d| d.name == name)
 }
 
 /// The two regions of a disk a request can fall in.
@@ -292,5 +556,105 @@ mod tests {
             SeekCurve::fit(815, 0.030, 0.010, 0.055),
             Err(SeekError::Unordered { .. })
         ));
+    }
+
+    /// An RM03's platter (32 sectors of 512 bytes, 5 tracks, 3600 rpm):
+    /// a sector passes every 60·10⁹ / (3600 · 32) = 520,833⅓ ns.
+    fn rm03(lead: u32) -> Platter {
+        let rm03 = drive("rm03").unwrap();
+        Platter::new(rm03.geometry, Rotation { rpm: 3600, lead })
+    }
+
+    #[test]
+    fn sector_boundaries_pass_at_whole_nanoseconds_rounded_up_without_drift() {
+        let p = rm03(0);
+        // 520,833⅓ ns a sector: 1 → 520,834; 3 → 1,562,500 exactly; a
+        // revolution 16,666,666⅔ → 16,666,667; three revolutions 50 ms.
+        assert_eq!(p.boundary(0), 0);
+        assert_eq!(p.boundary(1), 520_834);
+        assert_eq!(p.boundary(3), 1_562_500);
+        assert_eq!(p.boundary(32), 16_666_667);
+        assert_eq!(p.boundary(96), 50_000_000);
+        // A day on, the boundaries are where the fraction puts them.
+        assert_eq!(p.boundary(96 * 1_728_000), 86_400_000_000_000);
+        for t in [0, 1, 520_833, 520_834, 520_835, 16_666_667, 49_999_999] {
+            let j = p.first_boundary(t);
+            assert!(
+                p.boundary(j) >= t && (j == 0 || p.boundary(j - 1) < t),
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_request_just_after_its_sector_passed_waits_nearly_a_revolution() {
+        // No lead: sector 5 starts at ⌈5 · 520,833⅓⌉ = 2,604,167 ns. One
+        // nanosecond late, the transfer waits for sector 5 of the next
+        // revolution, boundary 37 at 19,270,834 ns: 16,666,666 ns, a
+        // revolution less a third of a nanosecond. Its one sector ends at
+        // boundary 38, 19,791,667 ns.
+        let p = rm03(0);
+        assert_eq!(p.transfer(2_604_168, 5, 1, 0), (19_791_667, 0));
+        // One nanosecond early, it waits that nanosecond and ends at
+        // boundary 6, 3,125,000 ns; on time, it waits nothing.
+        assert_eq!(p.transfer(2_604_166, 5, 1, 0), (3_125_000, 0));
+        assert_eq!(p.transfer(2_604_167, 5, 1, 0), (3_125_000, 0));
+        // The same sector on another track of the cylinder (offset 32 + 5)
+        // passes at the same angle.
+        assert_eq!(p.transfer(2_604_168, 37, 1, 0), (19_791_667, 0));
+    }
+
+    #[test]
+    fn a_search_lead_sends_a_sector_less_than_the_lead_ahead_round_again() {
+        // Lead 2 (32V's SDIST): the search is for sector 3, at 1,562,500 ns.
+        // Arriving at its start, the transfer starts two sectors on, at
+        // boundary 5, and ends at boundary 6: 3,125,000 ns.
+        let p = rm03(2);
+        assert_eq!(p.transfer(1_562_500, 5, 1, 0), (3_125_000, 0));
+        // A nanosecond later sector 3 has begun to pass: the search waits for
+        // it a revolution on (boundary 35), the transfer starts at 37 and
+        // ends at 38, 19,791,667 ns, although sector 5 itself is still ahead.
+        assert_eq!(p.transfer(1_562_501, 5, 1, 0), (19_791_667, 0));
+        // Without the lead the same request would not have waited so.
+        assert_eq!(rm03(0).transfer(1_562_501, 5, 1, 0), (3_125_000, 0));
+    }
+
+    #[test]
+    fn a_transfer_runs_on_across_tracks_freely_and_across_a_cylinder_after_a_seek() {
+        let p = rm03(0);
+        // Four sectors from track 0's sector 30: 30, 31, then track 1's 0
+        // and 1 at the same angles: boundaries 30 to 34, ending at
+        // ⌈34 · 520,833⅓⌉ = 17,708,334 ns.
+        assert_eq!(p.transfer(0, 30, 4, 6_000_000), (17_708_334, 0));
+        // Ten sectors from the cylinder's sector 155 (track 4, sector 27):
+        // five to the end of the cylinder (boundaries 27 to 32, 16,666,667
+        // ns), a 6 ms seek to 22,666,667 ns, then sector 0 of the next
+        // cylinder at boundary 64 and five more: boundary 69, 35,937,500 ns.
+        assert_eq!(p.transfer(0, 155, 10, 6_000_000), (35_937_500, 1));
+        // Two cylinders' worth and one sector from sector 0: 160 sectors
+        // (boundaries 0 to 160, 83,333,334 ns), seek to 89,333,334, sector 0
+        // at boundary 192 (100,000,000 ns), 160 more to 352, seek to
+        // 189,333,334, sector 0 at 384, one more: boundary 385.
+        assert_eq!(p.transfer(0, 0, 321, 6_000_000), (p.boundary(385), 2));
+        assert_eq!(p.boundary(385), 200_520_834);
+    }
+
+    #[test]
+    fn each_drive_holds_what_its_driver_s_partition_tables_say() {
+        // Sectors a cylinder holds, times the cylinders, against the whole
+        // disk's partition (4.0BSD hp.c's C partitions; 4.1BSD rk.c's).
+        let whole = [("rm03", 131_680), ("rp06", 340_670), ("rk07", 53_790)];
+        for (name, sectors) in whole {
+            let d = drive(name).unwrap();
+            assert_eq!(
+                u64::from(d.geometry.per_cylinder()) * u64::from(d.cylinders),
+                sectors
+            );
+            assert_eq!(d.geometry.sector_bytes, 512);
+            assert!(d.lead < d.geometry.sectors);
+        }
+        assert_eq!(drive("rm03").unwrap().geometry.cylinder_bytes(), 81_920);
+        assert_eq!(drive("rp06").unwrap().geometry.cylinder_bytes(), 214_016);
+        assert!(drive("rm02").is_none());
     }
 }

@@ -16,9 +16,11 @@
 pub mod buffer_cache;
 pub mod disk;
 mod free_list;
+pub mod layout;
 mod model;
 
-pub use disk::{Area, Arm, Order, Region, SeekCurve};
+pub use disk::{Area, Arm, Geometry, Order, Place, Region, Rotation, SeekCurve};
+pub use layout::{Interleave, Layout};
 pub use model::{
     LifetimePoint, LoadSample, Observation, SetSizePoint, simulate, simulate_with_progress,
 };
@@ -262,18 +264,6 @@ pub struct FileSystem {
     pub rules: BufferRules,
     /// Where a file's blocks lie on a disk with an arm.
     pub layout: Layout,
-}
-
-/// Where the blocks of a file lie on a disk with an arm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    /// Each block on a cylinder of the file system drawn at random, as
-    /// an aged free list scatters them.
-    Scattered,
-    /// A file's blocks one after another from a cylinder of its own, as a
-    /// fresh file system allocates them (`arm.cylinder` says how many a
-    /// cylinder holds).
-    Contiguous,
 }
 
 /// How `readi` and `writei` release buffers, which decides what the cache
@@ -570,7 +560,8 @@ pub struct Device {
     /// the queue and the areas on the disk. `None`: the seek is drawn from
     /// `seek` and the queue is served first come first served.
     pub arm: Option<Arm>,
-    /// One revolution \[s\]; the rotational latency is uniform over it. 0 for
+    /// One revolution \[s\]; the rotational latency is uniform over it
+    /// unless the arm follows the positional rule (`Arm::rotation`). 0 for
     /// a device without rotation.
     pub revolution: f64,
     /// Transfer rate \[bytes/s\].

@@ -855,7 +855,7 @@ impl SystemModel<'_> {
             self.stats.counters.probe_requests += 1;
         }
         let region = purpose.region(&self.memory);
-        let at = self.files.block_cylinder(self.sys, device, purpose);
+        let at = self.files.block_place(self.sys, device, purpose);
         let spec = &self.sys.devices[device];
         let d = &mut self.devices[device];
         let request = d.request(spec, purpose, bytes, region, at, now);

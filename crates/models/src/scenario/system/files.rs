@@ -3,8 +3,9 @@
 //! the classes' `files`, checked against them.
 
 use crate::scenario::Validator;
+use crate::system::layout::{MOST_GROUP_BLOCKS, area_blocks};
 use crate::system::{
-    BufferRules, DataFile, FileAccess, FileSystem, Layout, Memory, Policy, System,
+    BufferRules, DataFile, FileAccess, FileSystem, Interleave, Layout, Memory, Policy, System,
 };
 use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
@@ -59,20 +60,40 @@ pub(crate) struct FilesFile {
     /// released.
     #[serde(default)]
     pub rules: Option<RulesFile>,
-    /// `"scattered"` (default) or `"contiguous"`: where a file's blocks
-    /// lie.
+    /// `"scattered"` (default), `"contiguous"`, `"interleaved"` or
+    /// `"aged"`: where a file's blocks lie.
     #[serde(default)]
     pub layout: Option<LayoutFile>,
+    /// mkfs's interleave, with `layout = "interleaved"` (default m = 3,
+    /// n = 500).
+    #[serde(default)]
+    pub interleave: Option<InterleaveFile>,
 }
 
 /// `files.layout`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum LayoutFile {
-    /// Blocks on random cylinders.
+    /// Blocks on random cylinders, drawn per request.
     Scattered,
     /// Blocks one after another.
     Contiguous,
+    /// Blocks as mkfs's free list hands them out.
+    Interleaved,
+    /// Blocks at places drawn once per block.
+    Aged,
+}
+
+/// `files.interleave`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct InterleaveFile {
+    /// mkfs's m (default 3).
+    #[serde(default)]
+    pub gap: Option<i64>,
+    /// mkfs's n (default 500).
+    #[serde(default)]
+    pub blocks: Option<i64>,
 }
 
 /// `files.rules`.
@@ -92,8 +113,11 @@ const SECTOR: u64 = 512;
 const MOST_BUFFERS: u64 = 1 << 24;
 
 /// Refuses a program or data file with more blocks than a block number
-/// holds; and under a contiguous layout, a disk with an arm that holds
-/// files but does not say how much a cylinder holds.
+/// holds; under a contiguous layout, a disk with an arm that holds files
+/// but does not say how much a cylinder holds; under an interleaved or aged
+/// one, such a disk without a geometry, or (interleaved) a file system area
+/// smaller than a group; and blocks that are not whole sectors of the
+/// disk's geometry.
 pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     let Some(files) = &system.files else { return };
     // The programs' device; exec reads through the cache only under
@@ -103,27 +127,50 @@ pub(super) fn programs_fit(v: &mut Validator, system: &System) {
         Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
         Policy::Paging(_) => system.memory.programs,
     };
-    if files.layout == Layout::Contiguous {
-        let mut holding: Vec<usize> = files
-            .data
-            .iter()
-            .map(|d| d.device)
-            .chain(programs.filter(|_| swapping))
-            .collect();
-        holding.sort_unstable();
-        holding.dedup();
-        for d in holding {
-            let device = &system.devices[d];
-            if device
-                .arm
-                .as_ref()
-                .is_some_and(|a| a.cylinder_bytes.is_none())
-            {
-                v.report(
-                    format!("device[{}].arm.cylinder", device.name),
-                    "is required by files.layout = \"contiguous\": the bytes a cylinder holds (tracks x sectors x sector size), which place a file's blocks",
-                );
+    let mut holding: Vec<usize> = files
+        .data
+        .iter()
+        .map(|d| d.device)
+        .chain(programs.filter(|_| swapping))
+        .collect();
+    holding.sort_unstable();
+    holding.dedup();
+    for d in holding {
+        let device = &system.devices[d];
+        let Some(arm) = &device.arm else { continue };
+        let name = &device.name;
+        match (files.layout, arm.geometry) {
+            (Layout::Contiguous, _) if arm.cylinder_bytes.is_none() => v.report(
+                format!("device[{name}].arm.cylinder"),
+                "is required by files.layout = \"contiguous\": the bytes a cylinder holds (tracks x sectors x sector size), which place a file's blocks",
+            ),
+            (Layout::Interleaved(_) | Layout::Aged, None) => v.report(
+                format!("device[{name}].arm.sectors"),
+                format!(
+                    "is required by files.layout = \"{}\": the disk's geometry (drive, or arm.sectors and arm.tracks) places a file's blocks",
+                    if files.layout == Layout::Aged { "aged" } else { "interleaved" }
+                ),
+            ),
+            (_, Some(g)) if files.block % g.sector_bytes != 0 => v.report(
+                "files.block",
+                format!(
+                    "{} bytes is not a whole number of device {name}'s sectors of {} bytes",
+                    files.block, g.sector_bytes
+                ),
+            ),
+            (Layout::Interleaved(i), Some(_)) => {
+                let blocks = area_blocks(arm, files.block).unwrap_or(0);
+                if blocks < u64::from(i.blocks) {
+                    v.report(
+                        "files.interleave.blocks",
+                        format!(
+                            "a group of {} blocks is more than device {name}'s file system area holds ({blocks} blocks of {} bytes)",
+                            i.blocks, files.block
+                        ),
+                    );
+                }
             }
+            _ => {}
         }
     }
     // A file larger than the file system area it is on, where the disk
@@ -319,9 +366,52 @@ pub(super) fn files(
             RulesFile::V7 => BufferRules::V7,
             RulesFile::Bsd => BufferRules::Bsd,
         },
-        layout: match f.layout.unwrap_or(LayoutFile::Scattered) {
+        layout: layout(v, f)?,
+    })
+}
+
+/// `files.layout`, with `files.interleave` under `"interleaved"` only:
+/// 1 <= gap <= blocks <= 500, as mkfs takes them.
+fn layout(v: &mut Validator, f: &FilesFile) -> Option<Layout> {
+    let layout = f.layout.unwrap_or(LayoutFile::Scattered);
+    let Some(given) = f.interleave.filter(|_| layout == LayoutFile::Interleaved) else {
+        if f.interleave.is_some() {
+            v.report(
+                "files.interleave",
+                "is for layout = \"interleaved\" only: mkfs's free list interleave",
+            );
+            return None;
+        }
+        return Some(match layout {
             LayoutFile::Scattered => Layout::Scattered,
             LayoutFile::Contiguous => Layout::Contiguous,
-        },
-    })
+            LayoutFile::Interleaved => Layout::Interleaved(Interleave::MKFS),
+            LayoutFile::Aged => Layout::Aged,
+        });
+    };
+    let most = i64::from(MOST_GROUP_BLOCKS);
+    let blocks = given.blocks.unwrap_or(most);
+    let gap = given.gap.unwrap_or(i64::from(Interleave::MKFS.gap));
+    let mut ok = true;
+    if !(1..=most).contains(&blocks) {
+        v.report(
+            "files.interleave.blocks",
+            format!("must be a whole number from 1 to {most} (mkfs's MAXFN), got {blocks}"),
+        );
+        ok = false;
+    }
+    if !(1..=blocks.clamp(1, most)).contains(&gap) {
+        v.report(
+            "files.interleave.gap",
+            format!(
+                "must be a whole number from 1 to interleave.blocks ({}), got {gap}",
+                blocks.clamp(1, most)
+            ),
+        );
+        ok = false;
+    }
+    ok.then_some(Layout::Interleaved(Interleave {
+        gap: gap as u32,
+        blocks: blocks as u32,
+    }))
 }

@@ -1402,3 +1402,228 @@ fn a_file_larger_than_its_area_is_refused_by_key() {
         assert!(found.contains(&key.to_string()), "{key}: {found:?}");
     }
 }
+
+/// GOOD's disk as the drive `drive`, with `extra` keys on the device and
+/// its own seek, rpm and rate left to the drive.
+fn drive(drive: &str, extra: &str) -> String {
+    GOOD.replace(
+        "seek = { uniform = { low = \"10ms\", high = \"50ms\" } }\n        rpm = 3600\n        rate = \"800KB/s\"",
+        &format!("drive = \"{drive}\"\n{extra}"),
+    )
+}
+
+fn system(text: &str) -> crate::system::System {
+    SystemFile::parse("t.toml", text)
+        .unwrap()
+        .validate("t.toml")
+        .unwrap()
+}
+
+#[test]
+fn a_named_drive_fills_in_its_geometry_and_figures() {
+    use crate::system::{Geometry, Rotation};
+    let sys = system(&drive("rm03", ""));
+    let d = &sys.devices[0];
+    let arm = d.arm.as_ref().unwrap();
+    assert_eq!(arm.cylinders, 823);
+    let rm03 = Geometry {
+        sectors: 32,
+        tracks: 5,
+        sector_bytes: 512,
+    };
+    assert_eq!(arm.geometry, Some(rm03));
+    assert_eq!(arm.cylinder_bytes, Some(81_920));
+    assert!((arm.seek.time(1) - 0.006).abs() < 1e-12);
+    assert!((arm.seek.time(822) - 0.055).abs() < 1e-12);
+    // 32 sectors of 512 bytes 60 times a second; the uniform rule.
+    assert_eq!((d.rate, d.revolution), (983_040.0, 1.0 / 60.0));
+    assert_eq!(arm.rotation, None);
+    // The positional rule takes 32V's search lead unless told otherwise.
+    let sys = system(&drive("rm03", "rotation = \"position\""));
+    let arm = sys.devices[0].arm.as_ref().unwrap();
+    assert_eq!(arm.rotation, Some(Rotation { rpm: 3600, lead: 2 }));
+    let sys = system(&drive(
+        "rm03",
+        "rotation = \"position\"\nsearch_lead = 0\nrpm = 2400\narm = { cylinders = 400, order = \"disksort\" }",
+    ));
+    let (d, arm) = (&sys.devices[0], sys.devices[0].arm.as_ref().unwrap());
+    assert_eq!(arm.rotation, Some(Rotation { rpm: 2400, lead: 0 }));
+    assert_eq!(
+        (arm.cylinders, arm.order, d.rate),
+        (400, Order::Disksort, 655_360.0)
+    );
+    // An RP06 as the shipped scenarios give its rate, to three figures.
+    let rp06 = drive("rp06", "rotation = \"position\"\nrate = \"676KB/s\"");
+    let arm = system(&rp06).devices[0].arm.clone().unwrap();
+    assert_eq!((arm.cylinders, arm.cylinder_bytes), (815, Some(214_016)));
+    // An RK07's seek figures are the scenario's to give; its driver does
+    // not search.
+    let rk07 = drive(
+        "rk07",
+        "rotation = \"position\"\narm = { track = \"8ms\", average = \"25ms\", full = \"50ms\" }",
+    );
+    let arm = system(&rk07).devices[0].arm.clone().unwrap();
+    assert_eq!(arm.rotation, Some(Rotation { rpm: 3600, lead: 0 }));
+    assert_eq!(arm.geometry.unwrap().per_cylinder(), 66);
+    // A geometry given key by key.
+    let own = armed(
+        &format!("{ARM}, sectors = 22, tracks = 19"),
+        "rotation = \"position\"\nsearch_lead = 2",
+    )
+    .replace("rate = \"800KB/s\"", "");
+    let (d, arm) = {
+        let sys = system(&own);
+        (sys.devices[0].clone(), sys.devices[0].arm.clone().unwrap())
+    };
+    assert_eq!(arm.cylinder_bytes, Some(214_016));
+    assert_eq!(d.rate, 675_840.0);
+}
+
+#[test]
+fn bad_drives_geometries_and_rotations_name_their_keys() {
+    let position = "rotation = \"position\"";
+    for (text, key) in [
+        (drive("rm02", ""), "device[disk].drive"),
+        (drive("rm03", "search_lead = 2"), "device[disk].search_lead"),
+        (
+            drive("rm03", &format!("{position}\nsearch_lead = 32")),
+            "device[disk].search_lead",
+        ),
+        (
+            drive("rm03", &format!("{position}\nsearch_lead = -1")),
+            "device[disk].search_lead",
+        ),
+        (
+            drive("rm03", &format!("{position}\nrpm = 3600.5")),
+            "device[disk].rpm",
+        ),
+        (
+            drive("rm03", &format!("{position}\nrate = \"1MB/s\"")),
+            "device[disk].rate",
+        ),
+        (armed(ARM, position), "device[disk].rotation"),
+        (
+            GOOD.replace("rpm = 3600", position),
+            "device[disk].rotation",
+        ),
+        (
+            armed(&format!("{ARM}, sectors = 22, tracks = 19"), position),
+            "device[disk].rate",
+        ),
+        (
+            armed(&format!("{ARM}, sectors = 22"), ""),
+            "device[disk].arm.tracks",
+        ),
+        (
+            armed(&format!("{ARM}, sectors = 0, tracks = 19"), ""),
+            "device[disk].arm.sectors",
+        ),
+        (
+            armed(&format!("{ARM}, sector = \"1KiB\""), ""),
+            "device[disk].arm.sector",
+        ),
+        (
+            armed(
+                &format!("{ARM}, sectors = 22, tracks = 19, cylinder = \"81920B\""),
+                "",
+            ),
+            "device[disk].arm.cylinder",
+        ),
+        (GOOD.replace("rate = \"800KB/s\"", ""), "device[disk].rate"),
+    ] {
+        assert_eq!(keys(&text), [key], "{text}");
+    }
+    // An RK07's seek figures are not in the sources.
+    assert_eq!(
+        keys(&drive("rk07", "")),
+        [
+            "device[disk].arm.track",
+            "device[disk].arm.average",
+            "device[disk].arm.full"
+        ]
+    );
+    // A rule that is not one, under its key.
+    let found = problems(&drive("rm03", "rotation = \"sideways\""));
+    assert_eq!(found.len(), 1);
+    assert!(found[0].message.contains("rotation"), "{found:?}");
+}
+
+/// GOOD swapping, its disk `disk` (a device's keys, with `rpm` and `rate`
+/// of GOOD after them), with a cache whose `[files]` has `extra`.
+fn cached(disk: &str, extra: &str) -> String {
+    GOOD.replace(
+        "seek = { uniform = { low = \"10ms\", high = \"50ms\" } }",
+        disk,
+    )
+    .replace("policy = \"paging\"", "policy = \"swapping\"")
+    .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
+        + &format!("\n[files]\nbuffers = 10\ncopy_rate = \"2MB/s\"\n{extra}\n")
+}
+
+#[test]
+fn file_system_layouts_validate_and_bad_ones_name_their_keys() {
+    use crate::system::{Interleave, Layout};
+    let rm03 = "drive = \"rm03\"\nfile_system = [100, 822]";
+    let layout = |disk: &str, extra: &str| system(&cached(disk, extra)).files.unwrap().layout;
+    assert_eq!(
+        layout(rm03, "layout = \"interleaved\""),
+        Layout::Interleaved(Interleave {
+            gap: 3,
+            blocks: 500
+        })
+    );
+    assert_eq!(
+        layout(
+            rm03,
+            "layout = \"interleaved\"\ninterleave = { gap = 4, blocks = 400 }"
+        ),
+        Layout::Interleaved(Interleave {
+            gap: 4,
+            blocks: 400
+        })
+    );
+    assert_eq!(layout(rm03, "layout = \"aged\""), Layout::Aged);
+    assert_eq!(layout(rm03, ""), Layout::Scattered);
+    let bare = format!("arm = {{ {ARM} }}");
+    for (disk, extra, key) in [
+        (
+            bare.as_str(),
+            "layout = \"interleaved\"",
+            "device[disk].arm.sectors",
+        ),
+        (
+            bare.as_str(),
+            "layout = \"aged\"",
+            "device[disk].arm.sectors",
+        ),
+        (rm03, "interleave = { gap = 3 }", "files.interleave"),
+        (
+            rm03,
+            "layout = \"interleaved\"\ninterleave = { gap = 0 }",
+            "files.interleave.gap",
+        ),
+        (
+            rm03,
+            "layout = \"interleaved\"\ninterleave = { gap = 11, blocks = 10 }",
+            "files.interleave.gap",
+        ),
+        (
+            rm03,
+            "layout = \"interleaved\"\ninterleave = { blocks = 501 }",
+            "files.interleave.blocks",
+        ),
+        // Three cylinders of 160 blocks: fewer than a group of 500.
+        (
+            "drive = \"rm03\"\nfile_system = [100, 102]",
+            "layout = \"interleaved\"",
+            "files.interleave.blocks",
+        ),
+        (
+            "drive = \"rm03\"\narm = { sector = \"1KiB\", cylinder = \"160KiB\" }",
+            "layout = \"aged\"",
+            "files.block",
+        ),
+    ] {
+        assert_eq!(keys(&cached(disk, extra)), [key], "{disk} {extra}");
+    }
+}

@@ -47,7 +47,8 @@ use super::scheduler::AFTER_DISK;
 use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel};
 use crate::summary::{FileTraffic, FilesSummary};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
-use crate::system::{BufferRules, CommandClass, FileAccess, FileSystem, Layout, System};
+use crate::system::layout;
+use crate::system::{BufferRules, CommandClass, FileAccess, FileSystem, Place, System};
 use rustc_hash::FxHashMap;
 use tpsim_core::SimTime;
 
@@ -172,8 +173,8 @@ pub(super) struct Files {
     cache: Option<Cache>,
     /// Each class's text entry (empty without a cache or under paging).
     texts: Vec<TextEntry>,
-    /// Mixed into a file's number to draw its home cylinder under a
-    /// contiguous layout: each replication lays files out anew.
+    /// Mixed into a file's number to place its blocks (`layout::place`):
+    /// each replication lays files out anew.
     layout_salt: u64,
     /// The device programs' files are on, if they are read through the
     /// cache (under swapping).
@@ -402,18 +403,16 @@ impl Files {
         }
     }
 
-    /// Under a contiguous layout, the cylinder of the block a buffer
-    /// transfer on `device` moves: its file's home cylinder in the file
-    /// system area (drawn once per file and run, by hashing the file's
-    /// number) and one cylinder on for each cylinder's worth of blocks
-    /// before it, wrapping round the area. `None` for other requests, or
-    /// scattered blocks, or a device without an arm.
-    pub(super) fn block_cylinder(
+    /// Where the block a buffer transfer on `device` moves lies, as the
+    /// file system's layout puts it (`layout::place`, with this run's
+    /// `layout_salt`). `None` for other requests, or blocks whose place is
+    /// drawn afresh, or a device without an arm.
+    pub(super) fn block_place(
         &self,
         sys: &System,
         device: usize,
         purpose: Purpose,
-    ) -> Option<u32> {
+    ) -> Option<Place> {
         let Purpose::Files(
             FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block },
         ) = purpose
@@ -421,16 +420,15 @@ impl Files {
             return None;
         };
         let fs = sys.files.as_ref()?;
-        if fs.layout != Layout::Contiguous {
-            return None;
-        }
         let arm = sys.devices[device].arm.as_ref()?;
-        let per_cylinder = (arm.cylinder_bytes? / fs.block).max(1);
-        let area = arm.file_system;
-        let len = u64::from(area.len());
-        let home = mix(u64::from(block.file) ^ self.layout_salt) % len;
-        let offset = (home + u64::from(block.index) / per_cylinder) % len;
-        Some(area.first + u32::try_from(offset).expect("within the area"))
+        layout::place(
+            fs.layout,
+            arm,
+            fs.block,
+            block.file,
+            block.index,
+            self.layout_salt,
+        )
     }
 
     /// `pid` waits for `block`, after those waiting already.
@@ -952,15 +950,6 @@ impl SystemModel<'_> {
 /// The file system of `sys`, which has a buffer cache.
 fn file_system(sys: &System) -> &FileSystem {
     sys.files.as_ref().expect("the system has a buffer cache")
-}
-
-/// SplitMix64's finaliser: a file's number spread over 64 bits, so that
-/// consecutive numbers get unrelated home cylinders.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]
