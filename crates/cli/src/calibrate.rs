@@ -75,7 +75,11 @@ pub(crate) fn calibrate(
 ) -> Result<Finished, Failure> {
     let runs = &args.runs;
     let options = runs.levels.options(0.1)?;
-    let (fixed, fits, points) = fit_points(args)?;
+    let Points {
+        fixed,
+        fits,
+        points,
+    } = fit_points(args)?;
     let measured = levels::observations(&args.measured, options.index, stderr)?;
     let measured_rows = analyze(&measured.samples, &options);
     // Every point is checked before anything runs.
@@ -152,12 +156,17 @@ pub(crate) fn calibrate(
     Ok(Finished::Whole)
 }
 
-/// The settings every point shares (`--set`), the keys fitted (`--fit`)
-/// and every point to run, checked: at least 2 replications, at most
-/// `MOST_KEYS` keys each given once, at most `MOST_POINTS` points.
-fn fit_points(
-    args: &CalibrateArgs,
-) -> Result<(Vec<Setting>, Vec<Setting>, Vec<Vec<Setting>>), Failure> {
+/// What a calibration runs: the settings every point shares (`--set`),
+/// the keys fitted (`--fit`) and every point, one value of each key.
+struct Points {
+    fixed: Vec<Setting>,
+    fits: Vec<Setting>,
+    points: Vec<Vec<Setting>>,
+}
+
+/// The points a calibration runs, checked: at least 2 replications, at
+/// most `MOST_KEYS` keys each given once, at most `MOST_POINTS` points.
+fn fit_points(args: &CalibrateArgs) -> Result<Points, Failure> {
     let input = |message: String| Failure::Input(anyhow::anyhow!(message));
     let runs = &args.runs;
     let fixed = settings::parse_one_each(&runs.set.sets, runs.seed)?;
@@ -188,7 +197,11 @@ fn fit_points(
             points.len()
         )));
     }
-    Ok((fixed, fits, points))
+    Ok(Points {
+        fixed,
+        fits,
+        points,
+    })
 }
 
 /// Each run's loss against the measurement over the `common` rows, by
