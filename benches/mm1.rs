@@ -1,11 +1,15 @@
 //! Whole-simulator speed on queueing networks: the shipped M/M/1 (rho =
 //! 0.8), machine-repairman and central-server scenarios, reported as events
 //! per second, kernel, model and statistics included, beside their
-//! baselines measured in the same run: M/M/1 as a bare event loop, and as
-//! the same loop keeping the statistics tpsim's M/M/1 reports (`bare.rs`).
+//! baselines measured in the same run: M/M/1 as a bare event loop
+//! (`bare.rs`), as the same loop keeping every figure tpsim's M/M/1 reports
+//! by hand (`bare_with_statistics.rs`, the like-for-like baseline), and as
+//! the same loop keeping them with tpsim's statistics types
+//! (`bare_with_tpsim_statistics.rs`).
 
 mod bare;
 mod bare_with_statistics;
+mod bare_with_tpsim_statistics;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -28,6 +32,7 @@ fn network(c: &mut Criterion) {
     }
     bare::bench(&mut group);
     bare_with_statistics::bench(&mut group);
+    bare_with_tpsim_statistics::bench(&mut group);
     group.finish();
 }
 

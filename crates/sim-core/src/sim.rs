@@ -33,6 +33,7 @@ impl<E> Context<E> {
     }
 
     /// Schedules `event` after `delay` from now.
+    #[inline(always)]
     pub fn schedule_in(&mut self, delay: SimTime, event: E) -> EventKey {
         self.calendar.schedule(self.now + delay, event)
     }
@@ -41,6 +42,7 @@ impl<E> Context<E> {
     ///
     /// # Panics
     /// If `at` is in the past: an event may not change history.
+    #[inline(always)]
     pub fn schedule_at(&mut self, at: SimTime, event: E) -> EventKey {
         assert!(
             at >= self.now,

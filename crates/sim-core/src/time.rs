@@ -44,17 +44,26 @@ impl SimTime {
     /// If `secs` is negative, not finite, or beyond [`SimTime::MAX`]: callers
     /// validate user input before it reaches the kernel, so such a value is a
     /// bug in the model.
+    #[inline]
     pub fn from_secs_f64(secs: f64) -> SimTime {
-        assert!(
-            secs.is_finite() && secs >= 0.0,
-            "simulated time must be finite and non-negative, got {secs} s"
-        );
         let ticks = secs * TICKS_PER_SECOND as f64;
-        assert!(ticks < u64::MAX as f64, "simulated time {secs} s overflows");
+        // One test for every bad value: NaN fails the first comparison,
+        // infinity the second.
+        if !(secs >= 0.0 && ticks < u64::MAX as f64) {
+            out_of_range(secs);
+        }
         // Rounds half away from zero, as `f64::round`, without its call
         // into the maths library: `ticks - whole` is exact in floating point.
-        let whole = ticks as u64;
-        SimTime(whole + u64::from(ticks - whole as f64 >= 0.5))
+        // Below 2^63 ticks (292 years: every sampled duration) through a
+        // signed integer, a few instructions where the unsigned conversion
+        // takes a dozen, and the same value.
+        if ticks < SIGNED as f64 {
+            let whole = ticks as i64;
+            SimTime((whole + i64::from(ticks - whole as f64 >= 0.5)) as u64)
+        } else {
+            let whole = ticks as u64;
+            SimTime(whole + u64::from(ticks - whole as f64 >= 0.5))
+        }
     }
 
     /// The number of nanosecond ticks.
@@ -63,14 +72,44 @@ impl SimTime {
     }
 
     /// This time in seconds.
+    #[inline]
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / TICKS_PER_SECOND as f64
+        // Below 2^63 ticks through a signed integer, as in `from_secs_f64`;
+        // out of line above, so that the compiler does not merge the two
+        // back into the unsigned conversion.
+        let ticks = if self.0 < SIGNED {
+            self.0 as i64 as f64
+        } else {
+            wide_as_f64(self.0)
+        };
+        ticks / TICKS_PER_SECOND as f64
     }
 
     /// `self - earlier`, or zero if `earlier` is later.
     pub fn saturating_sub(self, earlier: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(earlier.0))
     }
+}
+
+/// Ticks from which a time no longer fits a signed 64-bit integer.
+const SIGNED: u64 = 1 << 63;
+
+/// `ticks` as a float, for times past [`SIGNED`].
+#[cold]
+#[inline(never)]
+fn wide_as_f64(ticks: u64) -> f64 {
+    ticks as f64
+}
+
+/// The refusal of `secs` seconds as a [`SimTime`].
+#[cold]
+#[inline(never)]
+fn out_of_range(secs: f64) -> ! {
+    assert!(
+        secs.is_finite() && secs >= 0.0,
+        "simulated time must be finite and non-negative, got {secs} s"
+    );
+    panic!("simulated time {secs} s overflows");
 }
 
 impl Add for SimTime {
@@ -129,6 +168,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        // Through a signed integer below 2^63 ticks, as the unsigned
+        // conversion gives it, at every magnitude.
+        #[test]
+        fn seconds_are_the_ticks_over_a_billion(
+            ticks in proptest::prelude::any::<u64>(),
+            bits in 0u32..64,
+        ) {
+            for ticks in [ticks, ticks >> bits, u64::MAX, 1 << 63, (1 << 63) - 1] {
+                proptest::prop_assert_eq!(
+                    SimTime::from_nanos(ticks).as_secs_f64().to_bits(),
+                    (ticks as f64 / 1e9).to_bits()
+                );
+            }
+        }
+    }
+
     #[test]
     fn halves_round_away_from_zero() {
         for ticks in [
@@ -162,7 +218,9 @@ mod tests {
         assert_eq!(a - b, b);
         assert_eq!(b.saturating_sub(a), SimTime::ZERO);
         assert!(std::panic::catch_unwind(|| b - a).is_err());
-        assert!(std::panic::catch_unwind(|| SimTime::from_secs_f64(-1.0)).is_err());
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1.9e10] {
+            assert!(std::panic::catch_unwind(|| SimTime::from_secs_f64(bad)).is_err());
+        }
         assert!(std::panic::catch_unwind(|| SimTime::from_secs(u64::MAX / 1_000)).is_err());
         assert_eq!(
             SimTime::from_secs(18_446_744_073).as_nanos(),
