@@ -10,7 +10,7 @@ flipping the order every round, and prints per pair the median of each,
 the median ratio with its range over the rounds, and the target where
 the pair has one. docs/PERFORMANCE.md quotes its output.
 
-    scripts/bench-ratios.py [--rounds 3] [--time 3] [--only calendar,network,scale,timesharing]
+    nice scripts/bench-ratios.py [--rounds 3] [--time 3] [--only calendar,network,scale,timesharing]
 
 The groups:
 
@@ -26,8 +26,9 @@ The groups:
 - timesharing: the shipped time-sharing scenarios against the bare loop
   (not run unless asked for: they have no target).
 
-Every group but timesharing by default: about 25 minutes with three rounds
-of 3 s on two cores. Not part of CI. Criterion writes where cargo builds
+Every group but timesharing by default: about 6 minutes with three rounds
+of 3 s on two cores, 10 with five. Each round's ratios go to stderr as
+they come. Not part of CI. Criterion writes where cargo builds
 (CARGO_TARGET_DIR, else target/).
 """
 
@@ -135,7 +136,11 @@ def main() -> int:
     for r in range(args.rounds):
         for bench, name in order if r % 2 == 0 else reversed(order):
             times[(bench, name)].append(measure(root, bench, name, args.time))
-        print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
+        print(f"round {r + 1} of {args.rounds}:", file=sys.stderr)
+        for _, bench, name, baseline, kind, _ in pairs:
+            ours, base = times[(bench, name)][-1], times[(bench, baseline)][-1]
+            print(f"  {name} {ours:.1f} ns, {baseline} {base:.1f} ns: "
+                  f"{ratio(kind, ours, base):.2f}", file=sys.stderr, flush=True)
 
     print("| benchmark | tpsim [ns] | baseline [ns] | ratio, median (range) | target |")
     print("|---|---|---|---|---|")
