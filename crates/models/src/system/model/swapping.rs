@@ -335,12 +335,19 @@ impl MemoryState<'_> {
                         swapper: Some(settings),
                     },
                 ..
-            } => self.swap.bsd_step(
-                &mut self.candidates,
-                (now, self.pool.frames),
-                (daemon, settings),
-                may_take,
-            ),
+            } => {
+                let step = self.swap.bsd_step(
+                    &mut self.candidates,
+                    (now, self.pool.frames),
+                    (daemon, settings),
+                    may_take,
+                );
+                debug_assert!(
+                    matches!(step, Step::Idle | Step::In(_) | Step::Out(_)),
+                    "3BSD's swapper neither execs nor looks later: {step:?}"
+                );
+                step
+            }
             Manager::Counted(_) | Manager::Frames { .. } => Step::Idle,
         }
     }
