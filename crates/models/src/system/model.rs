@@ -507,7 +507,7 @@ impl<'a> SystemModel<'a> {
                 assert_eq!(award.pid, pid, "only the newcomer can be awarded");
                 self.grant(award, ctx);
             }
-            None => self.recount(pid, ctx.now(), |p| p.state = State::WaitEligible),
+            None => self.recount(pid, ctx.now(), Change::State(State::WaitEligible)),
         }
     }
 
@@ -568,7 +568,7 @@ impl<'a> SystemModel<'a> {
             "a process with a quantum is eligible"
         );
         self.wait_eligible(pid);
-        self.recount(pid, ctx.now(), |p| p.state = State::WaitEligible);
+        self.recount(pid, ctx.now(), Change::State(State::WaitEligible));
         self.award_eligibility(ctx);
     }
 
@@ -580,7 +580,7 @@ impl<'a> SystemModel<'a> {
             self.cpus.scheduler.woken_at(pid, priority);
         }
         let now = ctx.now();
-        self.recount(pid, now, |p| p.state = State::Runnable);
+        self.recount(pid, now, Change::State(State::Runnable));
         match self.procs[pid].residence {
             Residence::In if self.files.of[pid].exec.pending => self.start_exec(pid, ctx),
             Residence::In => {
@@ -642,7 +642,7 @@ impl<'a> SystemModel<'a> {
         self.account(&cut, now);
         self.charge(burst.pid, now.saturating_sub(burst.switch_end));
         self.leave_cpu(cpu, burst.pid, now);
-        self.recount(burst.pid, now, |p| p.state = State::Runnable);
+        self.recount(burst.pid, now, Change::State(State::Runnable));
     }
 
     /// Takes processor time `ran` off what `pid` still owes: its demand,
@@ -712,7 +712,7 @@ impl<'a> SystemModel<'a> {
             );
         }
         self.cpus.start(cpu, burst, ctx);
-        self.recount(pid, now, |p| p.state = State::Running);
+        self.recount(pid, now, Change::State(State::Running));
         if trimmed {
             self.serve_frame_waiters(ctx);
         }
@@ -776,7 +776,9 @@ impl<'a> SystemModel<'a> {
                 self.start_io(pid, ctx);
                 self.dispatch_idle(ctx);
             }
-            Outcome::Fault => self.fault(cpu, pid, ctx),
+            Outcome::Fault => {
+                self.with_memory(ctx, |m, view, fx| m.fault(view, cpu, pid, fx));
+            }
             Outcome::SegmentFault => self.segment_fault(cpu, pid, ctx),
             Outcome::File => self.data_access(cpu, pid, ctx),
             Outcome::Quantum => match self.cpus.scheduler.slice_end(pid, now) {
@@ -792,7 +794,7 @@ impl<'a> SystemModel<'a> {
                 }
                 SliceEnd::Requeue => {
                     self.leave_cpu(cpu, pid, now);
-                    self.recount(pid, now, |p| p.state = State::Runnable);
+                    self.recount(pid, now, Change::State(State::Runnable));
                     self.cpus.enqueue(pid, now);
                     self.dispatch_idle(ctx);
                 }
@@ -841,7 +843,7 @@ impl<'a> SystemModel<'a> {
         };
         let (device, bytes) = (io.device, io.size);
         p.due.io = next_io(spec.mean_io(), spec.mean_demand(), rng);
-        self.recount(pid, now, |p| p.state = State::Io);
+        self.recount(pid, now, Change::State(State::Io));
         self.request(device, Purpose::Io { pid }, bytes, ctx);
     }
 }
@@ -893,8 +895,8 @@ impl SystemModel<'_> {
         let now = ctx.now();
         let residence = self.procs[pid].residence;
         // Out of every count before it goes.
-        self.recount(pid, now, |p| p.state = State::Sleeping);
-        self.recount(pid, now, |p| p.residence = Residence::Out);
+        self.recount(pid, now, Change::State(State::Sleeping));
+        self.recount(pid, now, Change::Residence(Residence::Out));
         self.memory.unfile(pid);
         let p = self.procs.remove(pid);
         if p.counted {
@@ -908,28 +910,19 @@ impl SystemModel<'_> {
         self.release_memory(pid, p.class, residence, ctx);
     }
 
-    /// Applies `change` to `pid`, keeping the counts of processes in the
-    /// multiprogramming set and waiting for memory up to date.
-    fn recount(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Process)) {
-        self.recount_with(pid, now, |model| change(&mut model.procs[pid]));
-    }
-
-    /// Marks `pid` as waiting for a free frame, or no longer, keeping the
-    /// counts up to date.
-    #[inline]
-    fn wait_for_frame(&mut self, pid: usize, now: SimTime, waiting: bool) {
-        self.recount_with(pid, now, |model| {
-            model.memory.of[pid].waiting_frame = waiting;
-        });
-    }
-
-    /// Applies `change` to the model, which changes `pid`'s state, keeping
-    /// the counts up to date.
-    fn recount_with(&mut self, pid: usize, now: SimTime, change: impl FnOnce(&mut Self)) {
+    /// Makes `change` to `pid`, keeping up to date what follows its state:
+    /// the counts of processes in the multiprogramming set, waiting for
+    /// memory and in memory, and where memory files it for replacement
+    /// and the swapper.
+    fn recount(&mut self, pid: usize, now: SimTime, change: Change) {
         let waiting_frame = |model: &Self| model.memory.of[pid].waiting_frame;
         let before = indicators(&self.procs[pid], waiting_frame(self));
         let was_in = self.procs[pid].residence == Residence::In;
-        change(self);
+        match change {
+            Change::State(state) => self.procs[pid].state = state,
+            Change::Residence(residence) => self.procs[pid].residence = residence,
+            Change::WaitingFrame(waiting) => self.memory.of[pid].waiting_frame = waiting,
+        }
         let after = indicators(&self.procs[pid], waiting_frame(self));
         let is_in = self.procs[pid].residence == Residence::In;
         if was_in != is_in {
@@ -946,6 +939,15 @@ impl SystemModel<'_> {
         }
         self.reindex(pid);
     }
+}
+
+/// A change to a process that the counts follow.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    State(State),
+    Residence(Residence),
+    /// Waiting for a free frame, or no longer.
+    WaitingFrame(bool),
 }
 
 /// Whether a process is in the multiprogramming set (in memory and not
@@ -1075,7 +1077,7 @@ mod tests {
     fn a_finished_request_goes_back_to_the_part_that_asked() {
         with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, ctx, pid| {
             make_eligible(model, pid);
-            model.recount(pid, ctx.now(), |p| p.state = State::Io);
+            model.recount(pid, ctx.now(), Change::State(State::Io));
             // Memory's page write: the device is free again, and nobody
             // wakes.
             let write = Purpose::Memory(Transfer::PageWrite);

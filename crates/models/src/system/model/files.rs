@@ -44,7 +44,7 @@
 
 use super::per_process::PerProcess;
 use super::scheduler::AFTER_DISK;
-use super::{BurstKind, Context, Event, Purpose, Region, State, SystemModel};
+use super::{BurstKind, Change, Context, Event, Purpose, Region, State, SystemModel};
 use crate::summary::{FileTraffic, FilesSummary};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::layout;
@@ -825,7 +825,7 @@ impl SystemModel<'_> {
     /// too unless a copy is in memory already) from the program's file,
     /// and runs when it is in.
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.recount(pid, ctx.now(), |p| p.state = State::Io);
+        self.recount(pid, ctx.now(), Change::State(State::Io));
         if self.sys.files.is_none() {
             let bytes = self.memory.swap.of[pid].loaded as f64;
             let programs = self.memory.program_device(self.sys);
@@ -940,7 +940,7 @@ impl SystemModel<'_> {
             DataAnswer::Wait => {
                 let now = ctx.now();
                 self.leave_cpu(cpu, pid, now);
-                self.recount(pid, now, |p| p.state = State::Io);
+                self.recount(pid, now, Change::State(State::Io));
                 self.dispatch_idle(ctx);
             }
         }

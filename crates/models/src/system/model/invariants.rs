@@ -2,6 +2,7 @@
 //! what the model keeps incrementally against a recount from the
 //! processes' states.
 
+use super::memory::Processes;
 use super::{Residence, State, SystemModel, indicators};
 
 impl SystemModel<'_> {
@@ -13,7 +14,13 @@ impl SystemModel<'_> {
             self.memory.occupancy(self.sys),
             "the occupancy meter follows free memory"
         );
-        self.check_memory();
+        assert!(
+            self.effects.is_empty(),
+            "what calls into memory left to do is done by the end of an event"
+        );
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let outside = |pid: usize| (self.files.of[pid].exec.pending, self.eligibility.holds(pid));
+        self.memory.check(&processes, outside);
         self.check_counts();
         self.files.check(|pid| self.procs[pid].state == State::Io);
         let mut of_class = vec![0; self.sys.classes.len()];

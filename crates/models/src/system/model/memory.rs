@@ -38,8 +38,8 @@ use super::per_process::PerProcess;
 use super::report::Statistics;
 use super::swapping::Swapper;
 use super::{
-    Burst, Context, Counters, Event, Owner, Process, Purpose, Region, Residence, SimTime, Slab,
-    Stream, Streams, SystemModel,
+    Burst, Change, Context, Counters, Event, Owner, Process, Purpose, Region, Residence, SimTime,
+    Slab, Stream, Streams, SystemModel,
 };
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
@@ -579,23 +579,6 @@ impl<'a> SystemModel<'a> {
         }
     }
 
-    /// A page fault of `pid`, running on `cpu`: decide which page is
-    /// missing and where it is, then run the kernel's fault path on the
-    /// same processor.
-    pub(super) fn fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        match self.memory.manager {
-            Manager::Frames { .. } => {
-                self.with_memory(ctx, |m, view, fx| m.clock_fault(view, cpu, pid, fx));
-            }
-            Manager::Counted(paging) => {
-                self.with_memory(ctx, |m, view, fx| {
-                    m.counted_fault(view, cpu, pid, paging, fx);
-                });
-            }
-            Manager::Swapping { .. } => unreachable!("faults only under paging"),
-        }
-    }
-
     /// Lets `pid`, a new process, into memory as far as the policy does at
     /// once: under paging it is in (its pages come by faults; under frames
     /// its page table is made); under swapping it is created in memory if
@@ -605,16 +588,16 @@ impl<'a> SystemModel<'a> {
             Manager::Frames { .. } => {
                 let (memory, mut view) = self.memory_and_view(now);
                 memory.map_pages(&mut view, pid);
-                self.recount(pid, now, |p| p.residence = Residence::In);
+                self.recount(pid, now, Change::Residence(Residence::In));
             }
-            Manager::Counted(_) => self.recount(pid, now, |p| p.residence = Residence::In),
+            Manager::Counted(_) => self.recount(pid, now, Change::Residence(Residence::In)),
             Manager::Swapping { .. } => {
                 let class = self.procs[pid].class;
                 if self.memory.swap.free_bytes >= self.memory.bytes_to_load(self.sys, class)
                     && self.memory.candidates.longest_out().is_none()
                 {
                     self.memory.load(self.sys, pid, class);
-                    self.recount(pid, now, |p| p.residence = Residence::In);
+                    self.recount(pid, now, Change::Residence(Residence::In));
                 }
             }
         }
@@ -660,40 +643,31 @@ impl<'a> SystemModel<'a> {
     /// Files `pid` in the sets replacement and the swapper choose from
     /// under the keys its state now calls for.
     pub(super) fn reindex(&mut self, pid: usize) {
-        let keys = self.keys_called_for(pid);
+        let (files, eligibility) = (&self.files, &self.eligibility);
+        let outside = |pid: usize| (files.of[pid].exec.pending, eligibility.holds(pid));
+        let keys = self.memory.keys(self.sys, pid, &self.procs[pid], outside);
         self.memory.refile(pid, keys);
-    }
-
-    /// The keys `pid`'s state calls for.
-    fn keys_called_for(&self, pid: usize) -> Keys {
-        let outside = || (self.files.of[pid].exec.pending, self.eligibility.holds(pid));
-        self.memory.keys(self.sys, pid, &self.procs[pid], outside)
-    }
-
-    /// Rechecks memory's accounting, and that each process is filed in
-    /// the candidate sets as its state says.
-    #[cfg(debug_assertions)]
-    pub(super) fn check_memory(&self) {
-        assert!(
-            self.memory.writes.is_empty() && self.effects.is_empty(),
-            "what calls into memory left to do is done by the end of an event"
-        );
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
-        match self.memory.manager {
-            Manager::Swapping { .. } => self.memory.check_swapped_memory(&processes),
-            Manager::Counted(_) | Manager::Frames { .. } => {
-                self.memory.check_paged_memory(&processes)
-            }
-        }
-        self.memory.candidates.check(
-            self.procs
-                .iter()
-                .map(|(pid, _)| (pid, self.keys_called_for(pid))),
-        );
     }
 }
 
 impl MemoryState<'_> {
+    /// A page fault of `pid`, running on `cpu`: decides which page is
+    /// missing and where it is; the kernel's fault path then runs on the
+    /// same processor.
+    pub(super) fn fault(
+        &mut self,
+        view: &mut View,
+        cpu: usize,
+        pid: usize,
+        effects: &mut Vec<Effect>,
+    ) {
+        match self.manager {
+            Manager::Frames { .. } => self.clock_fault(view, cpu, pid, effects),
+            Manager::Counted(paging) => self.counted_fault(view, cpu, pid, paging, effects),
+            Manager::Swapping { .. } => unreachable!("faults only under paging"),
+        }
+    }
+
     /// The first event memory schedules in a run, and when: the pageout
     /// daemon's first turn, under the clock.
     pub(super) fn first_event(&self) -> Option<(SimTime, MemoryEvent)> {
@@ -781,15 +755,16 @@ impl MemoryState<'_> {
     }
 
     /// The keys `p`, in slot `pid`, is filed under in the candidate sets
-    /// as its state calls for; `outside` says, when swapping files by
-    /// them, whether its exec is pending and whether it holds eligibility.
+    /// as its state calls for; `outside` says of a process, when swapping
+    /// files by them, whether its exec is pending and whether it holds
+    /// eligibility.
     #[inline]
     pub(super) fn keys(
         &self,
         sys: &System,
         pid: usize,
         p: &Process,
-        outside: impl FnOnce() -> (bool, bool),
+        outside: impl Fn(usize) -> (bool, bool),
     ) -> Keys {
         let managed = self.manager.filing();
         // Only what the policy files by is read (each from a table of its
@@ -806,7 +781,7 @@ impl MemoryState<'_> {
                 ..Filing::default()
             },
             Managed::Swapping => {
-                let (exec_pending, eligible) = outside();
+                let (exec_pending, eligible) = outside(pid);
                 Filing {
                     last_swap: self.swap.of[pid].last_swap,
                     exec_pending,
@@ -1016,6 +991,25 @@ impl MemoryState<'_> {
         } else {
             self.counted.bulk.check(total.on_bulk);
         }
+    }
+
+    /// Rechecks memory's accounting, and that each process is filed in
+    /// the candidate sets as its state says; `outside` as for `keys`.
+    #[cfg(debug_assertions)]
+    pub(super) fn check(&self, processes: &Processes, outside: impl Fn(usize) -> (bool, bool)) {
+        assert!(
+            self.writes.is_empty(),
+            "the page writes calls into memory asked for are issued by the end of an event"
+        );
+        match self.manager {
+            Manager::Swapping { .. } => self.check_swapped_memory(processes),
+            Manager::Counted(_) | Manager::Frames { .. } => self.check_paged_memory(processes),
+        }
+        let filed = processes.slots().map(|pid| {
+            let p = processes.get(pid).expect("live");
+            (pid, self.keys(processes.sys(), pid, p, &outside))
+        });
+        self.candidates.check(filed);
     }
 
     /// Swapping: the images and texts in memory against free memory and

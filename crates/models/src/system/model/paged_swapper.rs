@@ -146,8 +146,8 @@ mod tests {
     use super::*;
     use crate::system::model::memory::{Governor, Manager, Transfer};
     use crate::system::model::{
-        Burst, BurstKind, Context, Event, Outcome, Owner, OwnerKind, Purpose, Residence, State,
-        SystemModel,
+        Burst, BurstKind, Change, Context, Event, Outcome, Owner, OwnerKind, Purpose, Residence,
+        State, SystemModel,
     };
 
     /// 64 frames, 100-page processes, pages reclaimable; `lotsfree` and
@@ -300,10 +300,8 @@ mod tests {
                     give(model, other, page);
                 }
                 model.memory.swap.of[pid].swapped_rss = rss;
-                model.recount(pid, ctx.now(), |p| {
-                    p.residence = Residence::Out;
-                    p.state = State::Runnable;
-                });
+                model.recount(pid, ctx.now(), Change::Residence(Residence::Out));
+                model.recount(pid, ctx.now(), Change::State(State::Runnable));
                 model.memory.swap.vm.deficit = deficit;
                 model.swapper(ctx);
                 let what = format!("{free} free, {rss} pages held, {deficit} promised");
@@ -333,10 +331,8 @@ mod tests {
                 }
                 let t = &mut model.memory.swap.of[wanting];
                 (t.swapped_rss, t.last_swap) = (100, secs(30 - out_for));
-                model.recount(wanting, ctx.now(), |p| {
-                    p.residence = Residence::Out;
-                    p.state = State::Runnable;
-                });
+                model.recount(wanting, ctx.now(), Change::Residence(Residence::Out));
+                model.recount(wanting, ctx.now(), Change::State(State::Runnable));
                 model.swapper(ctx);
                 let what = format!("out for {out_for} s");
                 assert_eq!(

@@ -16,8 +16,8 @@ use super::frames::Freeing;
 use super::memory::ProcessMemory;
 use super::memory::{Effect, Manager, MemoryState, Processes, Transfer, View};
 use super::{
-    BurstKind, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler, SimTime,
-    State, SystemModel, VecDeque, scheduler,
+    BurstKind, Change, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler,
+    SimTime, State, SystemModel, VecDeque, scheduler,
 };
 use crate::system::{Paging, System};
 use rand::RngExt;
@@ -410,7 +410,7 @@ impl SystemModel<'_> {
             Source::InTransit if self.memory.wait_in_transit(self.procs[pid].class, pid) => true,
             Source::InTransit => {
                 self.leave_cpu(cpu, pid, now);
-                self.recount(pid, now, |p| p.state = State::Fault);
+                self.recount(pid, now, Change::State(State::Fault));
                 self.dispatch_idle(ctx);
                 return;
             }
@@ -430,7 +430,7 @@ impl SystemModel<'_> {
             return;
         }
         self.leave_cpu(cpu, pid, now);
-        self.recount(pid, now, |p| p.state = State::Fault);
+        self.recount(pid, now, Change::State(State::Fault));
         self.page_in(pid, ctx);
         self.dispatch_idle(ctx);
     }
@@ -440,7 +440,7 @@ impl SystemModel<'_> {
     /// a frame is free.
     pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if !self.with_memory(ctx, |m, view, fx| m.take_frame(view, pid, fx)) {
-            self.wait_for_frame(pid, ctx.now(), true);
+            self.recount(pid, ctx.now(), Change::WaitingFrame(true));
             self.memory.pool.waiters.push_back(pid);
             return;
         }
@@ -494,7 +494,7 @@ impl SystemModel<'_> {
             let Some(pid) = self.memory.pool.waiters.pop_front() else {
                 return;
             };
-            self.wait_for_frame(pid, ctx.now(), false);
+            self.recount(pid, ctx.now(), Change::WaitingFrame(false));
             self.page_in(pid, ctx);
         }
     }
@@ -785,7 +785,7 @@ impl MemoryState<'_> {
         counted.evict(victim, &mut counts, &view.processes, &mut freeing);
         let freed = freeing.done();
         if let Holder::Process { pid, .. } = holder {
-            let keys = self.keys(view.sys(), pid, view.process(pid), || {
+            let keys = self.keys(view.sys(), pid, view.process(pid), |_| {
                 unreachable!("replacement by process files by resident pages alone")
             });
             self.refile(pid, keys);
@@ -906,7 +906,7 @@ mod tests {
                 &format!("quantum = \"250ms\"\nscheduler = \"unix\"\n{settings}"),
             );
             with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
-                model.recount(pid, ctx.now(), |p| p.state = State::Fault);
+                model.recount(pid, ctx.now(), Change::State(State::Fault));
                 model.memory.of[pid].fault_source = Source::Read(0);
                 model.cpus.idle.remove(0);
                 model.page_read(pid, ctx);

@@ -654,8 +654,8 @@ fn cpu_discipline(scheduler: Scheduler) -> StationDiscipline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::system::model::State;
     use crate::system::model::frames::tests::{TEN_PAGE_SETS, with_process_at};
+    use crate::system::model::{Change, State};
 
     #[test]
     fn idle_turns_to_multiprogramming_idle_when_a_process_is_held_back_during_it() {
@@ -668,7 +668,7 @@ mod tests {
         );
         let two = SimTime::from_secs(2);
         with_process_at(&text, two, |model, _, pid| {
-            model.recount(pid, two, |p| p.state = State::WaitEligible);
+            model.recount(pid, two, Change::State(State::WaitEligible));
             let five = SimTime::from_secs(5);
             assert!((model.stats.idle_held_back.mean(five) - 0.6).abs() < 1e-12);
             assert!((model.stats.idle_other.mean(five) - 0.4).abs() < 1e-12);

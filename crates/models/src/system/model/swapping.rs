@@ -16,7 +16,8 @@ use super::memory::{Governor, Manager, MemoryEvent, MemoryState, Transfer};
 use super::paged_swapper::VmMeter;
 use super::users::Users;
 use super::{
-    Context, Event, FileTransfer, PerProcess, Purpose, Residence, SimTime, State, SystemModel,
+    Change, Context, Event, FileTransfer, PerProcess, Purpose, Residence, SimTime, State,
+    SystemModel,
 };
 use crate::system::System;
 
@@ -185,7 +186,7 @@ impl SystemModel<'_> {
                     // Its image is read from the program's file by exec,
                     // while the swapper looks again.
                     self.memory.load(self.sys, pid, self.procs[pid].class);
-                    self.recount(pid, now, |p| p.residence = Residence::In);
+                    self.recount(pid, now, Change::Residence(Residence::In));
                     self.start_exec(pid, ctx);
                     continue;
                 }
@@ -213,7 +214,7 @@ impl SystemModel<'_> {
         self.stats.counters.swap_ins += 1;
         self.stats.counters.swapped_bytes += bytes;
         self.memory.swap.of[pid].last_swap = now;
-        self.recount(pid, now, |p| p.residence = Residence::In);
+        self.recount(pid, now, Change::Residence(Residence::In));
         if self.procs[pid].state == State::Runnable {
             self.cpus.enqueue(pid, now);
             self.dispatch_idle(ctx);
@@ -233,7 +234,7 @@ impl SystemModel<'_> {
             self.unload(self.procs[pid].class, ctx);
         }
         self.memory.swap.of[pid].last_swap = now;
-        self.recount(pid, now, |p| p.residence = Residence::Out);
+        self.recount(pid, now, Change::Residence(Residence::Out));
         Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
         self.run_steps(ctx);
         self.swapper(ctx);
@@ -260,7 +261,7 @@ impl SystemModel<'_> {
     /// Starts reading `bytes` of `pid` back in.
     pub(super) fn swap_in(&mut self, pid: usize, bytes: u64, ctx: &mut Context<Event>) {
         self.memory.swap.busy = true;
-        self.recount(pid, ctx.now(), |p| p.residence = Residence::MovingIn);
+        self.recount(pid, ctx.now(), Change::Residence(Residence::MovingIn));
         let device = self.memory.swap_device();
         self.request(
             device,
@@ -289,7 +290,7 @@ impl SystemModel<'_> {
             self.cpus.dequeue(pid, now);
         }
         self.memory.swap.busy = true;
-        self.recount(pid, now, |p| p.residence = Residence::MovingOut);
+        self.recount(pid, now, Change::Residence(Residence::MovingOut));
         let bytes = if self.memory.manager.moves_images() {
             let class = self.procs[pid].class;
             self.sys.classes[class].size - self.memory.texts[class].bytes

@@ -17,8 +17,8 @@ use super::probe::{Noted, Observation, Probe, Role, Used};
 use super::scheduler::AFTER_TERMINAL;
 use super::users::{UserEvent, Users};
 use super::{
-    BurstKind, Context, Countdowns, Event, EventKey, Owner, OwnerKind, Program, SimTime, State,
-    SystemModel, event_index,
+    BurstKind, Change, Context, Countdowns, Event, EventKey, Owner, OwnerKind, Program, SimTime,
+    State, SystemModel, event_index,
 };
 
 /// One thing a workload part leaves the core to do.
@@ -248,7 +248,7 @@ impl<'a> SystemModel<'a> {
                     Started::Child { script } => self.scripts.forked(script, pid),
                 }
             }
-            Step::Sleep { pid } => self.recount(pid, now, |p| p.state = State::Sleeping),
+            Step::Sleep { pid } => self.recount(pid, now, Change::State(State::Sleeping)),
             Step::Wake { pid, after, cycle } => self.wake(pid, after, cycle, ctx),
             Step::Exit { pid } => self.exit(pid, ctx),
             Step::Retire { pid } => {

@@ -355,7 +355,7 @@ mod tests {
         FrameCalls, TEN_PAGE_SETS, device, give, make_eligible, under_working_set, with_process_at,
     };
     use crate::system::model::{Burst, BurstKind, Context, Event, SystemModel};
-    use crate::system::model::{Outcome, State};
+    use crate::system::model::{Change, Outcome, State};
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
     /// text, and one phase over the whole image.
@@ -583,7 +583,7 @@ mod tests {
             let (source, _) = model.text_fault(a, 3, now);
             assert_eq!(model.text_fault(b, 3, now).0, Source::InTransit);
             for (pid, source, started) in [(a, source, ms(200)), (b, Source::InTransit, ms(500))] {
-                model.recount(pid, now, |p| p.state = State::Fault);
+                model.recount(pid, now, Change::State(State::Fault));
                 let p = &mut model.memory.of[pid];
                 model.memory.frames.tables[pid].faulting = 3;
                 p.fault_in_text = true;
@@ -617,7 +617,7 @@ mod tests {
             // processor, and the read's end wakes it.
             assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
             model.memory.frames.tables[b].faulting = 3;
-            model.recount(b, SimTime::ZERO, |p| p.state = State::Running);
+            model.recount(b, SimTime::ZERO, Change::State(State::Running));
             model.cpus.idle.remove(0);
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
             let (memory, mut view) = model.memory_and_view(SimTime::ZERO);
