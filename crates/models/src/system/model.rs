@@ -496,18 +496,14 @@ impl<'a> SystemModel<'a> {
         p.due.file = self.files.start_accesses(self.sys, spec, pid, demand);
     }
 
-    /// Puts `pid` through eligibility control: it runs at once if it is
-    /// awarded eligibility, or else waits at its level.
+    /// Puts `pid` through eligibility control: it waits at its level with
+    /// its working-set estimate, and runs at once if it is awarded
+    /// eligibility.
     fn admit(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.wait_eligible(pid);
-        // Everyone waiting before was refused, and a newcomer makes no room:
-        // only `pid` can be let in now.
-        match self.eligibility.award() {
-            Some(award) => {
-                assert_eq!(award.pid, pid, "only the newcomer can be awarded");
-                self.grant(award, ctx);
-            }
-            None => self.recount(pid, ctx.now(), Change::State(State::WaitEligible)),
+        self.award_eligibility(ctx);
+        if !self.eligibility.holds(pid) {
+            self.recount(pid, ctx.now(), Change::State(State::WaitEligible));
         }
     }
 
@@ -515,25 +511,19 @@ impl<'a> SystemModel<'a> {
     /// estimate.
     fn wait_eligible(&mut self, pid: usize) {
         let p = &self.procs[pid];
-        let estimate = self
-            .memory
-            .working_set_estimate(p, self.owners[p.owner].working_set);
-        self.eligibility
-            .wait(pid, self.cpus.scheduler.level(pid), estimate);
+        let remembered = self.owners[p.owner].working_set;
+        let estimate = self.memory.working_set_estimate(p, remembered);
+        let level = self.cpus.scheduler.level(pid);
+        self.eligibility.wait(pid, level, estimate);
     }
 
-    /// Awards eligibility while the rule lets the next waiting process in.
+    /// Awards eligibility while the rule lets the next waiting process in:
+    /// it is made eligible, with its quantum under Multics, and runs.
     fn award_eligibility(&mut self, ctx: &mut Context<Event>) {
         while let Some(award) = self.eligibility.award() {
-            self.grant(award, ctx);
+            self.cpus.scheduler.grant(award.pid, award.order);
+            self.become_runnable(award.pid, None, ctx);
         }
-    }
-
-    /// Makes a process eligible, with its quantum under Multics, and lets
-    /// it run.
-    fn grant(&mut self, award: eligibility::Award, ctx: &mut Context<Event>) {
-        self.cpus.scheduler.grant(award.pid, award.order);
-        self.become_runnable(award.pid, None, ctx);
     }
 
     /// `pid` gives up eligibility (its command is done, or it sleeps), and

@@ -1501,9 +1501,8 @@ pub(super) mod tests {
             let owner = model.procs[pid].owner;
             for (history, estimate) in [(None, 40.0), (Some(7.0), 7.0)] {
                 model.owners[owner].working_set = history;
-                model.wait_eligible(pid);
-                let award = model.eligibility.award().expect("nothing else waits");
-                assert_eq!((award.pid, award.estimate), (pid, estimate));
+                make_eligible(model, pid);
+                assert_eq!(model.eligibility.estimate(pid), estimate);
                 model.eligibility.release(pid);
             }
         });
