@@ -393,8 +393,8 @@ impl<'a> SystemModel<'a> {
                     self.stats.background[entry].rejected += 1;
                     continue;
                 }
-                let pid = self.spawn(b.class, owner, ctx.now());
-                self.count(pid, self.sys.users.processes == ProcessCount::All);
+                let counted = self.sys.users.processes == ProcessCount::All;
+                let pid = self.spawn(b.class, owner, counted, ctx.now());
                 self.admit(pid, ctx);
             }
         }
@@ -425,16 +425,9 @@ impl<'a> SystemModel<'a> {
         true
     }
 
-    /// Says whether the "user processes" index counts `pid`, a new process.
-    fn count(&mut self, pid: usize, counted: bool) {
-        self.procs[pid].counted = counted;
-        if counted {
-            self.user_processes += 1;
-        }
-    }
-
-    /// A new process of `class` for `owner`, not yet admitted.
-    fn spawn(&mut self, class: usize, owner: usize, now: SimTime) -> usize {
+    /// A new process of `class` for `owner`, not yet admitted; `counted`
+    /// says whether the "user processes" index counts it.
+    fn spawn(&mut self, class: usize, owner: usize, counted: bool, now: SimTime) -> usize {
         let size = self.sys.classes[class].size;
         self.next_generation += 1;
         // Inserted in a state no count includes; `recount` moves it on.
@@ -451,9 +444,12 @@ impl<'a> SystemModel<'a> {
             cpu_user: SimTime::ZERO,
             cpu_system: SimTime::ZERO,
             faults: 0,
-            counted: true,
+            counted,
             generation: self.next_generation,
         });
+        if counted {
+            self.user_processes += 1;
+        }
         self.memory.enter(pid, now);
         let nice = self.sys.classes[class].nice;
         self.cpus.scheduler.enter(pid, nice, now);
@@ -576,7 +572,15 @@ impl<'a> SystemModel<'a> {
             Residence::In => {
                 self.cpus.enqueue(pid, now);
                 self.dispatch_idle(ctx);
-                self.preempt_for(pid, ctx);
+                // It takes the processor of a process it outranks, if the
+                // scheduler says so.
+                if let Some(cpu) = self.cpus.preemption_for(pid, now) {
+                    let preempted = self.cpus.running[cpu].expect("busy").pid;
+                    self.preempt(cpu, ctx);
+                    self.cpus.enqueue(preempted, now);
+                    let best = self.cpus.take_best(now);
+                    self.dispatch(cpu, best, true, ctx);
+                }
             }
             Residence::Out => self.swapper(ctx),
             Residence::MovingIn | Residence::MovingOut => {}
@@ -592,19 +596,6 @@ impl<'a> SystemModel<'a> {
             };
             let pid = self.cpus.take_best(ctx.now());
             self.dispatch(cpu, pid, true, ctx);
-        }
-    }
-
-    /// `pid` has just become ready: it takes the processor of a process
-    /// it outranks, if the scheduler says so.
-    fn preempt_for(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        if let Some(cpu) = self.cpus.preemption_for(pid, now) {
-            let preempted = self.cpus.running[cpu].expect("busy").pid;
-            self.preempt(cpu, ctx);
-            self.cpus.enqueue(preempted, now);
-            let best = self.cpus.take_best(now);
-            self.dispatch(cpu, best, true, ctx);
         }
     }
 
@@ -769,7 +760,19 @@ impl<'a> SystemModel<'a> {
             Outcome::Fault => {
                 self.with_memory(ctx, |m, view, fx| m.fault(view, cpu, pid, fx));
             }
-            Outcome::SegmentFault => self.segment_fault(cpu, pid, ctx),
+            Outcome::SegmentFault => {
+                // The kernel's handling runs on the processor, then the
+                // process runs on.
+                let p = &mut self.procs[pid];
+                let spec = &self.sys.classes[p.class];
+                let sf = spec
+                    .segment_faults
+                    .expect("a segment fault in a class that has them");
+                let rng = &mut self.owners[p.owner].rngs.work;
+                p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
+                self.cpus
+                    .start_kernel(cpu, pid, BurstKind::SegmentFault, sf.cpu, ctx);
+            }
             Outcome::File => self.data_access(cpu, pid, ctx),
             Outcome::Quantum => match self.cpus.scheduler.slice_end(pid, now) {
                 SliceEnd::LoseEligibility => {
@@ -797,20 +800,6 @@ impl<'a> SystemModel<'a> {
         self.stats.meter_idle(now, self.cpus.idle_count());
         self.procs[pid].last_run = now;
         self.memory.left_processor(self.procs[pid].class, now);
-    }
-
-    /// `pid` on `cpu` took a segment fault: the kernel's handling runs on
-    /// the processor, then the process runs on.
-    fn segment_fault(&mut self, cpu: usize, pid: usize, ctx: &mut Context<Event>) {
-        let p = &mut self.procs[pid];
-        let spec = &self.sys.classes[p.class];
-        let sf = spec
-            .segment_faults
-            .expect("a segment fault in a class that has them");
-        let rng = &mut self.owners[p.owner].rngs.work;
-        p.due.segment = next_segment_fault(spec, spec.mean_demand(), rng);
-        self.cpus
-            .start_kernel(cpu, pid, BurstKind::SegmentFault, sf.cpu, ctx);
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {
@@ -979,9 +968,25 @@ impl Model for SystemModel<'_> {
                 }
                 self.run_steps(ctx);
             }
-            Event::Update => self.update(ctx),
+            Event::Update => {
+                // `update`: every 30 s the delayed writes are sent (V7's
+                // `update` calls `sync` every 30 s; `bflush`).
+                self.files.flush(self.sys);
+                self.file_requests(ctx);
+                let _ = ctx.schedule_in(files::UPDATE, Event::Update);
+            }
             Event::LoadSample => self.sample_load(ctx),
-            Event::WarmupEnd => self.reset_statistics(ctx.now()),
+            Event::WarmupEnd => {
+                // What is measured starts again: the statistics, the file
+                // system's, the processors' and the devices'.
+                let now = ctx.now();
+                self.stats.reset(now);
+                self.files.reset_counts();
+                self.cpus.meter.reset(now);
+                for d in &mut self.devices {
+                    d.meter.reset(now);
+                }
+            }
         }
         let free = self.memory.free_units(self.sys);
         let occupancy = || self.memory.occupancy(self.sys);

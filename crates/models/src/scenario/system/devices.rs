@@ -7,6 +7,7 @@ use crate::system::disk::{DRIVES, Drive, drive};
 use crate::system::{Area, Arm, Device, Geometry, Order, Rotation, SeekCurve};
 use crate::units::{Bytes, BytesPerSecond, Figure, Seconds};
 use serde::Deserialize;
+use tpsim_core::SimTime;
 
 use super::DurationSpec;
 
@@ -353,27 +354,7 @@ pub(super) fn arm(
             None
         }
     };
-    let figures = named.and_then(|d| d.seek);
-    let times = [("track", a.track), ("average", a.average), ("full", a.full)]
-        .into_iter()
-        .enumerate()
-        .map(|(i, (name, t))| {
-            let key = format!("{key}.arm.{name}");
-            match t.or(figures.map(|f| Seconds(f[i]))) {
-                Some(t) => v.time(t, &key, false),
-                None => {
-                    let why = match named {
-                        Some(d) => {
-                            format!("is required: no source gives the {}'s seek times", d.name)
-                        }
-                        None => "is required (no drive named)".to_string(),
-                    };
-                    v.report(key, why);
-                    None
-                }
-            }
-        })
-        .collect::<Vec<_>>();
+    let times = seek_times(v, &a, named, key);
     let geometry = geometry(v, &a, named, key);
     let cylinders = u32::try_from(cylinders?)
         .ok()
@@ -412,7 +393,60 @@ pub(super) fn arm(
     .map_err(|e| v.report(format!("{key}.arm"), e.to_string()))
     .ok()?;
     let geometry = geometry?;
-    let cylinder_bytes = match (a.cylinder, geometry) {
+    let cylinder_bytes = cylinder_bytes(v, &a, geometry, key);
+    Some(Some(Arm {
+        cylinders,
+        seek,
+        order: order?,
+        swap_area: swap_area?,
+        file_system: file_system?,
+        cylinder_bytes: cylinder_bytes?,
+        geometry,
+        rotation: None,
+    }))
+}
+
+/// The arm's seek times, track to track, average and full stroke: as
+/// given, else the named drive's; each `None` (reported) if neither.
+fn seek_times(
+    v: &mut Validator,
+    a: &ArmFile,
+    named: Option<&Drive>,
+    key: &str,
+) -> Vec<Option<SimTime>> {
+    let figures = named.and_then(|d| d.seek);
+    [("track", a.track), ("average", a.average), ("full", a.full)]
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, t))| {
+            let key = format!("{key}.arm.{name}");
+            match t.or(figures.map(|f| Seconds(f[i]))) {
+                Some(t) => v.time(t, &key, false),
+                None => {
+                    let why = match named {
+                        Some(d) => {
+                            format!("is required: no source gives the {}'s seek times", d.name)
+                        }
+                        None => "is required (no drive named)".to_string(),
+                    };
+                    v.report(key, why);
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// The bytes of a cylinder: as given, which must agree with the
+/// geometry if there is one, else the geometry's (`Some(None)` if
+/// neither); `None` if invalid (reported).
+fn cylinder_bytes(
+    v: &mut Validator,
+    a: &ArmFile,
+    geometry: Option<Geometry>,
+    key: &str,
+) -> Option<Option<u64>> {
+    match (a.cylinder, geometry) {
         (None, g) => Some(g.map(|g| g.cylinder_bytes())),
         (Some(b), g) => {
             let bytes = super::size(v, b, &format!("{key}.arm.cylinder"), false);
@@ -433,17 +467,7 @@ pub(super) fn arm(
                 (bytes, _) => bytes.map(Some),
             }
         }
-    };
-    Some(Some(Arm {
-        cylinders,
-        seek,
-        order: order?,
-        swap_area: swap_area?,
-        file_system: file_system?,
-        cylinder_bytes: cylinder_bytes?,
-        geometry,
-        rotation: None,
-    }))
+    }
 }
 
 /// The geometry of arm `a` (`Some(None)` if none is given or named; `None`

@@ -501,7 +501,7 @@ impl Files {
     }
 
     /// The delayed writes are sent (`bflush`).
-    fn flush(&mut self, sys: &System) {
+    pub(super) fn flush(&mut self, sys: &System) {
         let delayed = self.cache().buffers.flush();
         self.write_blocks(sys, &delayed);
     }
@@ -811,7 +811,7 @@ impl SystemModel<'_> {
     /// A transfer the file system asked for is done.
     pub(super) fn file_transfer_done(&mut self, transfer: FileTransfer, ctx: &mut Context<Event>) {
         match transfer {
-            FileTransfer::Exec { pid } => self.exec_done(pid, ctx),
+            FileTransfer::Exec { pid } => self.exec_went_on(pid, ExecRead::Done, ctx),
             FileTransfer::BufferRead { block } | FileTransfer::BufferWrite { block } => {
                 self.buffer_done(block, ctx)
             }
@@ -864,22 +864,15 @@ impl SystemModel<'_> {
     fn exec_went_on(&mut self, pid: usize, read: ExecRead, ctx: &mut Context<Event>) {
         self.file_requests(ctx);
         if read == ExecRead::Done {
-            self.exec_done(pid, ctx);
+            self.files.of[pid].exec.pending = false;
+            self.become_runnable(pid, Some(AFTER_DISK), ctx);
         }
-    }
-
-    /// `update`: every 30 s the delayed writes are sent (V7's `update`
-    /// calls `sync` every 30 s; `bflush`).
-    pub(super) fn update(&mut self, ctx: &mut Context<Event>) {
-        self.files.flush(self.sys);
-        self.file_requests(ctx);
-        let _ = ctx.schedule_in(UPDATE, Event::Update);
     }
 
     /// Starts the transfers the file system asked for, in order (most
     /// reads ask for none).
     #[inline]
-    fn file_requests(&mut self, ctx: &mut Context<Event>) {
+    pub(super) fn file_requests(&mut self, ctx: &mut Context<Event>) {
         let mut next = 0;
         while let Some(&r) = self.files.requests.get(next) {
             self.request(r.device, Purpose::Files(r.transfer), r.bytes, ctx);
@@ -917,12 +910,6 @@ impl SystemModel<'_> {
                 self.become_runnable(pid, Some(AFTER_DISK), ctx);
             }
         }
-    }
-
-    /// Exec's read for `pid` is done: the command runs.
-    pub(super) fn exec_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        self.files.of[pid].exec.pending = false;
-        self.become_runnable(pid, Some(AFTER_DISK), ctx);
     }
 
     /// `pid`, on `cpu`, makes its next block access: the kernel copies a

@@ -1223,7 +1223,7 @@ pub(super) mod tests {
         let owner = model
             .owners
             .insert(Owner::new(OwnerKind::Detached, &streams, "test"));
-        let pid = model.spawn(0, owner, at);
+        let pid = model.spawn(0, owner, true, at);
         test(model, ctx, pid);
     }
 
@@ -1556,7 +1556,7 @@ pub(super) mod tests {
             for page in (0..40).filter(|&page| page != missing) {
                 give(model, pid, page);
             }
-            let other = model.spawn(0, model.procs[pid].owner, ctx.now());
+            let other = model.spawn(0, model.procs[pid].owner, true, ctx.now());
             for page in 0..25 {
                 give(model, other, page);
             }
@@ -1990,14 +1990,13 @@ pub(super) mod tests {
             }
             assert_eq!(model.memory.frames.bulk.used, 8);
             let owner = model.procs[pid].owner;
-            model.count(pid, false);
             model.exit(pid, ctx);
             assert_eq!(model.memory.frames.bulk.used, 0);
             // A second process, in the same slot, writes pages 8 down to 0:
             // the store overflows once, and the page that goes on to the
             // disk is its oldest, page 8, not one the first's stale entries
             // name (page 0 and on, written again since).
-            let other = model.spawn(0, owner, SimTime::ZERO);
+            let other = model.spawn(0, owner, true, SimTime::ZERO);
             assert_eq!(other, pid);
             for page in (0..9).rev() {
                 let f = give(model, other, page);

@@ -38,8 +38,8 @@ use super::per_process::PerProcess;
 use super::report::Statistics;
 use super::swapping::Swapper;
 use super::{
-    Burst, Change, Context, Counters, Event, Owner, Process, Purpose, Region, Residence, SimTime,
-    Slab, Stream, Streams, SystemModel,
+    Burst, BurstKind, Change, Context, Counters, Event, Owner, Process, Purpose, Region, Residence,
+    SimTime, Slab, Stream, Streams, SystemModel,
 };
 use crate::measure::per_second;
 use crate::summary::{PagingSummary, SwappingSummary};
@@ -539,7 +539,12 @@ impl<'a> SystemModel<'a> {
                 }
             }
             Effect::RunOn { cpu, pid } => self.dispatch(cpu, pid, false, ctx),
-            Effect::FaultPath { cpu, pid, cost } => self.fault_path(cpu, pid, cost, ctx),
+            Effect::FaultPath { cpu, pid, cost } => {
+                // The kernel's fault path, for a fault memory has noted.
+                self.procs[pid].faults += 1;
+                self.cpus
+                    .start_kernel(cpu, pid, BurstKind::Fault, cost, ctx);
+            }
             Effect::ServeFrameWaiters => self.serve_frame_waiters(ctx),
             Effect::Swapper => self.swapper(ctx),
             Effect::Schedule { after, event } => {
@@ -574,8 +579,9 @@ impl<'a> SystemModel<'a> {
         match transfer {
             Transfer::PageRead { pid } => self.page_read(pid, ctx),
             Transfer::PageWrite => {}
-            Transfer::SwapIn { pid } => self.swap_in_done(pid, bytes, ctx),
-            Transfer::SwapOut { pid } => self.swap_out_done(pid, bytes, ctx),
+            Transfer::SwapIn { .. } | Transfer::SwapOut { .. } => {
+                self.swap_done(transfer, bytes, ctx);
+            }
         }
     }
 

@@ -175,7 +175,7 @@ mod tests {
         let owner = model
             .owners
             .insert(Owner::new(OwnerKind::Detached, &model.streams, "other"));
-        model.spawn(0, owner, ctx.now())
+        model.spawn(0, owner, true, ctx.now())
     }
 
     #[test]

@@ -16,8 +16,8 @@ use super::frames::Freeing;
 use super::memory::ProcessMemory;
 use super::memory::{Effect, Manager, MemoryState, Processes, Transfer, View};
 use super::{
-    BurstKind, Change, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler,
-    SimTime, State, SystemModel, VecDeque, scheduler,
+    Change, Context, Event, LONGEST_SAMPLE, PerProcess, Placement, Purpose, Scheduler, SimTime,
+    State, SystemModel, VecDeque, scheduler,
 };
 use crate::system::{Paging, System};
 use rand::RngExt;
@@ -385,20 +385,6 @@ impl Text {
 }
 
 impl SystemModel<'_> {
-    /// The kernel's fault path for `pid` on `cpu`, taking `cost`, for a
-    /// fault memory has noted.
-    pub(super) fn fault_path(
-        &mut self,
-        cpu: usize,
-        pid: usize,
-        cost: SimTime,
-        ctx: &mut Context<Event>,
-    ) {
-        self.procs[pid].faults += 1;
-        self.cpus
-            .start_kernel(cpu, pid, BurstKind::Fault, cost, ctx);
-    }
-
     /// The kernel's fault path for `pid` on `cpu` is done: a reclaimed page
     /// is back and the process runs on; a zero-filled page needs a frame; a
     /// page to read needs a frame and the read.
@@ -852,7 +838,7 @@ mod tests {
     use super::*;
     use crate::system::model::frames::tests::{make_eligible, with_memory, with_process_at};
     use crate::system::model::scheduler::Place;
-    use crate::system::model::{Burst, Context, Event, Outcome, SystemModel};
+    use crate::system::model::{Burst, BurstKind, Context, Event, Outcome, SystemModel};
 
     /// Replacement by process's calls as the tests make them: on the
     /// model, with the calendar, what they leave to do done at once.
@@ -1032,9 +1018,8 @@ mod tests {
         with_process_at(TWO_TEXTS, SimTime::ZERO, |model, ctx, pid| {
             let holder = model.holder(pid);
             let owner = model.procs[pid].owner;
-            model.count(pid, false);
             model.exit(pid, ctx);
-            let next = model.spawn(0, owner, SimTime::ZERO);
+            let next = model.spawn(0, owner, true, SimTime::ZERO);
             assert_eq!(next, pid, "the slot is reused");
             assert!(model.held_mut(holder).is_none());
             assert!(model.held_mut(model.holder(next)).is_some());
@@ -1067,7 +1052,7 @@ mod tests {
             assert_eq!(model.stats.counters.page_writes, writes);
             // A class whose pages are all dirty writes every one.
             let owner = model.procs[pid].owner;
-            let other = model.spawn(1, owner, SimTime::ZERO);
+            let other = model.spawn(1, owner, true, SimTime::ZERO);
             model.memory.of[other].held.resident = 10;
             model.evict(model.holder(other), 10, ctx);
             assert_eq!(model.stats.counters.page_writes, writes + 10);
@@ -1160,7 +1145,7 @@ mod tests {
             // class 1's text was last used at 5 s: the process loses its
             // pages first, then the text.
             let owner = model.procs[pid].owner;
-            let other = model.spawn(1, owner, SimTime::ZERO);
+            let other = model.spawn(1, owner, true, SimTime::ZERO);
             model.memory.of[other].held.resident = 5;
             model.procs[other].last_run = SimTime::from_secs(3);
             model.reindex(other);
@@ -1185,7 +1170,7 @@ mod tests {
         let text = with_memory(TWO_TEXTS, "free_target = \"8KiB\"");
         with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
             // Another process holds 55 pages; 9 frames are free.
-            let other = model.spawn(1, model.procs[pid].owner, SimTime::ZERO);
+            let other = model.spawn(1, model.procs[pid].owner, true, SimTime::ZERO);
             model.memory.of[other].held.resident = 55;
             model.reindex(other);
             (model.memory.pool.frames, model.memory.pool.anonymous) = (9, 9);
@@ -1227,7 +1212,7 @@ mod tests {
             // Nor the text of a process on a processor: with class 1
             // running, neither text is taken.
             let owner = model.procs[pid].owner;
-            let other = model.spawn(1, owner, SimTime::ZERO);
+            let other = model.spawn(1, owner, true, SimTime::ZERO);
             model.cpus.running[0] = Some(Burst {
                 pid: other,
                 kind: BurstKind::User(Outcome::Quantum),

@@ -535,17 +535,6 @@ impl SystemModel<'_> {
         let _ = ctx.schedule_in(self.sys.load_interval, Event::LoadSample);
     }
 
-    /// Resets what is measured, by the statistics, the file system, the
-    /// processors and the devices, at `now`, the end of the warm-up.
-    pub(super) fn reset_statistics(&mut self, now: SimTime) {
-        self.stats.reset(now);
-        self.files.reset_counts();
-        self.cpus.meter.reset(now);
-        for d in &mut self.devices {
-            d.meter.reset(now);
-        }
-    }
-
     /// The results measured from the end of the warm-up to `now`.
     pub fn summary(&self, now: SimTime, events: u64, replication: u64) -> Summary {
         let sys = self.sys;

@@ -176,9 +176,9 @@ mod tests {
 
             // Its program ran 300 ms in user mode, 20 ms in the kernel, and
             // faulted twice; it had itself a program of its own.
-            let child = model.spawn(1, owner, ms(200));
+            let child = model.spawn(1, owner, true, ms(200));
             model.scripts.forked(script, child);
-            let grandchild = model.spawn(1, owner, ms(250));
+            let grandchild = model.spawn(1, owner, true, ms(250));
             model.scripts.forked(child, grandchild);
             model.procs[grandchild].cpu_user = ms(40);
             model.procs[grandchild].cpu_system = ms(4);

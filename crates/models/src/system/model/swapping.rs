@@ -206,37 +206,36 @@ impl SystemModel<'_> {
         }
     }
 
-    /// A swap-in of `bytes` for `pid` is done: it is in memory, and runs
-    /// if it is ready.
-    pub(super) fn swap_in_done(&mut self, pid: usize, bytes: f64, ctx: &mut Context<Event>) {
+    /// A swap of `bytes` is done: swapped in, a process is in memory and
+    /// runs if it is ready; swapped out, under swapping its image's memory
+    /// goes back (under paging its pages were freed as it went out), and a
+    /// retiring shell goes. The swapper then looks again.
+    pub(super) fn swap_done(&mut self, transfer: Transfer, bytes: f64, ctx: &mut Context<Event>) {
         let now = ctx.now();
         self.memory.swap.busy = false;
-        self.stats.counters.swap_ins += 1;
         self.stats.counters.swapped_bytes += bytes;
-        self.memory.swap.of[pid].last_swap = now;
-        self.recount(pid, now, Change::Residence(Residence::In));
-        if self.procs[pid].state == State::Runnable {
-            self.cpus.enqueue(pid, now);
-            self.dispatch_idle(ctx);
+        match transfer {
+            Transfer::SwapIn { pid } => {
+                self.stats.counters.swap_ins += 1;
+                self.memory.swap.of[pid].last_swap = now;
+                self.recount(pid, now, Change::Residence(Residence::In));
+                if self.procs[pid].state == State::Runnable {
+                    self.cpus.enqueue(pid, now);
+                    self.dispatch_idle(ctx);
+                }
+            }
+            Transfer::SwapOut { pid } => {
+                self.stats.counters.swap_outs += 1;
+                if self.memory.manager.moves_images() {
+                    self.unload(self.procs[pid].class, ctx);
+                }
+                self.memory.swap.of[pid].last_swap = now;
+                self.recount(pid, now, Change::Residence(Residence::Out));
+                Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
+                self.run_steps(ctx);
+            }
+            Transfer::PageRead { .. } | Transfer::PageWrite => unreachable!("a swap"),
         }
-        self.swapper(ctx);
-    }
-
-    /// A swap-out of `bytes` for `pid` is done: under swapping its image's
-    /// memory goes back (under paging its pages were freed as it went
-    /// out), and a retiring shell goes.
-    pub(super) fn swap_out_done(&mut self, pid: usize, bytes: f64, ctx: &mut Context<Event>) {
-        let now = ctx.now();
-        self.memory.swap.busy = false;
-        self.stats.counters.swap_outs += 1;
-        self.stats.counters.swapped_bytes += bytes;
-        if self.memory.manager.moves_images() {
-            self.unload(self.procs[pid].class, ctx);
-        }
-        self.memory.swap.of[pid].last_swap = now;
-        self.recount(pid, now, Change::Residence(Residence::Out));
-        Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
-        self.run_steps(ctx);
         self.swapper(ctx);
     }
 

@@ -186,16 +186,6 @@ impl<'a> SystemModel<'a> {
         self.probe.as_mut().expect("a probe")
     }
 
-    /// The load indices now, as the probe notes them.
-    fn load_now(&self) -> Noted {
-        Noted {
-            users: self.users.logged_in,
-            processes: self.user_processes,
-            runnable: self.cpus.runnable(),
-            free_memory: self.memory.free_memory(self.sys),
-        }
-    }
-
     /// `pid` wakes at the kernel priority `after` to the work `cycle`.
     fn wake(&mut self, pid: usize, after: u8, cycle: Cycle, ctx: &mut Context<Event>) {
         let now = ctx.now();
@@ -228,7 +218,7 @@ impl<'a> SystemModel<'a> {
                 typed,
                 then,
             } => {
-                let pid = self.spawn(program.class, owner, now);
+                let pid = self.spawn(program.class, owner, counted, now);
                 if let Some(demand) = program.demand {
                     self.fix_demand(pid, demand);
                 }
@@ -236,7 +226,6 @@ impl<'a> SystemModel<'a> {
                     self.procs[pid].started = at;
                     self.cpus.scheduler.woken_at(pid, AFTER_TERMINAL);
                 }
-                self.count(pid, counted);
                 self.stats
                     .processes
                     .set(now, f64::from(self.user_processes));
@@ -295,7 +284,13 @@ impl<'a> SystemModel<'a> {
             Step::LoginRefused => self.stats.counters.logins_refused += 1,
             Step::Rejected { class, detached } => self.stats.reject(class, detached),
             Step::NoteLoad => {
-                let load = self.load_now();
+                // The load indices now, as the probe notes them.
+                let load = Noted {
+                    users: self.users.logged_in,
+                    processes: self.user_processes,
+                    runnable: self.cpus.runnable(),
+                    free_memory: self.memory.free_memory(self.sys),
+                };
                 self.probe_part().note(load);
             }
             Step::Observed(observation) => self.stats.observations.push(*observation),

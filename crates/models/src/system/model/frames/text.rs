@@ -355,7 +355,7 @@ mod tests {
         FrameCalls, TEN_PAGE_SETS, device, give, make_eligible, under_working_set, with_process_at,
     };
     use crate::system::model::{Burst, BurstKind, Context, Event, SystemModel};
-    use crate::system::model::{Change, Outcome, State};
+    use crate::system::model::{Change, Outcome, State, memory::Effect};
 
     /// `TEN_PAGE_SETS` with a 40-page image whose first 20 pages are shared
     /// text, and one phase over the whole image.
@@ -372,7 +372,7 @@ mod tests {
     /// class, spawned and off a processor.
     fn with_two(test: impl FnOnce(&mut SystemModel, &mut Context<Event>, usize, usize)) {
         with_process_at(&shared(), SimTime::ZERO, |model, ctx, a| {
-            let b = model.spawn(0, model.procs[a].owner, SimTime::ZERO);
+            let b = model.spawn(0, model.procs[a].owner, true, SimTime::ZERO);
             test(model, ctx, a, b);
         });
     }
@@ -576,7 +576,7 @@ mod tests {
     fn a_text_page_read_ends_the_faults_waiting_for_it_each_after_its_own_wait() {
         with_process_at(&shared(), SimTime::from_secs(1), |model, ctx, a| {
             let now = ctx.now();
-            let b = model.spawn(0, model.procs[a].owner, now);
+            let b = model.spawn(0, model.procs[a].owner, true, now);
             let ms = |n: u64| SimTime::from_nanos(n * 1_000_000);
             // The first faulted on text page 3 at 200 ms and reads it; the
             // second faulted on it at 500 ms and waits for that read.
@@ -622,7 +622,12 @@ mod tests {
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
             let (memory, mut view) = model.memory_and_view(SimTime::ZERO);
             let cost = memory.note_fault(&mut view, b, Source::InTransit, true, false);
-            model.fault_path(0, b, cost, ctx);
+            let path = Effect::FaultPath {
+                cpu: 0,
+                pid: b,
+                cost,
+            };
+            model.with_memory(ctx, |_, _, effects| effects.push(path));
             model.fault_path_done(0, b, ctx);
             assert!(model.cpus.running[0].is_none());
             assert_eq!(model.procs[b].state, State::Fault);
