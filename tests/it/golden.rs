@@ -2,7 +2,8 @@
 //! three seeds, gives the summary it gave when `golden-summaries.txt` was
 //! written, byte for byte (`run --json`'s summary, `wall_seconds` aside,
 //! by its SHA-256). So a change of the model's dynamics, however small,
-//! fails `cargo test`, and a refactor that keeps them passes.
+//! fails `cargo test`, and a refactor that keeps them passes. Each run's
+//! summary is checked to add up and show work done as well.
 //!
 //! A deliberate change writes the file anew, in the same commit and with
 //! its reason there:
@@ -67,6 +68,7 @@ fn line(name: &str, warmup: &str, end: &str, seed: u64) -> String {
     let scenario = tpsim::models::load(&path.display().to_string(), &text).unwrap();
     assert!(matches!(scenario, Scenario::System(_)), "{name}");
     let mut summary = scenario.run(0, |_| true).summary;
+    crate::scenarios::does_work(name, &summary);
     summary.wall_seconds = 0.0;
     let json = serde_json::to_string_pretty(&summary).unwrap();
     let digest = Sha256::digest(json.as_bytes())
