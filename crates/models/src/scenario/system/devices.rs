@@ -359,30 +359,8 @@ pub(super) fn arm(
     let cylinders = u32::try_from(cylinders?)
         .ok()
         .filter(|c| (3..=MAX_CYLINDERS).contains(&i64::from(*c)))?;
-    let area = |v: &mut Validator, name: &str, given: Option<[i64; 2]>| match given {
-        None => Some(Area {
-            first: 0,
-            last: cylinders - 1,
-        }),
-        Some([first, last]) if 0 <= first && first <= last && last < i64::from(cylinders) => {
-            Some(Area {
-                first: first as u32,
-                last: last as u32,
-            })
-        }
-        Some([first, last]) => {
-            v.report(
-                format!("{key}.{name}"),
-                format!(
-                    "[{first}, {last}] does not fit on the disk: give [first, last] with 0 <= first <= last <= {} (cylinders are numbered from 0)",
-                    cylinders - 1
-                ),
-            );
-            None
-        }
-    };
-    let swap_area = area(v, "swap_area", f.swap_area);
-    let file_system = area(v, "file_system", f.file_system);
+    let swap_area = area(v, &format!("{key}.swap_area"), f.swap_area, cylinders);
+    let file_system = area(v, &format!("{key}.file_system"), f.file_system, cylinders);
     let (track, average, full) = (times[0]?, times[1]?, times[2]?);
     let seek = SeekCurve::fit(
         cylinders,
@@ -404,6 +382,34 @@ pub(super) fn arm(
         geometry,
         rotation: None,
     }))
+}
+
+/// The cylinders `[first, last]` given at `key` on a disk of `cylinders`
+/// (the whole disk if none are given); `None` if they do not fit
+/// (reported).
+fn area(v: &mut Validator, key: &str, given: Option<[i64; 2]>, cylinders: u32) -> Option<Area> {
+    match given {
+        None => Some(Area {
+            first: 0,
+            last: cylinders - 1,
+        }),
+        Some([first, last]) if 0 <= first && first <= last && last < i64::from(cylinders) => {
+            Some(Area {
+                first: first as u32,
+                last: last as u32,
+            })
+        }
+        Some([first, last]) => {
+            v.report(
+                key.to_string(),
+                format!(
+                    "[{first}, {last}] does not fit on the disk: give [first, last] with 0 <= first <= last <= {} (cylinders are numbered from 0)",
+                    cylinders - 1
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// The arm's seek times, track to track, average and full stroke: as
