@@ -510,20 +510,20 @@ pub enum ReferenceBits {
 }
 
 impl ClockDaemon {
-    /// The frames the daemon may look at in the coming second with `free`
-    /// of `frames` user frames free: none at `lotsfree` or above, else a
-    /// revolution per `slowscan` seconds at `lotsfree` moving linearly to
-    /// one per `fastscan` at none free (3BSD `vmmeter`, `desscan`). Free
-    /// memory promised to processes just swapped in (`deficit`) counts as
-    /// taken for the rate.
-    pub fn scan_budget(&self, free: u64, deficit: u64, frames: u64) -> u64 {
+    /// The frames the daemon may look at in the coming `period` with
+    /// `free` of `frames` user frames free: none at `lotsfree` or above,
+    /// else a revolution per `slowscan` seconds at `lotsfree` moving
+    /// linearly to one per `fastscan` at none free (3BSD `vmmeter`,
+    /// `desscan`). Free memory promised to processes just swapped in
+    /// (`deficit`) counts as taken for the rate.
+    pub fn scan_budget(&self, free: u64, deficit: u64, frames: u64, period: SimTime) -> u64 {
         if free >= self.lotsfree {
             return 0;
         }
         let lots = self.lotsfree as f64;
         let free = free.saturating_sub(deficit) as f64;
         let seconds_per_revolution = (self.slowscan * free + self.fastscan * (lots - free)) / lots;
-        (frames as f64 / seconds_per_revolution).ceil() as u64
+        (frames as f64 * period.as_secs_f64() / seconds_per_revolution).ceil() as u64
     }
 }
 

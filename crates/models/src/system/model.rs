@@ -14,9 +14,9 @@
 //! terminal probe (these three push `work`'s steps for the core to do),
 //! `eligibility` who may compete for
 //! memory and processors, `scheduler` the ready queue, `memory` the
-//! calls the rest makes into memory management (the only place besides
-//! the managers that asks which policy runs, but for what the model is
-//! built with), `paging`, `frames` and
+//! calls the rest makes into memory management (with the managers' own
+//! calls, the only code that reads which policy runs once the model is
+//! built), `paging`, `frames` and
 //! `swapping` the memory managers, `files` programs' files and exec,
 //! `devices` the disks, and `report` the statistics and the summary. A
 //! process's state is split the same way: `Process` holds what every

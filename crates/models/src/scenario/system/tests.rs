@@ -681,12 +681,16 @@ fn the_clock_takes_3bsd_defaults_and_the_phase_model() {
     assert_eq!((clock.lotsfree, clock.desfree), (96, 32));
     // 48 of 96 free: halfway between 10 s and 5 s a revolution, so
     // 384 frames / 7.5 s.
-    assert_eq!(clock.scan_budget(48, 0, 384), 52);
-    assert_eq!(clock.scan_budget(0, 0, 384), 77);
-    assert_eq!(clock.scan_budget(96, 0, 384), 0);
+    let second = SimTime::from_secs(1);
+    assert_eq!(clock.scan_budget(48, 0, 384, second), 52);
+    assert_eq!(clock.scan_budget(0, 0, 384, second), 77);
+    assert_eq!(clock.scan_budget(96, 0, 384, second), 0);
     // Frames promised to processes just swapped in count as taken.
-    assert_eq!(clock.scan_budget(48, 48, 384), 77);
-    assert_eq!(clock.scan_budget(96, 96, 384), 0);
+    assert_eq!(clock.scan_budget(48, 48, 384, second), 77);
+    assert_eq!(clock.scan_budget(96, 96, 384, second), 0);
+    // A quarter of a second's worth in a quarter-second period.
+    let quarter = SimTime::from_nanos(250_000_000);
+    assert_eq!(clock.scan_budget(0, 0, 384, quarter), 20);
     let sys = SystemFile::parse(
         "t.toml",
         &clocked(PHASES, "tau = \"250ms\"").replace("\"clock\"", "\"working-set\""),

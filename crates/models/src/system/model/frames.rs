@@ -60,7 +60,11 @@ pub(super) use text::SharedText;
 const NIL: u32 = u32::MAX;
 
 /// How often the pageout daemon starts: once a second, when the clock
-/// calls 3BSD's `vmmeter`.
+/// calls 3BSD's `vmmeter`. Each start gives the daemon the frames it may
+/// scan in the period (`ClockDaemon::scan_budget`, from rates per
+/// second), and updates 3BSD's meters (`VmMeter::tick`), whose averages
+/// and decay are 3BSD's once-a-second figures: another period would need
+/// those restated per period.
 pub(super) const PAGEOUT_PERIOD: SimTime = SimTime::from_secs(1);
 
 /// Whose page a frame holds or held: a process, a class's shared text, or

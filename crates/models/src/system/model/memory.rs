@@ -23,11 +23,11 @@
 //! rank falls where it would if memory did them itself.
 //!
 //! The model's methods here are what still spans parts: letting a new
-//! process in, the fault's dispatch by policy, a transfer done, a
-//! process's memory given back at its exit, its filing
-//! in the candidate sets as its state changes, and the checks. The rest
-//! of the model asks the `Manager` only when it is built (eligibility's
-//! rule under load control, the text table's cache under swapping).
+//! process in, a transfer done, a process's memory given back at its
+//! exit, and its filing in the candidate sets as its state changes. The
+//! rest of the model reads the `Manager` only when it is built
+//! (eligibility's rule under load control, the text table's cache under
+//! swapping); after that it asks memory, whose calls match it.
 
 #[cfg(debug_assertions)]
 use super::State;
@@ -559,10 +559,7 @@ impl<'a> SystemModel<'a> {
             // The swapper's look, pending while it could not act: one look
             // at a time, not one per failed attempt.
             MemoryEvent::SwapperRetry => {
-                assert!(
-                    std::mem::take(&mut self.memory.swap.retry),
-                    "a swapper look fired that was not pending"
-                );
+                self.memory.swap.look_again();
                 self.swapper(ctx);
             }
             MemoryEvent::Pageout => self.with_memory(ctx, |m, view, fx| m.pageout(view, fx)),
@@ -674,6 +671,44 @@ impl MemoryState<'_> {
         }
     }
 
+    /// Takes `pid` out of memory and says what its swap-out writes: under
+    /// swapping its private part (its memory goes back when the write is
+    /// done); under paging its pages are freed, and the modified ones are
+    /// written with its user area and page tables (the swapper behind the
+    /// clock).
+    pub(super) fn push_out(&mut self, view: &View, pid: usize, effects: &mut Vec<Effect>) -> u64 {
+        if self.manager.moves_images() {
+            let class = view.process(pid).class;
+            view.sys().classes[class].size - self.texts[class].bytes
+        } else {
+            self.push_out_pages(view, pid, effects)
+        }
+    }
+
+    /// `pid` waits for a free frame, behind those waiting already.
+    pub(super) fn wait_for_frame(&mut self, pid: usize) {
+        self.pool.waiters.push_back(pid);
+    }
+
+    /// The process waiting longest for a frame, taken off the wait, while
+    /// frames are free.
+    pub(super) fn frame_waiter(&mut self) -> Option<usize> {
+        if self.pool.frames > 0 {
+            self.pool.waiters.pop_front()
+        } else {
+            None
+        }
+    }
+
+    /// The pages the read of `pid`'s faulted page brings in: the page and
+    /// its cluster (`kluster`), counted among the paging transfers the
+    /// 3BSD swapper meters.
+    pub(super) fn pages_to_read(&mut self, view: &mut View, pid: usize) -> u64 {
+        let pages = 1 + self.kluster(view, pid);
+        self.swap.vm.transfers += pages;
+        pages
+    }
+
     /// The first event memory schedules in a run, and when: the pageout
     /// daemon's first turn, under the clock.
     pub(super) fn first_event(&self) -> Option<(SimTime, MemoryEvent)> {
@@ -741,10 +776,15 @@ impl MemoryState<'_> {
         bytes
     }
 
-    /// Gives back the memory of a process of `class` (swapping), and its
-    /// class's text if no other process of the class is in memory: then
-    /// the text's bytes, the text having left memory.
+    /// A process of `class` leaves memory: under swapping its image's
+    /// memory goes back, and its class's text's if no other process of the
+    /// class is in memory (then the text's bytes, the text having left
+    /// memory); under paging nothing (its pages were freed as it went).
     pub(super) fn unload(&mut self, sys: &System, class: usize) -> Option<u64> {
+        if !self.manager.moves_images() {
+            // Under paging its pages were freed as it went out.
+            return None;
+        }
         let text = &mut self.texts[class];
         self.swap.free_bytes += sys.classes[class].size - text.bytes;
         text.in_memory -= 1;

@@ -427,14 +427,13 @@ impl SystemModel<'_> {
     pub(super) fn page_in(&mut self, pid: usize, ctx: &mut Context<Event>) {
         if !self.with_memory(ctx, |m, view, fx| m.take_frame(view, pid, fx)) {
             self.recount(pid, ctx.now(), Change::WaitingFrame(true));
-            self.memory.pool.waiters.push_back(pid);
+            self.memory.wait_for_frame(pid);
             return;
         }
         match self.memory.of[pid].fault_source {
             Source::Read(device) => {
                 let (memory, mut view) = self.memory_and_view(ctx.now());
-                let pages = 1 + memory.kluster(&mut view, pid);
-                self.memory.swap.vm.transfers += pages;
+                let pages = memory.pages_to_read(&mut view, pid);
                 let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(
                     device,
@@ -458,28 +457,21 @@ impl SystemModel<'_> {
         self.with_memory(ctx, |m, view, fx| m.place_page(view, pid, fx));
         let priority = pagein_priority(self.sys);
         self.become_runnable(pid, Some(priority), ctx);
-        if self.memory.of[pid].fault_in_text
-            && matches!(self.memory.manager, Manager::Frames { .. })
-        {
-            // Processes of the class that faulted on the page while it was
-            // being read run on too.
-            let class = self.procs[pid].class;
-            for waiter in self.memory.transit_done(class, pid) {
-                self.stats
-                    .fault_time
-                    .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
-                self.become_runnable(waiter, Some(priority), ctx);
-            }
+        // Processes of the class that faulted on the page while it was
+        // being read run on too.
+        let class = self.procs[pid].class;
+        for waiter in self.memory.transit_done(class, pid) {
+            self.stats
+                .fault_time
+                .add((now - self.memory.of[waiter].fault_started).as_secs_f64());
+            self.become_runnable(waiter, Some(priority), ctx);
         }
     }
 
     /// Starts the page reads of processes that waited for a frame, while
     /// frames are free.
     pub(super) fn serve_frame_waiters(&mut self, ctx: &mut Context<Event>) {
-        while self.memory.pool.frames > 0 {
-            let Some(pid) = self.memory.pool.waiters.pop_front() else {
-                return;
-            };
+        while let Some(pid) = self.memory.frame_waiter() {
             self.recount(pid, ctx.now(), Change::WaitingFrame(false));
             self.page_in(pid, ctx);
         }

@@ -152,6 +152,32 @@ impl Swapper {
         );
     }
 
+    /// A swap in or out starts: the swapper waits for it.
+    pub(super) fn started(&mut self) {
+        self.busy = true;
+    }
+
+    /// The swap of `pid` is done at `now`: the swapper is free, and `now`
+    /// is `pid`'s last swap.
+    pub(super) fn finished(&mut self, pid: usize, now: SimTime) {
+        self.busy = false;
+        self.of[pid].last_swap = now;
+    }
+
+    /// The swapper could not act and looks again later: whether that look
+    /// is to be scheduled (one pending at a time, not one per failed look).
+    pub(super) fn look_later(&mut self) -> bool {
+        !std::mem::replace(&mut self.retry, true)
+    }
+
+    /// The look later is due.
+    pub(super) fn look_again(&mut self) {
+        assert!(
+            std::mem::take(&mut self.retry),
+            "a swapper look fired that was not pending"
+        );
+    }
+
     /// The swapper of `bytes` of free user memory in `frames` frames.
     pub(super) fn new(bytes: u64, frames: u64) -> Swapper {
         Swapper {
@@ -195,12 +221,12 @@ impl SystemModel<'_> {
                     self.swap_in(pid, bytes, ctx);
                 }
                 Step::Out(victim) => self.swap_out(victim, ctx),
-                Step::LookLater if !self.memory.swap.retry => {
-                    self.memory.swap.retry = true;
-                    let retry = Event::Memory(MemoryEvent::SwapperRetry);
-                    let _ = ctx.schedule_in(SWAPPER_RETRY, retry);
+                Step::LookLater => {
+                    if self.memory.swap.look_later() {
+                        let retry = Event::Memory(MemoryEvent::SwapperRetry);
+                        let _ = ctx.schedule_in(SWAPPER_RETRY, retry);
+                    }
                 }
-                Step::LookLater => {}
             }
             return;
         }
@@ -212,29 +238,26 @@ impl SystemModel<'_> {
     /// retiring shell goes. The swapper then looks again.
     pub(super) fn swap_done(&mut self, transfer: Transfer, bytes: f64, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        self.memory.swap.busy = false;
-        self.stats.counters.swapped_bytes += bytes;
-        match transfer {
-            Transfer::SwapIn { pid } => {
-                self.stats.counters.swap_ins += 1;
-                self.memory.swap.of[pid].last_swap = now;
-                self.recount(pid, now, Change::Residence(Residence::In));
-                if self.procs[pid].state == State::Runnable {
-                    self.cpus.enqueue(pid, now);
-                    self.dispatch_idle(ctx);
-                }
-            }
-            Transfer::SwapOut { pid } => {
-                self.stats.counters.swap_outs += 1;
-                if self.memory.manager.moves_images() {
-                    self.unload(self.procs[pid].class, ctx);
-                }
-                self.memory.swap.of[pid].last_swap = now;
-                self.recount(pid, now, Change::Residence(Residence::Out));
-                Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
-                self.run_steps(ctx);
-            }
+        let (inward, pid) = match transfer {
+            Transfer::SwapIn { pid } => (true, pid),
+            Transfer::SwapOut { pid } => (false, pid),
             Transfer::PageRead { .. } | Transfer::PageWrite => unreachable!("a swap"),
+        };
+        self.memory.swap.finished(pid, now);
+        self.stats.counters.swapped_bytes += bytes;
+        if inward {
+            self.stats.counters.swap_ins += 1;
+            self.recount(pid, now, Change::Residence(Residence::In));
+            if self.procs[pid].state == State::Runnable {
+                self.cpus.enqueue(pid, now);
+                self.dispatch_idle(ctx);
+            }
+        } else {
+            self.stats.counters.swap_outs += 1;
+            self.unload(self.procs[pid].class, ctx);
+            self.recount(pid, now, Change::Residence(Residence::Out));
+            Users::retire_shell(&self.owners, &self.procs, pid, &mut self.steps);
+            self.run_steps(ctx);
         }
         self.swapper(ctx);
     }
@@ -259,7 +282,7 @@ impl SystemModel<'_> {
 
     /// Starts reading `bytes` of `pid` back in.
     pub(super) fn swap_in(&mut self, pid: usize, bytes: u64, ctx: &mut Context<Event>) {
-        self.memory.swap.busy = true;
+        self.memory.swap.started();
         self.recount(pid, ctx.now(), Change::Residence(Residence::MovingIn));
         let device = self.memory.swap_device();
         self.request(
@@ -288,14 +311,9 @@ impl SystemModel<'_> {
         } else if self.procs[pid].state == State::Runnable {
             self.cpus.dequeue(pid, now);
         }
-        self.memory.swap.busy = true;
+        self.memory.swap.started();
         self.recount(pid, now, Change::Residence(Residence::MovingOut));
-        let bytes = if self.memory.manager.moves_images() {
-            let class = self.procs[pid].class;
-            self.sys.classes[class].size - self.memory.texts[class].bytes
-        } else {
-            self.with_memory(ctx, |m, view, fx| m.push_out_pages(view, pid, fx))
-        };
+        let bytes = self.with_memory(ctx, |m, view, fx| m.push_out(view, pid, fx));
         let device = self.memory.swap_device();
         self.request(
             device,
@@ -368,6 +386,29 @@ impl MemoryState<'_> {
 mod tests {
     use super::super::candidates::Keys;
     use super::*;
+
+    #[test]
+    fn the_swapper_waits_for_one_swap_at_a_time_and_looks_later_once() {
+        let mut swap = Swapper::new(1_000, 2);
+        swap.enter(0, SimTime::ZERO);
+        swap.started();
+        assert!(swap.busy);
+        swap.finished(0, SimTime::from_secs(7));
+        assert!(!swap.busy);
+        assert_eq!(swap.of[0].last_swap, SimTime::from_secs(7));
+        // A look that cannot act schedules one look later; more failed
+        // looks before it is due schedule none.
+        assert!(swap.look_later());
+        assert!(!swap.look_later());
+        swap.look_again();
+        assert!(swap.look_later());
+    }
+
+    #[test]
+    #[should_panic(expected = "not pending")]
+    fn a_look_later_that_was_not_asked_for_is_a_bug() {
+        Swapper::new(1_000, 2).look_again();
+    }
 
     #[test]
     fn the_swapper_keeps_each_process_s_time_and_caps_its_age() {

@@ -336,6 +336,7 @@ impl<'a> MemoryState<'a> {
             self.pool.frames,
             self.swap.vm.deficit,
             view.sys().memory.user_frames(),
+            PAGEOUT_PERIOD,
         );
         self.scan(view, effects);
         effects.push(Effect::Schedule {

@@ -27,7 +27,7 @@
 use super::{Fenwick, FrameOwner, Frames, NIL, PageTable, Pte, Use, Whose};
 #[cfg(debug_assertions)]
 use crate::system::model::Pages;
-use crate::system::model::memory::{MemoryState, View};
+use crate::system::model::memory::{Manager, MemoryState, View};
 use crate::system::model::{Phases, SimTime, Source};
 
 /// A class's shared text: its page table, its missing pages and their
@@ -263,13 +263,18 @@ impl MemoryState<'_> {
         }
     }
 
-    /// The processes waiting for the text page just read for `pid`, of
-    /// `class`, taken off its text's waiting list in the order they came.
+    /// The processes waiting for the page just read for `pid`, of
+    /// `class`, if it was a shared text's page under memory as frames:
+    /// taken off its text's waiting list in the order they came (none
+    /// otherwise).
     pub(in crate::system::model) fn transit_done(
         &mut self,
         class: usize,
         pid: usize,
     ) -> Vec<usize> {
+        if !(self.of[pid].fault_in_text && matches!(self.manager, Manager::Frames { .. })) {
+            return Vec::new();
+        }
         let page = self.frames.tables[pid].faulting;
         let text = &mut self.frames.texts[class];
         if text.waiting.is_empty() {
