@@ -684,9 +684,15 @@ impl<'a> SystemModel<'a> {
             switch_end,
             end: switch_end + run,
         };
-        if self.cpus.start(cpu, burst, ctx) {
+        if self.cpus.running[cpu].is_none() {
+            self.cpus.meter.busy.add(now, 1.0);
             self.stats.meter_idle(now, self.cpus.idle_count());
+            assert!(
+                self.cpus.idle.remove(cpu).is_some(),
+                "the processor was idle"
+            );
         }
+        self.cpus.start(cpu, burst, ctx);
         self.recount(pid, now, Change::State(State::Running));
         if trimmed {
             self.serve_frame_waiters(ctx);

@@ -623,15 +623,8 @@ mod tests {
             assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
             model.memory.frames.tables[b].faulting = 3;
             model.recount(b, SimTime::ZERO, Change::State(State::Running));
-            // It is on processor 0, where its burst has just ended.
-            let own = Burst::kernel(
-                b,
-                BurstKind::User(Outcome::Fault),
-                SimTime::ZERO,
-                SimTime::ZERO,
-            );
-            assert!(model.cpus.start(0, own, ctx));
-            assert!(ctx.cancel(model.cpus.burst_keys[0].take().expect("its end")));
+            model.cpus.idle.remove(0);
+            model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
             let (memory, mut view) = model.memory_and_view(SimTime::ZERO);
             let cost = memory.note_fault(&mut view, b, Source::InTransit, true, false);
             let path = Effect::FaultPath {
