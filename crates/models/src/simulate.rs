@@ -232,6 +232,7 @@ impl<'a> NetworkModel<'a> {
         );
     }
 
+    #[inline(always)]
     fn move_to(&mut self, job: usize, target: Target, ctx: &mut Context<Event>) {
         match target {
             Target::Station(k) => self.arrive(k, job, ctx),
@@ -251,6 +252,7 @@ impl<'a> NetworkModel<'a> {
         }
     }
 
+    #[inline(always)]
     fn arrive(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let spec = &self.net.stations[k];
@@ -297,6 +299,7 @@ impl<'a> NetworkModel<'a> {
     }
 
     /// Puts `job` on a server of the FCFS or round-robin station `k`.
+    #[inline(always)]
     fn dispatch(&mut self, k: usize, job: usize, switch: bool, ctx: &mut Context<Event>) {
         let j = &mut self.jobs[job];
         let delay = match self.net.stations[k].discipline {
@@ -321,6 +324,7 @@ impl<'a> NetworkModel<'a> {
         let _ = ctx.schedule_in(delay, event);
     }
 
+    #[inline(always)]
     fn service_end(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         match self.net.stations[k].discipline {
@@ -350,6 +354,7 @@ impl<'a> NetworkModel<'a> {
     }
 
     /// A server of station `k` has come free: serve the next waiting job.
+    #[inline(always)]
     fn next_from_queue(&mut self, k: usize, ctx: &mut Context<Event>) {
         match self.stations[k].waiting.pop_front() {
             Some(next) => {
@@ -420,6 +425,7 @@ impl<'a> NetworkModel<'a> {
         }
     }
 
+    #[inline(always)]
     fn depart(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let class = self.jobs[job].class;
