@@ -11,7 +11,7 @@
 //! starts each have their own streams too, named after their owner.
 
 use crate::measure::{Responses, StationMeter};
-use crate::network::{ClassKind, Discipline, Network, Target};
+use crate::network::{ClassKind, Discipline, Network, StationSpec, Target};
 use crate::run::{Run, Runnable, Setup, drive, event_index};
 use crate::summary::{self, Summary};
 use slab::Slab;
@@ -193,7 +193,7 @@ impl<'a> NetworkModel<'a> {
                             return false;
                         }
                         let job = self.new_job(c, SimTime::ZERO);
-                        self.think(job, ctx);
+                        self.think(job, c, ctx);
                     }
                 }
             }
@@ -216,8 +216,8 @@ impl<'a> NetworkModel<'a> {
         })
     }
 
-    fn think(&mut self, job: usize, ctx: &mut Context<Event>) {
-        let class = self.jobs[job].class;
+    /// The terminal of `job`, of closed class `class`, thinks.
+    fn think(&mut self, job: usize, class: usize, ctx: &mut Context<Event>) {
         let ClassKind::Closed { think, .. } = &self.net.classes[class].kind else {
             unreachable!("only closed classes think");
         };
@@ -232,33 +232,42 @@ impl<'a> NetworkModel<'a> {
         );
     }
 
+    /// Sends `job`, of class `class`, to `target`. The class is passed
+    /// along with the job, here and below, so that the job is looked up
+    /// once where it is read.
     #[inline(always)]
-    fn move_to(&mut self, job: usize, target: Target, ctx: &mut Context<Event>) {
+    fn move_to(&mut self, job: usize, class: usize, target: Target, ctx: &mut Context<Event>) {
         match target {
-            Target::Station(k) => self.arrive(k, job, ctx),
-            Target::Exit => {
-                let now = ctx.now();
-                let class = self.jobs[job].class;
-                let response = now - self.jobs[job].cycle_start;
-                let stats = &mut self.classes[class];
-                stats.responses.record(response);
-                match self.net.classes[class].kind {
-                    ClassKind::Open { .. } => {
-                        self.jobs.remove(job);
-                    }
-                    ClassKind::Closed { .. } => self.think(job, ctx),
-                }
+            Target::Station(k) => self.arrive(k, job, class, ctx),
+            Target::Exit => self.leave(job, class, ctx),
+        }
+    }
+
+    /// `job`, of class `class`, leaves the network: its response is
+    /// recorded; an open class's job is done, a closed class's terminal
+    /// thinks.
+    #[inline(always)]
+    fn leave(&mut self, job: usize, class: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let responses = &mut self.classes[class].responses;
+        match self.net.classes[class].kind {
+            ClassKind::Open { .. } => {
+                responses.record(now - self.jobs.remove(job).cycle_start);
+            }
+            ClassKind::Closed { .. } => {
+                responses.record(now - self.jobs[job].cycle_start);
+                self.think(job, class, ctx);
             }
         }
     }
 
     #[inline(always)]
-    fn arrive(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
+    fn arrive(&mut self, k: usize, job: usize, class: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let spec = &self.net.stations[k];
         let st = &mut self.stations[k];
         let j = &mut self.jobs[job];
-        let service = spec.service[j.class]
+        let service = spec.service[class]
             .as_ref()
             .expect("validation: visited stations serve the class");
         j.remaining = service.sample_time(&mut st.service_rng);
@@ -270,7 +279,7 @@ impl<'a> NetworkModel<'a> {
                     st.busy += 1;
                     st.meter.busy.add(now, 1.0);
                     st.meter.start_service(now, now);
-                    self.dispatch(k, job, true, ctx);
+                    Self::dispatch(spec, k, job, j, true, ctx);
                 } else {
                     j.awaiting_service = true;
                     st.waiting.push_back(job);
@@ -298,11 +307,18 @@ impl<'a> NetworkModel<'a> {
         }
     }
 
-    /// Puts `job` on a server of the FCFS or round-robin station `k`.
+    /// Puts `job`, whose state is `j`, on a server of the FCFS or
+    /// round-robin station `k`, specified by `spec`.
     #[inline(always)]
-    fn dispatch(&mut self, k: usize, job: usize, switch: bool, ctx: &mut Context<Event>) {
-        let j = &mut self.jobs[job];
-        let delay = match self.net.stations[k].discipline {
+    fn dispatch(
+        spec: &StationSpec,
+        k: usize,
+        job: usize,
+        j: &mut Job,
+        switch: bool,
+        ctx: &mut Context<Event>,
+    ) {
+        let delay = match spec.discipline {
             Discipline::RoundRobin {
                 quantum,
                 context_switch,
@@ -327,7 +343,8 @@ impl<'a> NetworkModel<'a> {
     #[inline(always)]
     fn service_end(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        match self.net.stations[k].discipline {
+        let spec = &self.net.stations[k];
+        match spec.discipline {
             Discipline::Delay => {
                 self.stations[k].meter.busy.add(now, -1.0);
                 self.depart(k, job, ctx);
@@ -343,7 +360,7 @@ impl<'a> NetworkModel<'a> {
                     self.depart(k, job, ctx);
                     self.next_from_queue(k, ctx);
                 } else if self.stations[k].waiting.is_empty() {
-                    self.dispatch(k, job, false, ctx);
+                    Self::dispatch(spec, k, job, j, false, ctx);
                 } else {
                     self.stations[k].waiting.push_back(job);
                     self.next_from_queue(k, ctx);
@@ -356,18 +373,16 @@ impl<'a> NetworkModel<'a> {
     /// A server of station `k` has come free: serve the next waiting job.
     #[inline(always)]
     fn next_from_queue(&mut self, k: usize, ctx: &mut Context<Event>) {
-        match self.stations[k].waiting.pop_front() {
+        let st = &mut self.stations[k];
+        match st.waiting.pop_front() {
             Some(next) => {
                 let j = &mut self.jobs[next];
                 if std::mem::take(&mut j.awaiting_service) {
-                    self.stations[k]
-                        .meter
-                        .start_service(j.station_arrival, ctx.now());
+                    st.meter.start_service(j.station_arrival, ctx.now());
                 }
-                self.dispatch(k, next, true, ctx)
+                Self::dispatch(&self.net.stations[k], k, next, j, true, ctx)
             }
             None => {
-                let st = &mut self.stations[k];
                 st.busy -= 1;
                 st.meter.busy.add(ctx.now(), -1.0);
             }
@@ -428,14 +443,15 @@ impl<'a> NetworkModel<'a> {
     #[inline(always)]
     fn depart(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let class = self.jobs[job].class;
+        let j = &self.jobs[job];
+        let class = j.class;
         let st = &mut self.stations[k];
-        st.meter.depart(self.jobs[job].station_arrival, now);
+        st.meter.depart(j.station_arrival, now);
         let route = self.net.stations[k].routes[class]
             .as_ref()
             .expect("validation: visited stations route the class");
         let target = route.choose(&mut st.routing_rng);
-        self.move_to(job, target, ctx);
+        self.move_to(job, class, target, ctx);
     }
 
     fn reset_statistics(&mut self, now: SimTime) {
@@ -532,30 +548,31 @@ impl Model for NetworkModel<'_> {
             Event::Arrival { class } => {
                 let class = class as usize;
                 let now = ctx.now();
-                let ClassKind::Open { interarrival } = &self.net.classes[class].kind else {
+                let spec = &self.net.classes[class];
+                let ClassKind::Open { interarrival } = &spec.kind else {
                     unreachable!("only open classes have arrivals");
                 };
-                let gap = interarrival.sample_time(&mut self.classes[class].arrival_rng);
+                let state = &mut self.classes[class];
+                let gap = interarrival.sample_time(&mut state.arrival_rng);
                 let _ = ctx.schedule_in(
                     gap,
                     Event::Arrival {
                         class: event_index(class),
                     },
                 );
+                let target = spec.start.choose(&mut state.start_rng);
                 let job = self.new_job(class, now);
-                let target = self.net.classes[class]
-                    .start
-                    .choose(&mut self.classes[class].start_rng);
-                self.move_to(job, target, ctx);
+                self.move_to(job, class, target, ctx);
             }
             Event::ThinkEnd { job } => {
                 let job = job as usize;
-                let class = self.jobs[job].class;
-                self.jobs[job].cycle_start = ctx.now();
+                let j = &mut self.jobs[job];
+                j.cycle_start = ctx.now();
+                let class = j.class;
                 let target = self.net.classes[class]
                     .start
                     .choose(&mut self.classes[class].start_rng);
-                self.move_to(job, target, ctx);
+                self.move_to(job, class, target, ctx);
             }
             Event::ServiceEnd { station, job } => {
                 self.service_end(station as usize, job as usize, ctx)
