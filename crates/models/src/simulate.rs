@@ -1,7 +1,7 @@
 //! The queueing-network simulator.
 //!
 //! [`NetworkModel`] is a [`Model`] over a validated [`Network`]. Jobs live in
-//! a slab; each station keeps its waiting line and busy servers; processor
+//! a table of reused slots; each station keeps its waiting line and busy servers; processor
 //! sharing is simulated exactly with a virtual clock (the attained service
 //! of every job in a PS station grows at the same rate, so a job leaves when
 //! the virtual clock reaches its arrival reading plus its demand).
@@ -14,9 +14,9 @@ use crate::measure::{Responses, StationMeter};
 use crate::network::{ClassKind, Discipline, Network, StationSpec, Target};
 use crate::run::{Run, Runnable, Setup, drive, event_index};
 use crate::summary::{self, Summary};
-use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
+use std::ops::{Index, IndexMut};
 use tpsim_core::{Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Stream, Streams};
 
 /// The events of a network. Indices are `u32`, so that an event takes 12
@@ -51,7 +51,7 @@ pub enum Event {
     WarmupEnd,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Job {
     class: usize,
     /// When the job entered the network or left its terminal.
@@ -64,6 +64,89 @@ struct Job {
     slice: SimTime,
     /// In line at its station and not yet served at this visit.
     awaiting_service: bool,
+}
+
+/// The jobs in the network, each in a slot whose index stands for it in
+/// events and waiting lines; the slot last freed is the first reused, as
+/// in a slab. Unlike a slab's, a slot does not record whether it holds a
+/// job, so that reading a job costs the bounds check alone: a job's index
+/// is held by one event or one waiting line while the job lives, and by
+/// nothing after. Debug builds keep the record, and check every read.
+#[derive(Debug, Default)]
+struct JobTable {
+    slots: Vec<Job>,
+    free: Vec<usize>,
+    /// Whether each slot holds a job (debug builds).
+    #[cfg(debug_assertions)]
+    live: Vec<bool>,
+}
+
+impl JobTable {
+    /// Puts `job` in a free slot, and returns the slot.
+    #[inline]
+    fn insert(&mut self, job: Job) -> usize {
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = job;
+                slot
+            }
+            None => {
+                self.slots.push(job);
+                self.slots.len() - 1
+            }
+        };
+        self.note_live(slot, true);
+        slot
+    }
+
+    /// Frees `slot`, and returns the job it held.
+    #[inline]
+    fn remove(&mut self, slot: usize) -> Job {
+        let job = self[slot];
+        self.note_live(slot, false);
+        self.free.push(slot);
+        job
+    }
+
+    /// Records, in debug builds, whether `slot` holds a job.
+    #[inline]
+    fn note_live(&mut self, slot: usize, live: bool) {
+        #[cfg(debug_assertions)]
+        {
+            self.live.resize(self.slots.len(), false);
+            self.live[slot] = live;
+        }
+        let _ = (slot, live);
+    }
+
+    /// Checks, in debug builds, that `slot` holds a job.
+    #[inline]
+    fn check_live(&self, slot: usize) {
+        #[cfg(debug_assertions)]
+        assert!(
+            self.live.get(slot) == Some(&true),
+            "job {slot} read after it left"
+        );
+        let _ = slot;
+    }
+}
+
+impl Index<usize> for JobTable {
+    type Output = Job;
+
+    #[inline]
+    fn index(&self, slot: usize) -> &Job {
+        self.check_live(slot);
+        &self.slots[slot]
+    }
+}
+
+impl IndexMut<usize> for JobTable {
+    #[inline]
+    fn index_mut(&mut self, slot: usize) -> &mut Job {
+        self.check_live(slot);
+        &mut self.slots[slot]
+    }
 }
 
 /// A job in a processor-sharing station, ordered by virtual finish time.
@@ -124,7 +207,7 @@ struct ClassState {
 #[derive(Debug)]
 pub struct NetworkModel<'a> {
     net: &'a Network,
-    jobs: Slab<Job>,
+    jobs: JobTable,
     stations: Vec<StationState>,
     classes: Vec<ClassState>,
     measured_from: SimTime,
@@ -158,7 +241,7 @@ impl<'a> NetworkModel<'a> {
             .collect();
         NetworkModel {
             net,
-            jobs: Slab::new(),
+            jobs: JobTable::default(),
             stations,
             classes,
             measured_from: SimTime::ZERO,
@@ -611,4 +694,44 @@ pub fn simulate_with_progress(
         &net.settings,
         progress,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(class: usize) -> Job {
+        Job {
+            class,
+            cycle_start: SimTime::ZERO,
+            station_arrival: SimTime::ZERO,
+            remaining: SimTime::ZERO,
+            slice: SimTime::ZERO,
+            awaiting_service: false,
+        }
+    }
+
+    #[test]
+    fn the_job_table_reuses_the_slot_last_freed() {
+        let mut jobs = JobTable::default();
+        let slots: Vec<usize> = (0..4).map(|c| jobs.insert(job(c))).collect();
+        assert_eq!(slots, [0, 1, 2, 3]);
+        assert_eq!(jobs.remove(1).class, 1);
+        assert_eq!(jobs.remove(3).class, 3);
+        assert_eq!(jobs.insert(job(7)), 3);
+        assert_eq!(jobs.insert(job(8)), 1);
+        assert_eq!(jobs.insert(job(9)), 4);
+        let classes: Vec<usize> = (0..5).map(|slot| jobs[slot].class).collect();
+        assert_eq!(classes, [0, 8, 2, 7, 9]);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "job 1 read after it left")]
+    fn debug_builds_refuse_a_job_read_after_it_left() {
+        let mut jobs = JobTable::default();
+        let _ = (jobs.insert(job(0)), jobs.insert(job(1)));
+        let _ = jobs.remove(1);
+        let _ = jobs[1].class;
+    }
 }
