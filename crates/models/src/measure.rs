@@ -26,8 +26,9 @@ impl Responses {
         }
     }
 
-    /// Records one response of length `response`.
-    #[inline]
+    /// Records one response of length `response`. Always inlined: left a
+    /// call, it cost the network's M/M/1 3% of its time.
+    #[inline(always)]
     pub(crate) fn record(&mut self, response: SimTime) {
         self.quantiles.record(response);
         self.batches.add(response.as_secs_f64());
