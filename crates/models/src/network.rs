@@ -145,11 +145,20 @@ impl Route {
     }
 
     /// Draws the next target. A route with one branch draws no random
-    /// number, so it does not disturb the stream.
+    /// number, so it does not disturb the stream. Inlined where a job is
+    /// routed, so that the usual single branch costs a test; a draw is a
+    /// call.
+    #[inline]
     pub fn choose(&self, rng: &mut Stream) -> Target {
-        if self.branches.len() == 1 {
-            return self.branches[0].0;
+        match self.branches[..] {
+            [(target, _)] => target,
+            _ => self.draw(rng),
         }
+    }
+
+    /// Draws the target of a route with several branches.
+    #[inline(never)]
+    fn draw(&self, rng: &mut Stream) -> Target {
         let u: f64 = rng.random();
         let i = self.cumulative.partition_point(|&c| c <= u);
         // Rounding can leave the last cumulative value just below 1.
@@ -267,6 +276,17 @@ mod tests {
         let x = solve(vec![vec![2.0, 1.0], vec![1.0, 3.0]], vec![3.0, 5.0]).unwrap();
         assert!((x[0] - 0.8).abs() < 1e-12 && (x[1] - 1.4).abs() < 1e-12);
         assert!(solve(vec![vec![1.0, 2.0], vec![2.0, 4.0]], vec![1.0, 2.0]).is_none());
+    }
+
+    #[test]
+    fn a_route_with_one_branch_draws_nothing() {
+        let route = Route::single(Target::Station(2));
+        let streams = tpsim_core::Streams::new(3, 0);
+        let (mut routed, mut untouched) = (streams.stream("r"), streams.stream("r"));
+        for _ in 0..3 {
+            assert_eq!(route.choose(&mut routed), Target::Station(2));
+        }
+        assert_eq!(routed.random::<u64>(), untouched.random::<u64>());
     }
 
     #[test]

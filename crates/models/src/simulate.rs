@@ -1,7 +1,7 @@
 //! The queueing-network simulator.
 //!
 //! [`NetworkModel`] is a [`Model`] over a validated [`Network`]. Jobs live in
-//! a slab; each station keeps its waiting line and busy servers; processor
+//! a table of reused slots; each station keeps its waiting line and busy servers; processor
 //! sharing is simulated exactly with a virtual clock (the attained service
 //! of every job in a PS station grows at the same rate, so a job leaves when
 //! the virtual clock reaches its arrival reading plus its demand).
@@ -11,12 +11,12 @@
 //! starts each have their own streams too, named after their owner.
 
 use crate::measure::{Responses, StationMeter};
-use crate::network::{ClassKind, Discipline, Network, Target};
+use crate::network::{ClassKind, Discipline, Network, StationSpec, Target};
 use crate::run::{Run, Runnable, Setup, drive, event_index};
 use crate::summary::{self, Summary};
-use slab::Slab;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
+use std::ops::{Index, IndexMut};
 use tpsim_core::{Context, EventKey, LONGEST_SAMPLE, Model, SimTime, Stream, Streams};
 
 /// The events of a network. Indices are `u32`, so that an event takes 12
@@ -51,7 +51,7 @@ pub enum Event {
     WarmupEnd,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Job {
     class: usize,
     /// When the job entered the network or left its terminal.
@@ -64,6 +64,89 @@ struct Job {
     slice: SimTime,
     /// In line at its station and not yet served at this visit.
     awaiting_service: bool,
+}
+
+/// The jobs in the network, each in a slot whose index stands for it in
+/// events and waiting lines; the slot last freed is the first reused, as
+/// in a slab. Unlike a slab's, a slot does not record whether it holds a
+/// job, so that reading a job costs the bounds check alone: a job's index
+/// is held by one event or one waiting line while the job lives, and by
+/// nothing after. Debug builds keep the record, and check every read.
+#[derive(Debug, Default)]
+struct JobTable {
+    slots: Vec<Job>,
+    free: Vec<usize>,
+    /// Whether each slot holds a job (debug builds).
+    #[cfg(debug_assertions)]
+    live: Vec<bool>,
+}
+
+impl JobTable {
+    /// Puts `job` in a free slot, and returns the slot.
+    #[inline]
+    fn insert(&mut self, job: Job) -> usize {
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = job;
+                slot
+            }
+            None => {
+                self.slots.push(job);
+                self.slots.len() - 1
+            }
+        };
+        self.note_live(slot, true);
+        slot
+    }
+
+    /// Frees `slot`, and returns the job it held.
+    #[inline]
+    fn remove(&mut self, slot: usize) -> Job {
+        let job = self[slot];
+        self.note_live(slot, false);
+        self.free.push(slot);
+        job
+    }
+
+    /// Records, in debug builds, whether `slot` holds a job.
+    #[inline]
+    fn note_live(&mut self, slot: usize, live: bool) {
+        #[cfg(debug_assertions)]
+        {
+            self.live.resize(self.slots.len(), false);
+            self.live[slot] = live;
+        }
+        let _ = (slot, live);
+    }
+
+    /// Checks, in debug builds, that `slot` holds a job.
+    #[inline]
+    fn check_live(&self, slot: usize) {
+        #[cfg(debug_assertions)]
+        assert!(
+            self.live.get(slot) == Some(&true),
+            "job {slot} read after it left"
+        );
+        let _ = slot;
+    }
+}
+
+impl Index<usize> for JobTable {
+    type Output = Job;
+
+    #[inline]
+    fn index(&self, slot: usize) -> &Job {
+        self.check_live(slot);
+        &self.slots[slot]
+    }
+}
+
+impl IndexMut<usize> for JobTable {
+    #[inline]
+    fn index_mut(&mut self, slot: usize) -> &mut Job {
+        self.check_live(slot);
+        &mut self.slots[slot]
+    }
 }
 
 /// A job in a processor-sharing station, ordered by virtual finish time.
@@ -124,7 +207,7 @@ struct ClassState {
 #[derive(Debug)]
 pub struct NetworkModel<'a> {
     net: &'a Network,
-    jobs: Slab<Job>,
+    jobs: JobTable,
     stations: Vec<StationState>,
     classes: Vec<ClassState>,
     measured_from: SimTime,
@@ -158,7 +241,7 @@ impl<'a> NetworkModel<'a> {
             .collect();
         NetworkModel {
             net,
-            jobs: Slab::new(),
+            jobs: JobTable::default(),
             stations,
             classes,
             measured_from: SimTime::ZERO,
@@ -193,7 +276,7 @@ impl<'a> NetworkModel<'a> {
                             return false;
                         }
                         let job = self.new_job(c, SimTime::ZERO);
-                        self.think(job, ctx);
+                        self.think(job, c, ctx);
                     }
                 }
             }
@@ -216,8 +299,8 @@ impl<'a> NetworkModel<'a> {
         })
     }
 
-    fn think(&mut self, job: usize, ctx: &mut Context<Event>) {
-        let class = self.jobs[job].class;
+    /// The terminal of `job`, of closed class `class`, thinks.
+    fn think(&mut self, job: usize, class: usize, ctx: &mut Context<Event>) {
         let ClassKind::Closed { think, .. } = &self.net.classes[class].kind else {
             unreachable!("only closed classes think");
         };
@@ -232,31 +315,42 @@ impl<'a> NetworkModel<'a> {
         );
     }
 
-    fn move_to(&mut self, job: usize, target: Target, ctx: &mut Context<Event>) {
+    /// Sends `job`, of class `class`, to `target`. The class is passed
+    /// along with the job, here and below, so that the job is looked up
+    /// once where it is read.
+    #[inline(always)]
+    fn move_to(&mut self, job: usize, class: usize, target: Target, ctx: &mut Context<Event>) {
         match target {
-            Target::Station(k) => self.arrive(k, job, ctx),
-            Target::Exit => {
-                let now = ctx.now();
-                let class = self.jobs[job].class;
-                let response = now - self.jobs[job].cycle_start;
-                let stats = &mut self.classes[class];
-                stats.responses.record(response);
-                match self.net.classes[class].kind {
-                    ClassKind::Open { .. } => {
-                        self.jobs.remove(job);
-                    }
-                    ClassKind::Closed { .. } => self.think(job, ctx),
-                }
+            Target::Station(k) => self.arrive(k, job, class, ctx),
+            Target::Exit => self.leave(job, class, ctx),
+        }
+    }
+
+    /// `job`, of class `class`, leaves the network: its response is
+    /// recorded; an open class's job is done, a closed class's terminal
+    /// thinks.
+    #[inline(always)]
+    fn leave(&mut self, job: usize, class: usize, ctx: &mut Context<Event>) {
+        let now = ctx.now();
+        let responses = &mut self.classes[class].responses;
+        match self.net.classes[class].kind {
+            ClassKind::Open { .. } => {
+                responses.record(now - self.jobs.remove(job).cycle_start);
+            }
+            ClassKind::Closed { .. } => {
+                responses.record(now - self.jobs[job].cycle_start);
+                self.think(job, class, ctx);
             }
         }
     }
 
-    fn arrive(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
+    #[inline(always)]
+    fn arrive(&mut self, k: usize, job: usize, class: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
         let spec = &self.net.stations[k];
         let st = &mut self.stations[k];
         let j = &mut self.jobs[job];
-        let service = spec.service[j.class]
+        let service = spec.service[class]
             .as_ref()
             .expect("validation: visited stations serve the class");
         j.remaining = service.sample_time(&mut st.service_rng);
@@ -268,7 +362,7 @@ impl<'a> NetworkModel<'a> {
                     st.busy += 1;
                     st.meter.busy.add(now, 1.0);
                     st.meter.start_service(now, now);
-                    self.dispatch(k, job, true, ctx);
+                    Self::dispatch(spec, k, job, j, true, ctx);
                 } else {
                     j.awaiting_service = true;
                     st.waiting.push_back(job);
@@ -296,10 +390,18 @@ impl<'a> NetworkModel<'a> {
         }
     }
 
-    /// Puts `job` on a server of the FCFS or round-robin station `k`.
-    fn dispatch(&mut self, k: usize, job: usize, switch: bool, ctx: &mut Context<Event>) {
-        let j = &mut self.jobs[job];
-        let delay = match self.net.stations[k].discipline {
+    /// Puts `job`, whose state is `j`, on a server of the FCFS or
+    /// round-robin station `k`, specified by `spec`.
+    #[inline(always)]
+    fn dispatch(
+        spec: &StationSpec,
+        k: usize,
+        job: usize,
+        j: &mut Job,
+        switch: bool,
+        ctx: &mut Context<Event>,
+    ) {
+        let delay = match spec.discipline {
             Discipline::RoundRobin {
                 quantum,
                 context_switch,
@@ -321,9 +423,11 @@ impl<'a> NetworkModel<'a> {
         let _ = ctx.schedule_in(delay, event);
     }
 
+    #[inline(always)]
     fn service_end(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        match self.net.stations[k].discipline {
+        let spec = &self.net.stations[k];
+        match spec.discipline {
             Discipline::Delay => {
                 self.stations[k].meter.busy.add(now, -1.0);
                 self.depart(k, job, ctx);
@@ -339,7 +443,7 @@ impl<'a> NetworkModel<'a> {
                     self.depart(k, job, ctx);
                     self.next_from_queue(k, ctx);
                 } else if self.stations[k].waiting.is_empty() {
-                    self.dispatch(k, job, false, ctx);
+                    Self::dispatch(spec, k, job, j, false, ctx);
                 } else {
                     self.stations[k].waiting.push_back(job);
                     self.next_from_queue(k, ctx);
@@ -350,19 +454,18 @@ impl<'a> NetworkModel<'a> {
     }
 
     /// A server of station `k` has come free: serve the next waiting job.
+    #[inline(always)]
     fn next_from_queue(&mut self, k: usize, ctx: &mut Context<Event>) {
-        match self.stations[k].waiting.pop_front() {
+        let st = &mut self.stations[k];
+        match st.waiting.pop_front() {
             Some(next) => {
                 let j = &mut self.jobs[next];
                 if std::mem::take(&mut j.awaiting_service) {
-                    self.stations[k]
-                        .meter
-                        .start_service(j.station_arrival, ctx.now());
+                    st.meter.start_service(j.station_arrival, ctx.now());
                 }
-                self.dispatch(k, next, true, ctx)
+                Self::dispatch(&self.net.stations[k], k, next, j, true, ctx)
             }
             None => {
-                let st = &mut self.stations[k];
                 st.busy -= 1;
                 st.meter.busy.add(ctx.now(), -1.0);
             }
@@ -420,16 +523,18 @@ impl<'a> NetworkModel<'a> {
         }
     }
 
+    #[inline(always)]
     fn depart(&mut self, k: usize, job: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        let class = self.jobs[job].class;
+        let j = &self.jobs[job];
+        let class = j.class;
         let st = &mut self.stations[k];
-        st.meter.depart(self.jobs[job].station_arrival, now);
+        st.meter.depart(j.station_arrival, now);
         let route = self.net.stations[k].routes[class]
             .as_ref()
             .expect("validation: visited stations route the class");
         let target = route.choose(&mut st.routing_rng);
-        self.move_to(job, target, ctx);
+        self.move_to(job, class, target, ctx);
     }
 
     fn reset_statistics(&mut self, now: SimTime) {
@@ -526,30 +631,31 @@ impl Model for NetworkModel<'_> {
             Event::Arrival { class } => {
                 let class = class as usize;
                 let now = ctx.now();
-                let ClassKind::Open { interarrival } = &self.net.classes[class].kind else {
+                let spec = &self.net.classes[class];
+                let ClassKind::Open { interarrival } = &spec.kind else {
                     unreachable!("only open classes have arrivals");
                 };
-                let gap = interarrival.sample_time(&mut self.classes[class].arrival_rng);
+                let state = &mut self.classes[class];
+                let gap = interarrival.sample_time(&mut state.arrival_rng);
                 let _ = ctx.schedule_in(
                     gap,
                     Event::Arrival {
                         class: event_index(class),
                     },
                 );
+                let target = spec.start.choose(&mut state.start_rng);
                 let job = self.new_job(class, now);
-                let target = self.net.classes[class]
-                    .start
-                    .choose(&mut self.classes[class].start_rng);
-                self.move_to(job, target, ctx);
+                self.move_to(job, class, target, ctx);
             }
             Event::ThinkEnd { job } => {
                 let job = job as usize;
-                let class = self.jobs[job].class;
-                self.jobs[job].cycle_start = ctx.now();
+                let j = &mut self.jobs[job];
+                j.cycle_start = ctx.now();
+                let class = j.class;
                 let target = self.net.classes[class]
                     .start
                     .choose(&mut self.classes[class].start_rng);
-                self.move_to(job, target, ctx);
+                self.move_to(job, class, target, ctx);
             }
             Event::ServiceEnd { station, job } => {
                 self.service_end(station as usize, job as usize, ctx)
@@ -588,4 +694,44 @@ pub fn simulate_with_progress(
         &net.settings,
         progress,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(class: usize) -> Job {
+        Job {
+            class,
+            cycle_start: SimTime::ZERO,
+            station_arrival: SimTime::ZERO,
+            remaining: SimTime::ZERO,
+            slice: SimTime::ZERO,
+            awaiting_service: false,
+        }
+    }
+
+    #[test]
+    fn the_job_table_reuses_the_slot_last_freed() {
+        let mut jobs = JobTable::default();
+        let slots: Vec<usize> = (0..4).map(|c| jobs.insert(job(c))).collect();
+        assert_eq!(slots, [0, 1, 2, 3]);
+        assert_eq!(jobs.remove(1).class, 1);
+        assert_eq!(jobs.remove(3).class, 3);
+        assert_eq!(jobs.insert(job(7)), 3);
+        assert_eq!(jobs.insert(job(8)), 1);
+        assert_eq!(jobs.insert(job(9)), 4);
+        let classes: Vec<usize> = (0..5).map(|slot| jobs[slot].class).collect();
+        assert_eq!(classes, [0, 8, 2, 7, 9]);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "job 1 read after it left")]
+    fn debug_builds_refuse_a_job_read_after_it_left() {
+        let mut jobs = JobTable::default();
+        let _ = (jobs.insert(job(0)), jobs.insert(job(1)));
+        let _ = jobs.remove(1);
+        let _ = jobs[1].class;
+    }
 }

@@ -90,5 +90,7 @@ pub use dist::{Dist, DistError, LONGEST_SAMPLE};
 pub use figure::{Figure, Fixed};
 pub use random::{Stream, Streams};
 pub use sim::{Context, Model, STALL_EVENTS, Simulation, StopReason};
-pub use stats::{BatchMeans, ConfidenceInterval, NoInterval, Quantiles, Tally, TimeWeighted};
+pub use stats::{
+    BatchMeans, ConfidenceInterval, NoInterval, Quantiles, RunningMean, Tally, TimeWeighted,
+};
 pub use time::SimTime;

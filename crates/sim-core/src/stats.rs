@@ -2,6 +2,8 @@
 //!
 //! - [`Tally`]: count, mean and variance of observations (Welford's update),
 //!   mergeable exactly across batches or replications.
+//! - [`RunningMean`]: count and mean alone, the same update: what a meter
+//!   that reports only a mean keeps.
 //! - [`TimeWeighted`]: the time average of a piecewise-constant quantity such
 //!   as a queue length or a number of busy servers.
 //! - [`Quantiles`]: percentiles over any number of observations in bounded
@@ -35,11 +37,52 @@ fn count_as_f64(count: u64) -> f64 {
     count as i64 as f64
 }
 
+/// Count and mean of observations, by Welford's update: a [`Tally`]
+/// without the variance and the extremes, for a meter that reports only
+/// its mean (and so does not pay for the rest at every observation). Its
+/// mean is the same, bit for bit, as a tally's of the same observations.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunningMean {
+    count: u64,
+    mean: f64,
+}
+
+impl RunningMean {
+    /// No observations yet.
+    pub fn new() -> RunningMean {
+        RunningMean::default()
+    }
+
+    /// Adds one observation.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.update(x);
+    }
+
+    /// Adds `x` and returns its distance from the mean before it.
+    #[inline]
+    fn update(&mut self, x: f64) -> f64 {
+        self.count += 1;
+        let delta = x - self.mean;
+        self.mean += delta / count_as_f64(self.count);
+        delta
+    }
+
+    /// The number of observations.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+}
+
 /// Count, mean, variance, minimum and maximum of observations.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tally {
-    count: u64,
-    mean: f64,
+    running: RunningMean,
     m2: f64,
     min: f64,
     max: f64,
@@ -54,53 +97,52 @@ impl Tally {
     /// Adds one observation.
     #[inline]
     pub fn add(&mut self, x: f64) {
-        self.count += 1;
-        if self.count == 1 {
+        let delta = self.running.update(x);
+        if self.running.count == 1 {
             self.min = x;
             self.max = x;
         } else {
             self.min = self.min.min(x);
             self.max = self.max.max(x);
         }
-        let delta = x - self.mean;
-        self.mean += delta / count_as_f64(self.count);
-        self.m2 += delta * (x - self.mean);
+        self.m2 += delta * (x - self.running.mean);
     }
 
     /// Adds every observation of `other`, as if they had been added here.
     pub fn merge(&mut self, other: &Tally) {
-        if other.count == 0 {
+        if other.count() == 0 {
             return;
         }
-        if self.count == 0 {
+        if self.count() == 0 {
             *self = other.clone();
             return;
         }
-        let n = (self.count + other.count) as f64;
-        let delta = other.mean - self.mean;
-        self.m2 += other.m2 + delta * delta * self.count as f64 * other.count as f64 / n;
-        self.mean += delta * other.count as f64 / n;
-        self.count += other.count;
+        let (count, other_count) = (self.count(), other.count());
+        let n = (count + other_count) as f64;
+        let delta = other.mean() - self.mean();
+        self.m2 += other.m2 + delta * delta * count as f64 * other_count as f64 / n;
+        self.running.mean += delta * other_count as f64 / n;
+        self.running.count += other_count;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
     }
 
     /// The number of observations.
     pub fn count(&self) -> u64 {
-        self.count
+        self.running.count
     }
 
     /// The mean (0 when empty).
     pub fn mean(&self) -> f64 {
-        self.mean
+        self.running.mean
     }
 
     /// The sample variance (0 with fewer than two observations).
     pub fn variance(&self) -> f64 {
-        if self.count < 2 {
+        if self.count() < 2 {
             0.0
         } else {
-            self.m2 / (self.count - 1) as f64
+            self.m2 / (self.count() - 1) as f64
         }
     }
 
@@ -237,6 +279,16 @@ impl Quantiles {
     /// The number of recorded durations.
     pub fn count(&self) -> u64 {
         self.histogram.total()
+    }
+
+    /// The smallest and the largest duration recorded, `None` when empty.
+    pub fn range(&self) -> Option<(SimTime, SimTime)> {
+        (self.count() > 0).then(|| {
+            (
+                SimTime::from_nanos(self.least),
+                SimTime::from_nanos(self.most),
+            )
+        })
     }
 
     /// Adds every duration recorded in `other`.
@@ -398,9 +450,8 @@ pub struct BatchMeans {
     /// Observations in the batch being filled, and their mean.
     filled: u64,
     partial: f64,
-    /// Every observation since the last reset: count and mean.
-    count: u64,
-    mean: f64,
+    /// Every observation since the last reset.
+    all: RunningMean,
     means: Vec<f64>,
 }
 
@@ -430,8 +481,7 @@ impl BatchMeans {
             batch_size: 1,
             filled: 0,
             partial: 0.0,
-            count: 0,
-            mean: 0.0,
+            all: RunningMean::new(),
             means: Vec::new(),
         }
     }
@@ -439,9 +489,7 @@ impl BatchMeans {
     /// Adds one observation.
     #[inline]
     pub fn add(&mut self, x: f64) {
-        self.count += 1;
-        let delta = x - self.mean;
-        self.mean += delta / count_as_f64(self.count);
+        self.all.add(x);
         // Running means, exact for equal observations.
         self.filled += 1;
         self.partial += (x - self.partial) / count_as_f64(self.filled);
@@ -484,7 +532,7 @@ impl BatchMeans {
         if most - least <= 4.0 * f64::EPSILON * least.abs().max(most.abs()) {
             // Constant batch means, but for rounding: nothing varies.
             return Ok(ConfidenceInterval {
-                mean: self.mean,
+                mean: self.all.mean(),
                 half_width: 0.0,
                 shift: 0.0,
                 level,
@@ -536,17 +584,26 @@ impl BatchMeans {
             }
         };
         let error = (adjustment * variance / count as f64).sqrt();
-        let (low, high) = (
-            self.mean - willink(t) * error,
-            self.mean - willink(-t) * error,
-        );
+        let mean = self.all.mean();
+        let (low, high) = (mean - willink(t) * error, mean - willink(-t) * error);
         Ok(ConfidenceInterval {
-            mean: self.mean,
+            mean,
             half_width: 0.5 * (high - low),
-            shift: 0.5 * (high + low) - self.mean,
+            shift: 0.5 * (high + low) - mean,
             level,
             samples: count,
         })
+    }
+
+    /// The number of observations since the last reset.
+    pub fn count(&self) -> u64 {
+        self.all.count()
+    }
+
+    /// The mean of every observation since the last reset (0 when empty):
+    /// the same, bit for bit, as a [`Tally`]'s of the same observations.
+    pub fn mean(&self) -> f64 {
+        self.all.mean()
     }
 
     /// The current batch size.
@@ -791,6 +848,42 @@ mod tests {
             prop_assert!((ta.mean() - all.mean()).abs() < 1e-9);
             prop_assert!((ta.variance() - all.variance()).abs() < 1e-6 * (1.0 + all.variance()));
             prop_assert_eq!(ta.max(), all.max());
+        }
+
+        // A running mean, a tally and batch means all keep the mean of
+        // Welford's update, written out here: the same bits, so that a
+        // meter may keep whichever it needs without changing a result.
+        #[test]
+        fn every_running_mean_is_welfords_to_the_bit(
+            xs in prop::collection::vec(-1e6f64..1e6, 0..3000),
+        ) {
+            let (mut running, mut tally, mut batches) =
+                (RunningMean::new(), Tally::new(), BatchMeans::new());
+            let mut welford = 0.0f64;
+            for (i, &x) in xs.iter().enumerate() {
+                running.add(x);
+                tally.add(x);
+                batches.add(x);
+                welford += (x - welford) / (i + 1) as f64;
+            }
+            prop_assert_eq!(running.count(), xs.len() as u64);
+            prop_assert_eq!(batches.count(), xs.len() as u64);
+            prop_assert_eq!(running.mean().to_bits(), welford.to_bits());
+            prop_assert_eq!(tally.mean().to_bits(), welford.to_bits());
+            prop_assert_eq!(batches.mean().to_bits(), welford.to_bits());
+        }
+
+        #[test]
+        fn quantiles_keep_the_least_and_greatest_duration(
+            nanos in prop::collection::vec(0u64..1 << 50, 0..200),
+        ) {
+            let mut q = Quantiles::new();
+            nanos.iter().for_each(|&n| q.record(SimTime::from_nanos(n)));
+            let expected = nanos.iter().min().zip(nanos.iter().max());
+            prop_assert_eq!(
+                q.range(),
+                expected.map(|(&a, &b)| (SimTime::from_nanos(a), SimTime::from_nanos(b)))
+            );
         }
     }
 
