@@ -35,6 +35,7 @@ fn every_shipped_scenario_loads_and_runs() {
                     + cpu.interrupts
                     + cpu.segment_faults
                     + cpu.buffer_copies.unwrap_or(0.0)
+                    + cpu.page_clears.unwrap_or(0.0)
                     + cpu.idle;
                 assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");
                 // Idle split by whether a process is held back by

@@ -334,6 +334,9 @@ pub enum Policy {
     Swapping {
         /// The device images are swapped to (an index into `devices`).
         device: usize,
+        /// Processor time to clear one page of a new image's bss and stack
+        /// at exec (32V's `clearseg`): each class's `empty_pages`.
+        clear: SimTime,
     },
     /// Demand paging with global replacement (Berkeley UNIX, Multics).
     Paging(Paging),
@@ -699,8 +702,9 @@ pub struct CommandClass {
     pub locality: Option<Locality>,
     /// The probability that a page taken from the process is dirty.
     pub dirty: f64,
-    /// The fraction of the private pages that start empty (stack, bss): on
-    /// first touch they get a cleared frame, without a read.
+    /// The fraction of the private pages that start empty (stack, bss):
+    /// under paging, on first touch they get a cleared frame, without a
+    /// read; under swapping exec clears them (`empty_pages`).
     pub zero_fill: f64,
     /// Segment faults (Multics): kernel work without I/O that interrupts a
     /// command's processing.
@@ -728,6 +732,23 @@ impl CommandClass {
     /// The mean number of I/O requests per command.
     pub fn mean_io(&self) -> f64 {
         self.io.iter().map(|io| io.count).sum()
+    }
+
+    /// The private pages of `page` bytes that start empty, the bss and the
+    /// stack: `zero_fill` of the private part's pages, to the nearest
+    /// page. Under swapping exec clears them and reads the rest of the
+    /// private part, the initialised data, from the program's file (32V's
+    /// `getxfile`).
+    pub fn empty_pages(&self, page: u64) -> u64 {
+        let private = (self.size - self.text).div_ceil(page);
+        ((self.zero_fill * private as f64).round() as u64).min(private)
+    }
+
+    /// The bytes of the image exec reads from the program's file under
+    /// swapping, with pages of `page` bytes: the text and the initialised
+    /// data, all but the empty pages (`empty_pages`).
+    pub fn file_bytes(&self, page: u64) -> u64 {
+        self.size - (self.empty_pages(page) * page).min(self.size - self.text)
     }
 }
 

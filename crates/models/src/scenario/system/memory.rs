@@ -47,11 +47,20 @@ pub(crate) struct CommonKeys {
 /// `memory.policy` and the keys that go with it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum PolicyFile {
-    Swapping,
+    Swapping(SwappingKeys),
     Paging {
         keys: PagingKeys,
         replacement: Box<ReplacementFile>,
     },
+}
+
+/// The keys of swapping.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct SwappingKeys {
+    /// Processor time to clear one page of a new image's bss and stack at
+    /// exec (default 0).
+    #[serde(default)]
+    pub clear_cpu: Option<Seconds>,
 }
 
 /// The keys of paging under every replacement.
@@ -185,6 +194,9 @@ fn keys_under(policy: &str, replacement: &str) -> Vec<&'static str> {
         keys.push("replacement");
     }
     keys.extend(keys_of::<CommonKeys>());
+    if policy == "swapping" {
+        keys.extend(keys_of::<SwappingKeys>());
+    }
     if policy == "paging" {
         keys.extend(keys_of::<PagingKeys>());
         let frames = keys_of::<FramesKeys>();
@@ -264,7 +276,7 @@ impl MemoryFile {
                 replacement: Box::new(replacement),
             }
         } else {
-            PolicyFile::Swapping
+            PolicyFile::Swapping(take(&mut table)?)
         };
         if let Some(key) = table.keys().next() {
             return Err(not_here(key, &policy, &replacement));
@@ -370,8 +382,15 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         }
     }
     let policy = match &f.policy {
-        PolicyFile::Swapping => match drives.as_deref()? {
-            [device] => Some(Policy::Swapping { device: *device }),
+        PolicyFile::Swapping(keys) => match drives.as_deref()? {
+            [device] => {
+                let clear = keys.clear_cpu.unwrap_or(Seconds(0.0));
+                v.time(clear, "memory.clear_cpu", true)
+                    .map(|clear| Policy::Swapping {
+                        device: *device,
+                        clear,
+                    })
+            }
             _ => {
                 v.report(
                     "memory.device",
@@ -548,7 +567,7 @@ pub(super) enum Wanted {
 
 pub(super) fn wanted_locality(f: &MemoryFile) -> Wanted {
     match &f.policy {
-        PolicyFile::Swapping => Wanted::None,
+        PolicyFile::Swapping(_) => Wanted::None,
         PolicyFile::Paging { replacement, .. } => match **replacement {
             ReplacementFile::ProcessLru(_) => Wanted::Lifetime,
             _ => Wanted::Phases,

@@ -314,7 +314,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
                 cache: f.files.is_some(),
                 // As written: a [memory] that fails on its sizes still
                 // says which policy it is.
-                swapping: matches!(f.memory.policy, memory::PolicyFile::Swapping),
+                swapping: matches!(f.memory.policy, memory::PolicyFile::Swapping(_)),
             };
             class(v, c, mips, wanted_locality(&f.memory), page, &data)
         })

@@ -924,7 +924,11 @@ fn a_memory_key_that_does_not_apply_is_told_where_it_does_and_what_applies_here(
                     "device = \"disk\"\n        [[device]]",
                     "device = \"disk\"\n        replacement = \"clock\"\n        [[device]]",
                 ),
-            "memory.replacement: applies only under policy \"paging\"; under memory.policy = \"swapping\" the keys are policy, size, kernel, page, device, programs",
+            "memory.replacement: applies only under policy \"paging\"; under memory.policy = \"swapping\" the keys are policy, size, kernel, page, device, programs, clear_cpu",
+        ),
+        (
+            on_disk("clear_cpu = \"1ms\""),
+            "memory.clear_cpu: applies only under policy \"swapping\"; under memory.policy = \"paging\" with memory.replacement = \"process-lru\"",
         ),
         (
             on_disk("tua = \"1s\""),
