@@ -297,6 +297,54 @@ fn with_data_files() -> String {
 "#
 }
 
+#[test]
+fn a_script_s_programs_share_its_temporary_files_through_the_cache() {
+    // Each command runs `sh` as a script of two passes (a program given
+    // runs of its own, as `sh -c` is): the first writes a temporary file
+    // of two blocks, the second reads it back, and finds both blocks in
+    // the cache where the first left them: the script's programs share
+    // its private files. Nothing of the file is read from the disk.
+    let text = CACHED
+        .replace(
+            "commands = [{ class = \"job\", weight = 1 }]",
+            "commands = [{ class = \"cc\", weight = 1 }]",
+        )
+        .replace("end_time = \"40s\"", "end_time = \"100s\"")
+        + r#"
+    [[class]]
+    name = "cc"
+    cpu = { det = { value = "10ms" } }
+    size = "2KiB"
+    runs = [{ class = "sh", runs = ["pass1", "pass2"] }]
+    [[class]]
+    name = "sh"
+    cpu = { det = { value = "10ms" } }
+    size = "2KiB"
+    [[class]]
+    name = "pass1"
+    cpu = { det = { value = "100ms" } }
+    size = "2KiB"
+    files = [{ write = "tmp" }]
+    [[class]]
+    name = "pass2"
+    cpu = { det = { value = "100ms" } }
+    size = "2KiB"
+    files = [{ read = "tmp" }]
+    [[file]]
+    name = "tmp"
+    size = "1KiB"
+    private = true
+"#;
+    let s = run(&inline_system(&text), 0);
+    let cc = s.classes.iter().find(|c| c.name == "cc").unwrap();
+    assert!(cc.completions >= 5, "{cc:?}");
+    let t = traffic(&s, "temporary");
+    // Every command wrote two blocks and read them back from the cache
+    // (those under way at the end aside).
+    assert!(t.reads >= 2 * cc.completions, "{t:?}");
+    assert_eq!((t.hits, t.misses, t.in_transit), (t.reads, 0, 0), "{t:?}");
+}
+
 fn traffic<'a>(s: &'a Summary, kind: &str) -> &'a FileTraffic {
     let files = s.files.as_ref().unwrap();
     files.traffic.iter().find(|t| t.kind == kind).unwrap()

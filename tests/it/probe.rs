@@ -539,6 +539,29 @@ fn bad_scripts_are_refused_by_key_with_status_2_and_nothing_written() {
         "cpu = { det = { value = \"1s\" } }\n    size = \"400KiB\"",
         "cpu = { det = { value = \"1s\" } }\n    size = \"2MiB\"",
     );
+    let own_loop = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"big\", runs = [\"job\"] }]",
+    );
+    let own_fixed = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"big\", cpu = \"1s\", runs = [\"big\"] }]",
+    );
+    let own_empty = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"big\", runs = [] }]",
+    );
+    let own_too_big = too_big.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"job\", runs = [\"big\"] }]",
+    );
+    // A class run as a script of other programs is no loop, even a script
+    // running its own program so (a shell's `sh -c`).
+    let in_itself = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"job\", runs = [\"big\"] }]",
+    );
+    assert!(tpsim::models::load_system("in-itself.toml", &in_itself).is_ok());
     let no_shell = fixed_script.replace("cpu = \"1s\" }", "}").replace(
         "sleep = \"10s\"",
         "sleep = \"10s\"\n    script = { shell = \"sh\", time = \"big\" }",
@@ -561,6 +584,19 @@ fn bad_scripts_are_refused_by_key_with_status_2_and_nothing_written() {
             &["class[job].runs: the image of big (2097152 bytes) is larger than user memory"],
         ),
         (no_shell, &["probe.script.shell: no [[class]] named \"sh\""]),
+        (
+            own_loop,
+            &["class[job].runs: runs itself (job -> big -> job)"],
+        ),
+        (
+            own_fixed,
+            &["class[job].runs[big]: class big is a script (it has `runs`)"],
+        ),
+        (own_empty, &["class[job].runs[big].runs: an empty list"]),
+        (
+            own_too_big,
+            &["class[big].size: the image of big (2097152 bytes) is larger than user memory"],
+        ),
     ] {
         assert!(text != SCRIPT_USER, "{expected:?}: the edit took");
         crate::cli::assert_text_rejected(&text, expected);

@@ -47,6 +47,9 @@ pub struct System {
     pub classes: Vec<CommandClass>,
     /// Processes that run in the background for the whole run.
     pub background: Vec<Background>,
+    /// The lists of programs that programs run in place of their
+    /// classes' `runs` (`Program::runs`).
+    pub run_lists: Vec<Vec<Program>>,
     /// The terminal probe, if the scenario has one.
     pub probe: Option<Probe>,
     /// The file system's buffer cache, if the scenario has one (`[files]`):
@@ -55,6 +58,15 @@ pub struct System {
 }
 
 impl System {
+    /// The programs a process of `class` started as a program with `runs`
+    /// (`Program::runs`) runs in turn: its own list, or its class's.
+    pub fn runs(&self, class: usize, runs: Option<usize>) -> &[Program] {
+        match runs {
+            Some(list) => &self.run_lists[list],
+            None => &self.classes[class].runs,
+        }
+    }
+
     /// What a user should know before running: valid settings whose
     /// consequence may surprise, such as commands that can never run.
     pub fn notes(&self) -> Vec<String> {
@@ -997,6 +1009,23 @@ pub struct Program {
     /// Its processor demand, the same every run (a given job, such as
     /// `man man`); `None` to draw it from the class.
     pub demand: Option<SimTime>,
+    /// The programs it runs in turn in place of its class's `runs` (an
+    /// index into `System::run_lists`): the class's program run as a
+    /// script of others, as `sh -c COMMAND` is the shell running the
+    /// command it is given, with the shell's image and text. `None` for
+    /// its class's.
+    pub runs: Option<usize>,
+}
+
+impl Program {
+    /// The program of `class`, its demand drawn and its runs its class's.
+    pub fn of(class: usize) -> Program {
+        Program {
+            class,
+            demand: None,
+            runs: None,
+        }
+    }
 }
 
 /// The probe run as the 1981 study's shell script: for each benchmark its
@@ -1128,6 +1157,7 @@ mod tests {
             benchmarks: vec![Program {
                 class: 0,
                 demand: None,
+                runs: None,
             }],
             script: None,
             sleep: Dist::exponential(1.0).unwrap(),

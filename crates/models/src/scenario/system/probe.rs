@@ -14,7 +14,7 @@ use super::classes::{CommandClassFile, class_index};
 
 /// A program run as a command (a benchmark of the probe, or a program a
 /// script runs): a class's name, or a table naming the class and fixing
-/// the program's processor demand.
+/// the program's processor demand or the programs it runs.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ProgramFile {
     pub class: String,
@@ -22,9 +22,12 @@ pub(crate) struct ProgramFile {
     pub cpu: Option<Seconds>,
     /// Millions of instructions, in place of a draw from the class.
     pub instructions: Option<f64>,
+    /// The programs it runs in turn, in place of its class's `runs`.
+    pub runs: Option<Vec<ProgramFile>>,
 }
 
-/// `{ class = "...", cpu = "5s" }` or `{ class = "...", instructions = 2.5 }`.
+/// `{ class = "...", cpu = "5s" }`, `{ class = "...", instructions = 2.5 }`
+/// or `{ class = "...", runs = [...] }`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProgramTable {
@@ -33,6 +36,8 @@ struct ProgramTable {
     cpu: Option<Seconds>,
     #[serde(default)]
     instructions: Option<f64>,
+    #[serde(default)]
+    runs: Option<Vec<ProgramFile>>,
 }
 
 impl<'de> Deserialize<'de> for ProgramFile {
@@ -50,6 +55,7 @@ impl<'de> Deserialize<'de> for ProgramFile {
                     class: v.to_string(),
                     cpu: None,
                     instructions: None,
+                    runs: None,
                 })
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<ProgramFile, A::Error> {
@@ -58,6 +64,7 @@ impl<'de> Deserialize<'de> for ProgramFile {
                     class: t.class,
                     cpu: t.cpu,
                     instructions: t.instructions,
+                    runs: t.runs,
                 })
             }
         }
@@ -115,17 +122,54 @@ pub(crate) struct WindowFile {
     pub to: Seconds,
 }
 
-/// A program: its class, and the fixed demand it may give. `key` names
-/// it in messages, `list` the list it is in.
+/// A program: its class, and the fixed demand or the programs it may
+/// give, these added to `lists`. `key` names it in messages, `list` the
+/// list it is in.
 pub(super) fn program(
     v: &mut Validator,
     f: &ProgramFile,
     classes: &[CommandClassFile],
     mips: Option<f64>,
     list: &str,
+    lists: &mut Vec<Vec<Program>>,
 ) -> Option<Program> {
     let key = format!("{list}[{}]", f.class);
     let class = class_index(v, classes, &f.class, list);
+    let runs = match &f.runs {
+        None => Some(None),
+        Some(programs) => {
+            let runs_key = format!("{key}.runs");
+            if programs.is_empty() {
+                v.report(
+                    &runs_key,
+                    "an empty list: name the programs it runs, or leave `runs` out for its class's",
+                );
+            }
+            if let Some(c) = class
+                && !classes[c].files.is_empty()
+            {
+                v.report(
+                    &runs_key,
+                    format!(
+                        "class {} reads and writes files: a script does so through its programs, so give the files to the classes it runs",
+                        f.class
+                    ),
+                );
+            }
+            let programs: Vec<_> = programs
+                .iter()
+                .map(|p| program(v, p, classes, mips, &runs_key, lists))
+                .collect();
+            programs
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    lists.push(p);
+                    Some(lists.len() - 1)
+                })
+        }
+    };
     let demand = match (f.cpu, f.instructions) {
         (None, None) => Some(None),
         (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
@@ -159,7 +203,7 @@ pub(super) fn program(
         }
     };
     if let (Some(class), Some(Some(_))) = (class, demand)
-        && !classes[class].runs.is_empty()
+        && (!classes[class].runs.is_empty() || f.runs.is_some())
     {
         v.report(
             &key,
@@ -173,6 +217,7 @@ pub(super) fn program(
     Some(Program {
         class: class?,
         demand: demand?,
+        runs: runs?,
     })
 }
 
@@ -182,6 +227,7 @@ pub(super) fn probe(
     classes: &[CommandClassFile],
     mips: Option<f64>,
     day_start: SimTime,
+    lists: &mut Vec<Vec<Program>>,
 ) -> Option<Probe> {
     if f.benchmarks.is_empty() {
         v.report("probe.benchmarks", "must name at least one [[class]]");
@@ -189,7 +235,7 @@ pub(super) fn probe(
     let benchmarks: Vec<Option<Program>> = f
         .benchmarks
         .iter()
-        .map(|b| program(v, b, classes, mips, "probe.benchmarks"))
+        .map(|b| program(v, b, classes, mips, "probe.benchmarks", lists))
         .collect();
     let script = f.script.as_ref().map(|s| {
         let shell = class_index(v, classes, &s.shell, "probe.script.shell");

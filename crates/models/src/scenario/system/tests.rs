@@ -1117,6 +1117,32 @@ fn with_files(files: &str) -> String {
 }
 
 #[test]
+fn a_program_that_reads_files_is_not_run_as_a_script() {
+    // `compile` given runs of its own, but its class reads a file: a
+    // script reads and writes through its programs. Run plainly, it may.
+    let text = with_files("buffers = 10\ncopy_rate = \"2MB/s\"").replace(
+        "name = \"edit\"",
+        "name = \"edit\"\n        runs = [{ class = \"compile\", runs = [\"compile\"] }]",
+    ) + r#"
+        [[class]]
+        name = "compile"
+        cpu = { exp = { mean = "200ms" } }
+        size = "8KiB"
+        files = [{ read = "src" }]
+        [[file]]
+        name = "src"
+        size = "2KiB"
+    "#;
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].key, "class[edit].runs[compile].runs");
+    assert!(
+        found[0].message.contains("reads and writes files"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn the_buffer_cache_validates_with_v7_s_defaults() {
     let text = with_files("buffers = 100\ncopy_rate = \"2MB/s\"");
     let system = SystemFile::parse("t.toml", &text)

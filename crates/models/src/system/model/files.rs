@@ -104,6 +104,11 @@ pub(super) struct ProcessFiles {
     /// The next process waiting for the same block, if any (the waiters
     /// of a block are a list through their tables).
     next_waiter: Option<usize>,
+    /// The number of the command whose private files it reads and writes,
+    /// if it is a script's or one of a script's programs: every program of
+    /// a script shares its script's (a compiler's passes read the
+    /// temporary files the pass before wrote).
+    command: Option<u32>,
 }
 
 impl ProcessFiles {
@@ -334,6 +339,22 @@ impl Files {
             Access::Miss { .. } => counts.misses += 1,
             Access::NoBuffer { .. } => {}
         }
+    }
+
+    /// `child` is a program of `script`, and reads and writes its script's
+    /// private files rather than its own: the script's command's number,
+    /// given to the script by its first program if it has none yet.
+    pub(super) fn join_script(&mut self, child: usize, script: usize) {
+        let Some(cache) = self.cache.as_mut() else {
+            return;
+        };
+        let command = *self.of[script].command.get_or_insert_with(|| {
+            cache.commands = cache.commands.wrapping_add(1);
+            cache.commands
+        });
+        let of = &mut self.of[child];
+        of.command = Some(command);
+        of.data.command = command;
     }
 
     /// With the text table: a new process of its class is attached to the

@@ -253,6 +253,7 @@ impl<'a> Probe<'a> {
                 program: Program {
                     class: ramp.settings.class,
                     demand: None,
+                    runs: None,
                 },
             });
             ramp.started += 1;
@@ -390,6 +391,7 @@ impl<'a> Probe<'a> {
                 let shell = Program {
                     class,
                     demand: None,
+                    runs: None,
                 };
                 self.start(shell, Role::Shell, steps);
             }
@@ -404,6 +406,7 @@ impl<'a> Probe<'a> {
             let time = Program {
                 class: self.settings.script.expect("a script").time,
                 demand: None,
+                runs: None,
             };
             self.start(time, Role::Time, steps);
         } else {
@@ -521,6 +524,7 @@ mod tests {
                 program: Program {
                     class,
                     demand: demand.map(secs),
+                    runs: None,
                 },
                 counted,
                 typed: None,
@@ -718,6 +722,7 @@ mod tests {
         let loops = Program {
             class: 1,
             demand: None,
+            runs: None,
         };
         let workers: Vec<String> = (0..3)
             .map(|index| {
