@@ -954,6 +954,9 @@ pub struct Background {
 pub struct Probe {
     /// The benchmarks, run in this order every cycle.
     pub benchmarks: Vec<Program>,
+    /// What each benchmark's observations are called: the name it was
+    /// given, else its class's.
+    pub names: Vec<String>,
     /// Run as the study's shell script: its shell forks `time`, which forks
     /// the benchmark; `None` to run each benchmark directly.
     pub script: Option<ProbeScript>,
@@ -1081,6 +1084,7 @@ mod tests {
         let hour = |h: u64| SimTime::from_secs(h * 3600);
         let probe = |day_start| Probe {
             benchmarks: Vec::new(),
+            names: Vec::new(),
             script: None,
             sleep: Dist::deterministic(1.0).unwrap(),
             window: Some((hour(9), hour(17))),
@@ -1154,11 +1158,8 @@ mod tests {
     fn the_probe_starts_cycles_in_its_window_and_truncates_like_time() {
         let h = |x: u64| SimTime::from_secs(x * 3600);
         let probe = Probe {
-            benchmarks: vec![Program {
-                class: 0,
-                demand: None,
-                runs: None,
-            }],
+            benchmarks: vec![Program::of(0)],
+            names: vec!["job".into()],
             script: None,
             sleep: Dist::exponential(1.0).unwrap(),
             window: Some((h(9), h(17))),

@@ -13,7 +13,7 @@ use tpsim_core::Dist;
 use super::devices::{DeviceFile, device_index};
 use super::files::{DataFileFile, FileAccessFile, accesses};
 use super::memory::Wanted;
-use super::probe::{ProgramFile, program};
+use super::probe::{ProgramFile, unnamed};
 use super::{OneOrMany, fraction, size};
 
 /// A class's I/O to one device.
@@ -182,7 +182,7 @@ pub(super) fn class(
     let runs: Vec<_> = f
         .runs
         .iter()
-        .map(|r| program(v, r, data.classes, mips, &format!("{key}.runs"), lists))
+        .map(|r| unnamed(v, r, data.classes, mips, &format!("{key}.runs"), lists))
         .collect();
     if !f.runs.is_empty() && !f.files.is_empty() {
         v.report(

@@ -24,6 +24,9 @@ pub(crate) struct ProgramFile {
     pub instructions: Option<f64>,
     /// The programs it runs in turn, in place of its class's `runs`.
     pub runs: Option<Vec<ProgramFile>>,
+    /// What a benchmark's observations are called, if not its class's
+    /// name.
+    pub name: Option<String>,
 }
 
 /// `{ class = "...", cpu = "5s" }`, `{ class = "...", instructions = 2.5 }`
@@ -38,6 +41,8 @@ struct ProgramTable {
     instructions: Option<f64>,
     #[serde(default)]
     runs: Option<Vec<ProgramFile>>,
+    #[serde(default)]
+    name: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for ProgramFile {
@@ -56,6 +61,7 @@ impl<'de> Deserialize<'de> for ProgramFile {
                     cpu: None,
                     instructions: None,
                     runs: None,
+                    name: None,
                 })
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<ProgramFile, A::Error> {
@@ -65,6 +71,7 @@ impl<'de> Deserialize<'de> for ProgramFile {
                     cpu: t.cpu,
                     instructions: t.instructions,
                     runs: t.runs,
+                    name: t.name,
                 })
             }
         }
@@ -158,7 +165,7 @@ pub(super) fn program(
             }
             let programs: Vec<_> = programs
                 .iter()
-                .map(|p| program(v, p, classes, mips, &runs_key, lists))
+                .map(|p| unnamed(v, p, classes, mips, &runs_key, lists))
                 .collect();
             programs
                 .into_iter()
@@ -221,6 +228,25 @@ pub(super) fn program(
     })
 }
 
+/// A program of a script's `runs`: refused a `name`, which only a
+/// benchmark's observations go by.
+pub(super) fn unnamed(
+    v: &mut Validator,
+    f: &ProgramFile,
+    classes: &[CommandClassFile],
+    mips: Option<f64>,
+    list: &str,
+    lists: &mut Vec<Vec<Program>>,
+) -> Option<Program> {
+    if f.name.is_some() {
+        v.report(
+            format!("{list}[{}].name", f.class),
+            "names a benchmark's observations: a program a script runs is not observed, so give it no name",
+        );
+    }
+    program(v, f, classes, mips, list, lists)
+}
+
 pub(super) fn probe(
     v: &mut Validator,
     f: &ProbeFile,
@@ -237,6 +263,16 @@ pub(super) fn probe(
         .iter()
         .map(|b| program(v, b, classes, mips, "probe.benchmarks", lists))
         .collect();
+    let names: Vec<String> = f
+        .benchmarks
+        .iter()
+        .map(|b| b.name.clone().unwrap_or_else(|| b.class.clone()))
+        .collect();
+    for (b, name) in f.benchmarks.iter().zip(&names) {
+        if let Err(why) = crate::names::check(name) {
+            v.report(format!("probe.benchmarks[{}].name", b.class), why);
+        }
+    }
     let script = f.script.as_ref().map(|s| {
         let shell = class_index(v, classes, &s.shell, "probe.script.shell");
         let time = class_index(v, classes, &s.time, "probe.script.time");
@@ -296,6 +332,7 @@ pub(super) fn probe(
     }
     Some(Probe {
         benchmarks: benchmarks.into_iter().collect::<Option<_>>()?,
+        names,
         script: script.map_or(Some(None), |s| s.map(Some))?,
         sleep: sleep?,
         window: window?,

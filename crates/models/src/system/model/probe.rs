@@ -333,9 +333,8 @@ impl<'a> Probe<'a> {
     fn observe(&mut self, start: SimTime, end: SimTime, used: Used) -> Observation {
         self.running = None;
         let noted = self.noted.take().expect("the load was noted at the start");
-        let class = self.settings.benchmarks[self.next].class;
         Observation {
-            benchmark: self.sys.classes[class].name.clone(),
+            benchmark: self.settings.names[self.next].clone(),
             start: start.as_secs_f64(),
             warmup: start < self.sys.settings.warmup,
             users: noted.users,
