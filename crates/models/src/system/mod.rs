@@ -71,6 +71,13 @@ impl System {
     /// consequence may surprise, such as commands that can never run.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        let m = &self.memory;
+        if m.installed > m.size {
+            notes.push(format!(
+                "memory.size: the machine has {} bytes, of which the kernel uses {} (memory.usable); the rest is idle",
+                m.installed, m.size
+            ));
+        }
         if let Policy::Swapping { .. } = self.memory.policy {
             let user = self.memory.user_bytes();
             for class in self.classes.iter().filter(|c| c.size > user) {
@@ -221,8 +228,11 @@ impl Default for Multics {
 /// Memory and its management.
 #[derive(Clone, Debug)]
 pub struct Memory {
-    /// Physical memory \[bytes\].
+    /// Physical memory the kernel manages \[bytes\]: the machine's, or
+    /// less where the kernel uses no more (32V's `PHYSPAGES`).
     pub size: u64,
+    /// Physical memory in the machine \[bytes\], at least `size`.
+    pub installed: u64,
     /// The kernel's share \[bytes\].
     pub kernel: u64,
     /// The page size \[bytes\].

@@ -30,6 +30,9 @@ pub(crate) struct MemoryFile {
 pub(crate) struct CommonKeys {
     /// Physical memory.
     pub size: Bytes,
+    /// The most of it the kernel uses (default: all of it).
+    #[serde(default)]
+    pub usable: Option<Bytes>,
     /// The kernel's share (default 0).
     #[serde(default)]
     pub kernel: Option<Bytes>,
@@ -346,7 +349,13 @@ pub(crate) enum DeviceNames {
 
 pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<Memory> {
     let c = &f.common;
-    let total = size(v, c.size, "memory.size", false);
+    let installed = size(v, c.size, "memory.size", false);
+    let usable = c
+        .usable
+        .map(|u| size(v, u, "memory.usable", false))
+        .unwrap_or(installed);
+    // The memory the kernel manages: the machine's, or less.
+    let total = installed.zip(usable).map(|(i, u)| i.min(u));
     let kernel = size(v, c.kernel.unwrap_or(Bytes(0.0)), "memory.kernel", true);
     let page = size(v, c.page, "memory.page", false);
     let drives = drives(v, f, devices);
@@ -354,9 +363,14 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         return None;
     };
     if kernel >= total {
+        let of = if c.usable.is_some_and(|_| total < installed.unwrap_or(0)) {
+            "memory.usable"
+        } else {
+            "memory.size"
+        };
         v.report(
             "memory.kernel",
-            format!("the kernel ({kernel} bytes) must be smaller than memory.size ({total} bytes)"),
+            format!("the kernel ({kernel} bytes) must be smaller than {of} ({total} bytes)"),
         );
         return None;
     }
@@ -371,7 +385,11 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         );
         return None;
     }
-    for (key, bytes) in [("memory.size", total), ("memory.kernel", kernel)] {
+    let mut whole = vec![("memory.size", installed?), ("memory.kernel", kernel)];
+    if let Some(usable) = usable.filter(|_| c.usable.is_some()) {
+        whole.push(("memory.usable", usable));
+    }
+    for (key, bytes) in whole {
         if bytes % page != 0 {
             v.report(
                 key,
@@ -411,6 +429,7 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
     };
     Some(Memory {
         size: total,
+        installed: installed?,
         kernel,
         page,
         programs: programs?,
