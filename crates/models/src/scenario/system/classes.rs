@@ -13,7 +13,7 @@ use tpsim_core::Dist;
 use super::devices::{DeviceFile, device_index};
 use super::files::{DataFileFile, FileAccessFile, accesses};
 use super::memory::Wanted;
-use super::probe::{ProgramFile, unnamed};
+use super::probe::{ProgramFile, Programs, unnamed};
 use super::{OneOrMany, fraction, size};
 
 /// A class's I/O to one device.
@@ -182,7 +182,14 @@ pub(super) fn class(
     let runs: Vec<_> = f
         .runs
         .iter()
-        .map(|r| unnamed(v, r, data.classes, mips, &format!("{key}.runs"), lists))
+        .map(|r| {
+            let mut cx = Programs {
+                classes: data.classes,
+                mips,
+                lists: &mut *lists,
+            };
+            unnamed(v, r, &format!("{key}.runs"), &mut cx)
+        })
         .collect();
     if !f.runs.is_empty() && !f.files.is_empty() {
         v.report(

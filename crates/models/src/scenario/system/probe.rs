@@ -129,17 +129,25 @@ pub(crate) struct WindowFile {
     pub to: Seconds,
 }
 
+/// What programs are read against: the classes, the speed instructions
+/// are turned into time at, and the lists of programs that programs run
+/// (`System::run_lists`), gathered as they are read.
+pub(super) struct Programs<'a> {
+    pub classes: &'a [CommandClassFile],
+    pub mips: Option<f64>,
+    pub lists: &'a mut Vec<Vec<Program>>,
+}
+
 /// A program: its class, and the fixed demand or the programs it may
-/// give, these added to `lists`. `key` names it in messages, `list` the
-/// list it is in.
+/// give, these added to the run lists. `key` names it in messages,
+/// `list` the list it is in.
 pub(super) fn program(
     v: &mut Validator,
     f: &ProgramFile,
-    classes: &[CommandClassFile],
-    mips: Option<f64>,
     list: &str,
-    lists: &mut Vec<Vec<Program>>,
+    cx: &mut Programs<'_>,
 ) -> Option<Program> {
+    let (classes, mips) = (cx.classes, cx.mips);
     let key = format!("{list}[{}]", f.class);
     let class = class_index(v, classes, &f.class, list);
     let runs = match &f.runs {
@@ -165,15 +173,15 @@ pub(super) fn program(
             }
             let programs: Vec<_> = programs
                 .iter()
-                .map(|p| unnamed(v, p, classes, mips, &runs_key, lists))
+                .map(|p| unnamed(v, p, &runs_key, cx))
                 .collect();
             programs
                 .into_iter()
                 .collect::<Option<Vec<_>>>()
                 .filter(|p| !p.is_empty())
                 .map(|p| {
-                    lists.push(p);
-                    Some(lists.len() - 1)
+                    cx.lists.push(p);
+                    Some(cx.lists.len() - 1)
                 })
         }
     };
@@ -233,10 +241,8 @@ pub(super) fn program(
 pub(super) fn unnamed(
     v: &mut Validator,
     f: &ProgramFile,
-    classes: &[CommandClassFile],
-    mips: Option<f64>,
     list: &str,
-    lists: &mut Vec<Vec<Program>>,
+    cx: &mut Programs<'_>,
 ) -> Option<Program> {
     if f.name.is_some() {
         v.report(
@@ -244,7 +250,7 @@ pub(super) fn unnamed(
             "names a benchmark's observations: a program a script runs is not observed, so give it no name",
         );
     }
-    program(v, f, classes, mips, list, lists)
+    program(v, f, list, cx)
 }
 
 pub(super) fn probe(
@@ -261,7 +267,14 @@ pub(super) fn probe(
     let benchmarks: Vec<Option<Program>> = f
         .benchmarks
         .iter()
-        .map(|b| program(v, b, classes, mips, "probe.benchmarks", lists))
+        .map(|b| {
+            let mut cx = Programs {
+                classes,
+                mips,
+                lists: &mut *lists,
+            };
+            program(v, b, "probe.benchmarks", &mut cx)
+        })
         .collect();
     let names: Vec<String> = f
         .benchmarks
