@@ -6,12 +6,18 @@ common random numbers (the same seeds), for a list of variants that each
 switch one mechanism off in both members of the pair, and prints, per
 variant and command class, the mean over replications of
 ln(R_paged / R_swapped) with a 95% Student-t interval: above 0, swapping
-is faster. Besides the switches, the buffer cache's assumed values are
-varied over their plausible range: files scattered over their file
-system (both members', or the swapped member's only) in place of laid
-down in order, half or twice each kernel's buffers, the copy from a buffer
-at 1 or 8 MB/s in place of 2. Not part
-of CI: a few minutes on two cores.
+is faster. Besides the switches, the assumed values are varied over
+their plausible range: files scattered over their file system (both
+members', or the swapped member's only) in place of laid down in order,
+half or twice each kernel's buffers (and 3BSD's 62 of 80/07/19), the copy
+from a buffer at 1 or 8 MB/s in place of 2, exec's clearing of a click
+at 0.05 or 0.25 ms in place of 0.1, the compilation's demand even over
+its passes, the drivers' (man.c's, cc.c's) lines four times as long,
+the programs' images half or one and a half times as large, every
+kernel 64 KiB smaller or larger, at Purdue 32V using all 3 MB (its
+PHYSPAGES raised), and the disks under the positional rule with the
+files interleaved by mkfs, contiguous or aged. The variants are also what scripts/probe-study.py
+takes. Not part of CI: an hour or so on two cores.
 
 Usage: scripts/ablation.py [REPLICATIONS [VARIANT ...]]
   REPLICATIONS defaults to 10; naming variants runs only those (and the
@@ -24,6 +30,9 @@ import sys
 import tempfile
 
 from tpsimrun import ROOT, build, interval, run
+
+# The start of a class's block, by name, in a scenario's text.
+CLASS = r'\nname = "{}" '
 
 
 def variants(text):
@@ -45,12 +54,23 @@ def variants(text):
 
     def no_cache(t):
         # The I/O path before the buffer cache: exec reads an image in one
-        # transfer, and the reads the cache took over go back to `io`.
+        # transfer, and the reads the cache took over go back to `io`: the
+        # manual page and the macros nroff reads, the temporary files
+        # ccom and as read back (8 KiB each).
         t = t[:t.index("\n# The file system's buffer cache")] + "\n"
+        if "rp06-1" in t:
+            t = t.replace('files = [{ read = "ctm1" }, { write = "ctm2" }]',
+                          'io = { count = 8, size = "1KiB", device = "rp06-1" }')
+            t = t.replace('io = { count = 8, size = "1KiB", device = "rp06-1" }    # the object',
+                          'io = { count = 16, size = "1KiB", device = "rp06-1" }    # the object')
+        else:
+            t = t.replace('{ count = 4, size = "1KiB", device = "rm03-', '{ count = 8, size = "1KiB", device = "rm03-')
+            t = t.replace('files = [{ read = "ctm1" }, { write = "ctm2" }]',
+                          'io = [{ count = 4, size = "1KiB", device = "rm03-1" }, '
+                          '{ count = 4, size = "1KiB", device = "rm03-2" }]')
         t = "".join(l for l in t.splitlines(True)
                     if not l.startswith(("files = [", "sticky = true")))
-        t = t.replace("count = 33,", "count = 40,").replace("count = 44,", "count = 60,")
-        return t
+        return t.replace("count = 33,", "count = 40,")
 
     def scattered(swapped_only):
         # Each block of a file on a cylinder of its own: a file system
@@ -96,6 +116,92 @@ def variants(text):
     def no_big_jobs(t):
         return t.replace('{ class = "macsyma", weight = 1 }', '{ class = "macsyma", weight = 0 }')
 
+    def clearing(ms):
+        # Exec's clearing of a 512-byte click (the swapped members'), over
+        # its plausible range.
+        return lambda t: re.sub(r'^clear_cpu = "[^"]*"', f'clear_cpu = "{ms}ms"', t, flags=re.M)
+
+    def class_value(t, name, key, value):
+        # `key = ...`'s number (after `mean = ` or `= "`) in the block of
+        # class `name`, given by `value(old)`.
+        pattern = "(" + CLASS.format(name) + r".*?\n" + key + r")([0-9.]+)"
+        return re.sub(pattern, lambda m: f"{m[1]}{value(float(m[2])):g}", t, count=1, flags=re.S)
+
+    def fixed(t, name, value):
+        # Every fixed demand of a program of class `name` in runs lists.
+        return re.sub(r'(\{ class = "' + name + r'", instructions = )([0-9.]+)',
+                      lambda m: f"{m[1]}{value(float(m[2])):g}", t)
+
+    def cc_even(t):
+        # The compilation's demand spread evenly over its four passes, the
+        # users' and the probe's, in place of the compiler proper taking
+        # most of it.
+        passes = ["cpp", "ccom", "as", "ld"]
+        key = r"instructions = \{ erlang = \{ k = 2, mean = "
+        means, probe = [], []
+        for p in passes:
+            class_value(t, p, key, lambda v: means.append(v) or v)
+            fixed(t, p, lambda v: probe.append(v) or v)
+        for p in passes:
+            t = class_value(t, p, key, lambda v: sum(means) / 4)
+            t = fixed(t, p, lambda v: sum(probe) / 4)
+        return t
+
+    def drivers_lines(factor):
+        # man.c's and cc.c's own lines `factor` times as long, the
+        # difference taken from nroff and ccom so that the commands'
+        # demands stay as they were.
+        def edit(t):
+            line = r"instructions = \{ det = \{ value = "
+            old, new = 0.005, 0.005 * factor
+            if 'name = "man" ' in t:
+                t = class_value(t, "man", line, lambda v: new)
+                t = class_value(t, "nroff", r"instructions = \{ exp = \{ mean = ", lambda v: v - 2 * (new - old))
+                t = fixed(t, "nroff", lambda v: v - 2 * (new - old))
+            t = class_value(t, "cc", line, lambda v: new)
+            t = class_value(t, "ccom", r"instructions = \{ erlang = \{ k = 2, mean = ", lambda v: v - 5 * (new - old))
+            return fixed(t, "ccom", lambda v: v - 5 * (new - old))
+        return edit
+
+    def images(factor):
+        # The sizes of the programs the commands now run (assumed: no
+        # a.out header survives), text and all, scaled.
+        def edit(t):
+            for p in ["man", "cc", "cpp", "ccom", "as", "ld"]:
+                for key in ['size = "', 'text = "']:
+                    t = class_value(t, p, key, lambda v: round(v * factor))
+            return t
+        return edit
+
+    def positional(layout):
+        # Every disk with its drive's geometry under the positional rule
+        # (the platter's angle; the drivers' search lead), the files laid
+        # out as `layout` says: mkfs's interleave on a fresh file system,
+        # blocks one after another, or an aged free list.
+        def edit(t):
+            t = re.sub(r'^name = "(rm03|rp06)(-[0-9]+)"\n',
+                       lambda m: f'{m[0]}drive = "{m[1]}"\nrotation = "position"\n', t, flags=re.M)
+            return t.replace('layout = "contiguous"', f'layout = "{layout}"')
+        return edit
+
+    def all_memory(t):
+        # 32V with PHYSPAGES raised to the machine's memory (a tunable).
+        return re.sub(r'^usable = "[^"]*"', 'usable = "1024MiB"', t, flags=re.M)
+
+    def kernels(delta_kib):
+        # Every member's kernel `delta_kib` larger (its text and tables
+        # assumed).
+        return lambda t: re.sub(r'^kernel = "([0-9]+)KiB"',
+                                lambda m: f'kernel = "{int(m[1]) + delta_kib}KiB"', t, flags=re.M)
+
+    def nbuf_62(t):
+        # The paged member on 3BSD's 62 buffers of 80/07/19 (param.h 3.9),
+        # its kernel 14 KiB larger.
+        if 'policy = "paging"' not in t:
+            return t
+        t = t.replace("buffers = 48 ", "buffers = 62 ")
+        return re.sub(r'^kernel = "([0-9]+)KiB"', lambda m: f'kernel = "{int(m[1]) + 14}KiB"', t, flags=re.M)
+
     out = [("as shipped", lambda t: t), ("no shells", no_shells),
            ("round robin", round_robin), ("disk queues FCFS", fcfs_arms),
            ("exec free", free_exec), ("no buffer cache", no_cache),
@@ -106,7 +212,18 @@ def variants(text):
            ("copies at 1 MB/s", copy_rate("1MB/s")), ("copies at 8 MB/s", copy_rate("8MB/s")),
            ("paged on V7's clock", v7_clock),
            ("swapped on 4.0BSD's clock", swapped_40bsd_clock),
-           ("swapped member's blocks 1 KiB", swapped_1k_blocks)]
+           ("swapped member's blocks 1 KiB", swapped_1k_blocks),
+           ("clearing 0.05 ms a click", clearing(0.05)), ("clearing 0.25 ms a click", clearing(0.25)),
+           ("cc's demand even over its passes", cc_even),
+           ("drivers' lines x4", drivers_lines(4)),
+           ("programs' images x0.5", images(0.5)), ("programs' images x1.5", images(1.5)),
+           ("kernels 64 KiB smaller", kernels(-64)), ("kernels 64 KiB larger", kernels(64)),
+           ("paged member's 62 buffers", nbuf_62),
+           ("positional disks, interleaved", positional("interleaved")),
+           ("positional disks, contiguous", positional("contiguous")),
+           ("positional disks, aged", positional("aged"))]
+    if 'usable = "1MiB"' in text or "purdue" in text:
+        out.append(("32V on all the memory", all_memory))
     if "macsyma" in text:
         out.append(("no MACSYMA", no_big_jobs))
     return out

@@ -23,7 +23,9 @@ CLOCK = "scenarios/berkeley-1979-clock.toml"
 
 # (label, scenario, extra --set arguments)
 POLICIES = [
-    ("swapping", "scenarios/berkeley-1979-swapped.toml", []),
+    # 32V's PHYSPAGES raised with the memory (a tunable), so that every
+    # policy has the memory of its column.
+    ("swapping", "scenarios/berkeley-1979-swapped.toml", ["memory.usable=2MiB"]),
     ("paging, by process", "scenarios/berkeley-1979-paged.toml", []),
     ("clock with the 3BSD swapper (shipped)", CLOCK, []),
     ("clock alone", CLOCK, ["memory.swapper=false"]),

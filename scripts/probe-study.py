@@ -14,11 +14,18 @@ index (users, user processes):
   relative to the curve's mean (the study found the curves against user
   processes smoother);
 - the comparison of the pair (`tpsim compare`): levels where swapped is
-  significantly faster, and where paged is.
+  significantly faster, and where paged is, and the whole-curve test
+  (the mean over levels of the difference of the 75th percentiles,
+  swapped less paged, with its interval over the paired replications).
+
+Variants named after the replications (those of scripts/ablation.py,
+such as "clearing 0.25 ms a click" or "32V on all the memory") are applied
+to both members first, in the order given, so that the study can be run
+across an assumption's plausible range.
 
 Not part of CI: several minutes on two cores.
 
-Usage: scripts/probe-study.py [REPLICATIONS]   (default 5)
+Usage: scripts/probe-study.py [REPLICATIONS [VARIANT ...]]   (default 5, as shipped)
 """
 
 import csv
@@ -29,6 +36,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ablation import variants
 from tpsimrun import ROOT, TPSIM, build
 
 PAIRS = [
@@ -41,12 +49,13 @@ def tpsim(*args):
     return subprocess.run([str(TPSIM), *args], check=True, capture_output=True, text=True).stdout
 
 
-def pooled_observations(scenario, reps, work):
-    """The probe observations of `reps` runs, in one table."""
+def pooled_observations(scenario, path, reps, work):
+    """The probe observations of `reps` runs of the scenario at `path`, in
+    one table."""
     rows, header = [], None
     for seed in range(1, reps + 1):
         out = Path(work) / f"{scenario}-{seed}"
-        tpsim("run", str(ROOT / "scenarios" / f"{scenario}.toml"), "--seed", str(seed), "--out", str(out))
+        tpsim("run", str(path), "--seed", str(seed), "--out", str(out))
         reader = csv.reader(io.StringIO((out / "probe.csv").read_text()))
         header = next(reader)
         rows.extend(reader)
@@ -68,13 +77,33 @@ def roughness(points):
     return falls, rel
 
 
+def scenarios(site, chosen, work):
+    """The pair's scenario files, with the variants `chosen` applied to
+    both members."""
+    paths = {}
+    for kind in ["swapped", "paged"]:
+        text = (ROOT / "scenarios" / f"{site}-{kind}.toml").read_text()
+        edits = dict(variants(text))
+        for name in chosen:
+            if name not in edits:
+                sys.exit(f"probe-study: no variant {name!r}; the variants are {', '.join(edits)}")
+            text = edits[name](text)
+        paths[kind] = Path(work) / f"{site}-{kind}.toml"
+        paths[kind].write_text(text)
+    return paths
+
+
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    chosen = sys.argv[2:]
     build()
     with tempfile.TemporaryDirectory() as work:
         for site, grouping in PAIRS:
-            print(f"\n## {site} ({' '.join(grouping)}, {reps} replications of each, pooled)\n")
-            tables = {kind: pooled_observations(f"{site}-{kind}", reps, work) for kind in ["swapped", "paged"]}
+            variant = f", {'; '.join(chosen)}" if chosen else ""
+            print(f"\n## {site} ({' '.join(grouping)}, {reps} replications of each, pooled{variant})\n")
+            paths = scenarios(site, chosen, work)
+            tables = {kind: pooled_observations(f"{site}-{kind}", paths[kind], reps, work)
+                      for kind in ["swapped", "paged"]}
             print("| installation | benchmark | index | levels | median < mean | p75 falls | p75 roughness |")
             print("|---|---|---|---|---|---|---|")
             for kind, table in tables.items():
@@ -86,19 +115,28 @@ def main():
                         falls, rough = roughness([(r["level"], r["p75"]) for r in mine])
                         print(f"| {kind} | {bench} | {index} | {len(mine)} | {below} | {falls} | {rough:.3f} |")
             print()
-            print("| benchmark | index | levels | swapped significantly faster | paged significantly faster |")
-            print("|---|---|---|---|---|")
+            print("| benchmark | index | levels | swapped significantly faster | paged significantly faster "
+                  "| whole curve, swapped less paged [95%] | p | expected by chance |")
+            print("|---|---|---|---|---|---|---|---|")
             for index in ["users", "processes"]:
                 out = json.loads(tpsim(
                     "compare",
-                    str(ROOT / "scenarios" / f"{site}-swapped.toml"),
-                    str(ROOT / "scenarios" / f"{site}-paged.toml"),
+                    str(paths["swapped"]),
+                    str(paths["paged"]),
                     "--replications", str(reps), "--by", index, *grouping, "--json"))
                 for bench in dict.fromkeys(r["benchmark"] for r in out["rows"]):
                     mine = [r for r in out["rows"] if r["benchmark"] == bench]
                     faster = [r["level"] for r in mine if r["significant"] and r["difference"] < 0]
                     slower = [r["level"] for r in mine if r["significant"] and r["difference"] > 0]
-                    print(f"| {bench} | {index} | {len(mine)} | {len(faster)} {faster} | {len(slower)} {slower} |")
+                    # (No whole-curve test with a single replication.)
+                    curve = next((c for c in out.get("curves", []) if c["benchmark"] == bench), None)
+                    whole = "- | - | -"
+                    if curve:
+                        low, high = curve["interval"]
+                        whole = (f"{curve['difference']:+.2f} s [{low:+.2f}, {high:+.2f}] | "
+                                 f"{curve['p_value']:.3g} | {curve['expected_by_chance']:.1f}")
+                    print(f"| {bench} | {index} | {len(mine)} | {len(faster)} {faster} | "
+                          f"{len(slower)} {slower} | {whole} |")
 
 
 if __name__ == "__main__":

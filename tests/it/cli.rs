@@ -493,7 +493,7 @@ fn inconsistent_memory_is_refused_with_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(scenario_path("purdue-1980-paged"))
         .unwrap()
-        .replace("kernel = \"512KiB\"", "kernel = \"4MiB\"")
+        .replace("kernel = \"256KiB\"", "kernel = \"4MiB\"")
         .replace("size = \"16KiB\"", "size = \"0KiB\"")
         .replace("page = \"1KiB\" ", "page = \"0KiB\" ");
     let path = dir.path().join("bad.toml");

@@ -107,6 +107,58 @@ fn exec_reads_the_program_block_by_block_through_the_cache_to_the_nanosecond() {
 }
 
 #[test]
+fn exec_reads_the_text_and_data_and_clears_the_empty_pages_to_the_nanosecond() {
+    // 60% of the image's three private pages start empty: two pages (bss
+    // and stack), which exec clears at 0.3 ms each, reading only the text
+    // and the initialised data, 3 KiB of the 5: six blocks of 512 bytes.
+    let text = CACHED
+        .replace(
+            "text = \"2KiB\"\n",
+            "text = \"2KiB\"\n    zero_fill = 0.6\n",
+        )
+        .replace(
+            "device = \"disk\"",
+            "device = \"disk\"\n    clear_cpu = \"0.3ms\"",
+        );
+    let clear = 2.0 * 0.0003;
+    // Through the cache: the first exec reads six blocks from the disk,
+    // the later two find them in the cache; each pays a switch, the
+    // clearing, its six copies, and its second.
+    let s = run(&inline_system(&text), 0);
+    let first = 6.0 * TRANSFER + 0.001 + clear + 6.0 * COPY + 1.0;
+    let later = 0.001 + clear + 6.0 * COPY + 1.0;
+    assert_three_commands(&s, first, later);
+    let t = program_traffic(&s);
+    assert_eq!(
+        (t.reads, t.hits, t.misses + t.read_aheads),
+        (18, 12, 6),
+        "{t:?}"
+    );
+    assert_eq!(s.stations[1].completions, 6);
+    let cpu = s.cpu.as_ref().unwrap();
+    let clears = cpu.page_clears.unwrap() * 40.0;
+    assert!((clears - 3.0 * clear).abs() < 1e-12, "{cpu:?}");
+    // Without the cache: one transfer of the 3 KiB for every command (the
+    // text leaves memory with it), then the switch, the clearing and the
+    // second: the disk busy 3 x (10 ms + 3,072 bytes at 1 MB/s).
+    let one = text.replace("[files]\n    buffers = 20\n    copy_rate = \"1MB/s\"\n", "");
+    let s = run(&inline_system(&one), 0);
+    let read = 0.010 + 3072.0 / 1e6;
+    assert_three_commands(&s, read + 0.001 + clear + 1.0, read + 0.001 + clear + 1.0);
+    let disk = &s.stations[1];
+    assert_eq!(disk.completions, 3);
+    assert!(
+        (disk.utilization * 40.0 - 3.0 * read).abs() < 1e-12,
+        "{disk:?}"
+    );
+    let cpu = s.cpu.as_ref().unwrap();
+    assert!(
+        (cpu.page_clears.unwrap() * 40.0 - 3.0 * clear).abs() < 1e-12,
+        "{cpu:?}"
+    );
+}
+
+#[test]
 fn a_text_in_memory_is_not_read_again() {
     // A background process of the same class ran its command at the start
     // and sleeps in memory, its text with it (V7's text table): the
@@ -182,6 +234,16 @@ fn a_bad_cache_is_refused_by_key_with_status_2_and_nothing_written() {
             "copy_rate = \"-1MB/s\"",
             "files.copy_rate",
         ),
+        (
+            "device = \"disk\"\n    [[device]]",
+            "device = \"disk\"\n    clear_cpu = \"-1ms\"\n    [[device]]",
+            "memory.clear_cpu",
+        ),
+        (
+            "device = \"disk\"\n    [[device]]",
+            "device = \"disk\"\n    clear_cpu = \"fast\"\n    [[device]]",
+            "memory.clear_cpu",
+        ),
     ] {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, CACHED.replace(from, to)).unwrap();
@@ -233,6 +295,54 @@ fn with_data_files() -> String {
     size = "1KiB"
     private = true
 "#
+}
+
+#[test]
+fn a_script_s_programs_share_its_temporary_files_through_the_cache() {
+    // Each command runs `sh` as a script of two passes (a program given
+    // runs of its own, as `sh -c` is): the first writes a temporary file
+    // of two blocks, the second reads it back, and finds both blocks in
+    // the cache where the first left them: the script's programs share
+    // its private files. Nothing of the file is read from the disk.
+    let text = CACHED
+        .replace(
+            "commands = [{ class = \"job\", weight = 1 }]",
+            "commands = [{ class = \"cc\", weight = 1 }]",
+        )
+        .replace("end_time = \"40s\"", "end_time = \"100s\"")
+        + r#"
+    [[class]]
+    name = "cc"
+    cpu = { det = { value = "10ms" } }
+    size = "2KiB"
+    runs = [{ class = "sh", runs = ["pass1", "pass2"] }]
+    [[class]]
+    name = "sh"
+    cpu = { det = { value = "10ms" } }
+    size = "2KiB"
+    [[class]]
+    name = "pass1"
+    cpu = { det = { value = "100ms" } }
+    size = "2KiB"
+    files = [{ write = "tmp" }]
+    [[class]]
+    name = "pass2"
+    cpu = { det = { value = "100ms" } }
+    size = "2KiB"
+    files = [{ read = "tmp" }]
+    [[file]]
+    name = "tmp"
+    size = "1KiB"
+    private = true
+"#;
+    let s = run(&inline_system(&text), 0);
+    let cc = s.classes.iter().find(|c| c.name == "cc").unwrap();
+    assert!(cc.completions >= 5, "{cc:?}");
+    let t = traffic(&s, "temporary");
+    // Every command wrote two blocks and read them back from the cache
+    // (those under way at the end aside).
+    assert!(t.reads >= 2 * cc.completions, "{t:?}");
+    assert_eq!((t.hits, t.misses, t.in_transit), (t.reads, 0, 0), "{t:?}");
 }
 
 fn traffic<'a>(s: &'a Summary, kind: &str) -> &'a FileTraffic {

@@ -528,6 +528,22 @@ fn a_script_asleep_in_wait_is_swapped_out_when_its_program_needs_the_room() {
 }
 
 #[test]
+fn a_benchmark_given_a_name_is_observed_under_it() {
+    // The shell's program run as the benchmark script, as `time` runs a
+    // script: its observations go by the name given, not by `sh`.
+    let text = SCRIPT_USER.replace(
+        "commands = [{ class = \"job\", weight = 1 }]",
+        "commands = [{ class = \"job\", weight = 1 }]\n    [probe]\n    benchmarks = [{ name = \"bench\", class = \"sh\", runs = [\"big\"] }]\n    sleep = \"10s\"",
+    ) + "    [[class]]\n    name = \"sh\"\n    cpu = { det = { value = \"10ms\" } }\n    size = \"8KiB\"\n";
+    let (observed, _) = observations(&text);
+    assert!(!observed.is_empty());
+    assert!(
+        observed.iter().all(|o| o.benchmark == "bench"),
+        "{observed:?}"
+    );
+}
+
+#[test]
 fn bad_scripts_are_refused_by_key_with_status_2_and_nothing_written() {
     let loop_ = SCRIPT_USER.replace("name = \"big\"\n", "name = \"big\"\n    runs = [\"job\"]\n");
     let unknown = SCRIPT_USER.replace("runs = [\"big\"]", "runs = [\"nroff\"]");
@@ -539,6 +555,29 @@ fn bad_scripts_are_refused_by_key_with_status_2_and_nothing_written() {
         "cpu = { det = { value = \"1s\" } }\n    size = \"400KiB\"",
         "cpu = { det = { value = \"1s\" } }\n    size = \"2MiB\"",
     );
+    let own_loop = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"big\", runs = [\"job\"] }]",
+    );
+    let own_fixed = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"big\", cpu = \"1s\", runs = [\"big\"] }]",
+    );
+    let own_empty = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"big\", runs = [] }]",
+    );
+    let own_too_big = too_big.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"job\", runs = [\"big\"] }]",
+    );
+    // A class run as a script of other programs is no loop, even a script
+    // running its own program so (a shell's `sh -c`).
+    let in_itself = SCRIPT_USER.replace(
+        "runs = [\"big\"]",
+        "runs = [{ class = \"job\", runs = [\"big\"] }]",
+    );
+    assert!(tpsim::models::load_system("in-itself.toml", &in_itself).is_ok());
     let no_shell = fixed_script.replace("cpu = \"1s\" }", "}").replace(
         "sleep = \"10s\"",
         "sleep = \"10s\"\n    script = { shell = \"sh\", time = \"big\" }",
@@ -561,6 +600,26 @@ fn bad_scripts_are_refused_by_key_with_status_2_and_nothing_written() {
             &["class[job].runs: the image of big (2097152 bytes) is larger than user memory"],
         ),
         (no_shell, &["probe.script.shell: no [[class]] named \"sh\""]),
+        (
+            own_loop,
+            &["class[job].runs: runs itself (job -> big -> job)"],
+        ),
+        (
+            own_fixed,
+            &["class[job].runs[big]: class big is a script (it has `runs`)"],
+        ),
+        (own_empty, &["class[job].runs[big].runs: an empty list"]),
+        (
+            SCRIPT_USER.replace(
+                "runs = [\"big\"]",
+                "runs = [{ class = \"big\", name = \"b\" }]",
+            ),
+            &["class[job].runs[big].name: names a benchmark's observations"],
+        ),
+        (
+            own_too_big,
+            &["class[big].size: the image of big (2097152 bytes) is larger than user memory"],
+        ),
     ] {
         assert!(text != SCRIPT_USER, "{expected:?}: the edit took");
         crate::cli::assert_text_rejected(&text, expected);

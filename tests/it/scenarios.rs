@@ -46,6 +46,7 @@ pub(crate) fn does_work(file: &str, s: &Summary) {
         + cpu.interrupts
         + cpu.segment_faults
         + cpu.buffer_copies.unwrap_or(0.0)
+        + cpu.page_clears.unwrap_or(0.0)
         + cpu.idle;
     assert!((total - 1.0).abs() < 1e-9, "{file}: {cpu:?}");
     // Idle split by whether a process is held back by eligibility or

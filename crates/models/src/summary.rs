@@ -215,6 +215,10 @@ pub struct CpuSplit {
     /// (scenarios with `[files]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_copies: Option<f64>,
+    /// Clearing the empty pages (bss and stack) of new images at exec
+    /// (swapping with `memory.clear_cpu`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_clears: Option<f64>,
     /// Nothing to run.
     pub idle: f64,
     /// Idle while some process waits for eligibility or memory: Multics's

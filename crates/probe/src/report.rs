@@ -328,6 +328,9 @@ fn cpu_rows(cpu: &CpuSplit, row: &mut impl FnMut(&str, String)) {
     if let Some(copies) = cpu.buffer_copies {
         row("cpu: copying blocks out of the buffer cache", fixed(copies));
     }
+    if let Some(clears) = cpu.page_clears {
+        row("cpu: clearing new images' empty pages", fixed(clears));
+    }
     row("cpu: idle", fixed(cpu.idle));
     row(
         "cpu: idle, a process held back by eligibility or memory (MP idle)",

@@ -47,6 +47,9 @@ pub struct System {
     pub classes: Vec<CommandClass>,
     /// Processes that run in the background for the whole run.
     pub background: Vec<Background>,
+    /// The lists of programs that programs run in place of their
+    /// classes' `runs` (`Program::runs`).
+    pub run_lists: Vec<Vec<Program>>,
     /// The terminal probe, if the scenario has one.
     pub probe: Option<Probe>,
     /// The file system's buffer cache, if the scenario has one (`[files]`):
@@ -55,10 +58,26 @@ pub struct System {
 }
 
 impl System {
+    /// The programs a process of `class` started as a program with `runs`
+    /// (`Program::runs`) runs in turn: its own list, or its class's.
+    pub fn runs(&self, class: usize, runs: Option<usize>) -> &[Program] {
+        match runs {
+            Some(list) => &self.run_lists[list],
+            None => &self.classes[class].runs,
+        }
+    }
+
     /// What a user should know before running: valid settings whose
     /// consequence may surprise, such as commands that can never run.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        let m = &self.memory;
+        if m.installed > m.size {
+            notes.push(format!(
+                "memory.size: the machine has {} bytes, of which the kernel uses {} (memory.usable); the rest is idle",
+                m.installed, m.size
+            ));
+        }
         if let Policy::Swapping { .. } = self.memory.policy {
             let user = self.memory.user_bytes();
             for class in self.classes.iter().filter(|c| c.size > user) {
@@ -209,8 +228,11 @@ impl Default for Multics {
 /// Memory and its management.
 #[derive(Clone, Debug)]
 pub struct Memory {
-    /// Physical memory \[bytes\].
+    /// Physical memory the kernel manages \[bytes\]: the machine's, or
+    /// less where the kernel uses no more (32V's `PHYSPAGES`).
     pub size: u64,
+    /// Physical memory in the machine \[bytes\], at least `size`.
+    pub installed: u64,
     /// The kernel's share \[bytes\].
     pub kernel: u64,
     /// The page size \[bytes\].
@@ -334,6 +356,9 @@ pub enum Policy {
     Swapping {
         /// The device images are swapped to (an index into `devices`).
         device: usize,
+        /// Processor time to clear one page of a new image's bss and stack
+        /// at exec (32V's `clearseg`): each class's `empty_pages`.
+        clear: SimTime,
     },
     /// Demand paging with global replacement (Berkeley UNIX, Multics).
     Paging(Paging),
@@ -699,8 +724,9 @@ pub struct CommandClass {
     pub locality: Option<Locality>,
     /// The probability that a page taken from the process is dirty.
     pub dirty: f64,
-    /// The fraction of the private pages that start empty (stack, bss): on
-    /// first touch they get a cleared frame, without a read.
+    /// The fraction of the private pages that start empty (stack, bss):
+    /// under paging, on first touch they get a cleared frame, without a
+    /// read; under swapping exec clears them (`empty_pages`).
     pub zero_fill: f64,
     /// Segment faults (Multics): kernel work without I/O that interrupts a
     /// command's processing.
@@ -728,6 +754,23 @@ impl CommandClass {
     /// The mean number of I/O requests per command.
     pub fn mean_io(&self) -> f64 {
         self.io.iter().map(|io| io.count).sum()
+    }
+
+    /// The private pages of `page` bytes that start empty, the bss and the
+    /// stack: `zero_fill` of the private part's pages, to the nearest
+    /// page. Under swapping exec clears them and reads the rest of the
+    /// private part, the initialised data, from the program's file (32V's
+    /// `getxfile`).
+    pub fn empty_pages(&self, page: u64) -> u64 {
+        let private = (self.size - self.text).div_ceil(page);
+        ((self.zero_fill * private as f64).round() as u64).min(private)
+    }
+
+    /// The bytes of the image exec reads from the program's file under
+    /// swapping, with pages of `page` bytes: the text and the initialised
+    /// data, all but the empty pages (`empty_pages`).
+    pub fn file_bytes(&self, page: u64) -> u64 {
+        self.size - (self.empty_pages(page) * page).min(self.size - self.text)
     }
 }
 
@@ -921,6 +964,9 @@ pub struct Background {
 pub struct Probe {
     /// The benchmarks, run in this order every cycle.
     pub benchmarks: Vec<Program>,
+    /// What each benchmark's observations are called: the name it was
+    /// given, else its class's.
+    pub names: Vec<String>,
     /// Run as the study's shell script: its shell forks `time`, which forks
     /// the benchmark; `None` to run each benchmark directly.
     pub script: Option<ProbeScript>,
@@ -976,6 +1022,23 @@ pub struct Program {
     /// Its processor demand, the same every run (a given job, such as
     /// `man man`); `None` to draw it from the class.
     pub demand: Option<SimTime>,
+    /// The programs it runs in turn in place of its class's `runs` (an
+    /// index into `System::run_lists`): the class's program run as a
+    /// script of others, as `sh -c COMMAND` is the shell running the
+    /// command it is given, with the shell's image and text. `None` for
+    /// its class's.
+    pub runs: Option<usize>,
+}
+
+impl Program {
+    /// The program of `class`, its demand drawn and its runs its class's.
+    pub fn of(class: usize) -> Program {
+        Program {
+            class,
+            demand: None,
+            runs: None,
+        }
+    }
 }
 
 /// The probe run as the 1981 study's shell script: for each benchmark its
@@ -1031,6 +1094,7 @@ mod tests {
         let hour = |h: u64| SimTime::from_secs(h * 3600);
         let probe = |day_start| Probe {
             benchmarks: Vec::new(),
+            names: Vec::new(),
             script: None,
             sleep: Dist::deterministic(1.0).unwrap(),
             window: Some((hour(9), hour(17))),
@@ -1104,10 +1168,8 @@ mod tests {
     fn the_probe_starts_cycles_in_its_window_and_truncates_like_time() {
         let h = |x: u64| SimTime::from_secs(x * 3600);
         let probe = Probe {
-            benchmarks: vec![Program {
-                class: 0,
-                demand: None,
-            }],
+            benchmarks: vec![Program::of(0)],
+            names: vec!["job".into()],
             script: None,
             sleep: Dist::exponential(1.0).unwrap(),
             window: Some((h(9), h(17))),

@@ -652,13 +652,9 @@ impl<'a> SystemModel<'a> {
         let (memory, mut view) = self.memory_and_view(now);
         let fault_gap = memory.fault_gap(&mut view, pid);
         let slice = self.cpus.scheduler.run(pid, now, switch_end);
-        let copy = match self.sys.files {
-            Some(_) => self.files.take_copy(pid),
-            None => SimTime::ZERO,
-        };
-        let (run, kind) = if copy > SimTime::ZERO {
-            // Exec's copies first, in the kernel.
-            (copy, BurstKind::Copy)
+        let (run, kind) = if let Some(owed) = self.files.take_exec_work(pid) {
+            // Exec's clearing and copies first, in the kernel.
+            owed
         } else {
             let p = &self.procs[pid];
             let candidates = [
@@ -710,7 +706,9 @@ impl<'a> SystemModel<'a> {
             .saturating_sub(burst.interrupt_end);
         match burst.kind {
             BurstKind::User(_) => p.cpu_user += work,
-            BurstKind::Fault | BurstKind::SegmentFault | BurstKind::Copy => p.cpu_system += work,
+            BurstKind::Fault | BurstKind::SegmentFault | BurstKind::Copy | BurstKind::Clear => {
+                p.cpu_system += work
+            }
         }
         if let BurstKind::User(_) = burst.kind {
             let (memory, mut view) = self.memory_and_view(upto);
@@ -737,9 +735,9 @@ impl<'a> SystemModel<'a> {
                 self.fault_path_done(cpu, pid, ctx);
                 return;
             }
-            BurstKind::SegmentFault | BurstKind::Copy => {
-                // The segment is active, or the image copied in: the
-                // process runs on.
+            BurstKind::SegmentFault | BurstKind::Copy | BurstKind::Clear => {
+                // The segment is active, or the image copied in or
+                // cleared: the process runs on.
                 self.dispatch(cpu, pid, false, ctx);
                 return;
             }

@@ -3,7 +3,8 @@
 
 use crate::scenario::{DistSpec, Validator};
 use crate::system::{
-    CommandClass, Io, Lifetime, Locality, LocalityRegion, Pattern, Phases, SegmentFaults, System,
+    CommandClass, Io, Lifetime, Locality, LocalityRegion, Pattern, Phases, Program, SegmentFaults,
+    System,
 };
 use crate::units::{Bytes, Figure, Seconds};
 use serde::Deserialize;
@@ -12,7 +13,7 @@ use tpsim_core::Dist;
 use super::devices::{DeviceFile, device_index};
 use super::files::{DataFileFile, FileAccessFile, accesses};
 use super::memory::Wanted;
-use super::probe::{ProgramFile, program};
+use super::probe::{ProgramFile, Programs, unnamed};
 use super::{OneOrMany, fraction, size};
 
 /// A class's I/O to one device.
@@ -167,6 +168,7 @@ pub(super) fn class(
     wanted: Wanted,
     page: Option<u64>,
     data: &ClassContext<'_>,
+    lists: &mut Vec<Vec<Program>>,
 ) -> Option<CommandClass> {
     let key = format!("class[{}]", f.name);
     let files = accesses(v, &f.name, &f.files, data.files, data.cache);
@@ -180,7 +182,14 @@ pub(super) fn class(
     let runs: Vec<_> = f
         .runs
         .iter()
-        .map(|r| program(v, r, data.classes, mips, &format!("{key}.runs")))
+        .map(|r| {
+            let mut cx = Programs {
+                classes: data.classes,
+                mips,
+                lists: &mut *lists,
+            };
+            unnamed(v, r, &format!("{key}.runs"), &mut cx)
+        })
         .collect();
     if !f.runs.is_empty() && !f.files.is_empty() {
         v.report(
@@ -242,17 +251,20 @@ pub(super) fn class(
 /// Refuses a script that runs itself, directly or through the scripts it
 /// runs: its commands would never end.
 pub(super) fn scripts_end(v: &mut Validator, sys: &System) {
-    // Depth-first from each class, along `runs`: a class met again on the
-    // path is a loop.
-    fn visit(sys: &System, class: usize, path: &mut Vec<usize>) -> Option<Vec<usize>> {
-        if let Some(at) = path.iter().position(|&c| c == class) {
+    // Depth-first from each class, along `runs`: a class run with the
+    // same programs met again on the path is a loop. A program given runs
+    // of its own goes on along those (a shell running `sh -c` runs another
+    // list than the shell's own, and is no loop).
+    fn visit(sys: &System, run: Program, path: &mut Vec<Program>) -> Option<Vec<Program>> {
+        let same = |p: &Program| (p.class, p.runs) == (run.class, run.runs);
+        if let Some(at) = path.iter().position(same) {
             let mut cycle = path[at..].to_vec();
-            cycle.push(class);
+            cycle.push(run);
             return Some(cycle);
         }
-        path.push(class);
-        for run in &sys.classes[class].runs {
-            if let Some(cycle) = visit(sys, run.class, path) {
+        path.push(run);
+        for &next in sys.runs(run.class, run.runs) {
+            if let Some(cycle) = visit(sys, next, path) {
                 return Some(cycle);
             }
         }
@@ -260,12 +272,12 @@ pub(super) fn scripts_end(v: &mut Validator, sys: &System) {
         None
     }
     for (i, c) in sys.classes.iter().enumerate() {
-        if let Some(cycle) = visit(sys, i, &mut Vec::new())
-            && cycle[0] == i
+        if let Some(cycle) = visit(sys, Program::of(i), &mut Vec::new())
+            && cycle[0] == Program::of(i)
         {
             let names: Vec<&str> = cycle
                 .iter()
-                .map(|&c| sys.classes[c].name.as_str())
+                .map(|p| sys.classes[p.class].name.as_str())
                 .collect();
             v.report(
                 format!("class[{}].runs", c.name),

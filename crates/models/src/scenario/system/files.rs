@@ -124,7 +124,7 @@ pub(super) fn programs_fit(v: &mut Validator, system: &System) {
     // swapping.
     let swapping = matches!(system.memory.policy, Policy::Swapping { .. });
     let programs = match &system.memory.policy {
-        Policy::Swapping { device } => Some(system.memory.programs.unwrap_or(*device)),
+        Policy::Swapping { device, .. } => Some(system.memory.programs.unwrap_or(*device)),
         Policy::Paging(_) => system.memory.programs,
     };
     let mut holding: Vec<usize> = files
@@ -352,7 +352,7 @@ pub(super) fn files(
     // `None` when [memory] did not validate: where a file without a
     // device goes is then unknown, and not reported.
     let programs = memory.map(|m| match &m.policy {
-        Policy::Swapping { device } => Some(m.programs.unwrap_or(*device)),
+        Policy::Swapping { device, .. } => Some(m.programs.unwrap_or(*device)),
         Policy::Paging(_) => m.programs,
     });
     let data = data_files(v, data, devices, programs);

@@ -30,6 +30,9 @@ pub(crate) struct MemoryFile {
 pub(crate) struct CommonKeys {
     /// Physical memory.
     pub size: Bytes,
+    /// The most of it the kernel uses (default: all of it).
+    #[serde(default)]
+    pub usable: Option<Bytes>,
     /// The kernel's share (default 0).
     #[serde(default)]
     pub kernel: Option<Bytes>,
@@ -47,11 +50,20 @@ pub(crate) struct CommonKeys {
 /// `memory.policy` and the keys that go with it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum PolicyFile {
-    Swapping,
+    Swapping(SwappingKeys),
     Paging {
         keys: PagingKeys,
         replacement: Box<ReplacementFile>,
     },
+}
+
+/// The keys of swapping.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub(crate) struct SwappingKeys {
+    /// Processor time to clear one page of a new image's bss and stack at
+    /// exec (default 0).
+    #[serde(default)]
+    pub clear_cpu: Option<Seconds>,
 }
 
 /// The keys of paging under every replacement.
@@ -185,6 +197,9 @@ fn keys_under(policy: &str, replacement: &str) -> Vec<&'static str> {
         keys.push("replacement");
     }
     keys.extend(keys_of::<CommonKeys>());
+    if policy == "swapping" {
+        keys.extend(keys_of::<SwappingKeys>());
+    }
     if policy == "paging" {
         keys.extend(keys_of::<PagingKeys>());
         let frames = keys_of::<FramesKeys>();
@@ -264,7 +279,7 @@ impl MemoryFile {
                 replacement: Box::new(replacement),
             }
         } else {
-            PolicyFile::Swapping
+            PolicyFile::Swapping(take(&mut table)?)
         };
         if let Some(key) = table.keys().next() {
             return Err(not_here(key, &policy, &replacement));
@@ -334,7 +349,13 @@ pub(crate) enum DeviceNames {
 
 pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) -> Option<Memory> {
     let c = &f.common;
-    let total = size(v, c.size, "memory.size", false);
+    let installed = size(v, c.size, "memory.size", false);
+    let usable = c
+        .usable
+        .map(|u| size(v, u, "memory.usable", false))
+        .unwrap_or(installed);
+    // The memory the kernel manages: the machine's, or less.
+    let total = installed.zip(usable).map(|(i, u)| i.min(u));
     let kernel = size(v, c.kernel.unwrap_or(Bytes(0.0)), "memory.kernel", true);
     let page = size(v, c.page, "memory.page", false);
     let drives = drives(v, f, devices);
@@ -342,9 +363,14 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         return None;
     };
     if kernel >= total {
+        let of = if c.usable.is_some_and(|_| total < installed.unwrap_or(0)) {
+            "memory.usable"
+        } else {
+            "memory.size"
+        };
         v.report(
             "memory.kernel",
-            format!("the kernel ({kernel} bytes) must be smaller than memory.size ({total} bytes)"),
+            format!("the kernel ({kernel} bytes) must be smaller than {of} ({total} bytes)"),
         );
         return None;
     }
@@ -359,7 +385,11 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         );
         return None;
     }
-    for (key, bytes) in [("memory.size", total), ("memory.kernel", kernel)] {
+    let mut whole = vec![("memory.size", installed?), ("memory.kernel", kernel)];
+    if let Some(usable) = usable.filter(|_| c.usable.is_some()) {
+        whole.push(("memory.usable", usable));
+    }
+    for (key, bytes) in whole {
         if bytes % page != 0 {
             v.report(
                 key,
@@ -370,8 +400,15 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         }
     }
     let policy = match &f.policy {
-        PolicyFile::Swapping => match drives.as_deref()? {
-            [device] => Some(Policy::Swapping { device: *device }),
+        PolicyFile::Swapping(keys) => match drives.as_deref()? {
+            [device] => {
+                let clear = keys.clear_cpu.unwrap_or(Seconds(0.0));
+                v.time(clear, "memory.clear_cpu", true)
+                    .map(|clear| Policy::Swapping {
+                        device: *device,
+                        clear,
+                    })
+            }
             _ => {
                 v.report(
                     "memory.device",
@@ -392,6 +429,7 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
     };
     Some(Memory {
         size: total,
+        installed: installed?,
         kernel,
         page,
         programs: programs?,
@@ -548,7 +586,7 @@ pub(super) enum Wanted {
 
 pub(super) fn wanted_locality(f: &MemoryFile) -> Wanted {
     match &f.policy {
-        PolicyFile::Swapping => Wanted::None,
+        PolicyFile::Swapping(_) => Wanted::None,
         PolicyFile::Paging { replacement, .. } => match **replacement {
             ReplacementFile::ProcessLru(_) => Wanted::Lifetime,
             _ => Wanted::Phases,

@@ -303,6 +303,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
     // is reported under memory.page.
     let page = memory.as_ref().map(|m| m.page);
     let mips = speed(v, f);
+    let mut run_lists = Vec::new();
     let classes: Vec<_> = f
         .classes
         .iter()
@@ -314,9 +315,17 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
                 cache: f.files.is_some(),
                 // As written: a [memory] that fails on its sizes still
                 // says which policy it is.
-                swapping: matches!(f.memory.policy, memory::PolicyFile::Swapping),
+                swapping: matches!(f.memory.policy, memory::PolicyFile::Swapping(_)),
             };
-            class(v, c, mips, wanted_locality(&f.memory), page, &data)
+            class(
+                v,
+                c,
+                mips,
+                wanted_locality(&f.memory),
+                page,
+                &data,
+                &mut run_lists,
+            )
         })
         .collect();
     let users = users(v, &f.users, &f.classes);
@@ -339,6 +348,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
             &f.classes,
             f.system.mips.as_ref().and(mips),
             day_start,
+            &mut run_lists,
         )
     });
     ramp_takes_time(v, probe.as_ref(), &classes);
@@ -368,6 +378,7 @@ pub(super) fn build(v: &mut Validator, f: &SystemFile) -> Option<System> {
         devices: devices.into_iter().collect::<Option<_>>()?,
         users: users?,
         classes: classes.into_iter().collect::<Option<_>>()?,
+        run_lists,
         background: background.into_iter().collect::<Option<_>>()?,
         probe: probe.map_or(Some(None), |p| p.map(Some))?,
         files: files.map_or(Some(None), |f| f.map(Some))?,
@@ -442,6 +453,13 @@ fn images_fit(v: &mut Validator, sys: &System) {
         for run in &c.runs {
             check(format!("class[{}].runs", c.name), run.class);
         }
+    }
+    // A program given with runs of its own, wherever it was given.
+    for run in sys.run_lists.iter().flatten() {
+        check(
+            format!("class[{}].size", sys.classes[run.class].name),
+            run.class,
+        );
     }
 }
 

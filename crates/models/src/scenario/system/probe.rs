@@ -14,7 +14,7 @@ use super::classes::{CommandClassFile, class_index};
 
 /// A program run as a command (a benchmark of the probe, or a program a
 /// script runs): a class's name, or a table naming the class and fixing
-/// the program's processor demand.
+/// the program's processor demand or the programs it runs.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ProgramFile {
     pub class: String,
@@ -22,9 +22,15 @@ pub(crate) struct ProgramFile {
     pub cpu: Option<Seconds>,
     /// Millions of instructions, in place of a draw from the class.
     pub instructions: Option<f64>,
+    /// The programs it runs in turn, in place of its class's `runs`.
+    pub runs: Option<Vec<ProgramFile>>,
+    /// What a benchmark's observations are called, if not its class's
+    /// name.
+    pub name: Option<String>,
 }
 
-/// `{ class = "...", cpu = "5s" }` or `{ class = "...", instructions = 2.5 }`.
+/// `{ class = "...", cpu = "5s" }`, `{ class = "...", instructions = 2.5 }`
+/// or `{ class = "...", runs = [...] }`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProgramTable {
@@ -33,6 +39,10 @@ struct ProgramTable {
     cpu: Option<Seconds>,
     #[serde(default)]
     instructions: Option<f64>,
+    #[serde(default)]
+    runs: Option<Vec<ProgramFile>>,
+    #[serde(default)]
+    name: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for ProgramFile {
@@ -50,6 +60,8 @@ impl<'de> Deserialize<'de> for ProgramFile {
                     class: v.to_string(),
                     cpu: None,
                     instructions: None,
+                    runs: None,
+                    name: None,
                 })
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<ProgramFile, A::Error> {
@@ -58,6 +70,8 @@ impl<'de> Deserialize<'de> for ProgramFile {
                     class: t.class,
                     cpu: t.cpu,
                     instructions: t.instructions,
+                    runs: t.runs,
+                    name: t.name,
                 })
             }
         }
@@ -115,17 +129,62 @@ pub(crate) struct WindowFile {
     pub to: Seconds,
 }
 
-/// A program: its class, and the fixed demand it may give. `key` names
-/// it in messages, `list` the list it is in.
+/// What programs are read against: the classes, the speed instructions
+/// are turned into time at, and the lists of programs that programs run
+/// (`System::run_lists`), gathered as they are read.
+pub(super) struct Programs<'a> {
+    pub classes: &'a [CommandClassFile],
+    pub mips: Option<f64>,
+    pub lists: &'a mut Vec<Vec<Program>>,
+}
+
+/// A program: its class, and the fixed demand or the programs it may
+/// give, these added to the run lists. `key` names it in messages,
+/// `list` the list it is in.
 pub(super) fn program(
     v: &mut Validator,
     f: &ProgramFile,
-    classes: &[CommandClassFile],
-    mips: Option<f64>,
     list: &str,
+    cx: &mut Programs<'_>,
 ) -> Option<Program> {
+    let (classes, mips) = (cx.classes, cx.mips);
     let key = format!("{list}[{}]", f.class);
     let class = class_index(v, classes, &f.class, list);
+    let runs = match &f.runs {
+        None => Some(None),
+        Some(programs) => {
+            let runs_key = format!("{key}.runs");
+            if programs.is_empty() {
+                v.report(
+                    &runs_key,
+                    "an empty list: name the programs it runs, or leave `runs` out for its class's",
+                );
+            }
+            if let Some(c) = class
+                && !classes[c].files.is_empty()
+            {
+                v.report(
+                    &runs_key,
+                    format!(
+                        "class {} reads and writes files: a script does so through its programs, so give the files to the classes it runs",
+                        f.class
+                    ),
+                );
+            }
+            let programs: Vec<_> = programs
+                .iter()
+                .map(|p| unnamed(v, p, &runs_key, cx))
+                .collect();
+            programs
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    cx.lists.push(p);
+                    Some(cx.lists.len() - 1)
+                })
+        }
+    };
     let demand = match (f.cpu, f.instructions) {
         (None, None) => Some(None),
         (Some(cpu), None) => v.time(cpu, &format!("{key}.cpu"), true).map(Some),
@@ -159,7 +218,7 @@ pub(super) fn program(
         }
     };
     if let (Some(class), Some(Some(_))) = (class, demand)
-        && !classes[class].runs.is_empty()
+        && (!classes[class].runs.is_empty() || f.runs.is_some())
     {
         v.report(
             &key,
@@ -173,7 +232,25 @@ pub(super) fn program(
     Some(Program {
         class: class?,
         demand: demand?,
+        runs: runs?,
     })
+}
+
+/// A program of a script's `runs`: refused a `name`, which only a
+/// benchmark's observations go by.
+pub(super) fn unnamed(
+    v: &mut Validator,
+    f: &ProgramFile,
+    list: &str,
+    cx: &mut Programs<'_>,
+) -> Option<Program> {
+    if f.name.is_some() {
+        v.report(
+            format!("{list}[{}].name", f.class),
+            "names a benchmark's observations: a program a script runs is not observed, so give it no name",
+        );
+    }
+    program(v, f, list, cx)
 }
 
 pub(super) fn probe(
@@ -182,6 +259,7 @@ pub(super) fn probe(
     classes: &[CommandClassFile],
     mips: Option<f64>,
     day_start: SimTime,
+    lists: &mut Vec<Vec<Program>>,
 ) -> Option<Probe> {
     if f.benchmarks.is_empty() {
         v.report("probe.benchmarks", "must name at least one [[class]]");
@@ -189,8 +267,25 @@ pub(super) fn probe(
     let benchmarks: Vec<Option<Program>> = f
         .benchmarks
         .iter()
-        .map(|b| program(v, b, classes, mips, "probe.benchmarks"))
+        .map(|b| {
+            let mut cx = Programs {
+                classes,
+                mips,
+                lists: &mut *lists,
+            };
+            program(v, b, "probe.benchmarks", &mut cx)
+        })
         .collect();
+    let names: Vec<String> = f
+        .benchmarks
+        .iter()
+        .map(|b| b.name.clone().unwrap_or_else(|| b.class.clone()))
+        .collect();
+    for (b, name) in f.benchmarks.iter().zip(&names) {
+        if let Err(why) = crate::names::check(name) {
+            v.report(format!("probe.benchmarks[{}].name", b.class), why);
+        }
+    }
     let script = f.script.as_ref().map(|s| {
         let shell = class_index(v, classes, &s.shell, "probe.script.shell");
         let time = class_index(v, classes, &s.time, "probe.script.time");
@@ -250,6 +345,7 @@ pub(super) fn probe(
     }
     Some(Probe {
         benchmarks: benchmarks.into_iter().collect::<Option<_>>()?,
+        names,
         script: script.map_or(Some(None), |s| s.map(Some))?,
         sleep: sleep?,
         window: window?,

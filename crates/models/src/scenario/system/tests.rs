@@ -881,7 +881,7 @@ fn a_memory_key_that_does_not_apply_is_told_where_it_does_and_what_applies_here(
     let cases = [
         (
             clocked(PHASES, "tau = \"1s\""),
-            "memory.tau: applies only under memory.replacement = \"working-set\"; under memory.policy = \"paging\" with memory.replacement = \"clock\" the keys are policy, replacement, size, kernel, page, device, programs, bulk_store, bulk_store_size, reclaim, soft_fault_cpu, lotsfree, desfree, minfree, slowscan, fastscan, handspread, pageout, reference_bits, kluster, swapper, maxpgio, maxslp",
+            "memory.tau: applies only under memory.replacement = \"working-set\"; under memory.policy = \"paging\" with memory.replacement = \"clock\" the keys are policy, replacement, size, usable, kernel, page, device, programs, bulk_store, bulk_store_size, reclaim, soft_fault_cpu, lotsfree, desfree, minfree, slowscan, fastscan, handspread, pageout, reference_bits, kluster, swapper, maxpgio, maxslp",
         ),
         (
             clocked(PHASES, "fault_interval = \"1s\""),
@@ -893,7 +893,7 @@ fn a_memory_key_that_does_not_apply_is_told_where_it_does_and_what_applies_here(
         ),
         (
             on_disk("minfree = \"8KiB\""),
-            "memory.minfree: applies only under memory.replacement = \"clock\" or \"working-set\" or \"page-fault-frequency\"; under memory.policy = \"paging\" with memory.replacement = \"process-lru\" the keys are policy, replacement, size, kernel, page, device, programs, bulk_store, bulk_store_size, reclaim, soft_fault_cpu, disk_fraction, free_target",
+            "memory.minfree: applies only under memory.replacement = \"clock\" or \"working-set\" or \"page-fault-frequency\"; under memory.policy = \"paging\" with memory.replacement = \"process-lru\" the keys are policy, replacement, size, usable, kernel, page, device, programs, bulk_store, bulk_store_size, reclaim, soft_fault_cpu, disk_fraction, free_target",
         ),
         (
             on_disk("pageout = \"fault\""),
@@ -928,7 +928,11 @@ fn a_memory_key_that_does_not_apply_is_told_where_it_does_and_what_applies_here(
                     "device = \"disk\"\n        [[device]]",
                     "device = \"disk\"\n        replacement = \"clock\"\n        [[device]]",
                 ),
-            "memory.replacement: applies only under policy \"paging\"; under memory.policy = \"swapping\" the keys are policy, size, kernel, page, device, programs",
+            "memory.replacement: applies only under policy \"paging\"; under memory.policy = \"swapping\" the keys are policy, size, usable, kernel, page, device, programs, clear_cpu",
+        ),
+        (
+            on_disk("clear_cpu = \"1ms\""),
+            "memory.clear_cpu: applies only under policy \"swapping\"; under memory.policy = \"paging\" with memory.replacement = \"process-lru\"",
         ),
         (
             on_disk("tua = \"1s\""),
@@ -1114,6 +1118,74 @@ fn with_files(files: &str) -> String {
         GOOD.replace("policy = \"paging\"", "policy = \"swapping\"")
             .replace("locality = { cfl = { b = \"5ms\", c = 20 } }", "")
     )
+}
+
+#[test]
+fn a_kernel_that_uses_less_memory_than_the_machine_has_runs_with_what_it_uses() {
+    // 512 KiB in the machine, of which the kernel uses 256 KiB (as 32V
+    // uses at most PHYSPAGES pages): user memory is 256 less 128 KiB,
+    // and the rest is noted as idle.
+    let usable = |value: &str| {
+        GOOD.replace(
+            "kernel = \"128KiB\"",
+            &format!("kernel = \"128KiB\"\n        usable = {value}"),
+        )
+    };
+    let sys = system(&usable("\"256KiB\""));
+    assert_eq!(
+        (sys.memory.installed, sys.memory.size),
+        (512 * 1024, 256 * 1024)
+    );
+    assert_eq!(sys.memory.user_bytes(), 128 * 1024);
+    assert!(
+        sys.notes()
+            .iter()
+            .any(|n| n.contains("the machine has 524288 bytes, of which the kernel uses 262144")),
+        "{:?}",
+        sys.notes()
+    );
+    // More than the machine has: all of it, nothing noted.
+    let sys = system(&usable("\"1MiB\""));
+    assert_eq!(
+        (sys.memory.installed, sys.memory.size),
+        (512 * 1024, 512 * 1024)
+    );
+    assert!(sys.notes().is_empty(), "{:?}", sys.notes());
+    // Refused by key: a part of a page, or no room beside the kernel.
+    assert_eq!(keys(&usable("\"300000B\"")), ["memory.usable"]);
+    let problems = problems(&usable("\"128KiB\""));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key, "memory.kernel");
+    assert!(
+        problems[0].message.contains("memory.usable"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_program_that_reads_files_is_not_run_as_a_script() {
+    // `compile` given runs of its own, but its class reads a file: a
+    // script reads and writes through its programs. Run plainly, it may.
+    let text = with_files("buffers = 10\ncopy_rate = \"2MB/s\"").replace(
+        "name = \"edit\"",
+        "name = \"edit\"\n        runs = [{ class = \"compile\", runs = [\"compile\"] }]",
+    ) + r#"
+        [[class]]
+        name = "compile"
+        cpu = { exp = { mean = "200ms" } }
+        size = "8KiB"
+        files = [{ read = "src" }]
+        [[file]]
+        name = "src"
+        size = "2KiB"
+    "#;
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].key, "class[edit].runs[compile].runs");
+    assert!(
+        found[0].message.contains("reads and writes files"),
+        "{found:?}"
+    );
 }
 
 #[test]

@@ -3,14 +3,18 @@
 //!
 //! Under swapping a new command gets memory for its image and exec reads
 //! the image from its program's file, on the programs' device (or, with
-//! none named, the swap device), before the command runs: V7's `exec`
-//! reads text and initialised data from the file with `readi`. Under
-//! paging exec reads nothing at once: the image comes in by faults, a
-//! page's first touch read from the program's file (see `paging` and
-//! `frames`).
+//! none named, the swap device), before the command runs: V7's and 32V's
+//! `exec` read the text and the initialised data from the file with
+//! `readi`, and clear the bss and the stack (`clearseg`), which costs
+//! the kernel processor time per page (`memory.clear_cpu`), not a read:
+//! a class's empty pages (`zero_fill` of its private pages) are cleared.
+//! The clearing is run before the process's own work, with the copies
+//! below. Under paging exec reads nothing at once: the image comes in by
+//! faults, a page's first touch read from the program's file or, if
+//! empty, cleared (see `paging` and `frames`).
 //!
-//! Without a buffer cache (`[files]` absent) exec reads the image in one
-//! transfer. With one, it reads the program's file block by block
+//! Without a buffer cache (`[files]` absent) exec reads the text and data
+//! in one transfer. With one, it reads the program's file block by block
 //! through the cache, as `readi` does with `bread` and `breada`: a block
 //! in the cache costs no I/O, one in transit is waited for, any other is
 //! read from the disk into the buffer taken for it while the process
@@ -94,9 +98,17 @@ pub(super) struct ProcessFiles {
     /// Processor time owed for copying blocks it waited for, run before
     /// its own work.
     copy: SimTime,
+    /// Processor time owed for clearing the empty pages of its new image
+    /// (swapping), run before the copies.
+    clear: SimTime,
     /// The next process waiting for the same block, if any (the waiters
     /// of a block are a list through their tables).
     next_waiter: Option<usize>,
+    /// The number of the command whose private files it reads and writes,
+    /// if it is a script's or one of a script's programs: every program of
+    /// a script shares its script's (a compiler's passes read the
+    /// temporary files the pass before wrote).
+    command: Option<u32>,
 }
 
 impl ProcessFiles {
@@ -221,10 +233,19 @@ impl Files {
         }
     }
 
-    /// The processor time owed by `pid` for copies, taken: the kernel runs
-    /// them before its own work.
-    pub(super) fn take_copy(&mut self, pid: usize) -> SimTime {
-        std::mem::take(&mut self.of[pid].copy)
+    /// The kernel work `pid`'s exec owes, if any, taken: the kernel runs
+    /// it before the process's own work, first the clearing of its empty
+    /// pages, then the copies of the blocks it read.
+    #[inline]
+    pub(super) fn take_exec_work(&mut self, pid: usize) -> Option<(SimTime, BurstKind)> {
+        let of = &mut self.of[pid];
+        if of.clear > SimTime::ZERO {
+            Some((std::mem::take(&mut of.clear), BurstKind::Clear))
+        } else if of.copy > SimTime::ZERO {
+            Some((std::mem::take(&mut of.copy), BurstKind::Copy))
+        } else {
+            None
+        }
     }
 
     /// Starts the cache's counts afresh (the end of the warm-up).
@@ -318,6 +339,22 @@ impl Files {
             Access::Miss { .. } => counts.misses += 1,
             Access::NoBuffer { .. } => {}
         }
+    }
+
+    /// `child` is a program of `script`, and reads and writes its script's
+    /// private files rather than its own: the script's command's number,
+    /// given to the script by its first program if it has none yet.
+    pub(super) fn join_script(&mut self, child: usize, script: usize) {
+        let Some(cache) = self.cache.as_mut() else {
+            return;
+        };
+        let command = *self.of[script].command.get_or_insert_with(|| {
+            cache.commands = cache.commands.wrapping_add(1);
+            cache.commands
+        });
+        let of = &mut self.of[child];
+        of.command = Some(command);
+        of.data.command = command;
     }
 
     /// With the text table: a new process of its class is attached to the
@@ -629,10 +666,11 @@ pub(super) enum DataAnswer {
 impl Files {
     /// Exec with a cache: `pid`, of `class`, whose text is `text` bytes
     /// and for whose image `loaded` bytes were brought into memory, starts
-    /// reading its program file. A text in memory already is attached, not
-    /// read: the data begins in the block where the text ends. So is a
-    /// text with a copy on the swap area, which is swapped in first
-    /// (`xalloc`): true if so.
+    /// reading its program file, which ends with the initialised data (the
+    /// empty pages are cleared, not read). A text in memory already is
+    /// attached, not read: the data begins in the block where the text
+    /// ends. So is a text with a copy on the swap area, which is swapped
+    /// in first (`xalloc`): true if so.
     pub(super) fn start_exec(
         &mut self,
         sys: &System,
@@ -648,7 +686,7 @@ impl Files {
         let skipped = if in_memory || from_swap { text } else { 0 };
         exec.first = u32::try_from(skipped / fs.block).expect("the block numbers fit");
         exec.next = exec.first;
-        exec.end = fs.blocks_of(size);
+        exec.end = fs.blocks_of(sys.classes[class].file_bytes(sys.memory.page));
         from_swap
     }
 
@@ -822,12 +860,15 @@ impl SystemModel<'_> {
     }
 
     /// Exec under swapping: `pid`, in memory, reads its image (its text
-    /// too unless a copy is in memory already) from the program's file,
-    /// and runs when it is in.
+    /// too unless a copy is in memory already, and its initialised data)
+    /// from the program's file, and runs when it is in, after the kernel
+    /// has cleared its empty pages.
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), Change::State(State::Io));
+        let class = self.procs[pid].class;
+        self.files.of[pid].clear = self.memory.exec_clearing(self.sys, class);
         if self.sys.files.is_none() {
-            let bytes = self.memory.swap.of[pid].loaded as f64;
+            let bytes = self.memory.exec_bytes(self.sys, pid, class) as f64;
             let programs = self.memory.program_device(self.sys);
             self.request(
                 programs,
@@ -837,7 +878,6 @@ impl SystemModel<'_> {
             );
             return;
         }
-        let class = self.procs[pid].class;
         let (text, loaded) = (
             self.memory.texts[class].bytes,
             self.memory.swap.of[pid].loaded,

@@ -101,7 +101,7 @@ impl MemoryStreams {
     #[inline]
     pub(super) fn swap_device(&mut self, manager: Manager) -> usize {
         match manager {
-            Manager::Swapping { device } => device,
+            Manager::Swapping { device, .. } => device,
             Manager::Counted(paging) | Manager::Frames { paging, .. } => {
                 paging.drive(&mut self.drives)
             }
@@ -271,6 +271,8 @@ pub(super) enum Manager<'a> {
     Swapping {
         /// The swap device.
         device: usize,
+        /// Processor time clearing a page of a new image takes.
+        clear: SimTime,
     },
     /// Replacement by process over counted pages.
     Counted(&'a Paging),
@@ -300,7 +302,10 @@ impl<'a> Manager<'a> {
     /// The manager of `sys`'s memory policy.
     pub(super) fn of(sys: &'a System) -> Manager<'a> {
         match &sys.memory.policy {
-            Policy::Swapping { device } => Manager::Swapping { device: *device },
+            Policy::Swapping { device, clear } => Manager::Swapping {
+                device: *device,
+                clear: *clear,
+            },
             Policy::Paging(paging) => match &paging.replacement {
                 Replacement::ProcessLru => Manager::Counted(paging),
                 Replacement::Clock(daemon) => Manager::Frames {
@@ -766,14 +771,37 @@ impl MemoryState<'_> {
 
     /// Takes the memory for the image of `pid`, of `class` (swapping):
     /// its private part, and its class's text if no process of the class
-    /// is in memory; returns the bytes taken, which `pid` keeps as what
-    /// exec reads.
+    /// is in memory; returns the bytes taken, which `pid` keeps for its
+    /// exec (`exec_bytes`).
     pub(super) fn load(&mut self, sys: &System, pid: usize, class: usize) -> u64 {
         let bytes = self.bytes_to_load(sys, class);
         self.swap.of[pid].loaded = bytes;
         self.swap.free_bytes -= bytes;
         self.texts[class].in_memory += 1;
         bytes
+    }
+
+    /// The bytes exec reads from the program's file for `pid`, of `class`,
+    /// in memory (swapping): the memory taken for it less its empty pages
+    /// (the bss and the stack), which exec clears instead; so the text
+    /// if it was not in memory already, and the initialised data (32V's
+    /// `getxfile`).
+    pub(super) fn exec_bytes(&self, sys: &System, pid: usize, class: usize) -> u64 {
+        let spec = &sys.classes[class];
+        self.swap.of[pid].loaded - (spec.size - spec.file_bytes(sys.memory.page))
+    }
+
+    /// The processor time exec takes clearing the empty pages of a new
+    /// image of `class` (swapping; none under paging, whose empty pages
+    /// are cleared as they are first touched).
+    pub(super) fn exec_clearing(&self, sys: &System, class: usize) -> SimTime {
+        match self.manager {
+            Manager::Swapping { clear, .. } => {
+                let pages = sys.classes[class].empty_pages(sys.memory.page);
+                SimTime::from_nanos(clear.as_nanos() * pages)
+            }
+            Manager::Counted(_) | Manager::Frames { .. } => SimTime::ZERO,
+        }
     }
 
     /// A process of `class` leaves memory: under swapping its image's
@@ -854,7 +882,7 @@ impl MemoryState<'_> {
     #[inline]
     pub(super) fn programs_device(&self, sys: &System) -> Option<usize> {
         match self.manager {
-            Manager::Swapping { device } => Some(sys.memory.programs.unwrap_or(device)),
+            Manager::Swapping { device, .. } => Some(sys.memory.programs.unwrap_or(device)),
             Manager::Counted(_) | Manager::Frames { .. } => sys.memory.programs,
         }
     }
@@ -1101,7 +1129,7 @@ mod tests {
         let sys = crate::load_system("test.toml", text).unwrap();
         let manager = Manager::of(&sys);
         let (variant, governor) = match manager {
-            Manager::Swapping { device } => (format!("swapping to device {device}"), None),
+            Manager::Swapping { device, .. } => (format!("swapping to device {device}"), None),
             Manager::Counted(paging) => (format!("counted on {:?}", paging.drives), None),
             Manager::Frames {
                 daemon, governor, ..

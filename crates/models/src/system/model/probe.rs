@@ -253,6 +253,7 @@ impl<'a> Probe<'a> {
                 program: Program {
                     class: ramp.settings.class,
                     demand: None,
+                    runs: None,
                 },
             });
             ramp.started += 1;
@@ -332,9 +333,8 @@ impl<'a> Probe<'a> {
     fn observe(&mut self, start: SimTime, end: SimTime, used: Used) -> Observation {
         self.running = None;
         let noted = self.noted.take().expect("the load was noted at the start");
-        let class = self.settings.benchmarks[self.next].class;
         Observation {
-            benchmark: self.sys.classes[class].name.clone(),
+            benchmark: self.settings.names[self.next].clone(),
             start: start.as_secs_f64(),
             warmup: start < self.sys.settings.warmup,
             users: noted.users,
@@ -390,6 +390,7 @@ impl<'a> Probe<'a> {
                 let shell = Program {
                     class,
                     demand: None,
+                    runs: None,
                 };
                 self.start(shell, Role::Shell, steps);
             }
@@ -404,6 +405,7 @@ impl<'a> Probe<'a> {
             let time = Program {
                 class: self.settings.script.expect("a script").time,
                 demand: None,
+                runs: None,
             };
             self.start(time, Role::Time, steps);
         } else {
@@ -521,6 +523,7 @@ mod tests {
                 program: Program {
                     class,
                     demand: demand.map(secs),
+                    runs: None,
                 },
                 counted,
                 typed: None,
@@ -718,6 +721,7 @@ mod tests {
         let loops = Program {
             class: 1,
             demand: None,
+            runs: None,
         };
         let workers: Vec<String> = (0..3)
             .map(|index| {

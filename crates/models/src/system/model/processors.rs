@@ -40,6 +40,9 @@ pub(super) enum BurstKind {
     /// The kernel copying the blocks exec read from the buffer cache into
     /// the process's memory.
     Copy,
+    /// The kernel clearing the empty pages of a new image at exec
+    /// (swapping).
+    Clear,
 }
 
 #[derive(Clone, Copy, Debug)]

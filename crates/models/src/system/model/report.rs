@@ -9,6 +9,7 @@ use super::{
 };
 use crate::measure::Responses;
 use crate::summary::{ClassKind, StationDiscipline, StoppedBy};
+use crate::system::Policy;
 use serde::Serialize;
 
 /// One sample of the load indices.
@@ -89,6 +90,8 @@ pub(super) struct Counters {
     pub(super) cpu_segment_faults: f64,
     /// Processor time copying blocks out of the buffer cache \[s\].
     pub(super) cpu_copy: f64,
+    /// Processor time clearing new images' empty pages at exec \[s\].
+    pub(super) cpu_clear: f64,
     pub(super) cpu_switch: f64,
     pub(super) faults: u64,
     pub(super) reclaims: u64,
@@ -134,6 +137,7 @@ pub(super) fn add_burst(
         BurstKind::Fault => counters.cpu_fault += work,
         BurstKind::SegmentFault => counters.cpu_segment_faults += work,
         BurstKind::Copy => counters.cpu_copy += work,
+        BurstKind::Clear => counters.cpu_clear += work,
     }
     if probe {
         counters.probe_cpu += switch + work;
@@ -368,6 +372,9 @@ impl Statistics {
                 .files
                 .as_ref()
                 .map(|_| share(counters.cpu_copy / capacity)),
+            page_clears:
+                matches!(sys.memory.policy, Policy::Swapping { clear, .. } if clear > SimTime::ZERO)
+                    .then(|| share(counters.cpu_clear / capacity)),
             // From the processors' own busy meter, not as what the other
             // fractions leave: the four then add up to 1 only if every
             // busy moment went to exactly one kind of work.

@@ -4,6 +4,9 @@
 //! that program exits; after the last it runs one more cycle and exits.
 //! Each program is a process of its own class, loaded as any command is,
 //! and may itself be a script (V7's `man` is a script run by a script).
+//! A program may be given runs of its own, in place of its class's: the
+//! class's program (its image and text) run as a script of those, as
+//! `sh -c COMMAND` is the shell running the command it was given.
 //!
 //! A program's processor time is added to its script's children's times
 //! when it exits, as `time` reports a command's (V7 `exit` adds the
@@ -28,8 +31,11 @@ struct ScriptLink {
     /// The script that forked it and waits for it, if it is one of a
     /// script's programs.
     parent: Option<usize>,
-    /// The programs of its class's `runs` it has forked so far.
+    /// The programs of its `runs` it has forked so far.
     step: usize,
+    /// The programs it runs, if not its class's: a list of
+    /// `System::run_lists`.
+    runs: Option<usize>,
     /// Processor time its programs (and theirs) used, in user mode and in
     /// the kernel, added as each exits (`time` reports a command's
     /// children's times).
@@ -46,6 +52,12 @@ impl Scripts {
     /// A new process, in no script yet.
     pub(super) fn enter(&mut self, pid: usize) {
         self.links.insert(pid, ScriptLink::default());
+    }
+
+    /// `pid` was started as a program that runs the programs of `runs`,
+    /// if given, in place of its class's.
+    pub(super) fn runs(&mut self, pid: usize, runs: Option<usize>) {
+        self.links[pid].runs = runs;
     }
 
     /// `script` has forked `child`, and waits for it.
@@ -72,7 +84,7 @@ impl Scripts {
     ) -> bool {
         let p = processes.get(pid).expect("a live process");
         let link = &mut self.links[pid];
-        let runs = &processes.sys().classes[p.class].runs;
+        let runs = processes.sys().runs(p.class, link.runs);
         if let Some(&program) = runs.get(link.step) {
             link.step += 1;
             steps.push(Step::Sleep { pid });
@@ -171,6 +183,7 @@ mod tests {
             let first = Program {
                 class: 1,
                 demand: None,
+                runs: None,
             };
             assert_eq!(step(model, script), (true, fork(first)));
 
@@ -207,6 +220,7 @@ mod tests {
             let second = Program {
                 class: 1,
                 demand: Some(SimTime::from_secs(2)),
+                runs: None,
             };
             assert_eq!(step(model, script), (true, fork(second)));
             // Both run: the script's last cycle ends its command, which is

@@ -156,6 +156,7 @@ impl<'a> Users<'a> {
                 program: Program {
                     class,
                     demand: None,
+                    runs: None,
                 },
                 counted: self.sys.users.processes == ProcessCount::All,
                 typed: None,
@@ -384,6 +385,7 @@ impl<'a> Users<'a> {
             program: Program {
                 class: typed.class,
                 demand: None,
+                runs: None,
             },
             counted: true,
             typed: Some(typed.at),

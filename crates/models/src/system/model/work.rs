@@ -219,6 +219,7 @@ impl<'a> SystemModel<'a> {
                 then,
             } => {
                 let pid = self.spawn(program.class, owner, counted, now);
+                self.scripts.runs(pid, program.runs);
                 if let Some(demand) = program.demand {
                     self.fix_demand(pid, demand);
                 }
@@ -234,7 +235,10 @@ impl<'a> SystemModel<'a> {
                     Started::Nobody => {}
                     Started::Shell { user } => Users::shell_started(&mut self.owners, user, pid),
                     Started::Probe(role) => self.probe_part().started(role, pid),
-                    Started::Child { script } => self.scripts.forked(script, pid),
+                    Started::Child { script } => {
+                        self.scripts.forked(script, pid);
+                        self.files.join_script(pid, script);
+                    }
                 }
             }
             Step::Sleep { pid } => self.recount(pid, now, Change::State(State::Sleeping)),
