@@ -7,16 +7,18 @@ switch one mechanism off in both members of the pair, and prints, per
 variant and command class, the mean over replications of
 ln(R_paged / R_swapped) with a 95% Student-t interval: above 0, swapping
 is faster. Besides the switches, the assumed values are varied over
-their plausible range: files scattered over their file system (both
-members', or the swapped member's only) in place of laid down in order,
-half or twice each kernel's buffers (and 3BSD's 62 of 80/07/19), the copy
-from a buffer at 1 or 8 MB/s in place of 2, exec's clearing of a click
-at 0.05 or 0.25 ms in place of 0.1, the compilation's demand even over
-its passes, the drivers' (man.c's, cc.c's) lines four times as long,
-the programs' images half or one and a half times as large, every
-kernel 64 KiB smaller or larger, at Purdue 32V using all 3 MB (its
-PHYSPAGES raised), and the disks under the positional rule with the
-files interleaved by mkfs, contiguous or aged. The variants are also what scripts/probe-study.py
+their plausible range: the files aged (both members', or the swapped
+member's only), in order, or scattered afresh at each request in place
+of mkfs's interleave, and the disks under the uniform rule with the
+files in order (the pairs before disks had rotational position); half or
+twice each kernel's buffers (and 3BSD's 62 of 80/07/19), the copy from a
+buffer at 1 or 8 MB/s in place of 2, exec's clearing of a click at 0.05
+or 0.25 ms in place of 0.1, the compilation's demand even over its
+passes, the drivers' (man.c's, cc.c's) lines four times as long, the
+programs' images half or one and a half times as large, every kernel
+64 KiB smaller or larger, the think times halved or doubled, at Purdue
+32V using all 3 MB (its PHYSPAGES raised), at Berkeley MACSYMA never or
+twice as often. The variants are also what scripts/probe-study.py
 takes. Not part of CI: an hour or so on two cores.
 
 Usage: scripts/ablation.py [REPLICATIONS [VARIANT ...]]
@@ -72,14 +74,16 @@ def variants(text):
                     if not l.startswith(("files = [", "sticky = true")))
         return t.replace("count = 33,", "count = 40,")
 
-    def scattered(swapped_only):
-        # Each block of a file on a cylinder of its own: a file system
-        # aged until its free list is scrambled (the swapped member's only:
-        # its file system older than the paged member's).
+    def layout(name, swapped_only=False):
+        # The files laid out otherwise than by mkfs's interleave on a fresh
+        # file system: one block after another, or an aged free list's
+        # places (the FFS paper's "few weeks of moderate use"), in both
+        # members or the swapped member's only (its file systems older,
+        # the paged member's made anew for 3BSD's 1 KiB blocks).
         def edit(t):
             if swapped_only and 'policy = "swapping"' not in t:
                 return t
-            return t.replace('layout = "contiguous"', 'layout = "scattered"')
+            return t.replace('layout = "interleaved"', f'layout = "{name}"')
         return edit
 
     def no_sticky(t):
@@ -113,8 +117,10 @@ def variants(text):
         t = t.replace('quantum = "250ms"', 'quantum = "1s"')
         return "".join(l for l in t.splitlines(True) if not l.startswith("unix = "))
 
-    def no_big_jobs(t):
-        return t.replace('{ class = "macsyma", weight = 1 }', '{ class = "macsyma", weight = 0 }')
+    def big_jobs(weight):
+        # MACSYMA's weight among the Berkeley commands (assumed 1).
+        return lambda t: t.replace('{ class = "macsyma", weight = 1 }',
+                                   f'{{ class = "macsyma", weight = {weight} }}')
 
     def clearing(ms):
         # Exec's clearing of a 512-byte click (the swapped members'), over
@@ -173,16 +179,18 @@ def variants(text):
             return t
         return edit
 
-    def positional(layout):
-        # Every disk with its drive's geometry under the positional rule
-        # (the platter's angle; the drivers' search lead), the files laid
-        # out as `layout` says: mkfs's interleave on a fresh file system,
-        # blocks one after another, or an aged free list.
-        def edit(t):
-            t = re.sub(r'^name = "(rm03|rp06)(-[0-9]+)"\n',
-                       lambda m: f'{m[0]}drive = "{m[1]}"\nrotation = "position"\n', t, flags=re.M)
-            return t.replace('layout = "contiguous"', f'layout = "{layout}"')
-        return edit
+    def uniform(t):
+        # Every disk under the uniform rule (half a revolution on average
+        # whatever the sector), its files one block after another: the
+        # pairs as shipped before disks had rotational position.
+        t = "".join(l for l in t.splitlines(True) if not l.startswith("rotation = "))
+        return t.replace('layout = "interleaved"', 'layout = "contiguous"')
+
+    def think(factor):
+        # The users' mean think time scaled (assumed: 15 s at Berkeley,
+        # 30 s at Purdue).
+        return lambda t: re.sub(r'^(think = \{ exp = \{ mean = ")([0-9]+)s"',
+                                lambda m: f'{m[1]}{int(m[2]) * factor:g}s"', t, flags=re.M)
 
     def all_memory(t):
         # 32V with PHYSPAGES raised to the machine's memory (a tunable).
@@ -206,8 +214,11 @@ def variants(text):
            ("round robin", round_robin), ("disk queues FCFS", fcfs_arms),
            ("exec free", free_exec), ("no buffer cache", no_cache),
            ("no sticky text", no_sticky),
-           ("files scattered", scattered(False)),
-           ("swapped member's files scattered", scattered(True)),
+           ("files aged", layout("aged")),
+           ("swapped member's files aged", layout("aged", True)),
+           ("files in order", layout("contiguous")),
+           ("files scattered", layout("scattered")),
+           ("uniform rule, files in order", uniform),
            ("half the buffers", buffers(0.5)), ("twice the buffers", buffers(2)),
            ("copies at 1 MB/s", copy_rate("1MB/s")), ("copies at 8 MB/s", copy_rate("8MB/s")),
            ("paged on V7's clock", v7_clock),
@@ -219,13 +230,11 @@ def variants(text):
            ("programs' images x0.5", images(0.5)), ("programs' images x1.5", images(1.5)),
            ("kernels 64 KiB smaller", kernels(-64)), ("kernels 64 KiB larger", kernels(64)),
            ("paged member's 62 buffers", nbuf_62),
-           ("positional disks, interleaved", positional("interleaved")),
-           ("positional disks, contiguous", positional("contiguous")),
-           ("positional disks, aged", positional("aged"))]
+           ("think times x0.5", think(0.5)), ("think times x2", think(2))]
     if 'usable = "1MiB"' in text or "purdue" in text:
         out.append(("32V on all the memory", all_memory))
     if "macsyma" in text:
-        out.append(("no MACSYMA", no_big_jobs))
+        out += [("no MACSYMA", big_jobs(0)), ("MACSYMA twice as often", big_jobs(2))]
     return out
 
 

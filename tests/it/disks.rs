@@ -285,7 +285,15 @@ fn the_mva_says_it_takes_half_a_revolution_for_a_disk_under_the_positional_rule(
 
 #[test]
 fn bad_disk_and_layout_keys_are_refused_by_key_with_status_2_and_nothing_written() {
-    let good = std::fs::read_to_string(crate::scenario_path("purdue-1980-swapped")).unwrap();
+    // The shipped pair's swapped member with its disks under the uniform
+    // rule and its files in order, each case adding one key.
+    let shipped = std::fs::read_to_string(crate::scenario_path("purdue-1980-swapped")).unwrap();
+    let good = shipped
+        .lines()
+        .filter(|l| !l.starts_with("drive = ") && !l.starts_with("rotation = "))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("layout = \"interleaved\"", "layout = \"contiguous\"");
     let rm03 = "rpm = 3600                 # [RM03]";
     for (from, to, key) in [
         (rm03, "drive = \"rm02\"", "device[rm03-0].drive"),
