@@ -177,6 +177,15 @@ pub(crate) fn per_second(count: u64, span: f64) -> f64 {
     if span > 0.0 { count as f64 / span } else { 0.0 }
 }
 
+/// `count` of `of`, as a fraction (0 of none).
+pub(crate) fn fraction(count: u64, of: u64) -> f64 {
+    if of > 0 {
+        count as f64 / of as f64
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,7 @@
 use super::per_process::PerProcess;
 use super::scheduler::AFTER_DISK;
 use super::{BurstKind, Change, Context, Event, Purpose, Region, State, SystemModel};
+use crate::measure::fraction;
 use crate::summary::{FileTraffic, FilesSummary};
 use crate::system::buffer_cache::{Access, Block, BufferCache, CacheCounts};
 use crate::system::layout;
@@ -403,11 +404,7 @@ impl Files {
                     misses: c.misses,
                     read_aheads: c.read_aheads,
                     writes: c.writes,
-                    hit_ratio: if reads > 0 {
-                        c.hits as f64 / reads as f64
-                    } else {
-                        0.0
-                    },
+                    hit_ratio: fraction(c.hits, reads),
                 });
             }
         }

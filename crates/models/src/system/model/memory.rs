@@ -41,7 +41,7 @@ use super::{
     Burst, BurstKind, Change, Context, Counters, Event, Owner, Process, Purpose, Region, Residence,
     SimTime, Slab, Stream, Streams, SystemModel,
 };
-use crate::measure::per_second;
+use crate::measure::{fraction, per_second};
 use crate::summary::{PagingSummary, SwappingSummary};
 use crate::system::{ClockDaemon, Paging, PagingSwapper, Phases, Policy, Replacement, System};
 
@@ -1003,11 +1003,7 @@ impl MemoryState<'_> {
             mean_fault_elapsed: stats.fault_time.mean(),
             bulk_store_reads: counters.bulk_reads,
             disk_reads: counters.disk_reads,
-            disk_fraction: if reads > 0 {
-                counters.disk_reads as f64 / reads as f64
-            } else {
-                0.0
-            },
+            disk_fraction: fraction(counters.disk_reads, reads),
             page_writes: counters.page_writes,
             pages_stolen: counters.pages_stolen,
             klustered_pages: self

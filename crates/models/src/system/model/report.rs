@@ -7,7 +7,7 @@ use super::{
     Population, ProbeSummary, Scheduler, SimTime, Summary, System, SystemModel, Tally,
     TimeWeighted, indicators,
 };
-use crate::measure::Responses;
+use crate::measure::{Responses, fraction};
 use crate::summary::{ClassKind, StationDiscipline, StoppedBy};
 use crate::system::Policy;
 use serde::Serialize;
@@ -394,11 +394,7 @@ impl Statistics {
         ProbeSummary {
             observations: self.observations.iter().filter(|o| !o.warmup).count() as u64,
             cpu_share: counters.probe_cpu / capacity,
-            io_share: if counters.requests > 0 {
-                counters.probe_requests as f64 / counters.requests as f64
-            } else {
-                0.0
-            },
+            io_share: fraction(counters.probe_requests, counters.requests),
             memory_share: if samples > 0 {
                 memory / samples as f64
             } else {
