@@ -79,14 +79,14 @@ def roughness(points):
 
 def scenarios(site, chosen, work):
     """The pair's scenario files, with the variants `chosen` applied to
-    both members."""
+    both members; None if a variant does not apply to the pair."""
     paths = {}
     for kind in ["swapped", "paged"]:
         text = (ROOT / "scenarios" / f"{site}-{kind}.toml").read_text()
         edits = dict(variants(text))
         for name in chosen:
             if name not in edits:
-                sys.exit(f"probe-study: no variant {name!r}; the variants are {', '.join(edits)}")
+                return None
             text = edits[name](text)
         paths[kind] = Path(work) / f"{site}-{kind}.toml"
         paths[kind].write_text(text)
@@ -102,6 +102,10 @@ def main():
             variant = f", {'; '.join(chosen)}" if chosen else ""
             print(f"\n## {site} ({' '.join(grouping)}, {reps} replications of each, pooled{variant})\n")
             paths = scenarios(site, chosen, work)
+            if paths is None:
+                print(f"(no variant {'; '.join(chosen)!r} at {site}: the variants are "
+                      f"{', '.join(name for name, _ in variants(ROOT.joinpath('scenarios', site + '-paged.toml').read_text()))})")
+                continue
             tables = {kind: pooled_observations(f"{site}-{kind}", paths[kind], reps, work)
                       for kind in ["swapped", "paged"]}
             print("| installation | benchmark | index | levels | median < mean | p75 falls | p75 roughness |")
