@@ -3,7 +3,8 @@
 
 Runs each shipped pair (Berkeley 1979, Purdue 1980) swapped and paged on
 common random numbers (the same seeds), for a list of variants that each
-switch one mechanism off in both members of the pair, and prints, per
+switch one mechanism off in both members of the pair (or in the one
+its name says), and prints, per
 variant and command class, the mean over replications of
 ln(R_paged / R_swapped) with a 95% Student-t interval: above 0, swapping
 is faster. Besides the switches, the assumed values are varied over
@@ -49,7 +50,10 @@ def variants(text):
     def fcfs_arms(t):
         return t.replace('order = "disksort"', 'order = "fcfs"')
 
-    def free_exec(t):
+    def free_exec(swapped_only):
+        return lambda t: t if swapped_only and 'policy = "swapping"' not in t else free_programs(t)
+
+    def free_programs(t):
         # Programs on a device that takes no time to speak of.
         t = t.replace("[[device]]", '[[device]]\nname = "free-programs"\nrate = "1000GB/s"\n\n[[device]]', 1)
         return t.replace("[memory]\n", '[memory]\nprograms = "free-programs"\n', 1)
@@ -74,14 +78,14 @@ def variants(text):
                     if not l.startswith(("files = [", "sticky = true")))
         return t.replace("count = 33,", "count = 40,")
 
-    def layout(name, swapped_only=False):
+    def layout(name, member=None):
         # The files laid out otherwise than by mkfs's interleave on a fresh
         # file system: one block after another, or an aged free list's
         # places (the FFS paper's "few weeks of moderate use"), in both
-        # members or the swapped member's only (its file systems older,
-        # the paged member's made anew for 3BSD's 1 KiB blocks).
+        # members or one member's only ("swapping" or "paging": its file
+        # systems the older).
         def edit(t):
-            if swapped_only and 'policy = "swapping"' not in t:
+            if member and f'policy = "{member}"' not in t:
                 return t
             return t.replace('layout = "interleaved"', f'layout = "{name}"')
         return edit
@@ -99,9 +103,10 @@ def variants(text):
     def copy_rate(rate):
         return lambda t: t.replace('copy_rate = "2MB/s"', f'copy_rate = "{rate}"')
 
-    def swapped_40bsd_clock(t):
-        # The swapped member on 4.0BSD's constants too (it is 32V or V7,
-        # whose clock.c is V7's).
+    def swapped_800409_clock(t):
+        # The swapped member on the paged member's clock constants too
+        # (Berkeley's kern_clock.c of 80/04/09, as in 4.0BSD); its own are
+        # V7's, 32V's clock.c not being found.
         if 'policy = "swapping"' not in t:
             return t
         return t.replace('quantum = "1s" ', 'quantum = "250ms" ').replace(
@@ -113,7 +118,8 @@ def variants(text):
         return t.replace('block = "512B"', 'block = "1KiB"')
 
     def v7_clock(t):
-        # The paged member back on V7's (and 3BSD's) clock constants.
+        # The paged member on V7's clock constants (the swapped member's,
+        # assumed for 32V), in place of 80/04/09's.
         t = t.replace('quantum = "250ms"', 'quantum = "1s"')
         return "".join(l for l in t.splitlines(True) if not l.startswith("unix = "))
 
@@ -170,14 +176,27 @@ def variants(text):
         return edit
 
     def images(factor):
-        # The sizes of the programs the commands now run (assumed: no
-        # a.out header survives), text and all, scaled.
+        # Every program's image (assumed: no a.out header of the VAX
+        # binaries survives), text and all, scaled; not the CPU-bound
+        # job's and MACSYMA's, which the study gives.
         def edit(t):
-            for p in ["man", "cc", "cpp", "ccom", "as", "ld"]:
+            names = re.findall(r'^\[\[class\]\]\nname = "([^"]+)"', t, flags=re.M)
+            for p in names:
+                if p in ("cpu-bound", "macsyma"):
+                    continue
                 for key in ['size = "', 'text = "']:
                     t = class_value(t, p, key, lambda v: round(v * factor))
             return t
         return edit
+
+    def search_lead(sectors):
+        # The drivers' search ending `sectors` before a block's first (32V's
+        # SDIST is 2): a driver a sector late to ask for the next block.
+        return lambda t: t.replace('rotation = "position"', f'rotation = "position"\nsearch_lead = {sectors}')
+
+    def gap(blocks):
+        # mkfs run with another interleave m (its default 3).
+        return lambda t: t.replace('layout = "interleaved"', f'layout = "interleaved"\ninterleave = {{ gap = {blocks} }}')
 
     def uniform(t):
         # Every disk under the uniform rule (half a revolution on average
@@ -212,17 +231,19 @@ def variants(text):
 
     out = [("as shipped", lambda t: t), ("no shells", no_shells),
            ("round robin", round_robin), ("disk queues FCFS", fcfs_arms),
-           ("exec free", free_exec), ("no buffer cache", no_cache),
+           ("exec free", free_exec(False)),
+           ("swapped member's exec free", free_exec(True)), ("no buffer cache", no_cache),
            ("no sticky text", no_sticky),
            ("files aged", layout("aged")),
-           ("swapped member's files aged", layout("aged", True)),
+           ("swapped member's files aged", layout("aged", "swapping")),
+           ("paged member's files aged", layout("aged", "paging")),
            ("files in order", layout("contiguous")),
            ("files scattered", layout("scattered")),
            ("uniform rule, files in order", uniform),
            ("half the buffers", buffers(0.5)), ("twice the buffers", buffers(2)),
            ("copies at 1 MB/s", copy_rate("1MB/s")), ("copies at 8 MB/s", copy_rate("8MB/s")),
            ("paged on V7's clock", v7_clock),
-           ("swapped on 4.0BSD's clock", swapped_40bsd_clock),
+           ("swapped on 80/04/09's clock", swapped_800409_clock),
            ("swapped member's blocks 1 KiB", swapped_1k_blocks),
            ("clearing 0.05 ms a click", clearing(0.05)), ("clearing 0.25 ms a click", clearing(0.25)),
            ("cc's demand even over its passes", cc_even),
@@ -230,7 +251,9 @@ def variants(text):
            ("programs' images x0.5", images(0.5)), ("programs' images x1.5", images(1.5)),
            ("kernels 64 KiB smaller", kernels(-64)), ("kernels 64 KiB larger", kernels(64)),
            ("paged member's 62 buffers", nbuf_62),
-           ("think times x0.5", think(0.5)), ("think times x2", think(2))]
+           ("think times x0.5", think(0.5)), ("think times x2", think(2)),
+           ("search lead 3", search_lead(3)),
+           ("interleave gap 2", gap(2)), ("interleave gap 4", gap(4))]
     if 'usable = "1MiB"' in text or "purdue" in text:
         out.append(("32V on all the memory", all_memory))
     if "macsyma" in text:
