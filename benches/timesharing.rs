@@ -227,8 +227,10 @@ fn timesharing_scale(c: &mut Criterion) {
     // 55 of criterion's default, growing sampling.
     group.sample_size(10).sampling_mode(SamplingMode::Flat);
     for k in [1, 16, 256, 1_024] {
-        // Long enough that the first think times and memory filling up are
-        // a small part of the run.
+        // At x1 the first think times and memory filling up are a small
+        // part of the run; at x1,024 it ends at 16 s of simulated time,
+        // before memory is full (docs/PERFORMANCE.md, "The scale past its
+        // start", measures past it).
         let events = 200_000 + 100 * 16 * k;
         let sys = multiplied(k, events);
         group.throughput(Throughput::Elements(events));
