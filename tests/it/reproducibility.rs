@@ -94,11 +94,12 @@ fn the_memory_policy_leaves_the_logins_alone() {
         .replace("end_time = \"24h\"", "end_time = \"12h\"")
         .replace("terminals = 56 ", "terminals = 20 ");
     let swapped = tpsim::models::load_system("swapped.toml", &text).unwrap();
-    // (Less exec's clearing, a swapping key: paging zero-fills instead.)
+    // (Less the swapping keys, exec's clearing and the process limit:
+    // paging zero-fills, and holds no image whole.)
     let paged_text: String = text
         .replace("policy = \"swapping\"", "policy = \"paging\"")
         .lines()
-        .filter(|l| !l.starts_with("clear_cpu"))
+        .filter(|l| !l.starts_with("clear_cpu") && !l.starts_with("process_limit"))
         .map(|l| format!("{l}\n"))
         .collect();
     let paged = tpsim::models::load_system("paged.toml", &paged_text).unwrap();

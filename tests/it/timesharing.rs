@@ -304,6 +304,7 @@ fn variance_of_difference(
     swapped.memory.policy = Policy::Swapping {
         device: 0,
         clear: SimTime::ZERO,
+        process_limit: None,
     };
     let response = |sys: &System, seed: u64, r: u64| {
         simulate(sys, seed, r).summary.classes[0]
@@ -514,6 +515,28 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
     let lisp = command(&lisp, "lisp");
     assert_eq!(lisp.rejected, Some(0));
     assert!(lisp.completions > 100, "{lisp:?}");
+    // Within user memory but over the most one process may have (32V's
+    // MAXUMEM): refused as well, the note naming the limit.
+    let mut limited = exact.clone();
+    let Policy::Swapping {
+        ref mut process_limit,
+        ..
+    } = limited.memory.policy
+    else {
+        unreachable!()
+    };
+    *process_limit = Some(2 * 1024 * 1024);
+    assert_eq!(
+        limited.notes(),
+        [
+            "class lisp: its image (4194304 bytes) is larger than memory.process_limit (2097152 bytes); under swapping its commands will be rejected"
+        ]
+    );
+    let limited = run(&limited, 0);
+    let lisp = command(&limited, "lisp");
+    assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
+    assert_eq!(lisp.completions, 0);
+    assert!(command(&limited, "edit").completions > 1000);
     // Under paging, the same commands run.
     let Policy::Swapping { device, .. } = sys.memory.policy else {
         unreachable!()
@@ -906,6 +929,7 @@ fn swapping_moves_shared_text_only_when_no_process_holds_it() {
     sys.memory.policy = Policy::Swapping {
         device: 0,
         clear: SimTime::ZERO,
+        process_limit: None,
     };
     sys.memory.size = 320 * 1024;
     sys.users.population = Population::Fixed(12);

@@ -31,7 +31,7 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 /// not run at all, `rejected` of them.
 pub fn rejected_note(rejected: u64, background: bool, class: &str) -> String {
     format!(
-        "{rejected} {} of class {class} could not run: the image is larger than user memory, and a swapping system must hold it whole",
+        "{rejected} {} of class {class} could not run: the image is larger than user memory (or the process limit), and a swapping system must hold it whole",
         if background { "processes" } else { "commands" }
     )
 }

@@ -79,10 +79,10 @@ impl System {
             ));
         }
         if let Policy::Swapping { .. } = self.memory.policy {
-            let user = self.memory.user_bytes();
-            for class in self.classes.iter().filter(|c| c.size > user) {
+            let (largest, of) = self.memory.largest_image();
+            for class in self.classes.iter().filter(|c| c.size > largest) {
                 notes.push(format!(
-                    "class {}: its image ({} bytes) is larger than user memory ({user} bytes); under swapping its commands will be rejected",
+                    "class {}: its image ({} bytes) is larger than {of} ({largest} bytes); under swapping its commands will be rejected",
                     class.name, class.size
                 ));
             }
@@ -253,6 +253,20 @@ impl Memory {
         self.size - self.kernel
     }
 
+    /// The largest image a process may have in memory under swapping
+    /// \[bytes\]: user memory, or less under a process limit; with
+    /// which key bounds it.
+    pub fn largest_image(&self) -> (u64, &'static str) {
+        let user = self.user_bytes();
+        match self.policy {
+            Policy::Swapping {
+                process_limit: Some(limit),
+                ..
+            } if limit < user => (limit, "memory.process_limit"),
+            _ => (user, "user memory"),
+        }
+    }
+
     /// Page frames left for user processes.
     pub fn user_frames(&self) -> u64 {
         self.user_bytes() / self.page
@@ -359,6 +373,9 @@ pub enum Policy {
         /// Processor time to clear one page of a new image's bss and stack
         /// at exec (32V's `clearseg`): each class's `empty_pages`.
         clear: SimTime,
+        /// The most memory one process may have (32V's `MAXUMEM`), if
+        /// less than user memory bounds it.
+        process_limit: Option<u64>,
     },
     /// Demand paging with global replacement (Berkeley UNIX, Multics).
     Paging(Paging),

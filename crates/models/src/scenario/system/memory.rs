@@ -64,6 +64,10 @@ pub(crate) struct SwappingKeys {
     /// exec (default 0).
     #[serde(default)]
     pub clear_cpu: Option<Seconds>,
+    /// The most memory one process may have (32V's `MAXUMEM`; default:
+    /// user memory).
+    #[serde(default)]
+    pub process_limit: Option<Bytes>,
 }
 
 /// The keys of paging under every replacement.
@@ -385,9 +389,19 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         );
         return None;
     }
+    // 32V's MAXUMEM, under swapping: None without one, Some(None) bad.
+    let limit = match &f.policy {
+        PolicyFile::Swapping(keys) => keys
+            .process_limit
+            .map(|l| size(v, l, "memory.process_limit", false)),
+        PolicyFile::Paging { .. } => None,
+    };
     let mut whole = vec![("memory.size", installed?), ("memory.kernel", kernel)];
     if let Some(usable) = usable.filter(|_| c.usable.is_some()) {
         whole.push(("memory.usable", usable));
+    }
+    if let Some(Some(limit)) = limit {
+        whole.push(("memory.process_limit", limit));
     }
     for (key, bytes) in whole {
         if bytes % page != 0 {
@@ -403,11 +417,20 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
         PolicyFile::Swapping(keys) => match drives.as_deref()? {
             [device] => {
                 let clear = keys.clear_cpu.unwrap_or(Seconds(0.0));
-                v.time(clear, "memory.clear_cpu", true)
-                    .map(|clear| Policy::Swapping {
+                let clear = v.time(clear, "memory.clear_cpu", true);
+                match (clear, limit) {
+                    (Some(clear), None) => Some(Policy::Swapping {
                         device: *device,
                         clear,
-                    })
+                        process_limit: None,
+                    }),
+                    (Some(clear), Some(Some(limit))) => Some(Policy::Swapping {
+                        device: *device,
+                        clear,
+                        process_limit: Some(limit),
+                    }),
+                    _ => None,
+                }
             }
             _ => {
                 v.report(

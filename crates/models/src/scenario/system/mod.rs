@@ -416,7 +416,8 @@ fn transfers_fit(v: &mut Validator, sys: &System) {
 
 /// Under swapping, a process runs only with its whole image in memory:
 /// refuses a shell, a benchmark, the probe script's shell or `time`, or a
-/// program a script runs whose image is larger than user memory. A user
+/// program a script runs whose image is larger than user memory (or the
+/// process limit). A user
 /// whose shell could never run would never run a command; the probe or a
 /// script would wait for ever. (A command typed that cannot fit is
 /// counted as rejected instead.)
@@ -424,14 +425,14 @@ fn images_fit(v: &mut Validator, sys: &System) {
     if !matches!(sys.memory.policy, Policy::Swapping { .. }) {
         return;
     }
-    let user = sys.memory.user_bytes();
+    let (largest, of) = sys.memory.largest_image();
     let mut check = |key: String, class: usize| {
         let size = sys.classes[class].size;
-        if size > user {
+        if size > largest {
             v.report(
                 key,
                 format!(
-                    "the image of {} ({size} bytes) is larger than user memory ({user} bytes): under swapping it could never run",
+                    "the image of {} ({size} bytes) is larger than {of} ({largest} bytes): under swapping it could never run",
                     sys.classes[class].name
                 ),
             );

@@ -928,11 +928,15 @@ fn a_memory_key_that_does_not_apply_is_told_where_it_does_and_what_applies_here(
                     "device = \"disk\"\n        [[device]]",
                     "device = \"disk\"\n        replacement = \"clock\"\n        [[device]]",
                 ),
-            "memory.replacement: applies only under policy \"paging\"; under memory.policy = \"swapping\" the keys are policy, size, usable, kernel, page, device, programs, clear_cpu",
+            "memory.replacement: applies only under policy \"paging\"; under memory.policy = \"swapping\" the keys are policy, size, usable, kernel, page, device, programs, clear_cpu, process_limit",
         ),
         (
             on_disk("clear_cpu = \"1ms\""),
             "memory.clear_cpu: applies only under policy \"swapping\"; under memory.policy = \"paging\" with memory.replacement = \"process-lru\"",
+        ),
+        (
+            on_disk("process_limit = \"64KiB\""),
+            "memory.process_limit: applies only under policy \"swapping\"; under memory.policy = \"paging\" with memory.replacement = \"process-lru\"",
         ),
         (
             on_disk("tua = \"1s\""),
@@ -1160,6 +1164,28 @@ fn a_kernel_that_uses_less_memory_than_the_machine_has_runs_with_what_it_uses() 
         problems[0].message.contains("memory.usable"),
         "{problems:?}"
     );
+}
+
+#[test]
+fn a_process_limit_is_whole_pages_of_memory_under_swapping() {
+    let limited = |value: &str| {
+        GOOD.replace("policy = \"paging\"", "policy = \"swapping\"")
+            .replace(
+                "kernel = \"128KiB\"",
+                &format!("kernel = \"128KiB\"\n        process_limit = {value}"),
+            )
+    };
+    let sys = system(&limited("\"64KiB\""));
+    assert_eq!(
+        sys.memory.largest_image(),
+        (64 * 1024, "memory.process_limit")
+    );
+    // Above user memory it bounds nothing.
+    let sys = system(&limited("\"1MiB\""));
+    assert_eq!(sys.memory.largest_image(), (384 * 1024, "user memory"));
+    for bad in ["\"1500B\"", "\"0B\""] {
+        assert_eq!(keys(&limited(bad)), ["memory.process_limit"], "{bad}");
+    }
 }
 
 #[test]

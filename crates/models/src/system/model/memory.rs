@@ -302,7 +302,7 @@ impl<'a> Manager<'a> {
     /// The manager of `sys`'s memory policy.
     pub(super) fn of(sys: &'a System) -> Manager<'a> {
         match &sys.memory.policy {
-            Policy::Swapping { device, clear } => Manager::Swapping {
+            Policy::Swapping { device, clear, .. } => Manager::Swapping {
                 device: *device,
                 clear: *clear,
             },
@@ -724,9 +724,9 @@ impl MemoryState<'_> {
     }
 
     /// Whether an image of `image` bytes can never be in `sys`'s memory
-    /// (swapping holds images whole).
+    /// (swapping holds images whole, each within the process limit).
     pub(super) fn never_fits(&self, sys: &System, image: u64) -> bool {
-        self.manager.moves_images() && image > sys.memory.user_bytes()
+        self.manager.moves_images() && image > sys.memory.largest_image().0
     }
 
     /// Whether exec reads a new command's image before it runs (swapping),
