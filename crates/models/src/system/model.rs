@@ -58,6 +58,8 @@ mod ordered;
 mod paged_swapper;
 mod paging;
 mod per_process;
+mod process_table;
+use process_table::ProcessTable;
 mod probe;
 mod processors;
 mod report;
@@ -221,7 +223,6 @@ impl Owner {
 struct Process {
     class: usize,
     owner: usize,
-    state: State,
     residence: Residence,
     /// When the current command (or background cycle) began.
     started: SimTime,
@@ -235,8 +236,6 @@ struct Process {
     /// When it last left a processor (global replacement takes pages from
     /// the process that ran least recently).
     last_run: SimTime,
-    /// Processor time it has used in user mode.
-    cpu_user: SimTime,
     /// Processor time used on its behalf in the kernel: switches to it and
     /// its fault paths.
     cpu_system: SimTime,
@@ -288,7 +287,7 @@ pub struct SystemModel<'a> {
     sys: &'a System,
     streams: Streams,
     owners: Slab<Owner>,
-    procs: Slab<Process>,
+    procs: ProcessTable,
     next_generation: u64,
     /// The users at their terminals.
     users: Users<'a>,
@@ -322,7 +321,7 @@ impl<'a> SystemModel<'a> {
             sys,
             streams: *streams,
             owners: Slab::new(),
-            procs: Slab::new(),
+            procs: ProcessTable::default(),
             next_generation: 0,
             users: Users::new(sys, streams, |image| memory.never_fits(sys, image)),
             probe: None,
@@ -431,22 +430,23 @@ impl<'a> SystemModel<'a> {
         let size = self.sys.classes[class].size;
         self.next_generation += 1;
         // Inserted in a state no count includes; `recount` moves it on.
-        let pid = self.procs.insert(Process {
-            class,
-            owner,
-            state: State::Sleeping,
-            residence: Residence::Out,
-            started: now,
-            remaining: SimTime::ZERO,
-            due: Countdowns::NONE,
-            pages: self.sys.memory.pages_of(size),
-            last_run: now,
-            cpu_user: SimTime::ZERO,
-            cpu_system: SimTime::ZERO,
-            faults: 0,
-            counted,
-            generation: self.next_generation,
-        });
+        let pid = self.procs.insert(
+            Process {
+                class,
+                owner,
+                residence: Residence::Out,
+                started: now,
+                remaining: SimTime::ZERO,
+                due: Countdowns::NONE,
+                pages: self.sys.memory.pages_of(size),
+                last_run: now,
+                cpu_system: SimTime::ZERO,
+                faults: 0,
+                counted,
+                generation: self.next_generation,
+            },
+            State::Sleeping,
+        );
         if counted {
             self.user_processes += 1;
         }
@@ -698,16 +698,15 @@ impl<'a> SystemModel<'a> {
     /// Adds the parts of `burst` up to `upto` that fall after the warm-up
     /// to the processor-time counters.
     fn account(&mut self, burst: &Burst, upto: SimTime) {
-        let p = &mut self.procs[burst.pid];
         let work = upto.max(burst.switch_end) - burst.switch_end;
         // The interrupts are the devices', not the process's.
-        p.cpu_system += upto
+        self.procs[burst.pid].cpu_system += upto
             .min(burst.switch_end)
             .saturating_sub(burst.interrupt_end);
         match burst.kind {
-            BurstKind::User(_) => p.cpu_user += work,
+            BurstKind::User(_) => self.procs.add_cpu_user(burst.pid, work),
             BurstKind::Fault | BurstKind::SegmentFault | BurstKind::Copy | BurstKind::Clear => {
-                p.cpu_system += work
+                self.procs[burst.pid].cpu_system += work
             }
         }
         if let BurstKind::User(_) = burst.kind {
@@ -893,14 +892,14 @@ impl SystemModel<'_> {
     /// and the swapper.
     fn recount(&mut self, pid: usize, now: SimTime, change: Change) {
         let waiting_frame = |model: &Self| model.memory.of[pid].waiting_frame;
-        let before = indicators(&self.procs[pid], waiting_frame(self));
+        let before = indicators(self.procs.state(pid), &self.procs[pid], waiting_frame(self));
         let was_in = self.procs[pid].residence == Residence::In;
         match change {
-            Change::State(state) => self.procs[pid].state = state,
+            Change::State(state) => self.procs.set_state(pid, state),
             Change::Residence(residence) => self.procs[pid].residence = residence,
             Change::WaitingFrame(waiting) => self.memory.of[pid].waiting_frame = waiting,
         }
-        let after = indicators(&self.procs[pid], waiting_frame(self));
+        let after = indicators(self.procs.state(pid), &self.procs[pid], waiting_frame(self));
         let is_in = self.procs[pid].residence == Residence::In;
         if was_in != is_in {
             self.memory.swap.count_loaded(is_in);
@@ -929,15 +928,15 @@ enum Change {
 
 /// Whether a process is in the multiprogramming set (in memory and not
 /// asleep), and whether it waits for memory or eligibility.
-fn indicators(p: &Process, waiting_frame: bool) -> (bool, bool) {
+fn indicators(state: State, p: &Process, waiting_frame: bool) -> (bool, bool) {
     let active = matches!(
-        p.state,
+        state,
         State::Runnable | State::Running | State::Io | State::Fault
     );
     let in_memory = p.residence == Residence::In;
-    let waiting = p.state == State::WaitEligible
+    let waiting = state == State::WaitEligible
         || waiting_frame
-        || (p.state == State::Runnable
+        || (state == State::Runnable
             && matches!(p.residence, Residence::Out | Residence::MovingIn));
     (active && in_memory && !waiting_frame, waiting)
 }
@@ -1078,12 +1077,12 @@ mod tests {
             assert_eq!(model.devices[0].meter.present.value(), 1.0);
             model.device_done(0, ctx);
             assert_eq!(model.devices[0].meter.present.value(), 0.0);
-            assert_eq!(model.procs[pid].state, State::Io);
+            assert_eq!(model.procs.state(pid), State::Io);
             // The process's own request: it is ready again and, a
             // processor being idle, runs.
             model.request(0, Purpose::Io { pid }, 1024.0, ctx);
             model.device_done(0, ctx);
-            assert_eq!(model.procs[pid].state, State::Running);
+            assert_eq!(model.procs.state(pid), State::Running);
             assert_eq!(model.cpus.running[0].map(|b| b.pid), Some(pid));
         });
     }

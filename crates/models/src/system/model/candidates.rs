@@ -66,14 +66,14 @@ pub(super) struct Filing {
 }
 
 impl Keys {
-    /// The keys `p`, with `f`, should be filed under when memory is
-    /// managed as `memory`.
+    /// The keys `p`, in `state`, with `f`, should be filed under when
+    /// memory is managed as `memory`.
     #[inline]
-    pub(super) fn of(p: &Process, f: Filing, memory: Managed) -> Keys {
+    pub(super) fn of(state: State, p: &Process, f: Filing, memory: Managed) -> Keys {
         match memory {
             Managed::ProcessLru => {
                 return Keys {
-                    replaceable: (f.resident_pages > 0 && p.state != State::Running)
+                    replaceable: (f.resident_pages > 0 && state != State::Running)
                         .then_some(p.last_run),
                     ..Keys::default()
                 };
@@ -82,16 +82,16 @@ impl Keys {
             Managed::Frames { swapper: true } => {
                 let resident = p.residence == Residence::In && !f.waiting_frame;
                 return Keys {
-                    swap_in: (p.residence == Residence::Out && p.state == State::Runnable)
+                    swap_in: (p.residence == Residence::Out && state == State::Runnable)
                         .then_some(f.last_swap),
                     // A process waiting for a page is not swapped out.
                     resident: (resident
                         && matches!(
-                            p.state,
+                            state,
                             State::Runnable | State::Io | State::Running | State::Sleeping
                         ))
                     .then_some(f.last_swap),
-                    asleep: (resident && p.state == State::Sleeping).then_some(p.last_run),
+                    asleep: (resident && state == State::Sleeping).then_some(p.last_run),
                     ..Keys::default()
                 };
             }
@@ -100,14 +100,14 @@ impl Keys {
         let resident = p.residence == Residence::In;
         Keys {
             replaceable: None,
-            swap_in: (p.residence == Residence::Out && p.state == State::Runnable && f.eligible)
+            swap_in: (p.residence == Residence::Out && state == State::Runnable && f.eligible)
                 .then_some(f.last_swap),
-            sleeping: (resident && matches!(p.state, State::Sleeping | State::WaitEligible))
+            sleeping: (resident && matches!(state, State::Sleeping | State::WaitEligible))
                 .then_some(f.image),
             // A command still reading its image by exec is not swapped out.
             resident: (resident
                 && !f.exec_pending
-                && matches!(p.state, State::Runnable | State::Io | State::Running))
+                && matches!(state, State::Runnable | State::Io | State::Running))
             .then_some(f.last_swap),
             asleep: None,
         }

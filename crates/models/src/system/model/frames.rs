@@ -41,8 +41,8 @@ use super::memory::{
 };
 use super::paging::{Counts, FreePool};
 use super::{
-    Burst, BurstKind, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, Process,
-    SimTime, Slab, Source, State, Stream, System, VecDeque,
+    Burst, BurstKind, LONGEST_SAMPLE, Locality, Pages, PerProcess, Phases, Placement, ProcessTable,
+    SimTime, Source, State, Stream, System, VecDeque,
 };
 use crate::system::free_list::{FreeList, Linked, Links};
 use crate::system::{ClockDaemon, Pageout, Paging, Pattern, ReferenceBits};
@@ -146,8 +146,8 @@ pub(super) struct PageTable {
     slot_of: Vec<u32>,
     /// How many of the set's pages are resident (the first in `slots`).
     valid: u32,
-    /// The processor time of its owner at which the phase began and ends.
-    phase_start: SimTime,
+    /// The processor time of its owner at which the phase ends (it began
+    /// at its `Reach::phase_start`).
     phase_end: SimTime,
     /// With nested localities: the first page of the current region, and
     /// the processor time at which the region ends (0 before the first).
@@ -172,6 +172,38 @@ pub(super) struct PageTable {
     /// position from its first page, their sum, the set's first page, and
     /// the weights of the missing ones.
     weighted: Option<Weighted>,
+}
+
+/// What the hand reads of a process to decide whether one of its pages
+/// was referenced: where its locality set lies and when its phase began.
+/// These are packed apart from its page table, in a table of their own:
+/// the hand passes the frames of owners at random, and a table of
+/// thousands of these stays in the cache where the page tables do not.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reach {
+    /// The set's first page, its length in pages from there (wrapping
+    /// round the image's `pages`) and the image's pages: no set before
+    /// the first phase.
+    first: u32,
+    set: u32,
+    pages: u32,
+    /// Whether its pattern is non-uniform (its page table's weights give
+    /// each page's rate).
+    weighted: bool,
+    /// Under a uniform pattern, the mean processor time between
+    /// references to a page of the set.
+    mean: f64,
+    /// Its owner's processor time at which the phase began.
+    phase_start: SimTime,
+}
+
+impl Reach {
+    /// Whether private `page` is in the set (the page table's `in_set`,
+    /// without reading the table).
+    #[inline]
+    fn holds(&self, page: u32) -> bool {
+        self.set > 0 && (page + self.pages - self.first) % self.pages < self.set
+    }
 }
 
 /// The references of a non-uniform pattern: page `first + i` of the set
@@ -360,7 +392,7 @@ impl PageTable {
     fn mean_between_references(&self, page: u32, phases: &Phases) -> f64 {
         match (&self.weighted, self.position(page)) {
             (Some(w), Some(i)) => phases.reference * w.total as f64 / w.weights[i] as f64,
-            _ => phases.reference * phases.set as f64,
+            _ => uniform_mean_between_references(phases),
         }
     }
 
@@ -484,6 +516,8 @@ pub(super) struct Frames {
     /// Each process's page table and place in its phase model, by its
     /// slot.
     pub(super) tables: PerProcess<PageTable>,
+    /// What the hand reads of each process, by its slot.
+    reach: PerProcess<Reach>,
 }
 
 impl Frames {
@@ -513,11 +547,18 @@ impl Frames {
             bulk: BulkQueue::default(),
             texts: texts.map(SharedText::new).collect(),
             tables: PerProcess::default(),
+            reach: PerProcess::default(),
         };
         for f in 0..count {
             frames.push_back(f);
         }
         frames
+    }
+
+    /// `pid` is a new process: an empty page table, no set yet.
+    pub(super) fn enter(&mut self, pid: usize) {
+        self.tables.insert(pid, PageTable::default());
+        self.reach.insert(pid, Reach::default());
     }
 
     fn push_back(&mut self, f: u32) {
@@ -554,7 +595,7 @@ impl Processes<'_> {
     #[inline]
     fn on_processor(&self, owner: Whose) -> bool {
         match owner {
-            Whose::Process(pid) => self.procs[pid].state == State::Running,
+            Whose::Process(pid) => self.procs.state(pid) == State::Running,
             Whose::Text(class) => self
                 .running
                 .iter()
@@ -571,6 +612,13 @@ pub(super) fn phases_of_class(sys: &System, class: usize) -> &Phases {
         .as_ref()
         .and_then(Locality::phases)
         .expect("the clock needs the phase model")
+}
+
+/// The mean processor time between references to a page of a set under
+/// a uniform pattern: a reference every `reference`, spread over `set`
+/// pages.
+fn uniform_mean_between_references(phases: &Phases) -> f64 {
+    phases.reference * phases.set as f64
 }
 
 impl Counts<'_> {
@@ -815,15 +863,23 @@ impl Frames {
             }
             Whose::Process(pid) => pid,
         };
-        let p = &processes.procs[pid];
-        let pt = &self.tables[pid];
-        let now = p.cpu_user;
-        if pt.in_set(frame.page) {
-            let phases = processes.phases_of_class(p.class);
-            let since = frame.decided.max(pt.phase_start);
+        let reach = self.reach[pid];
+        let now = processes.cpu_user(pid);
+        debug_assert_eq!(
+            reach.holds(frame.page),
+            self.tables[pid].in_set(frame.page),
+            "the hand's view of the set is the page table's"
+        );
+        if reach.holds(frame.page) {
+            let since = frame.decided.max(reach.phase_start);
             let exposed = now.saturating_sub(since).as_secs_f64();
             if exposed > 0.0 {
-                let mean = pt.mean_between_references(frame.page, phases);
+                let mean = if reach.weighted {
+                    let phases = processes.phases_of_class(processes.procs[pid].class);
+                    self.tables[pid].mean_between_references(frame.page, phases)
+                } else {
+                    reach.mean
+                };
                 let e: f64 =
                     rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.references);
                 let age = mean * e;
@@ -1070,6 +1126,7 @@ impl Frames {
             self.decide_references(f, processes);
         }
         let p = &processes.procs[pid];
+        let now = processes.cpu_user(pid);
         let phases = processes.phases_of_class(p.class);
         let (set, phase) = (phases.set as u32, phases.phase.clone());
         let weights = match &phases.pattern {
@@ -1084,11 +1141,11 @@ impl Frames {
             // Phases within phases: a set is drawn within the region, and
             // a new region over the image when the last has ended.
             Some(region) => {
-                if p.cpu_user >= pt.region_end {
+                if now >= pt.region_end {
                     pt.region_first = rng.random_range(0..pages);
                     let length = region.phase.sample(rng).min(LONGEST_SAMPLE);
                     pt.region_end =
-                        p.cpu_user + SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
+                        now + SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
                 }
                 let room = (region.pages - u64::from(set)) as u32;
                 (pt.region_first + rng.random_range(0..=room)) % pages
@@ -1118,11 +1175,18 @@ impl Frames {
                 missing,
             }
         });
-        t.phase_start = p.cpu_user;
+        self.reach[pid] = Reach {
+            first,
+            set,
+            pages,
+            weighted: t.weighted.is_some(),
+            mean: uniform_mean_between_references(phases),
+            phase_start: now,
+        };
         // A phase lasts at least a tick, so that the clock moves on, and
         // ends with its region.
         let length = SimTime::from_secs_f64(length).max(SimTime::from_nanos(1));
-        t.phase_end = (p.cpu_user + length).min(match phases.region {
+        t.phase_end = (now + length).min(match phases.region {
             Some(_) => t.region_end,
             None => SimTime::MAX,
         });
@@ -1160,7 +1224,7 @@ impl Frames {
 /// there: its process lives (or it is of a shared text), and the page's
 /// last write has its serial.
 fn on_bulk(
-    procs: &Slab<Process>,
+    procs: &ProcessTable,
     tables: &PerProcess<PageTable>,
     texts: &[SharedText],
     (owner, page, serial): (FrameOwner, u32, u32),
@@ -1297,7 +1361,7 @@ pub(super) mod tests {
             let frame = &mut model.memory.frames.frames[0];
             frame.decided = decided;
             frame.referenced = false;
-            model.procs[pid].cpu_user = decided + exposure;
+            model.procs.set_cpu_user(pid, decided + exposure);
             model.decide_references(0);
             hits += u32::from(std::mem::take(
                 &mut model.memory.frames.frames[0].referenced,
@@ -1329,7 +1393,7 @@ pub(super) mod tests {
                 );
             }
             // Only the time since the phase began counts for a page of the set.
-            model.memory.frames.tables[pid].phase_start = ms(15);
+            model.memory.frames.reach[pid].phase_start = ms(15);
             let seen = found_referenced(model, pid, SimTime::ZERO, ms(20));
             let p = 1.0 - (-0.5f64).exp();
             let sigma = (p * (1.0 - p) / 40_000.0).sqrt();
@@ -1482,7 +1546,7 @@ pub(super) mod tests {
                 let frame = &mut model.memory.frames.frames[f as usize];
                 (frame.last_ref, frame.decided) = (ms(u64::from(page)), ms(40));
             }
-            model.procs[pid].cpu_user = ms(40);
+            model.procs.set_cpu_user(pid, ms(40));
             model.trim_working_set(pid, ctx);
             for page in 0..40u32 {
                 let kept = matches!(
@@ -1525,7 +1589,7 @@ pub(super) mod tests {
             }
             model.memory.frames.tables[pid].last_fault = ms(30);
             // A fault 10 ms later is not late: nothing goes.
-            model.procs[pid].cpu_user = ms(40);
+            model.procs.set_cpu_user(pid, ms(40));
             assert!(!model.fault_frequency(pid, ctx), "nothing freed");
             assert_eq!(model.memory.of[pid].held.resident, 40);
             assert_eq!(model.memory.frames.tables[pid].last_fault, ms(40));
@@ -1534,7 +1598,7 @@ pub(super) mod tests {
             for f in 35..40usize {
                 model.memory.frames.frames[f].last_ref = ms(40);
             }
-            model.procs[pid].cpu_user = ms(51);
+            model.procs.set_cpu_user(pid, ms(51));
             for f in 0..40usize {
                 model.memory.frames.frames[f].decided = ms(51);
             }
@@ -1575,7 +1639,7 @@ pub(super) mod tests {
             // the waiting process gets one while the first is in its fault
             // path (its own read starts after).
             model.memory.frames.tables[pid].last_fault = ms(5);
-            model.procs[pid].cpu_user = ms(20);
+            model.procs.set_cpu_user(pid, ms(20));
             model.phase_fault_gap(pid);
             model.clock_fault(0, pid, ctx);
             assert_eq!(model.memory.frames.tables[pid].faulting, missing);
@@ -1734,7 +1798,7 @@ pub(super) mod tests {
         assert!(std::panic::catch_unwind(|| f.check(4, &[], &[], None, |_| false)).is_err());
         // A process that counts a resident page its table does not have.
         let mut f = frames(4);
-        f.tables.insert(0, PageTable::default());
+        f.enter(0);
         let one = Pages {
             resident: 1,
             ..Pages::default()
@@ -2069,7 +2133,7 @@ pub(super) mod tests {
             let mut regions = Vec::new();
             let mut firsts = std::collections::BTreeSet::new();
             for second in 0..50 {
-                model.procs[pid].cpu_user = SimTime::from_secs(second);
+                model.procs.set_cpu_user(pid, SimTime::from_secs(second));
                 model.new_phase(pid);
                 let t = &model.memory.frames.tables[pid];
                 let pages = t.entries.len() as u32;

@@ -22,7 +22,7 @@ impl SystemModel<'_> {
         let outside = |pid: usize| (self.files.of[pid].exec.pending, self.eligibility.holds(pid));
         self.memory.check(&processes, outside);
         self.check_counts();
-        self.files.check(|pid| self.procs[pid].state == State::Io);
+        self.files.check(|pid| self.procs.state(pid) == State::Io);
         let mut of_class = vec![0; self.sys.classes.len()];
         self.procs.iter().for_each(|(_, p)| of_class[p.class] += 1);
         self.files.check_texts(&of_class);
@@ -32,11 +32,11 @@ impl SystemModel<'_> {
     /// ready queue, eligibility and the processors count what the
     /// processes' states say.
     fn check_counts(&self) {
-        let procs = || self.procs.iter().map(|(_, p)| p);
+        let states = || self.procs.iter().map(|(pid, p)| (self.procs.state(pid), p));
         let (mpl, waiting) = self
             .procs
             .iter()
-            .map(|(pid, p)| indicators(p, self.memory.of[pid].waiting_frame))
+            .map(|(pid, p)| indicators(self.procs.state(pid), p, self.memory.of[pid].waiting_frame))
             .fold((0, 0), |(m, w), (a, b)| {
                 (m + u32::from(a), w + u32::from(b))
             });
@@ -45,7 +45,7 @@ impl SystemModel<'_> {
             (f64::from(mpl), f64::from(waiting))
         );
         for (pid, p) in self.procs.iter() {
-            let queued = p.state == State::Runnable && p.residence == Residence::In;
+            let queued = self.procs.state(pid) == State::Runnable && p.residence == Residence::In;
             assert_eq!(
                 self.cpus.scheduler.queued(pid),
                 queued,
@@ -59,7 +59,9 @@ impl SystemModel<'_> {
                     .iter()
                     .filter(|&(pid, _)| self.eligibility.holds(pid))
                     .count() as u32,
-                procs().filter(|p| p.state == State::WaitEligible).count()
+                states()
+                    .filter(|&(state, _)| state == State::WaitEligible)
+                    .count()
             ),
             "eligibility counts its processes"
         );
@@ -72,8 +74,8 @@ impl SystemModel<'_> {
             .check(self.procs.iter().map(|(pid, _)| pid));
         assert_eq!(
             self.cpus.scheduler.len(),
-            procs()
-                .filter(|p| p.state == State::Runnable && p.residence == Residence::In)
+            states()
+                .filter(|&(state, p)| state == State::Runnable && p.residence == Residence::In)
                 .count(),
             "the ready queue holds exactly the runnable resident processes"
         );

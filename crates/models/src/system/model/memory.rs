@@ -29,17 +29,16 @@
 //! (eligibility's rule under load control, the text table's cache under
 //! swapping); after that it asks memory, whose calls match it.
 
-#[cfg(debug_assertions)]
 use super::State;
 use super::candidates::{Candidates, Filing, Keys, Managed};
-use super::frames::{Frames, Freeing, PAGEOUT_PERIOD, PageTable};
+use super::frames::{Frames, Freeing, PAGEOUT_PERIOD};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
 use super::report::Statistics;
 use super::swapping::Swapper;
 use super::{
-    Burst, BurstKind, Change, Context, Counters, Event, Owner, Process, Purpose, Region, Residence,
-    SimTime, Slab, Stream, Streams, SystemModel,
+    Burst, BurstKind, Change, Context, Counters, Event, Owner, Process, ProcessTable, Purpose,
+    Region, Residence, SimTime, Slab, Stream, Streams, SystemModel,
 };
 use crate::measure::{fraction, per_second};
 use crate::summary::{PagingSummary, SwappingSummary};
@@ -161,7 +160,7 @@ impl<'m> View<'m> {
 /// bursts on the processors.
 #[derive(Clone, Copy)]
 pub(super) struct Processes<'m> {
-    pub(super) procs: &'m Slab<Process>,
+    pub(super) procs: &'m ProcessTable,
     sys: &'m System,
     pub(super) running: &'m [Option<Burst>],
 }
@@ -172,13 +171,25 @@ impl<'m> Processes<'m> {
         self.procs.get(pid)
     }
 
+    /// The processor time `pid` has used in user mode.
+    #[inline]
+    pub(super) fn cpu_user(&self, pid: usize) -> SimTime {
+        self.procs.cpu_user(pid)
+    }
+
+    /// The state of `pid`.
+    #[inline]
+    pub(super) fn state(&self, pid: usize) -> State {
+        self.procs.state(pid)
+    }
+
     /// The live processes, by slot.
     pub(super) fn slots(&self) -> impl Iterator<Item = usize> + 'm {
         self.procs.iter().map(|(pid, _)| pid)
     }
 
     pub(super) fn of(
-        procs: &'m Slab<Process>,
+        procs: &'m ProcessTable,
         sys: &'m System,
         running: &'m [Option<Burst>],
     ) -> Processes<'m> {
@@ -383,7 +394,7 @@ impl<'a> MemoryState<'a> {
         };
         self.of.insert(pid, fresh);
         self.counted.touched.insert(pid, 0);
-        self.frames.tables.insert(pid, PageTable::default());
+        self.frames.enter(pid);
         self.swap.enter(pid, now);
         self.candidates.enter(pid);
     }
@@ -653,7 +664,8 @@ impl<'a> SystemModel<'a> {
     pub(super) fn reindex(&mut self, pid: usize) {
         let (files, eligibility) = (&self.files, &self.eligibility);
         let outside = |pid: usize| (files.of[pid].exec.pending, eligibility.holds(pid));
-        let keys = self.memory.keys(self.sys, pid, &self.procs[pid], outside);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let keys = self.memory.keys(&processes, pid, outside);
         self.memory.refile(pid, keys);
     }
 }
@@ -828,18 +840,18 @@ impl MemoryState<'_> {
         self.candidates.refile(pid, Keys::default());
     }
 
-    /// The keys `p`, in slot `pid`, is filed under in the candidate sets
-    /// as its state calls for; `outside` says of a process, when swapping
-    /// files by them, whether its exec is pending and whether it holds
-    /// eligibility.
+    /// The keys the process in slot `pid` is filed under in the candidate
+    /// sets as its state calls for; `outside` says of a process, when
+    /// swapping files by them, whether its exec is pending and whether it
+    /// holds eligibility.
     #[inline]
     pub(super) fn keys(
         &self,
-        sys: &System,
+        processes: &Processes,
         pid: usize,
-        p: &Process,
         outside: impl Fn(usize) -> (bool, bool),
     ) -> Keys {
+        let (sys, p) = (processes.sys(), processes.get(pid).expect("live"));
         let managed = self.manager.filing();
         // Only what the policy files by is read (each from a table of its
         // own).
@@ -865,7 +877,7 @@ impl MemoryState<'_> {
                 }
             }
         };
-        Keys::of(p, filing, managed)
+        Keys::of(processes.state(pid), p, filing, managed)
     }
 
     /// Files `pid` under `keys` in the candidate sets.
@@ -1042,7 +1054,7 @@ impl MemoryState<'_> {
             .slots()
             .filter(|&pid| {
                 let m = &self.of[pid];
-                processes.get(pid).expect("live").state == State::Fault
+                processes.state(pid) == State::Fault
                     && !m.waiting_frame
                     && m.fault_source != Source::InTransit
             })
@@ -1075,10 +1087,9 @@ impl MemoryState<'_> {
             Manager::Swapping { .. } => self.check_swapped_memory(processes),
             Manager::Counted(_) | Manager::Frames { .. } => self.check_paged_memory(processes),
         }
-        let filed = processes.slots().map(|pid| {
-            let p = processes.get(pid).expect("live");
-            (pid, self.keys(processes.sys(), pid, p, &outside))
-        });
+        let filed = processes
+            .slots()
+            .map(|pid| (pid, self.keys(processes, pid, &outside)));
         self.candidates.check(filed);
     }
 

@@ -763,7 +763,7 @@ impl MemoryState<'_> {
         counted.evict(victim, &mut counts, &view.processes, &mut freeing);
         let freed = freeing.done();
         if let Holder::Process { pid, .. } = holder {
-            let keys = self.keys(view.sys(), pid, view.process(pid), |_| {
+            let keys = self.keys(&view.processes, pid, |_| {
                 unreachable!("replacement by process files by resident pages alone")
             });
             self.refile(pid, keys);

@@ -504,13 +504,15 @@ impl SystemModel<'_> {
             // A look at every process, once per load sample.
             let sets = self.procs.iter().filter_map(|(pid, p)| {
                 let memory = &self.memory.of[pid];
-                indicators(p, memory.waiting_frame).0.then(|| {
-                    (
-                        p.class,
-                        memory.held.resident,
-                        self.eligibility.estimate(pid),
-                    )
-                })
+                indicators(self.procs.state(pid), p, memory.waiting_frame)
+                    .0
+                    .then(|| {
+                        (
+                            p.class,
+                            memory.held.resident,
+                            self.eligibility.estimate(pid),
+                        )
+                    })
             });
             let multics = matches!(self.sys.cpu.scheduler, Scheduler::Multics(_));
             self.stats.sample_set_sizes(multics, sets);

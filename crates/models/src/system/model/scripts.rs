@@ -104,7 +104,7 @@ impl Scripts {
         };
         let (user, system) = link.children_cpu;
         let children = &mut self.links[parent].children_cpu;
-        children.0 += user + p.cpu_user;
+        children.0 += user + processes.cpu_user(pid);
         children.1 += system + p.cpu_system;
         let script = processes
             .get(parent)
@@ -193,11 +193,11 @@ mod tests {
             model.scripts.forked(script, child);
             let grandchild = model.spawn(1, owner, true, ms(250));
             model.scripts.forked(child, grandchild);
-            model.procs[grandchild].cpu_user = ms(40);
+            model.procs.set_cpu_user(grandchild, ms(40));
             model.procs[grandchild].cpu_system = ms(4);
             assert!(step(model, grandchild).0);
             assert_eq!(model.scripts.children_cpu(child), (ms(40), ms(4)));
-            model.procs[child].cpu_user = ms(300);
+            model.procs.set_cpu_user(child, ms(300));
             model.procs[child].cpu_system = ms(20);
             model.procs[child].faults = 2;
             model.procs[script].faults = 5;

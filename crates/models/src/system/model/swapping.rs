@@ -248,7 +248,7 @@ impl SystemModel<'_> {
         if inward {
             self.stats.counters.swap_ins += 1;
             self.recount(pid, now, Change::Residence(Residence::In));
-            if self.procs[pid].state == State::Runnable {
+            if self.procs.state(pid) == State::Runnable {
                 self.cpus.enqueue(pid, now);
                 self.dispatch_idle(ctx);
             }
@@ -298,7 +298,7 @@ impl SystemModel<'_> {
     /// area and page tables (the swapper behind the clock).
     pub(super) fn swap_out(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        if self.procs[pid].state == State::Running {
+        if self.procs.state(pid) == State::Running {
             // The swapper runs at high priority: the victim is taken off
             // its processor first.
             let cpu = self
@@ -308,7 +308,7 @@ impl SystemModel<'_> {
                 .position(|b| b.is_some_and(|b| b.pid == pid))
                 .expect("a running process is on a processor");
             self.preempt(cpu, ctx);
-        } else if self.procs[pid].state == State::Runnable {
+        } else if self.procs.state(pid) == State::Runnable {
             self.cpus.dequeue(pid, now);
         }
         self.memory.swap.started();

@@ -19,8 +19,8 @@
 use super::scheduler::{AFTER_SLEEP, AFTER_TERMINAL};
 use super::work::{Cycle, Started, Step};
 use super::{
-    Dist, Event, LONGEST_SAMPLE, Mix, Owner, OwnerKind, Population, Process, ProcessCount, Program,
-    Residence, SimTime, Slab, State, Stream, Streams, System, event_index,
+    Dist, Event, LONGEST_SAMPLE, Mix, Owner, OwnerKind, Population, ProcessCount, ProcessTable,
+    Program, Residence, SimTime, Slab, State, Stream, Streams, System, event_index,
 };
 use rand::RngExt;
 
@@ -96,7 +96,7 @@ impl<'a> Users<'a> {
         &mut self,
         event: UserEvent,
         owners: &mut Slab<Owner>,
-        procs: &Slab<Process>,
+        procs: &ProcessTable,
         now: SimTime,
         steps: &mut Vec<Step>,
     ) {
@@ -195,7 +195,7 @@ impl<'a> Users<'a> {
     fn logout(
         &mut self,
         owners: &mut Slab<Owner>,
-        procs: &Slab<Process>,
+        procs: &ProcessTable,
         owner: usize,
         steps: &mut Vec<Step>,
     ) {
@@ -218,7 +218,7 @@ impl<'a> Users<'a> {
     fn leave(
         &mut self,
         owners: &mut Slab<Owner>,
-        procs: &Slab<Process>,
+        procs: &ProcessTable,
         owner: usize,
         steps: &mut Vec<Step>,
     ) {
@@ -244,7 +244,7 @@ impl<'a> Users<'a> {
     /// its swap-out completes. Nothing for any other process.
     pub(super) fn retire_shell(
         owners: &Slab<Owner>,
-        procs: &Slab<Process>,
+        procs: &ProcessTable,
         pid: usize,
         steps: &mut Vec<Step>,
     ) {
@@ -254,7 +254,7 @@ impl<'a> Users<'a> {
             OwnerKind::Shell { retiring: true, .. }
         );
         let settled = matches!(p.residence, Residence::In | Residence::Out);
-        if retiring && p.state == State::Sleeping && settled {
+        if retiring && procs.state(pid) == State::Sleeping && settled {
             steps.push(Step::Exit { pid });
             steps.push(Step::Forget { owner: p.owner });
         }
@@ -310,7 +310,7 @@ impl<'a> Users<'a> {
     fn think_end(
         &mut self,
         owners: &mut Slab<Owner>,
-        procs: &Slab<Process>,
+        procs: &ProcessTable,
         owner: usize,
         now: SimTime,
         steps: &mut Vec<Step>,
@@ -347,7 +347,7 @@ impl<'a> Users<'a> {
             Some(shell) => {
                 *t = Some(typed);
                 // A shell still starting up forks the command when done.
-                if procs[shell].state == State::Sleeping {
+                if procs.state(shell) == State::Sleeping {
                     steps.push(Step::Wake {
                         pid: shell,
                         after: AFTER_TERMINAL,
@@ -423,7 +423,7 @@ impl<'a> Users<'a> {
     pub(super) fn cycle_done(
         &mut self,
         owners: &mut Slab<Owner>,
-        procs: &Slab<Process>,
+        procs: &ProcessTable,
         pid: usize,
         now: SimTime,
         steps: &mut Vec<Step>,
@@ -579,7 +579,7 @@ mod tests {
             assert!(thinking.is_some(), "thinking at login");
             let shell = shell.expect("a shell");
             let shell_owner = model.procs[shell].owner;
-            assert_ne!(model.procs[shell].state, State::Sleeping, "starting up");
+            assert_ne!(model.procs.state(shell), State::Sleeping, "starting up");
             let now = ctx.now();
             let event = |model: &mut crate::system::model::SystemModel, event: UserEvent| {
                 let mut steps = Vec::new();
@@ -636,7 +636,7 @@ mod tests {
                 shown(&[Step::Sleep { pid: shell }, Step::Retire { pid: shell }])
             );
             // Asleep: it goes in memory or out, not while it moves.
-            model.procs[shell].state = State::Sleeping;
+            model.procs.set_state(shell, State::Sleeping);
             for (residence, goes) in [
                 (Residence::In, true),
                 (Residence::Out, true),

@@ -143,7 +143,7 @@ impl<'a> SystemModel<'a> {
                 let p = &self.procs[pid];
                 let used = Used {
                     started: p.started,
-                    user: p.cpu_user + children_user,
+                    user: self.procs.cpu_user(pid) + children_user,
                     system: p.cpu_system + children_system,
                 };
                 probe.done(pid, used, now, &mut self.steps);
@@ -160,7 +160,7 @@ impl<'a> SystemModel<'a> {
     /// is left to exit at the end of its cycle.
     fn kill(&mut self, pid: usize, ctx: &mut Context<Event>) {
         let now = ctx.now();
-        match self.procs[pid].state {
+        match self.procs.state(pid) {
             State::Running => {
                 let on = self.cpus.running.iter().position(|b| {
                     b.is_some_and(|b| b.pid == pid && matches!(b.kind, BurstKind::User(_)))

@@ -70,7 +70,7 @@ impl<'a> MemoryState<'a> {
         let pt = &mut self.frames.tables[pid];
         pt.drawn_missing = missing;
         let mean = pt.mean_time_between_faults(view.processes.phases_of_class(p.class), missing);
-        let to_phase_end = pt.phase_end.saturating_sub(p.cpu_user);
+        let to_phase_end = pt.phase_end.saturating_sub(view.processes.cpu_user(pid));
         if !mean.is_finite() {
             return to_phase_end;
         }
@@ -94,7 +94,7 @@ impl<'a> MemoryState<'a> {
     ) {
         let p = view.process(pid);
         let class = p.class;
-        if p.cpu_user >= self.frames.tables[pid].phase_end {
+        if view.processes.cpu_user(pid) >= self.frames.tables[pid].phase_end {
             self.new_phase(view, pid);
             effects.push(Effect::RunOn { cpu, pid });
             return;
@@ -149,7 +149,7 @@ impl<'a> MemoryState<'a> {
             Pte::Free(f) => {
                 view.stats.counters.reclaims += 1;
                 let (frames, _, mut counts) = self.counting();
-                frames.reclaim(pid, page, f, p.cpu_user, &mut counts);
+                frames.reclaim(pid, page, f, view.processes.cpu_user(pid), &mut counts);
                 (Source::Reclaim, false)
             }
             Pte::Untouched if self.streams.placement.random::<f64>() < zero_fill => {
@@ -210,7 +210,7 @@ impl<'a> MemoryState<'a> {
         else {
             return false;
         };
-        let now = view.process(pid).cpu_user;
+        let now = view.processes.cpu_user(pid);
         let previous = std::mem::replace(&mut self.frames.tables[pid].last_fault, now);
         now - previous > interval && self.free_unreferenced_since(view, pid, previous, effects)
     }
@@ -290,7 +290,7 @@ impl<'a> MemoryState<'a> {
         let page_in = PageIn {
             referenced,
             modified,
-            at: p.cpu_user,
+            at: view.processes.cpu_user(pid),
         };
         let (frames, _, mut counts) = self.counting();
         frames.fill(pid, page, f, page_in, &mut counts);
@@ -394,7 +394,7 @@ impl<'a> MemoryState<'a> {
         else {
             return false;
         };
-        let now = view.process(pid).cpu_user;
+        let now = view.processes.cpu_user(pid);
         now >= tau && self.free_unreferenced_since(view, pid, now - tau, effects)
     }
 
@@ -725,7 +725,7 @@ mod tests {
             (frame.last_ref, frame.decided, frame.modified) = (ms(1), ms(51), page < 5);
         }
         model.memory.frames.tables[pid].last_fault = ms(30);
-        model.procs[pid].cpu_user = ms(51);
+        model.procs.set_cpu_user(pid, ms(51));
         let now_missing = model.memory.set_missing(0, pid);
         model.memory.frames.tables[pid].drawn_missing = now_missing;
     }
@@ -734,7 +734,7 @@ mod tests {
     fn a_fault_at_its_phase_end_runs_the_process_on_and_leaves_nothing_else() {
         with_process_at(TEN_PAGE_SETS, SimTime::ZERO, |model, ctx, pid| {
             let end = model.memory.frames.tables[pid].phase_end;
-            model.procs[pid].cpu_user = end;
+            model.procs.set_cpu_user(pid, end);
             let effects = fault(model, ctx, pid);
             assert!(
                 matches!(effects[..], [Effect::RunOn { cpu: 0, pid: p }] if p == pid),

@@ -601,7 +601,7 @@ mod tests {
             assert!(
                 [a, b]
                     .iter()
-                    .all(|&pid| model.procs[pid].state != State::Fault)
+                    .all(|&pid| model.procs.state(pid) != State::Fault)
             );
             let elapsed = &model.stats.fault_time;
             assert_eq!(elapsed.count(), 2);
@@ -635,7 +635,7 @@ mod tests {
             model.with_memory(ctx, |_, _, effects| effects.push(path));
             model.fault_path_done(0, b, ctx);
             assert!(model.cpus.running[0].is_none());
-            assert_eq!(model.procs[b].state, State::Fault);
+            assert_eq!(model.procs.state(b), State::Fault);
             model.clock_place_page(a, SimTime::ZERO);
             assert_eq!(model.transit_done(a), [b]);
         });
