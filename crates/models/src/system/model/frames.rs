@@ -848,50 +848,12 @@ impl Frames {
         if simulated && was {
             frame.valid = false;
             let (owner, page) = (frame.owner, frame.page);
-            self.mark_missing(owner, page);
+            match owner.whose() {
+                Whose::Process(pid) => self.tables[pid].mark_missing(page),
+                Whose::Text(class) => self.texts[class].mark_missing(page),
+            }
         }
         was
-    }
-
-    /// Debug builds: a process's reach says of `page` what its page table
-    /// says, whether it is of the set.
-    #[inline]
-    fn check_reach(&self, owner: FrameOwner, page: u32) {
-        if cfg!(debug_assertions)
-            && let Whose::Process(pid) = owner.whose()
-        {
-            assert_eq!(
-                self.reach[pid].holds(page),
-                self.tables[pid].in_set(page),
-                "a process's reach and its page table agree on its set"
-            );
-        }
-    }
-
-    /// `page` of `owner` is no longer valid in memory: if it is of the
-    /// set, it moves to the set's missing pages. Whether a process's page
-    /// is of the set is read from its reach, not from its page table,
-    /// which the hand then need not touch for a page outside the set.
-    #[inline]
-    fn mark_missing(&mut self, owner: FrameOwner, page: u32) {
-        self.check_reach(owner, page);
-        match owner.whose() {
-            Whose::Process(pid) if self.reach[pid].holds(page) => {
-                self.tables[pid].mark_missing(page)
-            }
-            Whose::Process(_) => {}
-            Whose::Text(class) => self.texts[class].mark_missing(page),
-        }
-    }
-
-    /// `page` of `pid` is valid in memory again: if it is of the set, it
-    /// moves to the set's resident pages (its reach says whether).
-    #[inline]
-    fn mark_resident(&mut self, pid: usize, page: u32) {
-        self.check_reach(FrameOwner::process(pid), page);
-        if self.reach[pid].holds(page) {
-            self.tables[pid].mark_resident(page);
-        }
     }
 
     /// Decides whether the page in frame `f` was referenced since it was
@@ -910,7 +872,11 @@ impl Frames {
         };
         let reach = self.reach[pid];
         let now = processes.cpu_user(pid);
-        self.check_reach(frame.owner, frame.page);
+        debug_assert_eq!(
+            reach.holds(frame.page),
+            self.tables[pid].in_set(frame.page),
+            "the hand's view of the set is the page table's"
+        );
         if reach.holds(frame.page) {
             let since = frame.decided.max(reach.phase_start);
             let exposed = now.saturating_sub(since).as_secs_f64();
@@ -1052,7 +1018,10 @@ impl Frames {
         frame.modified = false;
         frame.valid = false;
         if valid {
-            self.mark_missing(owner, page);
+            match owner.whose() {
+                Whose::Process(pid) => self.tables[pid].mark_missing(page),
+                Whose::Text(class) => self.texts[class].mark_missing(page),
+            }
         }
         let held = counts.held_by(owner);
         held.resident -= 1;
@@ -1075,7 +1044,7 @@ impl Frames {
         let frame = &mut self.frames[f as usize];
         assert!(!frame.valid, "only an invalidated page traps");
         frame.valid = true;
-        self.mark_resident(pid, page);
+        self.tables[pid].mark_resident(page);
     }
 
     /// `pid` takes back `page` from frame `f` on the free list at `vt` of
@@ -1092,8 +1061,9 @@ impl Frames {
         let held = &mut counts.of[pid].held;
         held.reclaimable -= 1;
         held.resident += 1;
-        self.tables[pid].entries[page as usize] = Pte::Resident(f);
-        self.mark_resident(pid, page);
+        let pt = &mut self.tables[pid];
+        pt.entries[page as usize] = Pte::Resident(f);
+        pt.mark_resident(page);
     }
 
     /// Frame `f`, just taken off the free list, is read into for `page` of
@@ -1114,8 +1084,9 @@ impl Frames {
         frame.modified = page_in.modified;
         frame.decided = page_in.at;
         counts.of[pid].held.resident += 1;
-        self.tables[pid].entries[page as usize] = Pte::Resident(f);
-        self.mark_resident(pid, page);
+        let pt = &mut self.tables[pid];
+        pt.entries[page as usize] = Pte::Resident(f);
+        pt.mark_resident(page);
     }
 
     /// Klustering: takes free frames for the other pages of the faulted
