@@ -138,17 +138,17 @@ pub(super) enum Pte {
 
 /// A process's page table and its place in its phase model.
 ///
-/// Laid out by hand, three cache lines in all: what a fault and a page
-/// leaving memory read in the first two, what only shared texts, nested
-/// localities and non-uniform patterns read in the third. With thousands
-/// of processes a table is rarely in the cache when its process is next
-/// at a fault, and each line it spans is a miss.
+/// Laid out by hand, three cache lines in all: what a fault, a page
+/// coming in or leaving memory and the end of a burst read in the first
+/// two, what only shared texts and nested localities read in the third.
+/// With thousands of processes a table is rarely in the cache when its
+/// process is next at a fault, and each line it spans is a miss.
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(super) struct PageTable {
-    entries: Vec<Pte>,
+    entries: Box<[Pte]>,
     /// For each page, its index in `slots`, or `NIL` outside the set.
-    slot_of: Vec<u32>,
+    slot_of: Box<[u32]>,
     /// How many of the set's pages are resident (the first in `slots`).
     valid: u32,
     /// The page of the pending fault.
@@ -156,30 +156,40 @@ pub(super) struct PageTable {
     /// The processor time of its owner at which the phase ends (it began
     /// at its `Reach::phase_start`).
     phase_end: SimTime,
-    /// The pages of the current locality set, the resident ones first.
-    slots: Vec<u32>,
+    /// The time up to which its processor time has been added to the
+    /// exposure of its set's text pages.
+    exposed_to: SimTime,
     /// Its owner's processor time at its last fault (page-fault
     /// frequency).
     last_fault: SimTime,
+    /// The pages of the current locality set, the resident ones first.
+    slots: Vec<u32>,
     /// The set's missing pages when the pending fault was drawn.
     drawn_missing: u64,
     /// Pages read in with it, each with its frame (klustering).
     klustered: Vec<(u32, u32)>,
-    /// The set's pages of its class's shared text, as ranges of text
-    /// pages (at most two: a set wraps round the image's end).
-    text_ranges: Vec<(u32, u32)>,
-    /// The time up to which its processor time has been added to the
-    /// exposure of its set's text pages.
-    exposed_to: SimTime,
-    /// With nested localities: the first page of the current region, and
-    /// the processor time at which the region ends (0 before the first).
-    region_first: u32,
-    region_end: SimTime,
     /// Under a non-uniform pattern: the weights of the set's pages by
     /// position from its first page, their sum, the set's first page, and
     /// the weights of the missing ones.
     weighted: Option<Box<Weighted>>,
+    /// The set's pages of its class's shared text, as ranges of text
+    /// pages (at most two: a set wraps round the image's end).
+    text_ranges: Vec<(u32, u32)>,
+    /// With nested localities: the first page of the current region, and
+    /// the processor time at which the region ends (0 before the first).
+    region_first: u32,
+    region_end: SimTime,
 }
+
+// The layout the comment above describes.
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<PageTable>() == 192);
+    assert!(offset_of!(PageTable, last_fault) + 8 <= 64);
+    assert!(offset_of!(PageTable, slots) == 64);
+    assert!(offset_of!(PageTable, weighted) + 8 <= 128);
+    assert!(offset_of!(PageTable, text_ranges) >= 128);
+};
 
 /// What the hand reads of a process to decide whether one of its pages
 /// was referenced: where its locality set lies and when its phase began.
@@ -1237,8 +1247,8 @@ fn on_bulk(
     (owner, page, serial): (FrameOwner, u32, u32),
 ) -> bool {
     let entries = match owner.whose() {
-        Whose::Process(pid) => procs.get(pid).map(|_| &tables[pid].entries),
-        Whose::Text(class) => texts.get(class).map(|t| &t.entries),
+        Whose::Process(pid) => procs.get(pid).map(|_| &tables[pid].entries[..]),
+        Whose::Text(class) => texts.get(class).map(|t| &t.entries[..]),
     };
     entries.and_then(|e| e.get(page as usize)) == Some(&Pte::Bulk(serial))
 }
@@ -2172,6 +2182,11 @@ pub(super) mod tests {
                     .unwrap();
                 firsts.insert(offset(first));
                 assert_eq!(t.phase_end, SimTime::from_secs(second + 1));
+                // What the hand reads of the set: the phase began now, and
+                // the reach holds exactly the table's set.
+                let reach = model.memory.frames.reach[pid];
+                assert_eq!(reach.phase_start, SimTime::from_secs(second));
+                assert!((0..pages).all(|page| reach.holds(page) == t.in_set(page)));
                 if regions.last() != Some(&t.region_first) {
                     regions.push(t.region_first);
                     assert_eq!(

@@ -3,8 +3,9 @@
 //! nearly every event: the process's state and its processor time in user
 //! mode. With thousands of processes the records do not stay in the
 //! cache, while the packed fields (16 bytes a process) do: the clock's
-//! hand, passing the frames of owners at random, reads only these
-//! (docs/PERFORMANCE.md, "The scale past its start").
+//! hand, passing the frames of owners at random, reads only these of a
+//! process under a uniform pattern (docs/PERFORMANCE.md, "The scale past
+//! its start").
 
 use super::per_process::PerProcess;
 use super::{Process, State};
@@ -40,7 +41,9 @@ impl ProcessTable {
         pid
     }
 
-    /// Removes the process in slot `pid`, returning its record.
+    /// Removes the process in slot `pid`, returning its record; its
+    /// packed entry is never read again, and is overwritten when the slot
+    /// is given to a new process.
     pub(super) fn remove(&mut self, pid: usize) -> Process {
         self.records.remove(pid)
     }
@@ -55,33 +58,49 @@ impl ProcessTable {
         self.records.iter()
     }
 
-    /// The state of the process in slot `pid`.
+    /// The state of the live process in slot `pid`.
     #[inline]
     pub(super) fn state(&self, pid: usize) -> State {
-        self.packed[pid].state
+        self.live(pid).state
     }
 
+    /// Puts the live process in slot `pid` in `state`.
     #[inline]
     pub(super) fn set_state(&mut self, pid: usize, state: State) {
-        self.packed[pid].state = state;
+        self.live_mut(pid).state = state;
     }
 
-    /// The processor time the process in slot `pid` has used in user mode.
+    /// The processor time the live process in slot `pid` has used in
+    /// user mode.
     #[inline]
     pub(super) fn cpu_user(&self, pid: usize) -> SimTime {
-        self.packed[pid].cpu_user
+        self.live(pid).cpu_user
     }
 
     /// Adds `work` to the processor time `pid` has used in user mode.
     #[inline]
     pub(super) fn add_cpu_user(&mut self, pid: usize, work: SimTime) {
-        self.packed[pid].cpu_user += work;
+        self.live_mut(pid).cpu_user += work;
+    }
+
+    /// The packed entry of `pid`, a live process (debug builds check: the
+    /// entry of a slot whose process has gone is stale).
+    #[inline]
+    fn live(&self, pid: usize) -> &Packed {
+        debug_assert!(self.records.contains(pid), "slot {pid} holds no process");
+        &self.packed[pid]
+    }
+
+    #[inline]
+    fn live_mut(&mut self, pid: usize) -> &mut Packed {
+        debug_assert!(self.records.contains(pid), "slot {pid} holds no process");
+        &mut self.packed[pid]
     }
 
     /// Sets the processor time `pid` has used in user mode (tests).
     #[cfg(test)]
     pub(super) fn set_cpu_user(&mut self, pid: usize, time: SimTime) {
-        self.packed[pid].cpu_user = time;
+        self.live_mut(pid).cpu_user = time;
     }
 }
 

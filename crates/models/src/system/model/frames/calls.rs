@@ -29,8 +29,8 @@ impl<'a> MemoryState<'a> {
     pub(in crate::system::model) fn map_pages(&mut self, view: &mut View, pid: usize) {
         let pages = view.process(pid).pages as usize;
         let table = &mut self.frames.tables[pid];
-        table.entries = vec![Pte::Untouched; pages];
-        table.slot_of = vec![NIL; pages];
+        table.entries = vec![Pte::Untouched; pages].into_boxed_slice();
+        table.slot_of = vec![NIL; pages].into_boxed_slice();
         self.new_phase(view, pid);
     }
 

@@ -41,8 +41,8 @@ impl Frames {
                 continue;
             }
             let entries = match frame.owner.whose() {
-                Whose::Process(pid) => &self.tables[pid].entries,
-                Whose::Text(class) => &self.texts[class].entries,
+                Whose::Process(pid) => &self.tables[pid].entries[..],
+                Whose::Text(class) => &self.texts[class].entries[..],
             };
             let expected = match frame.use_ {
                 Use::Free => Pte::Free(f),

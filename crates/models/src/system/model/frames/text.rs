@@ -305,7 +305,7 @@ impl Frames {
         let exposure = self.texts[class].exposure(frame.page);
         let exposed = exposure - frame.decided.as_nanos();
         if exposed > 0 {
-            let mean = phases.reference * phases.set as f64;
+            let mean = super::uniform_mean_between_references(phases);
             let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.references);
             if mean * e < exposed as f64 * 1e-9 {
                 self.frames[f as usize].referenced = true;
