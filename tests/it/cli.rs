@@ -1996,7 +1996,7 @@ fn fault_times_solves_the_reports_readings_and_flags_the_ill_conditioned_pair() 
 #[test]
 fn the_reports_algebra_reads_a_runs_summary() {
     let dir = tempfile::tempdir().unwrap();
-    let scenario = shortened(dir.path(), "multics-mit-1975", "1h");
+    let scenario = shortened(dir.path(), "multics-mit-1975", "40min");
     let out_dir = dir.path().join("mit");
     let run = tpsim(&["run", &scenario, "--out", &out_dir.display().to_string()]);
     assert_eq!(run.status, 0, "stderr: {}", run.stderr);

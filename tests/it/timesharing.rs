@@ -286,15 +286,16 @@ fn paging_throughput_has_a_thrashing_knee_that_moves_with_memory() {
     );
 }
 
-/// The variance of the paged-minus-swapped mean response over
-/// `replications`, with the swapped runs under `swapped_seed` and the paged
-/// ones under `paged_seed`.
-fn variance_of_difference(
+/// The variances of the paged-minus-swapped mean response over
+/// `replications`, with the paged runs under `paged_seed` and the swapped
+/// ones under each of `swapped_seeds`, in that order: the paged runs serve
+/// every pairing.
+fn variances_of_difference(
     users: u32,
     paged_seed: u64,
-    swapped_seed: u64,
+    swapped_seeds: [u64; 2],
     replications: u64,
-) -> f64 {
+) -> [f64; 2] {
     let mut paged = system("thrashing");
     paged.users.population = Population::Fixed(users);
     paged.memory.size = 320 * 1024;
@@ -311,12 +312,14 @@ fn variance_of_difference(
             .mean_response
             .unwrap()
     };
-    let mut differences = tpsim::core::Tally::new();
+    let mut differences = [tpsim::core::Tally::new(), tpsim::core::Tally::new()];
     for r in 0..replications {
-        differences
-            .add(response(&paged, seed(paged_seed), r) - response(&swapped, seed(swapped_seed), r));
+        let paged = response(&paged, seed(paged_seed), r);
+        for (tally, swapped_seed) in differences.iter_mut().zip(swapped_seeds) {
+            tally.add(paged - response(&swapped, seed(swapped_seed), r));
+        }
     }
-    differences.variance()
+    differences.map(|d| d.variance())
 }
 
 #[test]
@@ -326,8 +329,7 @@ fn paging_and_swapping_see_the_same_workload() {
     // from replication to replication than with independent streams.
     // An F test of the two variances, at the suite's per-check level.
     const R: u64 = 80;
-    let common = variance_of_difference(4, 1, 1, R);
-    let independent = variance_of_difference(4, 1, 2, R);
+    let [common, independent] = variances_of_difference(4, 1, [1, 2], R);
     let df = (R - 1) as f64;
     let critical = FisherSnedecor::new(df, df)
         .unwrap()
