@@ -232,12 +232,25 @@ fn a_second_signal_ends_a_run_blocked_on_its_output_at_once() {
         .spawn()
         .unwrap();
     // Kept full from here on: writes block once the pipe is, in a thread
-    // that ends when the reader is dropped.
-    let keep_full = std::thread::spawn(move || {
-        use std::io::Write;
-        while writer.write_all(&[b'x'; 4096]).is_ok() {}
+    // that ends when the reader is dropped. The first signal waits until
+    // the thread has put in a default pipe's 64 KiB (or 5 s, for a
+    // smaller pipe, full sooner), so that a loaded machine slow to run
+    // the thread cannot leave the run room to print.
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let keep_full = std::thread::spawn({
+        let written = written.clone();
+        move || {
+            use std::io::Write;
+            while writer.write_all(&[b'x'; 4096]).is_ok() {
+                written.fetch_add(4096, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
     });
-    while !out_dir.join(".tpsim.lock").exists() {
+    let started = std::time::Instant::now();
+    while !out_dir.join(".tpsim.lock").exists()
+        || (written.load(std::sync::atomic::Ordering::SeqCst) < 64 * 1024
+            && started.elapsed().as_secs_f64() < 5.0)
+    {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let pid = child.id().to_string();
