@@ -503,11 +503,15 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
             "class lisp: its image (8388608 bytes) is larger than user memory (4194304 bytes); under swapping its commands will be rejected"
         ]
     );
+    // LISP's commands all refused, the editor's run.
+    let refused = |summary: &Summary| {
+        let lisp = command(summary, "lisp");
+        assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
+        assert_eq!(lisp.completions, 0);
+        assert!(command(summary, "edit").completions > 1000);
+    };
     let swapped = run(&sys, 0);
-    let lisp = command(&swapped, "lisp");
-    assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
-    assert_eq!(lisp.completions, 0);
-    assert!(command(&swapped, "edit").completions > 1000);
+    refused(&swapped);
     // An image of exactly the 4 MiB of user memory fits, alone, and is
     // worth no note.
     let mut exact = inline_system(&text.replace("size = \"8MiB\"", "size = \"4MiB\""));
@@ -534,11 +538,7 @@ fn a_swapped_system_rejects_images_larger_than_user_memory() {
             "class lisp: its image (4194304 bytes) is larger than memory.process_limit (2097152 bytes); under swapping its commands will be rejected"
         ]
     );
-    let limited = run(&limited, 0);
-    let lisp = command(&limited, "lisp");
-    assert!(lisp.rejected.unwrap() > 100, "{lisp:?}");
-    assert_eq!(lisp.completions, 0);
-    assert!(command(&limited, "edit").completions > 1000);
+    refused(&run(&limited, 0));
     // Under paging, the same commands run.
     let Policy::Swapping { device, .. } = sys.memory.policy else {
         unreachable!()
