@@ -329,6 +329,7 @@ impl<'a> SystemModel<'a> {
             scripts: Scripts::default(),
             cpus: Processors::new(
                 sys.cpu.count as usize,
+                sys.classes.len(),
                 Dispatcher::new(sys.cpu.scheduler, sys.cpu.quantum, sys.cpu.count),
             ),
             eligibility: Eligibility::new(eligibility_rule(sys, manager), levels(sys)),
@@ -683,10 +684,7 @@ impl<'a> SystemModel<'a> {
         if self.cpus.running[cpu].is_none() {
             self.cpus.meter.busy.add(now, 1.0);
             self.stats.meter_idle(now, self.cpus.idle_count());
-            assert!(
-                self.cpus.idle.remove(cpu).is_some(),
-                "the processor was idle"
-            );
+            self.cpus.take(cpu, self.procs[pid].class);
         }
         self.cpus.start(cpu, burst, ctx);
         self.recount(pid, now, Change::State(State::Running));

@@ -613,11 +613,7 @@ impl Processes<'_> {
     fn on_processor(&self, owner: Whose) -> bool {
         match owner {
             Whose::Process(pid) => self.procs.state(pid) == State::Running,
-            Whose::Text(class) => self
-                .running
-                .iter()
-                .flatten()
-                .any(|b| self.procs[b.pid].class == class),
+            Whose::Text(class) => self.class_on_processor(class),
         }
     }
 }

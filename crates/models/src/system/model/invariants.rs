@@ -18,7 +18,7 @@ impl SystemModel<'_> {
             self.effects.is_empty(),
             "what calls into memory left to do is done by the end of an event"
         );
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         let outside = |pid: usize| (self.files.of[pid].exec.pending, self.eligibility.holds(pid));
         self.memory.check(&processes, outside);
         self.check_counts();
@@ -69,6 +69,7 @@ impl SystemModel<'_> {
             self.cpus.idle.len(),
             self.cpus.running.iter().filter(|b| b.is_none()).count()
         );
+        self.cpus.check_classes(|pid| self.procs[pid].class);
         self.cpus
             .scheduler
             .check(self.procs.iter().map(|(pid, _)| pid));

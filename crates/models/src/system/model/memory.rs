@@ -34,6 +34,7 @@ use super::candidates::{Candidates, Filing, Keys, Managed};
 use super::frames::{Frames, Freeing, PAGEOUT_PERIOD};
 use super::paging::{Counted, Counts, FreePool, Pages, Source, Text};
 use super::per_process::PerProcess;
+use super::processors::Processors;
 use super::report::Statistics;
 use super::swapping::Swapper;
 use super::{
@@ -162,7 +163,7 @@ impl<'m> View<'m> {
 pub(super) struct Processes<'m> {
     pub(super) procs: &'m ProcessTable,
     sys: &'m System,
-    pub(super) running: &'m [Option<Burst>],
+    cpus: &'m Processors,
 }
 
 impl<'m> Processes<'m> {
@@ -191,13 +192,9 @@ impl<'m> Processes<'m> {
     pub(super) fn of(
         procs: &'m ProcessTable,
         sys: &'m System,
-        running: &'m [Option<Burst>],
+        cpus: &'m Processors,
     ) -> Processes<'m> {
-        Processes {
-            procs,
-            sys,
-            running,
-        }
+        Processes { procs, sys, cpus }
     }
 
     /// The system simulated.
@@ -207,7 +204,12 @@ impl<'m> Processes<'m> {
 
     /// The bursts on the processors, by processor.
     pub(super) fn running(&self) -> &'m [Option<Burst>] {
-        self.running
+        &self.cpus.running
+    }
+
+    /// Whether a process of `class` is on a processor.
+    pub(super) fn class_on_processor(&self, class: usize) -> bool {
+        self.cpus.runs_class(class)
     }
 
     /// The phase model of `class`.
@@ -509,7 +511,7 @@ impl<'a> SystemModel<'a> {
     /// Memory's state, and the view of a call into it at `now`.
     #[inline]
     pub(super) fn memory_and_view(&mut self, now: SimTime) -> (&mut MemoryState<'a>, View<'_>) {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         let view = View::new(processes, &mut self.owners, &mut self.stats, now);
         (&mut self.memory, view)
     }
@@ -528,7 +530,7 @@ impl<'a> SystemModel<'a> {
         call: impl FnOnce(&mut MemoryState<'a>, &mut View, &mut Vec<Effect>) -> R,
     ) -> R {
         let (start, writes) = (self.effects.len(), self.memory.writes.len());
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         let mut view = View::new(processes, &mut self.owners, &mut self.stats, ctx.now());
         let result = call(&mut self.memory, &mut view, &mut self.effects);
         let end = self.effects.len();
@@ -664,7 +666,7 @@ impl<'a> SystemModel<'a> {
     pub(super) fn reindex(&mut self, pid: usize) {
         let (files, eligibility) = (&self.files, &self.eligibility);
         let outside = |pid: usize| (files.of[pid].exec.pending, eligibility.holds(pid));
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         let keys = self.memory.keys(&processes, pid, outside);
         self.memory.refile(pid, keys);
     }

@@ -717,11 +717,7 @@ impl MemoryState<'_> {
         let processes = view.processes;
         let in_use = |class: usize| {
             processes.get(faulting).expect("live").class == class
-                || processes
-                    .running()
-                    .iter()
-                    .flatten()
-                    .any(|b| processes.get(b.pid).expect("live").class == class)
+                || processes.class_on_processor(class)
         };
         while wanted > 0 {
             let process = self
@@ -851,7 +847,7 @@ mod tests {
         }
 
         fn held_mut(&mut self, holder: Holder) -> Option<&mut Pages> {
-            let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+            let processes = Processes::of(&self.procs, self.sys, &self.cpus);
             held_of(
                 &mut self.memory.of,
                 &mut self.memory.texts,
@@ -886,7 +882,7 @@ mod tests {
             with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
                 model.recount(pid, ctx.now(), Change::State(State::Fault));
                 model.memory.of[pid].fault_source = Source::Read(0);
-                model.cpus.idle.remove(0);
+                model.cpus.take(0, model.procs[pid].class);
                 model.page_read(pid, ctx);
                 let place = model.cpus.scheduler.place(pid);
                 assert!(
@@ -1076,7 +1072,7 @@ mod tests {
             model.memory.of[pid].held.on_bulk -= 20;
             model.memory.counted.bulk.used -= 20;
             assert_eq!(model.memory.counted.bulk.age.len(), 64);
-            let processes = Processes::of(&model.procs, model.sys, &model.cpus.running);
+            let processes = Processes::of(&model.procs, model.sys, &model.cpus);
             let (_, counted, mut counts) = model.memory.counting();
             counted.compact(Queue::Bulk, &mut counts, &processes);
             assert_eq!(model.memory.counted.bulk.age.len(), 44);
@@ -1205,6 +1201,7 @@ mod tests {
             // running, neither text is taken.
             let owner = model.procs[pid].owner;
             let other = model.spawn(1, owner, true, SimTime::ZERO);
+            model.cpus.take(0, 1);
             model.cpus.running[0] = Some(Burst {
                 pid: other,
                 kind: BurstKind::User(Outcome::Quantum),

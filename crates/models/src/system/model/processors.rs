@@ -89,11 +89,17 @@ pub(super) struct Processors {
     /// Processor time of the device interrupts not yet handled: the next
     /// burst dispatched runs them first.
     pub(super) pending_interrupts: SimTime,
+    /// The class of the process on each busy processor, and how many
+    /// processes of each class are on one: whether a class's shared text
+    /// is in use is a lookup, not a pass over the processors.
+    class_on: Vec<u32>,
+    by_class: Vec<u32>,
 }
 
 impl Processors {
-    /// `count` idle processors served by `scheduler`.
-    pub(super) fn new(count: usize, scheduler: Dispatcher) -> Processors {
+    /// `count` idle processors served by `scheduler`, for processes of
+    /// `classes` classes.
+    pub(super) fn new(count: usize, classes: usize, scheduler: Dispatcher) -> Processors {
         Processors {
             scheduler,
             running: vec![None; count],
@@ -105,7 +111,33 @@ impl Processors {
             burst_keys: vec![None; count],
             meter: StationMeter::new(),
             pending_interrupts: SimTime::ZERO,
+            class_on: vec![0; count],
+            by_class: vec![0; classes],
         }
+    }
+
+    /// The idle processor `cpu` is taken by a process of `class`.
+    pub(super) fn take(&mut self, cpu: usize, class: usize) {
+        assert!(self.idle.remove(cpu).is_some(), "the processor was idle");
+        self.class_on[cpu] = class as u32;
+        self.by_class[class] += 1;
+    }
+
+    /// Checks the counts of processes on processors by class against the
+    /// bursts, the class of a process being `class_of` it.
+    #[cfg(debug_assertions)]
+    pub(super) fn check_classes(&self, class_of: impl Fn(usize) -> usize) {
+        let mut by_class = vec![0; self.by_class.len()];
+        for burst in self.running.iter().flatten() {
+            by_class[class_of(burst.pid)] += 1;
+        }
+        assert_eq!(by_class, self.by_class, "processes on processors by class");
+    }
+
+    /// Whether a process of `class` is on a processor.
+    #[inline]
+    pub(super) fn runs_class(&self, class: usize) -> bool {
+        self.by_class[class] > 0
     }
     /// `pid` joins the ready queue at `now`.
     pub(super) fn enqueue(&mut self, pid: usize, now: SimTime) {
@@ -131,6 +163,7 @@ impl Processors {
     pub(super) fn leave(&mut self, cpu: usize, pid: usize, now: SimTime) {
         self.running[cpu] = None;
         self.idle.insert(cpu, ());
+        self.by_class[self.class_on[cpu] as usize] -= 1;
         self.scheduler.stop(pid, now);
         self.meter.busy.add(now, -1.0);
         self.meter.depart(self.scheduler.arrival(pid), now);
@@ -239,6 +272,7 @@ mod tests {
         with_process_at(TEN_PAGE_SETS, SimTime::from_secs(2), |_, ctx, pid| {
             let mut cpus = Processors::new(
                 2,
+                1,
                 Dispatcher::new(Scheduler::RoundRobin, SimTime::from_secs(1), 2),
             );
             assert!(cpus.running.iter().all(Option::is_none));
@@ -277,7 +311,7 @@ mod tests {
     fn the_station_counts_each_process_from_joining_the_queue_to_leaving_a_processor() {
         let secs = SimTime::from_secs;
         let queue = Dispatcher::new(Scheduler::RoundRobin, secs(1), 1);
-        let mut cpus = Processors::new(1, queue);
+        let mut cpus = Processors::new(1, 2, queue);
         for pid in 0..3 {
             cpus.scheduler.enter(pid, 0, SimTime::ZERO);
         }
@@ -292,12 +326,15 @@ mod tests {
         // 4 s, the second 6 s; each leaves its processor 1 s later.
         for (pid, at) in [(0, 5), (1, 8)] {
             assert_eq!(cpus.take_best(secs(at)), pid);
-            assert!(cpus.idle.remove(0).is_some());
+            assert!(!cpus.runs_class(pid % 2));
+            cpus.take(0, pid % 2);
+            assert!(cpus.runs_class(pid % 2) && !cpus.runs_class(1 - pid % 2));
             cpus.meter.busy.add(secs(at), 1.0);
             cpus.running[0] = Some(Burst::kernel(pid, BurstKind::Copy, secs(at), secs(1)));
             assert_eq!(cpus.runnable(), 2 - pid as u32);
             cpus.leave(0, pid, secs(at + 1));
             assert!(cpus.running[0].is_none() && cpus.idle.len() == 1);
+            assert!(!cpus.runs_class(pid % 2));
         }
         let s = cpus
             .meter

@@ -163,7 +163,7 @@ mod tests {
             let mut steps = Vec::new();
             let mut step = |model: &mut crate::system::model::SystemModel, pid: usize| {
                 steps.clear();
-                let processes = Processes::of(&model.procs, model.sys, &model.cpus.running);
+                let processes = Processes::of(&model.procs, model.sys, &model.cpus);
                 let moved = model.scripts.step(&processes, pid, &mut steps);
                 (moved, shown(&steps))
             };

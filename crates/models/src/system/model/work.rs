@@ -116,7 +116,7 @@ impl<'a> SystemModel<'a> {
     /// time: a script's step, or its response is recorded and its owner
     /// (the probe, or a user, a shell, a background process) moves on.
     pub(super) fn cycle_done(&mut self, pid: usize, ctx: &mut Context<Event>) {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         if self.scripts.step(&processes, pid, &mut self.steps) {
             self.release_eligibility(pid, ctx);
             self.run_steps(ctx);

@@ -510,6 +510,9 @@ impl<'a> MemoryState<'a> {
     /// and their resident sets grow.
     pub(in crate::system::model) fn meter_running(&mut self, view: &mut View, class: usize) {
         let (processes, now) = (view.processes, view.now);
+        if !processes.class_on_processor(class) {
+            return;
+        }
         for burst in processes.running().iter().flatten() {
             if let BurstKind::User(_) = burst.kind
                 && view.process(burst.pid).class == class
@@ -584,7 +587,7 @@ impl FrameCalls for SystemModel<'_> {
     }
 
     fn decide_references(&mut self, f: u32) {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         self.memory.frames.decide_references(f, &processes);
     }
 
@@ -632,7 +635,7 @@ impl FrameCalls for SystemModel<'_> {
     }
 
     fn open_at_hand(&self, f: u32) -> bool {
-        let processes = Processes::of(&self.procs, self.sys, &self.cpus.running);
+        let processes = Processes::of(&self.procs, self.sys, &self.cpus);
         self.memory.frames.open_at_hand(f, &processes)
     }
 

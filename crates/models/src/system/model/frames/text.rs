@@ -623,7 +623,7 @@ mod tests {
             assert_eq!(model.text_fault(b, 3, SimTime::ZERO).0, Source::InTransit);
             model.memory.frames.tables[b].faulting = 3;
             model.recount(b, SimTime::ZERO, Change::State(State::Running));
-            model.cpus.idle.remove(0);
+            model.cpus.take(0, model.procs[b].class);
             model.cpus.meter.busy.add(SimTime::ZERO, 1.0);
             let (memory, mut view) = model.memory_and_view(SimTime::ZERO);
             let cost = memory.note_fault(&mut view, b, Source::InTransit, true, false);
@@ -747,6 +747,7 @@ mod tests {
                 panic!("resident");
             };
             assert!(model.open_at_hand(f));
+            model.cpus.take(0, model.procs[a].class);
             model.cpus.running[0] = Some(user_burst(a, SimTime::ZERO, SimTime::from_secs(1)));
             assert!(!model.open_at_hand(f));
         });
