@@ -1,6 +1,6 @@
 //! The machine's memory latency by the size of what a program reads at
 //! random: a chase of dependent loads round a random cycle of 64-byte
-//! lines spread over 16 KiB to 64 MiB. Each load waits for the one before,
+//! lines spread over 16 KiB to 256 MiB. Each load waits for the one before,
 //! so its time is the latency of the level the lines live in (first- and
 //! second-level cache, the third level, memory) with the address
 //! translation's misses added. Not a tpsim benchmark: it is the yardstick
@@ -13,8 +13,8 @@ use std::hint::black_box;
 use tpsim::core::Streams;
 
 /// The sizes measured, in KiB.
-const SIZES_KIB: [usize; 9] = [
-    16, 256, 1_024, 2_048, 4_096, 16_384, 32_768, 65_536, 262_144,
+const SIZES_KIB: [usize; 10] = [
+    16, 256, 1_024, 2_048, 4_096, 8_192, 16_384, 32_768, 65_536, 262_144,
 ];
 
 /// Loads per iteration.

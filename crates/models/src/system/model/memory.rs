@@ -157,8 +157,8 @@ impl<'m> View<'m> {
 }
 
 /// What memory management reads of the processes: each process (its
-/// processor time, state and class), the classes' phase models, and the
-/// bursts on the processors.
+/// processor time, state and class), the classes' phase models, the
+/// bursts on the processors and whether a process of a class is on one.
 #[derive(Clone, Copy)]
 pub(super) struct Processes<'m> {
     pub(super) procs: &'m ProcessTable,

@@ -1201,7 +1201,7 @@ mod tests {
             // running, neither text is taken.
             let owner = model.procs[pid].owner;
             let other = model.spawn(1, owner, true, SimTime::ZERO);
-            model.cpus.take(0, 1);
+            model.cpus.take(0, model.procs[other].class);
             model.cpus.running[0] = Some(Burst {
                 pid: other,
                 kind: BurstKind::User(Outcome::Quantum),

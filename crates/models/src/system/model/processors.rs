@@ -89,10 +89,11 @@ pub(super) struct Processors {
     /// Processor time of the device interrupts not yet handled: the next
     /// burst dispatched runs them first.
     pub(super) pending_interrupts: SimTime,
-    /// The class of the process on each busy processor, and how many
-    /// processes of each class are on one: whether a class's shared text
-    /// is in use is a lookup, not a pass over the processors.
+    /// The class of the process on each busy processor.
     class_on: Vec<u32>,
+    /// How many processes of each class are on a processor: whether a
+    /// class's shared text is in use is a lookup, not a pass over the
+    /// processors.
     by_class: Vec<u32>,
 }
 
@@ -139,6 +140,7 @@ impl Processors {
     pub(super) fn runs_class(&self, class: usize) -> bool {
         self.by_class[class] > 0
     }
+
     /// `pid` joins the ready queue at `now`.
     pub(super) fn enqueue(&mut self, pid: usize, now: SimTime) {
         self.meter.present.add(now, 1.0);
