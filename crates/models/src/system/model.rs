@@ -791,10 +791,11 @@ impl<'a> SystemModel<'a> {
     }
 
     fn leave_cpu(&mut self, cpu: usize, pid: usize, now: SimTime) {
-        self.cpus.leave(cpu, pid, now);
+        let class = self.procs[pid].class;
+        self.cpus.leave(cpu, pid, class, now);
         self.stats.meter_idle(now, self.cpus.idle_count());
         self.procs[pid].last_run = now;
-        self.memory.left_processor(self.procs[pid].class, now);
+        self.memory.left_processor(class, now);
     }
 
     fn start_io(&mut self, pid: usize, ctx: &mut Context<Event>) {

@@ -89,8 +89,6 @@ pub(super) struct Processors {
     /// Processor time of the device interrupts not yet handled: the next
     /// burst dispatched runs them first.
     pub(super) pending_interrupts: SimTime,
-    /// The class of the process on each busy processor.
-    class_on: Vec<u32>,
     /// How many processes of each class are on a processor: whether a
     /// class's shared text is in use is a lookup, not a pass over the
     /// processors.
@@ -112,7 +110,6 @@ impl Processors {
             burst_keys: vec![None; count],
             meter: StationMeter::new(),
             pending_interrupts: SimTime::ZERO,
-            class_on: vec![0; count],
             by_class: vec![0; classes],
         }
     }
@@ -120,7 +117,6 @@ impl Processors {
     /// The idle processor `cpu` is taken by a process of `class`.
     pub(super) fn take(&mut self, cpu: usize, class: usize) {
         assert!(self.idle.remove(cpu).is_some(), "the processor was idle");
-        self.class_on[cpu] = class as u32;
         self.by_class[class] += 1;
     }
 
@@ -161,11 +157,11 @@ impl Processors {
         pid
     }
 
-    /// `pid` leaves `cpu` at `now`, which becomes idle.
-    pub(super) fn leave(&mut self, cpu: usize, pid: usize, now: SimTime) {
+    /// `pid`, of `class`, leaves `cpu` at `now`, which becomes idle.
+    pub(super) fn leave(&mut self, cpu: usize, pid: usize, class: usize, now: SimTime) {
         self.running[cpu] = None;
         self.idle.insert(cpu, ());
-        self.by_class[self.class_on[cpu] as usize] -= 1;
+        self.by_class[class] -= 1;
         self.scheduler.stop(pid, now);
         self.meter.busy.add(now, -1.0);
         self.meter.depart(self.scheduler.arrival(pid), now);
@@ -334,7 +330,7 @@ mod tests {
             cpus.meter.busy.add(secs(at), 1.0);
             cpus.running[0] = Some(Burst::kernel(pid, BurstKind::Copy, secs(at), secs(1)));
             assert_eq!(cpus.runnable(), 2 - pid as u32);
-            cpus.leave(0, pid, secs(at + 1));
+            cpus.leave(0, pid, pid % 2, secs(at + 1));
             assert!(cpus.running[0].is_none() && cpus.idle.len() == 1);
             assert!(!cpus.runs_class(pid % 2));
         }
