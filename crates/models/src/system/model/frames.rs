@@ -136,6 +136,15 @@ pub(super) enum Pte {
     Bulk(u32),
 }
 
+/// A page's entry, and its index in its table's `slots` (`NIL` outside
+/// the set). A page coming in or leaving memory reads and writes both, so
+/// they lie side by side: one line, where two arrays would be two misses.
+#[derive(Clone, Copy, Debug)]
+struct PageEntry {
+    pte: Pte,
+    slot: u32,
+}
+
 /// A process's page table and its place in its phase model.
 ///
 /// Laid out by hand, three cache lines in all: what a fault, a page
@@ -146,9 +155,8 @@ pub(super) enum Pte {
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(super) struct PageTable {
-    entries: Box<[Pte]>,
-    /// For each page, its index in `slots`, or `NIL` outside the set.
-    slot_of: Box<[u32]>,
+    /// Each page's entry and place in the set.
+    pages: Box<[PageEntry]>,
     /// How many of the set's pages are resident (the first in `slots`).
     valid: u32,
     /// The page of the pending fault.
@@ -162,30 +170,30 @@ pub(super) struct PageTable {
     /// Its owner's processor time at its last fault (page-fault
     /// frequency).
     last_fault: SimTime,
-    /// The pages of the current locality set, the resident ones first.
-    slots: Vec<u32>,
     /// The set's missing pages when the pending fault was drawn.
     drawn_missing: u64,
+    /// With nested localities: the processor time at which the current
+    /// region ends (0 before the first), and its first page.
+    region_end: SimTime,
+    /// The pages of the current locality set, the resident ones first.
+    slots: Vec<u32>,
     /// Pages read in with it, each with its frame (klustering).
     klustered: Vec<(u32, u32)>,
     /// Under a non-uniform pattern: the weights of the set's pages by
     /// position from its first page, their sum, the set's first page, and
     /// the weights of the missing ones.
     weighted: Option<Box<Weighted>>,
+    region_first: u32,
     /// The set's pages of its class's shared text, as ranges of text
     /// pages (at most two: a set wraps round the image's end).
     text_ranges: Vec<(u32, u32)>,
-    /// With nested localities: the first page of the current region, and
-    /// the processor time at which the region ends (0 before the first).
-    region_first: u32,
-    region_end: SimTime,
 }
 
 // The layout the comment above describes.
 const _: () = {
     use std::mem::{offset_of, size_of};
     assert!(size_of::<PageTable>() == 192);
-    assert!(offset_of!(PageTable, last_fault) + 8 <= 64);
+    assert!(offset_of!(PageTable, drawn_missing) + 8 <= 64);
     assert!(offset_of!(PageTable, slots) == 64);
     assert!(offset_of!(PageTable, weighted) + 8 <= 128);
     assert!(offset_of!(PageTable, text_ranges) >= 128);
@@ -307,6 +315,43 @@ impl Fenwick {
 }
 
 impl PageTable {
+    /// A table of `pages` pages, none of them touched, no set yet.
+    fn map(&mut self, pages: usize) {
+        let untouched = PageEntry {
+            pte: Pte::Untouched,
+            slot: NIL,
+        };
+        self.pages = vec![untouched; pages].into_boxed_slice();
+    }
+
+    /// The number of pages of the image.
+    fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The entry of `page`.
+    #[inline]
+    pub(super) fn entry(&self, page: usize) -> Pte {
+        self.pages[page].pte
+    }
+
+    /// The entry of `page`, to change.
+    #[inline]
+    fn entry_mut(&mut self, page: usize) -> &mut Pte {
+        &mut self.pages[page].pte
+    }
+
+    /// The entries of every page, in order.
+    fn entries(&self) -> impl Iterator<Item = Pte> + '_ {
+        self.pages.iter().map(|p| p.pte)
+    }
+
+    /// The index in `slots` of `page`, `NIL` outside the set.
+    #[inline]
+    fn slot_of(&self, page: u32) -> u32 {
+        self.pages[page as usize].slot
+    }
+
     /// Makes the `set` pages from `first` on (wrapping round the image's
     /// `pages`) the current set: its private pages in the slots, the valid
     /// ones (those whose frame `valid` says so) first, and its pages below
@@ -320,7 +365,7 @@ impl PageTable {
         valid: impl Fn(u32) -> bool,
     ) {
         for &page in &self.slots {
-            self.slot_of[page as usize] = NIL;
+            self.pages[page as usize].slot = NIL;
         }
         self.slots.clear();
         self.text_ranges.clear();
@@ -335,13 +380,13 @@ impl PageTable {
                 }
                 continue;
             }
-            self.slot_of[page as usize] = self.slots.len() as u32;
+            self.pages[page as usize].slot = self.slots.len() as u32;
             self.slots.push(page);
         }
         debug_assert!(self.text_ranges.len() <= 2, "a set wraps round once");
         for i in 0..self.slots.len() as u32 {
             let page = self.slots[i as usize];
-            if let Pte::Resident(f) = self.entries[page as usize]
+            if let Pte::Resident(f) = self.entry(page as usize)
                 && valid(f)
             {
                 self.swap_slots(i, self.valid);
@@ -363,12 +408,12 @@ impl PageTable {
 
     /// Whether `page` is in the current locality set.
     fn in_set(&self, page: u32) -> bool {
-        self.slot_of[page as usize] != NIL
+        self.slot_of(page) != NIL
     }
 
     /// Moves `page`, of the set, to the resident part of `slots`.
     fn mark_resident(&mut self, page: u32) {
-        let at = self.slot_of[page as usize];
+        let at = self.slot_of(page);
         if at == NIL {
             return;
         }
@@ -383,7 +428,7 @@ impl PageTable {
 
     /// Moves `page`, of the set, to the missing part of `slots`.
     fn mark_missing(&mut self, page: u32) {
-        let at = self.slot_of[page as usize];
+        let at = self.slot_of(page);
         if at == NIL {
             return;
         }
@@ -400,7 +445,7 @@ impl PageTable {
     /// from the set's first page.
     fn position(&self, page: u32) -> Option<usize> {
         let w = self.weighted.as_ref()?;
-        let pages = self.entries.len() as u32;
+        let pages = self.len() as u32;
         Some(((page + pages - w.first) % pages) as usize)
     }
 
@@ -440,17 +485,17 @@ impl PageTable {
             }
             Some(w) => {
                 let i = w.missing.find(rng.random_range(0..w.missing.total));
-                (w.first + i as u32) % self.entries.len() as u32
+                (w.first + i as u32) % self.len() as u32
             }
         };
-        debug_assert!(self.slot_of[page as usize] >= self.valid, "a missing page");
+        debug_assert!(self.slot_of(page) >= self.valid, "a missing page");
         Missing::Private(page)
     }
 
     fn swap_slots(&mut self, a: u32, b: u32) {
         self.slots.swap(a as usize, b as usize);
-        self.slot_of[self.slots[a as usize] as usize] = a;
-        self.slot_of[self.slots[b as usize] as usize] = b;
+        self.pages[self.slots[a as usize] as usize].slot = a;
+        self.pages[self.slots[b as usize] as usize].slot = b;
     }
 }
 
@@ -747,7 +792,7 @@ impl Frames {
     #[inline]
     fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
         match owner.whose() {
-            Whose::Process(pid) => &mut self.tables[pid].entries[page as usize],
+            Whose::Process(pid) => self.tables[pid].entry_mut(page as usize),
             Whose::Text(class) => &mut self.texts[class].entries[page as usize],
         }
     }
@@ -916,8 +961,8 @@ impl Frames {
         counts: &mut Counts,
         freeing: &mut Freeing,
     ) {
-        for page in 0..self.tables[pid].entries.len() {
-            let Pte::Resident(f) = self.tables[pid].entries[page] else {
+        for page in 0..self.tables[pid].len() {
+            let Pte::Resident(f) = self.tables[pid].entry(page) else {
                 continue;
             };
             self.decide_references(f, processes);
@@ -1006,8 +1051,8 @@ impl Frames {
     /// saying how many were modified.
     fn unmap_process(&mut self, pid: usize, reclaim: bool, counts: &mut Counts) -> u64 {
         let mut modified = 0;
-        for page in 0..self.tables[pid].entries.len() {
-            if let Pte::Resident(f) = self.tables[pid].entries[page] {
+        for page in 0..self.tables[pid].len() {
+            if let Pte::Resident(f) = self.tables[pid].entry(page) {
                 modified += u64::from(self.unmap_frame(f, reclaim, counts));
             }
         }
@@ -1068,7 +1113,7 @@ impl Frames {
         held.reclaimable -= 1;
         held.resident += 1;
         let pt = &mut self.tables[pid];
-        pt.entries[page as usize] = Pte::Resident(f);
+        *pt.entry_mut(page as usize) = Pte::Resident(f);
         pt.mark_resident(page);
     }
 
@@ -1091,7 +1136,7 @@ impl Frames {
         frame.decided = page_in.at;
         counts.of[pid].held.resident += 1;
         let pt = &mut self.tables[pid];
-        pt.entries[page as usize] = Pte::Resident(f);
+        *pt.entry_mut(page as usize) = Pte::Resident(f);
         pt.mark_resident(page);
     }
 
@@ -1104,7 +1149,7 @@ impl Frames {
         let last = (first + k).min(pages);
         let mut extra = 0;
         for other in first..last {
-            if other == page || self.tables[pid].entries[other as usize] != Pte::Out {
+            if other == page || self.tables[pid].entry(other as usize) != Pte::Out {
                 continue;
             }
             let Some(f) = self.pop_front() else {
@@ -1127,7 +1172,7 @@ impl Frames {
             let t = &self.tables[pid];
             t.slots[..t.valid as usize]
                 .iter()
-                .map(|&page| match t.entries[page as usize] {
+                .map(|&page| match t.entry(page as usize) {
                     Pte::Resident(f) => f,
                     other => {
                         unreachable!("a resident page of the set is in a frame, not {other:?}")
@@ -1175,7 +1220,7 @@ impl Frames {
         t.weighted = weights.map(|weights| {
             let missing = Fenwick::build((0..set).map(|i| {
                 let page = (first + i) % pages;
-                if t.slot_of[page as usize] >= t.valid {
+                if t.slot_of(page) >= t.valid {
                     weights[i as usize]
                 } else {
                     0
@@ -1209,8 +1254,8 @@ impl Frames {
     /// pages go to the head of the free list, owned by nobody, and its
     /// pages on the free list can no longer be reclaimed.
     pub(super) fn release(&mut self, table: &PageTable, pool: &mut FreePool) {
-        for pte in &table.entries {
-            match *pte {
+        for pte in table.entries() {
+            match pte {
                 Pte::Resident(f) => {
                     let frame = &mut self.frames[f as usize];
                     frame.use_ = Use::Free;
@@ -1242,11 +1287,15 @@ fn on_bulk(
     texts: &[SharedText],
     (owner, page, serial): (FrameOwner, u32, u32),
 ) -> bool {
-    let entries = match owner.whose() {
-        Whose::Process(pid) => procs.get(pid).map(|_| &tables[pid].entries[..]),
-        Whose::Text(class) => texts.get(class).map(|t| &t.entries[..]),
+    let page = page as usize;
+    let entry = match owner.whose() {
+        Whose::Process(pid) => procs
+            .get(pid)
+            .filter(|_| page < tables[pid].len())
+            .map(|_| tables[pid].entry(page)),
+        Whose::Text(class) => texts.get(class).and_then(|t| t.entries.get(page).copied()),
     };
-    entries.and_then(|e| e.get(page as usize)) == Some(&Pte::Bulk(serial))
+    entry == Some(Pte::Bulk(serial))
 }
 
 #[cfg(test)]
@@ -1431,7 +1480,7 @@ pub(super) mod tests {
         frame.valid = true;
         let p = &mut model.memory.of[pid];
         p.held.resident += 1;
-        model.memory.frames.tables[pid].entries[page as usize] = Pte::Resident(f);
+        *model.memory.frames.tables[pid].entry_mut(page as usize) = Pte::Resident(f);
         model.memory.frames.tables[pid].mark_resident(page);
         f
     }
@@ -1563,7 +1612,7 @@ pub(super) mod tests {
             model.trim_working_set(pid, ctx);
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.memory.frames.tables[pid].entries[page as usize],
+                    model.memory.frames.tables[pid].entry(page as usize),
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
@@ -1618,7 +1667,7 @@ pub(super) mod tests {
             assert!(model.fault_frequency(pid, ctx), "pages freed");
             for page in 0..40u32 {
                 let kept = matches!(
-                    model.memory.frames.tables[pid].entries[page as usize],
+                    model.memory.frames.tables[pid].entry(page as usize),
                     Pte::Resident(_)
                 );
                 assert_eq!(kept, page >= 35, "page {page}");
@@ -1677,7 +1726,7 @@ pub(super) mod tests {
         // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
         let fault_on_5 = |model: &mut SystemModel, pid: usize| {
             for page in [4, 5, 7] {
-                model.memory.frames.tables[pid].entries[page] = Pte::Out;
+                *model.memory.frames.tables[pid].entry_mut(page) = Pte::Out;
             }
             model.memory.frames.tables[pid].faulting = 5;
             model.memory.of[pid].fault_from_file = false;
@@ -1687,7 +1736,7 @@ pub(super) mod tests {
             assert_eq!(model.kluster(pid), 2);
             assert!(model.clock_take_frame(pid, ctx));
             model.clock_place_page(pid, SimTime::ZERO);
-            let entries = &model.memory.frames.tables[pid].entries;
+            let table = &model.memory.frames.tables[pid];
             for (page, resident) in [
                 (3, false),
                 (4, true),
@@ -1697,12 +1746,12 @@ pub(super) mod tests {
                 (8, false),
             ] {
                 assert_eq!(
-                    matches!(entries[page], Pte::Resident(_)),
+                    matches!(table.entry(page), Pte::Resident(_)),
                     resident,
                     "page {page}"
                 );
             }
-            let referenced = |page: usize| match model.memory.frames.tables[pid].entries[page] {
+            let referenced = |page: usize| match model.memory.frames.tables[pid].entry(page) {
                 Pte::Resident(f) => model.memory.frames.frames[f as usize].referenced,
                 _ => unreachable!(),
             };
@@ -1710,7 +1759,7 @@ pub(super) mod tests {
             assert_eq!(model.memory.of[pid].held.resident, 3);
             assert_eq!(model.stats.counters.klustered, 2);
             // A page of the program's file is read alone.
-            model.memory.frames.tables[pid].entries[9] = Pte::Out;
+            *model.memory.frames.tables[pid].entry_mut(9) = Pte::Out;
             model.memory.frames.tables[pid].faulting = 8;
             model.memory.of[pid].fault_from_file = true;
             assert_eq!(model.kluster(pid), 0);
@@ -1775,7 +1824,7 @@ pub(super) mod tests {
                     let frame = &mut model.memory.frames.frames[f as usize];
                     (frame.owner, frame.page, frame.use_) =
                         (FrameOwner::process(pid), page, Use::Reading);
-                    model.memory.frames.tables[pid].entries[page as usize] = Pte::Reading(f);
+                    *model.memory.frames.tables[pid].entry_mut(page as usize) = Pte::Reading(f);
                     model.fill_frame(pid, page, f, true);
                     modified += u32::from(model.memory.frames.frames[f as usize].modified);
                 }
@@ -1985,7 +2034,7 @@ pub(super) mod tests {
             assert_eq!(requests_at(model, "drum"), 12.0);
             assert_eq!(requests_at(model, "disk"), 4.0);
             for page in 0..12 {
-                let entry = model.memory.frames.tables[pid].entries[page];
+                let entry = model.memory.frames.tables[pid].entry(page);
                 assert_eq!(
                     matches!(entry, Pte::Bulk(_)),
                     page >= 4,
@@ -2007,7 +2056,7 @@ pub(super) mod tests {
             let frames: Vec<u32> = set.iter().map(|&page| give(model, pid, page)).collect();
             model.free_frame(frames[3], ctx);
             assert!(matches!(
-                model.memory.frames.tables[pid].entries[set[3] as usize],
+                model.memory.frames.tables[pid].entry(set[3] as usize),
                 Pte::Bulk(_)
             ));
             // Dispatched, it draws its fault from the set's missing pages.
@@ -2027,7 +2076,7 @@ pub(super) mod tests {
             // page is not pushed on to the disk while it is read.
             assert_eq!(model.memory.frames.bulk.used, 0);
             assert_eq!(
-                model.memory.frames.tables[pid].entries[set[3] as usize],
+                model.memory.frames.tables[pid].entry(set[3] as usize),
                 Pte::Out
             );
             model.check_frames();
@@ -2048,7 +2097,7 @@ pub(super) mod tests {
             for write in 1..=2_100 {
                 let f = give(model, pid, 10);
                 model.free_frame(f, ctx);
-                model.memory.frames.tables[pid].entries[10] = Pte::Out;
+                *model.memory.frames.tables[pid].entry_mut(10) = Pte::Out;
                 model.memory.frames.bulk.used -= 1;
                 if write == 2_044 {
                     assert_eq!(model.memory.frames.bulk.age.len(), 2_048, "not yet dropped");
@@ -2065,12 +2114,12 @@ pub(super) mod tests {
                 model.free_frame(f, ctx);
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
-            let entries = &model.memory.frames.tables[pid].entries;
-            assert_eq!(entries[0], Pte::Out);
+            let table = &model.memory.frames.tables[pid];
+            assert_eq!(table.entry(0), Pte::Out);
             assert!(
                 (1..4)
                     .chain(20..25)
-                    .all(|page| matches!(entries[page], Pte::Bulk(_)))
+                    .all(|page| matches!(table.entry(page), Pte::Bulk(_)))
             );
             model.check_frames();
         });
@@ -2099,9 +2148,9 @@ pub(super) mod tests {
             }
             assert_eq!(requests_at(model, "disk"), 1.0);
             assert_eq!(model.memory.frames.bulk.used, 8);
-            let entries = &model.memory.frames.tables[other].entries;
-            assert_eq!(entries[8], Pte::Out);
-            assert!((0..8).all(|page| matches!(entries[page], Pte::Bulk(_))));
+            let table = &model.memory.frames.tables[other];
+            assert_eq!(table.entry(8), Pte::Out);
+            assert!((0..8).all(|page| matches!(table.entry(page), Pte::Bulk(_))));
             model.check_frames();
         });
     }
@@ -2163,7 +2212,7 @@ pub(super) mod tests {
                 model.procs.set_cpu_user(pid, SimTime::from_secs(second));
                 model.new_phase(pid);
                 let t = &model.memory.frames.tables[pid];
-                let pages = t.entries.len() as u32;
+                let pages = t.len() as u32;
                 let offset = |page: u32| (page + pages - t.region_first) % pages;
                 assert!(
                     t.slots.iter().all(|&page| offset(page) < 20),

@@ -10,8 +10,8 @@
 
 use super::{
     Burst, BurstKind, Effect, FrameOwner, Frames, Governor, LONGEST_SAMPLE, Manager, MemoryEvent,
-    MemoryState, Missing, NIL, PAGEOUT_PERIOD, PageIn, Pageout, Paging, Processes, Pte, SimTime,
-    Source, System, View,
+    MemoryState, Missing, PAGEOUT_PERIOD, PageIn, Pageout, Paging, Processes, Pte, SimTime, Source,
+    System, View,
 };
 use super::{Counts, Freed, Freeing};
 #[cfg(test)]
@@ -28,9 +28,7 @@ impl<'a> MemoryState<'a> {
     /// A new process's page table: nothing touched, its first phase begun.
     pub(in crate::system::model) fn map_pages(&mut self, view: &mut View, pid: usize) {
         let pages = view.process(pid).pages as usize;
-        let table = &mut self.frames.tables[pid];
-        table.entries = vec![Pte::Untouched; pages].into_boxed_slice();
-        table.slot_of = vec![NIL; pages].into_boxed_slice();
+        self.frames.tables[pid].map(pages);
         self.new_phase(view, pid);
     }
 
@@ -142,7 +140,7 @@ impl<'a> MemoryState<'a> {
         page: u32,
     ) -> (Source, bool) {
         let p = view.process(pid);
-        let entry = self.frames.tables[pid].entries[page as usize];
+        let entry = self.frames.tables[pid].entry(page as usize);
         let paging = self.paging();
         let zero_fill = view.sys().classes[p.class].zero_fill;
         match entry {
@@ -163,7 +161,7 @@ impl<'a> MemoryState<'a> {
                 // bulk store's overflow cannot take it.
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.frames.bulk.used -= 1;
-                self.frames.tables[pid].entries[page as usize] = Pte::Out;
+                *self.frames.tables[pid].entry_mut(page as usize) = Pte::Out;
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
@@ -265,7 +263,7 @@ impl<'a> MemoryState<'a> {
             self.fill_text_frame(view, class, page, f);
             return;
         }
-        let Pte::Reading(f) = self.frames.tables[pid].entries[page as usize] else {
+        let Pte::Reading(f) = self.frames.tables[pid].entry(page as usize) else {
             unreachable!("a page is read into the frame taken for it");
         };
         self.fill_frame(view, pid, page, f, true);

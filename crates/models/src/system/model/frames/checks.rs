@@ -40,22 +40,22 @@ impl Frames {
                 assert_eq!(frame.use_, Use::Free, "a frame in use has an owner");
                 continue;
             }
-            let entries = match frame.owner.whose() {
-                Whose::Process(pid) => &self.tables[pid].entries[..],
-                Whose::Text(class) => &self.texts[class].entries[..],
+            let entry = match frame.owner.whose() {
+                Whose::Process(pid) => self.tables[pid].entry(frame.page as usize),
+                Whose::Text(class) => self.texts[class].entries[frame.page as usize],
             };
             let expected = match frame.use_ {
                 Use::Free => Pte::Free(f),
                 Use::Resident => Pte::Resident(f),
                 Use::Reading => Pte::Reading(f),
             };
-            assert_eq!(entries[frame.page as usize], expected);
+            assert_eq!(entry, expected);
         }
         self.check_texts(texts, waits_in_transit);
         let on_bulk = processes
             .iter()
-            .flat_map(|&(pid, _)| &self.tables[pid].entries)
-            .chain(self.texts.iter().flat_map(|t| &t.entries))
+            .flat_map(|&(pid, _)| self.tables[pid].entries())
+            .chain(self.texts.iter().flat_map(|t| t.entries.iter().copied()))
             .filter(|e| matches!(e, Pte::Bulk(_)))
             .count() as u64;
         assert_eq!(on_bulk, self.bulk.used, "pages on the bulk store");
@@ -75,23 +75,22 @@ impl Frames {
     fn check_table(&self, t: &PageTable, held: Pages) {
         if let Some(w) = &t.weighted {
             let missing: u64 = (0..t.slots.len())
-                .map(|i| (w.first as usize + i) % t.entries.len())
+                .map(|i| (w.first as usize + i) % t.len())
                 .enumerate()
-                .filter(|&(_, page)| t.slot_of[page] >= t.valid)
+                .filter(|&(_, page)| t.slot_of(page as u32) >= t.valid)
                 .map(|(i, _)| w.weights[i])
                 .sum();
             assert_eq!(w.missing.total, missing, "the missing pages' weights");
             assert_eq!(w.missing.prefix(t.slots.len()), missing);
         }
         let resident = t
-            .entries
-            .iter()
+            .entries()
             .filter(|e| matches!(e, Pte::Resident(_)))
             .count() as u64;
         assert_eq!(resident, held.resident, "resident pages");
         for (i, &page) in t.slots.iter().enumerate() {
-            assert_eq!(t.slot_of[page as usize], i as u32);
-            let valid = matches!(t.entries[page as usize],
+            assert_eq!(t.slot_of(page), i as u32);
+            let valid = matches!(t.entry(page as usize),
                 Pte::Resident(f) if self.frames[f as usize].valid);
             assert_eq!(valid, (i as u32) < t.valid, "valid pages first");
         }
