@@ -667,8 +667,9 @@ impl<'a> SystemModel<'a> {
         let (files, eligibility) = (&self.files, &self.eligibility);
         let outside = |pid: usize| (files.of[pid].exec.pending, eligibility.holds(pid));
         let processes = Processes::of(&self.procs, self.sys, &self.cpus);
-        let keys = self.memory.keys(&processes, pid, outside);
-        self.memory.refile(pid, keys);
+        if let Some(keys) = self.memory.keys(&processes, pid, outside) {
+            self.memory.refile(pid, keys);
+        }
     }
 }
 
@@ -845,20 +846,20 @@ impl MemoryState<'_> {
     /// The keys the process in slot `pid` is filed under in the candidate
     /// sets as its state calls for; `outside` says of a process, when
     /// swapping files by them, whether its exec is pending and whether it
-    /// holds eligibility.
+    /// holds eligibility. None when the policy files no process (memory
+    /// as frames under the clock alone), and then nothing is read.
     #[inline]
     pub(super) fn keys(
         &self,
         processes: &Processes,
         pid: usize,
         outside: impl Fn(usize) -> (bool, bool),
-    ) -> Keys {
-        let (sys, p) = (processes.sys(), processes.get(pid).expect("live"));
+    ) -> Option<Keys> {
         let managed = self.manager.filing();
         // Only what the policy files by is read (each from a table of its
         // own).
         let filing = match managed {
-            Managed::Frames { swapper: false } => return Keys::default(),
+            Managed::Frames { swapper: false } => return None,
             Managed::ProcessLru => Filing {
                 resident_pages: self.of[pid].held.resident,
                 ..Filing::default()
@@ -873,13 +874,14 @@ impl MemoryState<'_> {
                 Filing {
                     last_swap: self.swap.of[pid].last_swap,
                     exec_pending,
-                    image: sys.classes[p.class].size,
+                    image: processes.sys().classes[processes.get(pid).expect("live").class].size,
                     eligible,
                     ..Filing::default()
                 }
             }
         };
-        Keys::of(processes.state(pid), p, filing, managed)
+        let p = processes.get(pid).expect("live");
+        Some(Keys::of(processes.state(pid), p, filing, managed))
     }
 
     /// Files `pid` under `keys` in the candidate sets.
@@ -1091,7 +1093,7 @@ impl MemoryState<'_> {
         }
         let filed = processes
             .slots()
-            .map(|pid| (pid, self.keys(processes, pid, &outside)));
+            .map(|pid| (pid, self.keys(processes, pid, &outside).unwrap_or_default()));
         self.candidates.check(filed);
     }
 

@@ -762,7 +762,7 @@ impl MemoryState<'_> {
             let keys = self.keys(&view.processes, pid, |_| {
                 unreachable!("replacement by process files by resident pages alone")
             });
-            self.refile(pid, keys);
+            self.refile(pid, keys.expect("replacement by process files processes"));
         }
         self.write_pages(view, freed, effects);
     }
