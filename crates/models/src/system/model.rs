@@ -457,7 +457,7 @@ impl<'a> SystemModel<'a> {
         self.scripts.enter(pid);
         self.eligibility.enter(pid);
         let files = ProcessFiles::new(self.memory.exec_reads_image());
-        self.files.of.insert(pid, files);
+        self.files.enter(pid, files);
         self.files.attach_text(class);
         self.new_cycle(pid, now);
         self.let_in(pid, now);

@@ -183,6 +183,11 @@ pub(super) struct TextEntry {
 #[derive(Debug, Default)]
 pub(super) struct Files {
     pub(super) of: PerProcess<ProcessFiles>,
+    /// Whether each process owes processor time for exec's clearing or
+    /// copies: a dense table of its own, so that a dispatch reads a byte
+    /// of the process here rather than its whole `ProcessFiles`, which
+    /// with thousands of processes is rarely in the cache.
+    owing: PerProcess<bool>,
     cache: Option<Cache>,
     /// Each class's text entry (empty without a cache or under paging).
     texts: Vec<TextEntry>,
@@ -224,6 +229,7 @@ impl Files {
             programs,
             requests: Vec::new(),
             of: PerProcess::default(),
+            owing: PerProcess::default(),
             cache: fs.map(|fs| Cache {
                 buffers: BufferCache::new(fs.buffers),
                 waiting: FxHashMap::default(),
@@ -239,14 +245,31 @@ impl Files {
     /// pages, then the copies of the blocks it read.
     #[inline]
     pub(super) fn take_exec_work(&mut self, pid: usize) -> Option<(SimTime, BurstKind)> {
+        if !self.owing[pid] {
+            return None;
+        }
         let of = &mut self.of[pid];
-        if of.clear > SimTime::ZERO {
+        let owed = if of.clear > SimTime::ZERO {
             Some((std::mem::take(&mut of.clear), BurstKind::Clear))
         } else if of.copy > SimTime::ZERO {
             Some((std::mem::take(&mut of.copy), BurstKind::Copy))
         } else {
             None
-        }
+        };
+        self.owing[pid] = of.clear > SimTime::ZERO || of.copy > SimTime::ZERO;
+        owed
+    }
+
+    /// Enters `pid`, a new process, with `files`, owing nothing yet.
+    pub(super) fn enter(&mut self, pid: usize, files: ProcessFiles) {
+        self.of.insert(pid, files);
+        self.owing.insert(pid, false);
+    }
+
+    /// `pid` owes processor time for one more block exec or a read copied.
+    fn owe_copy(&mut self, sys: &System, pid: usize) {
+        self.of[pid].copy += file_system(sys).copy;
+        self.owing[pid] = true;
     }
 
     /// Starts the cache's counts afresh (the end of the warm-up).
@@ -283,6 +306,17 @@ impl Files {
         }
         for &pid in &cache.wanting {
             assert!(waits(pid), "process {pid} waits for a buffer");
+        }
+    }
+
+    /// Checks that each of the `live` processes owing exec's clearing or
+    /// copies is marked as owing.
+    #[cfg(debug_assertions)]
+    pub(super) fn check_owing(&self, live: impl Iterator<Item = usize>) {
+        for pid in live {
+            let of = &self.of[pid];
+            let owes = of.clear > SimTime::ZERO || of.copy > SimTime::ZERO;
+            assert!(self.owing[pid] || !owes, "process {pid} owes exec's work");
         }
     }
 
@@ -722,9 +756,8 @@ impl Files {
 
     /// Exec has `pid`'s next block, and owes its copy.
     fn exec_block_copied(&mut self, sys: &System, pid: usize) {
-        let of = &mut self.of[pid];
-        of.exec.next += 1;
-        of.copy += file_system(sys).copy;
+        self.of[pid].exec.next += 1;
+        self.owe_copy(sys, pid);
     }
 
     /// A buffer's transfer of `block` is done: the first of the processes
@@ -751,7 +784,7 @@ impl Files {
         }
         let (access, _) = self.data_block(sys, class, pid);
         if let FileAccess::Read(_) = access {
-            self.of[pid].copy += file_system(sys).copy;
+            self.owe_copy(sys, pid);
             return Waited::Data(Some(self.advance(sys, &sys.classes[class], pid)));
         }
         Waited::Data(None)
@@ -864,6 +897,7 @@ impl SystemModel<'_> {
         self.recount(pid, ctx.now(), Change::State(State::Io));
         let class = self.procs[pid].class;
         self.files.of[pid].clear = self.memory.exec_clearing(self.sys, class);
+        self.files.owing[pid] = true;
         if self.sys.files.is_none() {
             let bytes = self.memory.exec_bytes(self.sys, pid, class) as f64;
             let programs = self.memory.program_device(self.sys);
@@ -1132,7 +1166,7 @@ mod tests {
         let sys = with_cache("v7");
         let copy = file_system(&sys).copy;
         let mut files = Files::new(sys.files.as_ref(), 1, None, 0, Some(0));
-        files.of.insert(0, ProcessFiles::new(true));
+        files.enter(0, ProcessFiles::new(true));
         // The whole 8 KiB image is read: 16 blocks of 512 bytes.
         assert!(
             !files.start_exec(&sys, 0, 0, (0, 8192)),
@@ -1172,7 +1206,7 @@ mod tests {
         let sys = with_cache("v7");
         let second = SimTime::from_secs(1);
         let mut files = Files::new(sys.files.as_ref(), 1, None, 0, None);
-        files.of.insert(0, ProcessFiles::new(false));
+        files.enter(0, ProcessFiles::new(false));
         // The log's two blocks read over 3 s: one access a second.
         let demand = SimTime::from_secs(3);
         assert_eq!(
