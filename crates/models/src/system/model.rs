@@ -569,7 +569,11 @@ impl<'a> SystemModel<'a> {
         let now = ctx.now();
         self.recount(pid, now, Change::State(State::Runnable));
         match self.procs[pid].residence {
-            Residence::In if self.files.of[pid].exec.pending => self.start_exec(pid, ctx),
+            // Only an exec that reads the image (swapping) is ever pending:
+            // under paging the process's files are not read.
+            Residence::In if self.memory.exec_reads_image() && self.files.of[pid].exec.pending => {
+                self.start_exec(pid, ctx)
+            }
             Residence::In => {
                 self.cpus.enqueue(pid, now);
                 self.dispatch_idle(ctx);

@@ -78,7 +78,9 @@ impl Keys {
                     ..Keys::default()
                 };
             }
-            Managed::Frames { swapper: false } => return Keys::default(),
+            Managed::Frames { swapper: false } => {
+                unreachable!("with no swapper no process is filed (`MemoryState::keys`)")
+            }
             Managed::Frames { swapper: true } => {
                 let resident = p.residence == Residence::In && !f.waiting_frame;
                 return Keys {

@@ -183,10 +183,11 @@ pub(super) struct TextEntry {
 #[derive(Debug, Default)]
 pub(super) struct Files {
     pub(super) of: PerProcess<ProcessFiles>,
-    /// Whether each process owes processor time for exec's clearing or
-    /// copies: a dense table of its own, so that a dispatch reads a byte
-    /// of the process here rather than its whole `ProcessFiles`, which
-    /// with thousands of processes is rarely in the cache.
+    /// Whether each process may owe processor time for exec's clearing
+    /// or copies (it does not when this says no): a dense table of its
+    /// own, so that a dispatch reads a byte of the process here rather
+    /// than its whole `ProcessFiles`, which with thousands of processes is
+    /// rarely in the cache.
     owing: PerProcess<bool>,
     cache: Option<Cache>,
     /// Each class's text entry (empty without a cache or under paging).
@@ -270,6 +271,12 @@ impl Files {
     fn owe_copy(&mut self, sys: &System, pid: usize) {
         self.of[pid].copy += file_system(sys).copy;
         self.owing[pid] = true;
+    }
+
+    /// `pid` owes `time` for clearing its new image's empty pages.
+    fn owe_clearing(&mut self, pid: usize, time: SimTime) {
+        self.of[pid].clear = time;
+        self.owing[pid] |= time > SimTime::ZERO;
     }
 
     /// Starts the cache's counts afresh (the end of the warm-up).
@@ -896,8 +903,8 @@ impl SystemModel<'_> {
     pub(super) fn start_exec(&mut self, pid: usize, ctx: &mut Context<Event>) {
         self.recount(pid, ctx.now(), Change::State(State::Io));
         let class = self.procs[pid].class;
-        self.files.of[pid].clear = self.memory.exec_clearing(self.sys, class);
-        self.files.owing[pid] = true;
+        let clearing = self.memory.exec_clearing(self.sys, class);
+        self.files.owe_clearing(pid, clearing);
         if self.sys.files.is_none() {
             let bytes = self.memory.exec_bytes(self.sys, pid, class) as f64;
             let programs = self.memory.program_device(self.sys);

@@ -138,7 +138,8 @@ pub(super) enum Pte {
 
 /// A page's entry, and its index in its table's `slots` (`NIL` outside
 /// the set). A page coming in or leaving memory reads and writes both, so
-/// they lie side by side: one line, where two arrays would be two misses.
+/// they lie side by side, 12 bytes: one line for seven pages in eight,
+/// where two arrays would be two lines for every page.
 #[derive(Clone, Copy, Debug)]
 struct PageEntry {
     pte: Pte,
@@ -148,8 +149,8 @@ struct PageEntry {
 /// A process's page table and its place in its phase model.
 ///
 /// Laid out by hand, three cache lines in all: what a fault, a page
-/// coming in or leaving memory and the end of a burst read in the first
-/// two, what only shared texts and nested localities read in the third.
+/// coming in or leaving memory, the end of a burst and nested localities
+/// read in the first two, what only shared texts read in the third.
 /// With thousands of processes a table is rarely in the cache when its
 /// process is next at a fault, and each line it spans is a miss.
 #[derive(Debug, Default)]
@@ -173,7 +174,7 @@ pub(super) struct PageTable {
     /// The set's missing pages when the pending fault was drawn.
     drawn_missing: u64,
     /// With nested localities: the processor time at which the current
-    /// region ends (0 before the first), and its first page.
+    /// region ends (0 before the first).
     region_end: SimTime,
     /// The pages of the current locality set, the resident ones first.
     slots: Vec<u32>,
@@ -183,6 +184,7 @@ pub(super) struct PageTable {
     /// position from its first page, their sum, the set's first page, and
     /// the weights of the missing ones.
     weighted: Option<Box<Weighted>>,
+    /// With nested localities: the first page of the current region.
     region_first: u32,
     /// The set's pages of its class's shared text, as ranges of text
     /// pages (at most two: a set wraps round the image's end).
@@ -192,6 +194,7 @@ pub(super) struct PageTable {
 // The layout the comment above describes.
 const _: () = {
     use std::mem::{offset_of, size_of};
+    assert!(size_of::<PageEntry>() == 12);
     assert!(size_of::<PageTable>() == 192);
     assert!(offset_of!(PageTable, drawn_missing) + 8 <= 64);
     assert!(offset_of!(PageTable, slots) == 64);
@@ -315,8 +318,9 @@ impl Fenwick {
 }
 
 impl PageTable {
-    /// A table of `pages` pages, none of them touched, no set yet.
-    fn map(&mut self, pages: usize) {
+    /// Makes the table one of `pages` pages, none of them touched, none
+    /// in a set.
+    fn untouched(&mut self, pages: usize) {
         let untouched = PageEntry {
             pte: Pte::Untouched,
             slot: NIL,
@@ -333,6 +337,11 @@ impl PageTable {
     #[inline]
     pub(super) fn entry(&self, page: usize) -> Pte {
         self.pages[page].pte
+    }
+
+    /// The entry of `page`, if the image has it.
+    fn get(&self, page: usize) -> Option<Pte> {
+        self.pages.get(page).map(|p| p.pte)
     }
 
     /// The entry of `page`, to change.
@@ -1289,10 +1298,7 @@ fn on_bulk(
 ) -> bool {
     let page = page as usize;
     let entry = match owner.whose() {
-        Whose::Process(pid) => procs
-            .get(pid)
-            .filter(|_| page < tables[pid].len())
-            .map(|_| tables[pid].entry(page)),
+        Whose::Process(pid) => procs.get(pid).and_then(|_| tables[pid].get(page)),
         Whose::Text(class) => texts.get(class).and_then(|t| t.entries.get(page).copied()),
     };
     entry == Some(Pte::Bulk(serial))

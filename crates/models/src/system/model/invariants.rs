@@ -23,7 +23,8 @@ impl SystemModel<'_> {
         self.memory.check(&processes, outside);
         self.check_counts();
         self.files.check(|pid| self.procs.state(pid) == State::Io);
-        self.files.check_owing(self.procs.iter().map(|(pid, _)| pid));
+        self.files
+            .check_owing(self.procs.iter().map(|(pid, _)| pid));
         let mut of_class = vec![0; self.sys.classes.len()];
         self.procs.iter().for_each(|(_, p)| of_class[p.class] += 1);
         self.files.check_texts(&of_class);

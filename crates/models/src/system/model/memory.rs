@@ -847,7 +847,7 @@ impl MemoryState<'_> {
     /// sets as its state calls for; `outside` says of a process, when
     /// swapping files by them, whether its exec is pending and whether it
     /// holds eligibility. None when the policy files no process (memory
-    /// as frames under the clock alone), and then nothing is read.
+    /// as frames with no swapper behind it), and then nothing is read.
     #[inline]
     pub(super) fn keys(
         &self,
@@ -856,10 +856,14 @@ impl MemoryState<'_> {
         outside: impl Fn(usize) -> (bool, bool),
     ) -> Option<Keys> {
         let managed = self.manager.filing();
+        if let Managed::Frames { swapper: false } = managed {
+            return None;
+        }
+        let (sys, p) = (processes.sys(), processes.get(pid).expect("live"));
         // Only what the policy files by is read (each from a table of its
         // own).
         let filing = match managed {
-            Managed::Frames { swapper: false } => return None,
+            Managed::Frames { swapper: false } => unreachable!("returned above"),
             Managed::ProcessLru => Filing {
                 resident_pages: self.of[pid].held.resident,
                 ..Filing::default()
@@ -874,13 +878,12 @@ impl MemoryState<'_> {
                 Filing {
                     last_swap: self.swap.of[pid].last_swap,
                     exec_pending,
-                    image: processes.sys().classes[processes.get(pid).expect("live").class].size,
+                    image: sys.classes[p.class].size,
                     eligible,
                     ..Filing::default()
                 }
             }
         };
-        let p = processes.get(pid).expect("live");
         Some(Keys::of(processes.state(pid), p, filing, managed))
     }
 

@@ -28,7 +28,7 @@ impl<'a> MemoryState<'a> {
     /// A new process's page table: nothing touched, its first phase begun.
     pub(in crate::system::model) fn map_pages(&mut self, view: &mut View, pid: usize) {
         let pages = view.process(pid).pages as usize;
-        self.frames.tables[pid].map(pages);
+        self.frames.tables[pid].untouched(pages);
         self.new_phase(view, pid);
     }
 
