@@ -570,7 +570,7 @@ impl<'a> SystemModel<'a> {
         self.recount(pid, now, Change::State(State::Runnable));
         match self.procs[pid].residence {
             // Only an exec that reads the image (swapping) is ever pending:
-            // under paging the process's files are not read.
+            // under paging a wake-up need not read the process's files.
             Residence::In if self.memory.exec_reads_image() && self.files.of[pid].exec.pending => {
                 self.start_exec(pid, ctx)
             }

@@ -67,7 +67,8 @@ pub(super) struct Filing {
 
 impl Keys {
     /// The keys `p`, in `state`, with `f`, should be filed under when
-    /// memory is managed as `memory`.
+    /// memory is managed as `memory`: never asked of a policy that files
+    /// no process (`MemoryState::keys` answers none first).
     #[inline]
     pub(super) fn of(state: State, p: &Process, f: Filing, memory: Managed) -> Keys {
         match memory {

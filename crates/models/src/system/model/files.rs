@@ -96,8 +96,8 @@ pub(super) struct ProcessFiles {
     pub(super) exec: Exec,
     /// Its command's data-file accesses.
     data: DataCursor,
-    /// Processor time owed for copying blocks it waited for, run before
-    /// its own work.
+    /// Processor time owed for copying blocks (every block exec reads,
+    /// and the data blocks a read waited for), run before its own work.
     copy: SimTime,
     /// Processor time owed for clearing the empty pages of its new image
     /// (swapping), run before the copies.

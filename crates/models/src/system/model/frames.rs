@@ -199,6 +199,7 @@ const _: () = {
     assert!(offset_of!(PageTable, drawn_missing) + 8 <= 64);
     assert!(offset_of!(PageTable, slots) == 64);
     assert!(offset_of!(PageTable, weighted) + 8 <= 128);
+    assert!(offset_of!(PageTable, region_first) + 4 <= 128);
     assert!(offset_of!(PageTable, text_ranges) >= 128);
 };
 
