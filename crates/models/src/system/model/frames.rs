@@ -148,42 +148,43 @@ struct PageEntry {
 
 /// A process's page table and its place in its phase model.
 ///
-/// Laid out by hand, three cache lines in all: what a fault, a page
-/// coming in or leaving memory, the end of a burst and nested localities
-/// read in the first two, what only shared texts read in the third.
-/// With thousands of processes a table is rarely in the cache when its
-/// process is next at a fault, and each line it spans is a miss.
+/// Laid out by hand: what a page coming in or leaving memory, a dispatch
+/// and a fault read lie in the first cache line; what the end of a burst,
+/// klustering, page-fault frequency and nested localities read in the
+/// second; what only shared texts read after them. With thousands of
+/// processes a table is rarely in the cache when its process is next at a
+/// fault, and each line it spans is a miss.
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(super) struct PageTable {
     /// Each page's entry and place in the set.
     pages: Box<[PageEntry]>,
+    /// The pages of the current locality set, the resident ones first.
+    slots: Box<[u32]>,
     /// How many of the set's pages are resident (the first in `slots`).
     valid: u32,
     /// The page of the pending fault.
     faulting: u32,
+    /// The set's missing pages when the pending fault was drawn.
+    drawn_missing: u32,
     /// The processor time of its owner at which the phase ends (it began
     /// at its `Reach::phase_start`).
     phase_end: SimTime,
+    /// Under a non-uniform pattern: the weights of the set's pages by
+    /// position from its first page, their sum, the set's first page, and
+    /// the weights of the missing ones.
+    weighted: Option<Box<Weighted>>,
     /// The time up to which its processor time has been added to the
     /// exposure of its set's text pages.
     exposed_to: SimTime,
     /// Its owner's processor time at its last fault (page-fault
     /// frequency).
     last_fault: SimTime,
-    /// The set's missing pages when the pending fault was drawn.
-    drawn_missing: u64,
     /// With nested localities: the processor time at which the current
     /// region ends (0 before the first).
     region_end: SimTime,
-    /// The pages of the current locality set, the resident ones first.
-    slots: Vec<u32>,
     /// Pages read in with it, each with its frame (klustering).
     klustered: Vec<(u32, u32)>,
-    /// Under a non-uniform pattern: the weights of the set's pages by
-    /// position from its first page, their sum, the set's first page, and
-    /// the weights of the missing ones.
-    weighted: Option<Box<Weighted>>,
     /// With nested localities: the first page of the current region.
     region_first: u32,
     /// The set's pages of its class's shared text, as ranges of text
@@ -196,11 +197,9 @@ const _: () = {
     use std::mem::{offset_of, size_of};
     assert!(size_of::<PageEntry>() == 12);
     assert!(size_of::<PageTable>() == 192);
-    assert!(offset_of!(PageTable, drawn_missing) + 8 <= 64);
-    assert!(offset_of!(PageTable, slots) == 64);
-    assert!(offset_of!(PageTable, weighted) + 8 <= 128);
+    assert!(offset_of!(PageTable, weighted) + 8 <= 64);
+    assert!(offset_of!(PageTable, exposed_to) == 64);
     assert!(offset_of!(PageTable, region_first) + 4 <= 128);
-    assert!(offset_of!(PageTable, text_ranges) >= 128);
 };
 
 /// What the hand reads of a process to decide whether one of its pages
@@ -377,7 +376,10 @@ impl PageTable {
         for &page in &self.slots {
             self.pages[page as usize].slot = NIL;
         }
-        self.slots.clear();
+        // The slots' allocation is kept from set to set: a set of the same
+        // length, the common case, allocates nothing.
+        let mut slots = std::mem::take(&mut self.slots).into_vec();
+        slots.clear();
         self.text_ranges.clear();
         self.valid = 0;
         for i in 0..set {
@@ -390,9 +392,10 @@ impl PageTable {
                 }
                 continue;
             }
-            self.pages[page as usize].slot = self.slots.len() as u32;
-            self.slots.push(page);
+            self.pages[page as usize].slot = slots.len() as u32;
+            slots.push(page);
         }
+        self.slots = slots.into_boxed_slice();
         debug_assert!(self.text_ranges.len() <= 2, "a set wraps round once");
         for i in 0..self.slots.len() as u32 {
             let page = self.slots[i as usize];

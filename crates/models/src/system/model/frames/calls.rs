@@ -66,7 +66,7 @@ impl<'a> MemoryState<'a> {
         let p = view.process(pid);
         let missing = self.set_missing(p.class, pid);
         let pt = &mut self.frames.tables[pid];
-        pt.drawn_missing = missing;
+        pt.drawn_missing = u32::try_from(missing).expect("a set of fewer than 2^32 pages");
         let mean = pt.mean_time_between_faults(view.processes.phases_of_class(p.class), missing);
         let to_phase_end = pt.phase_end.saturating_sub(view.processes.cpu_user(pid));
         if !mean.is_finite() {
@@ -183,7 +183,7 @@ impl<'a> MemoryState<'a> {
         pid: usize,
         missing: u64,
     ) -> bool {
-        let drawn = self.frames.tables[pid].drawn_missing;
+        let drawn = u64::from(self.frames.tables[pid].drawn_missing);
         assert!(
             missing <= drawn,
             "a set's missing pages only fall in a burst"
@@ -267,8 +267,12 @@ impl<'a> MemoryState<'a> {
             unreachable!("a page is read into the frame taken for it");
         };
         self.fill_frame(view, pid, page, f, true);
-        for (page, f) in std::mem::take(&mut self.frames.tables[pid].klustered) {
-            self.fill_frame(view, pid, page, f, false);
+        // Without klustering there are none, and the list, in the table's
+        // second line, is not read.
+        if self.paging().kluster > 1 {
+            for (page, f) in std::mem::take(&mut self.frames.tables[pid].klustered) {
+                self.fill_frame(view, pid, page, f, false);
+            }
         }
     }
 
@@ -728,7 +732,8 @@ mod tests {
         model.memory.frames.tables[pid].last_fault = ms(30);
         model.procs.set_cpu_user(pid, ms(51));
         let now_missing = model.memory.set_missing(0, pid);
-        model.memory.frames.tables[pid].drawn_missing = now_missing;
+        model.memory.frames.tables[pid].drawn_missing =
+            u32::try_from(now_missing).expect("a small set");
     }
 
     #[test]

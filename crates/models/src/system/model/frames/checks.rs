@@ -8,6 +8,14 @@ impl MemoryState<'_> {
     pub(in crate::system::model) fn check_frames(&self, pids: impl Iterator<Item = usize>) {
         let processes: Vec<(usize, Pages)> = pids.map(|pid| (pid, self.of[pid].held)).collect();
         let texts: Vec<Pages> = self.texts.iter().map(|t| t.held).collect();
+        if self.paging().kluster <= 1 {
+            for &(pid, _) in &processes {
+                assert!(
+                    self.frames.tables[pid].klustered.is_empty(),
+                    "pages klustered without klustering"
+                );
+            }
+        }
         self.frames.check(
             self.pool.frames,
             &processes,
