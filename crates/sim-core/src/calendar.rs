@@ -9,24 +9,25 @@
 //!
 //! - up to 32 keys are kept sorted in a fixed array (a queue's two or three
 //!   pending events cost a few instructions); beyond, the keys live in a
-//!   4-ary min-heap laid out so that the four children of a node share one
-//!   64-byte cache line (`calendar/heap.rs`);
+//!   ladder queue (`calendar/ladder.rs`), which moves each key a few times
+//!   whatever the number pending (`calendar/keys.rs` chooses);
 //! - a key is 16 bytes: the time, and the rank and the payload's slot packed
 //!   in one word (rank in the high 32 bits, so that it decides ties and the
 //!   slot never does). Ranks are renumbered, keeping their order, when the
 //!   32-bit counter runs out, so a run may schedule any number of events;
-//! - payloads live in a slab beside the heap, so the heap moves only keys.
+//! - payloads live in a slab beside the keys, so that only keys move.
 //!
 //! Cancellation is lazy: a cancelled event's payload is removed at once and
-//! its heap key is skipped when it reaches the front. Stale keys are also
-//! swept out whenever they outnumber the live ones, so a model that cancels
-//! many far-future events (timeouts that rarely fire) keeps a heap
-//! proportional to its pending events, not to its history.
+//! its key is skipped when it reaches the front. Stale keys are also swept
+//! out whenever they outnumber the live ones, so a model that cancels many
+//! far-future events (timeouts that rarely fire) keeps keys in proportion
+//! to its pending events, not to its history.
 
-mod heap;
+mod keys;
+mod ladder;
 
 use crate::time::SimTime;
-use heap::KeyHeap;
+use keys::Keys;
 use slab::Slab;
 
 /// Identifies one scheduled event, for [`Calendar::cancel`].
@@ -39,16 +40,15 @@ pub struct EventKey {
     id: u64,
 }
 
-/// A heap key, `time << 64 | rank << 32 | slot`, ordered as one 128-bit
+/// A key, `time << 64 | rank << 32 | slot`, ordered as one 128-bit
 /// integer: by time, then by rank (the slot never decides, as ranks
-/// differ). One integer compares without branches, which matters where a
-/// node's four children are compared with keys in random order.
+/// differ). One integer compares without branches.
 #[derive(Clone, Copy, Debug)]
-struct HeapKey(u128);
+struct Key(u128);
 
-impl HeapKey {
-    fn new(time: u64, rank: u32, slot: u32) -> HeapKey {
-        HeapKey(u128::from(time) << 64 | u128::from(rank) << 32 | u128::from(slot))
+impl Key {
+    fn new(time: u64, rank: u32, slot: u32) -> Key {
+        Key(u128::from(time) << 64 | u128::from(rank) << 32 | u128::from(slot))
     }
 
     fn time(self) -> SimTime {
@@ -74,11 +74,11 @@ struct Pending<E> {
 /// A pending-event set ordered by time, then by scheduling order.
 #[derive(Debug)]
 pub struct Calendar<E> {
-    heap: KeyHeap,
+    keys: Keys,
     payloads: Slab<Pending<E>>,
     next_id: u64,
     next_rank: u64,
-    /// Heap keys whose event was cancelled and that are still in the heap.
+    /// Keys whose event was cancelled and that are still held.
     stale: usize,
 }
 
@@ -102,7 +102,7 @@ impl<E> Calendar<E> {
     /// An empty calendar.
     pub fn new() -> Calendar<E> {
         Calendar {
-            heap: KeyHeap::default(),
+            keys: Keys::default(),
             payloads: Slab::new(),
             next_id: 0,
             next_rank: 0,
@@ -122,7 +122,7 @@ impl<E> Calendar<E> {
         self.next_id += 1;
         let slot = self.payloads.insert(Pending { id, rank, event });
         let slot = u32::try_from(slot).expect("more than 2^32 pending events");
-        self.heap.push(HeapKey::new(time.as_nanos(), rank, slot).0);
+        self.keys.push(Key::new(time.as_nanos(), rank, slot).0);
         EventKey { slot, id }
     }
 
@@ -156,17 +156,17 @@ impl<E> Calendar<E> {
     #[inline]
     pub fn pop_due(&mut self, end: SimTime) -> Option<(SimTime, E)> {
         loop {
-            let key = HeapKey(self.heap.first()?);
-            // With no cancelled event in the heap, every key is live.
+            let key = Key(self.keys.first()?);
+            // With no cancelled event's key held, every key is live.
             if self.stale == 0 || self.is_live(key) {
                 if key.time() > end {
                     return None;
                 }
-                self.heap.pop_front();
+                self.keys.pop_front();
                 let event = self.payloads.remove(key.slot()).event;
                 return Some((key.time(), event));
             }
-            self.heap.pop_front();
+            self.keys.pop_front();
             self.stale -= 1;
         }
     }
@@ -182,34 +182,34 @@ impl<E> Calendar<E> {
     }
 
     #[inline]
-    fn is_live(&self, key: HeapKey) -> bool {
+    fn is_live(&self, key: Key) -> bool {
         matches!(self.payloads.get(key.slot()), Some(p) if p.rank == key.rank())
     }
 
-    /// Drops every stale key from the heap.
+    /// Drops every stale key.
     fn sweep(&mut self) {
         let payloads = &self.payloads;
-        self.heap.retain(|key| {
-            let key = HeapKey(key);
+        self.keys.retain(|key| {
+            let key = Key(key);
             matches!(payloads.get(key.slot()), Some(p) if p.rank == key.rank())
         });
         self.stale = 0;
     }
 
-    /// Gives the pending events the ranks 0, 1, ... in their order. Keys
-    /// sorted in their order form a heap as they are.
+    /// Gives the pending events the ranks 0, 1, ... in their order: the
+    /// keys stay in the same order.
     #[cold]
     fn renumber(&mut self) {
         self.sweep();
-        let mut keys = self.heap.drain_sorted();
+        let mut keys = self.keys.drain_sorted();
         for (rank, key) in keys.iter_mut().enumerate() {
-            let old = HeapKey(*key);
+            let old = Key(*key);
             let rank = rank as u32;
             self.payloads[old.slot()].rank = rank;
-            *key = HeapKey::new(old.time().as_nanos(), rank, old.slot() as u32).0;
+            *key = Key::new(old.time().as_nanos(), rank, old.slot() as u32).0;
         }
         self.next_rank = keys.len() as u64;
-        self.heap.rebuild(keys);
+        self.keys.rebuild(keys);
     }
 }
 
@@ -242,7 +242,7 @@ mod tests {
         // The calendar must agree, operation by operation, with a BTreeMap
         // keyed the same way: (time, insertion sequence); with a few
         // events pending, and with many (the keys moving between their
-        // sorted run and their heap).
+        // sorted run and the ladder).
         #[test]
         fn agrees_with_an_ordered_map(ops in prop::collection::vec(op(3), 0..300)) {
             agrees_with_the_map(ops)?;
@@ -298,8 +298,8 @@ mod tests {
                 }
             }
             prop_assert_eq!(calendar.len(), shadow.len());
-            prop_assert_eq!(calendar.heap.len(), calendar.len() + calendar.stale);
-            prop_assert!(calendar.heap.is_heap());
+            prop_assert_eq!(calendar.keys.len(), calendar.len() + calendar.stale);
+            prop_assert!(calendar.keys.is_ordered());
         }
         Ok(())
     }
@@ -331,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn cancelled_far_future_events_do_not_grow_the_heap() {
+    fn cancelled_far_future_events_do_not_grow_the_keys() {
         // More live events than the sweep threshold, so that sweeping waits
         // for the stale keys to outnumber them.
         let live = 3 * SWEEP_THRESHOLD as u64;
@@ -345,9 +345,9 @@ mod tests {
         }
         assert_eq!(calendar.len() as u64, live);
         assert!(
-            calendar.heap.len() as u64 <= 2 * live + 1,
-            "heap holds {} keys for {live} pending events",
-            calendar.heap.len()
+            calendar.keys.len() as u64 <= 2 * live + 1,
+            "{} keys held for {live} pending events",
+            calendar.keys.len()
         );
         for i in 0..live {
             assert_eq!(calendar.pop(), Some((SimTime::from_secs(1 + i), 0)));

@@ -1,0 +1,600 @@
+//! A ladder queue (Tang, Goh and Thng, "Ladder queue: an O(1) priority
+//! queue structure for large-scale discrete event simulation", ACM TOMACS
+//! 15(3), 2005) of distinct `u128` keys whose top 64 bits are a time.
+//!
+//! Far keys wait unsorted in the top. When the near ones run out, the top
+//! is spread over a rung of as many buckets as it has keys, by time; a
+//! bucket of more than [`SPLIT`] keys is spread in turn over a finer rung
+//! of its own, and a bucket of fewer is sorted into the bottom, from which
+//! keys are taken. Each key is moved a few times in all, whatever the
+//! number pending, where a heap moves it up and down its levels, more of
+//! them the more keys it holds (docs/PERFORMANCE.md, "A ladder past the
+//! run").
+//!
+//! Where each key is, as an invariant ([`Ladder::is_ordered`] checks it
+//! in tests): every key in the top has a time at least `top_start`, every
+//! other key a time below it; a key on a rung is in a bucket at or past
+//! the rung's current one, and below the current bucket of every coarser
+//! rung; every key in the bottom is below the current bucket of every
+//! rung. So the bottom's first key is the least, and the bottom is never
+//! empty while keys are held.
+//!
+//! Keys come in any order: one earlier than every key held, or than the
+//! last taken, goes to the bottom, in its place. A bottom grown past
+//! [`BOTTOM`] keys by such arrivals is spread over a rung again, so that
+//! placing a key in it stays cheap.
+
+use std::collections::VecDeque;
+
+/// No node.
+const NIL: u32 = u32::MAX;
+
+/// A bucket of more keys than this becomes a rung of its own (the paper's
+/// threshold).
+const SPLIT: u32 = 50;
+
+/// A bottom of more keys than this, of more than one time, is spread over
+/// a rung again.
+const BOTTOM: usize = 4 * SPLIT as usize;
+
+/// The time of a key.
+#[inline]
+fn time(key: u128) -> u64 {
+    (key >> 64) as u64
+}
+
+/// A key in a bucket's list: 24 bytes, where a `u128` would align the
+/// node to 32.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    high: u64,
+    low: u64,
+    next: u32,
+}
+
+impl Node {
+    fn key(self) -> u128 {
+        u128::from(self.high) << 64 | u128::from(self.low)
+    }
+}
+
+/// A bucket's list of keys and their number, side by side: filing a key
+/// reads and writes one place.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    head: u32,
+    count: u32,
+}
+
+/// No keys.
+const EMPTY: Bucket = Bucket {
+    head: NIL,
+    count: 0,
+};
+
+/// Buckets of `width` nanoseconds from `start`: the keys of bucket `b`
+/// have times in `start + b * width .. start + (b + 1) * width`.
+#[derive(Debug, Default)]
+struct Rung {
+    start: u64,
+    width: u64,
+    /// The next bucket to take; those before it are empty.
+    current: usize,
+    buckets: Vec<Bucket>,
+}
+
+impl Rung {
+    /// The least time this rung takes a key at.
+    #[inline]
+    fn from(&self) -> u64 {
+        self.start
+            .saturating_add((self.current as u64).saturating_mul(self.width))
+    }
+}
+
+/// A ladder queue of distinct keys, the least first out.
+#[derive(Debug, Default)]
+pub(super) struct Ladder {
+    /// The number of keys.
+    pub(super) len: usize,
+    /// The keys on the rungs, in lists by bucket; `free` are unused.
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    /// Keys at `top_start` or later, unsorted, with their least and
+    /// greatest times.
+    top: Vec<u128>,
+    top_min: u64,
+    top_max: u64,
+    top_start: u64,
+    /// Coarsest first.
+    rungs: Vec<Rung>,
+    /// Rungs used up, kept for their buckets' allocation.
+    spare: Vec<Rung>,
+    /// The least keys, least first.
+    bottom: VecDeque<u128>,
+    /// A bucket's keys on their way to the bottom.
+    scratch: Vec<u128>,
+}
+
+impl Ladder {
+    /// The least key.
+    #[inline]
+    pub(super) fn first(&self) -> Option<u128> {
+        self.bottom.front().copied()
+    }
+
+    /// Adds a key.
+    #[inline]
+    pub(super) fn push(&mut self, key: u128) {
+        self.len += 1;
+        let t = time(key);
+        if t >= self.top_start {
+            if self.top.is_empty() {
+                (self.top_min, self.top_max) = (t, t);
+            } else {
+                self.top_min = self.top_min.min(t);
+                self.top_max = self.top_max.max(t);
+            }
+            self.top.push(key);
+        } else if let Some(r) = self.rungs.iter().position(|rung| t >= rung.from()) {
+            self.file(r, key);
+        } else {
+            self.place_in_bottom(key);
+            return;
+        }
+        if self.bottom.is_empty() {
+            self.refill();
+        }
+    }
+
+    /// Puts `key` in the bottom, in its place.
+    #[inline]
+    fn place_in_bottom(&mut self, key: u128) {
+        match self.bottom.back() {
+            Some(&last) if last > key => {
+                let at = self.bottom.partition_point(|&k| k < key);
+                self.bottom.insert(at, key);
+                if self.bottom.len() > BOTTOM {
+                    self.spread_bottom();
+                }
+            }
+            _ => self.bottom.push_back(key),
+        }
+    }
+
+    /// Files `key` in its bucket of rung `r`.
+    #[inline]
+    fn file(&mut self, r: usize, key: u128) {
+        let node = match self.free.pop() {
+            Some(node) => node,
+            None => {
+                let node = u32::try_from(self.nodes.len()).expect("fewer than 2^32 keys");
+                self.nodes.push(Node {
+                    high: 0,
+                    low: 0,
+                    next: NIL,
+                });
+                node
+            }
+        };
+        let rung = &mut self.rungs[r];
+        let bucket = &mut rung.buckets[((time(key) - rung.start) / rung.width) as usize];
+        self.nodes[node as usize] = Node {
+            high: (key >> 64) as u64,
+            low: key as u64,
+            next: bucket.head,
+        };
+        bucket.head = node;
+        bucket.count += 1;
+    }
+
+    /// Removes the least key.
+    #[inline]
+    pub(super) fn pop_front(&mut self) {
+        if self.bottom.pop_front().is_some() {
+            self.len -= 1;
+            if self.bottom.is_empty() && self.len > 0 {
+                self.refill();
+            }
+        }
+    }
+
+    /// Adds, as the finest, a rung of `buckets` buckets of `width` from
+    /// `start`, returning its index.
+    fn add_rung(&mut self, start: u64, width: u64, buckets: usize) -> usize {
+        let mut rung = self.spare.pop().unwrap_or_default();
+        rung.start = start;
+        rung.width = width;
+        rung.current = 0;
+        rung.buckets.clear();
+        rung.buckets.resize(buckets, EMPTY);
+        self.rungs.push(rung);
+        self.rungs.len() - 1
+    }
+
+    /// The width of `buckets` buckets that cover the times `min..=max`
+    /// (reckoned wide: the span of all 2^64 times overflows a `u64`; and
+    /// one bucket has the width of one time).
+    fn width(min: u64, max: u64, buckets: usize) -> u64 {
+        let span = u128::from(max - min) + 1;
+        u64::try_from(span.div_ceil(buckets as u128)).expect("a span of more than one time")
+    }
+
+    /// Fills the empty bottom from the finest rung with keys, spreading
+    /// the top over a first rung when there is none, and a large bucket
+    /// over a rung of its own.
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        loop {
+            let Some(rung) = self.rungs.last_mut() else {
+                if self.top.is_empty() {
+                    return;
+                }
+                self.spread_top();
+                continue;
+            };
+            while rung.current < rung.buckets.len() && rung.buckets[rung.current].head == NIL {
+                rung.current += 1;
+            }
+            if rung.current == rung.buckets.len() {
+                let done = self.rungs.pop().expect("a rung");
+                self.spare.push(done);
+                continue;
+            }
+            let b = rung.current;
+            rung.current += 1;
+            let Bucket { head, count } = std::mem::replace(&mut rung.buckets[b], EMPTY);
+            let (start, width) = (rung.start + b as u64 * rung.width, rung.width);
+            if count > SPLIT && width > 1 {
+                let buckets = count as usize;
+                let r = self.add_rung(start, width.div_ceil(buckets as u64), buckets);
+                self.refile(head, r);
+                continue;
+            }
+            let mut keys = std::mem::take(&mut self.scratch);
+            let mut node = head;
+            while node != NIL {
+                let n = self.nodes[node as usize];
+                keys.push(n.key());
+                self.free.push(node);
+                node = n.next;
+            }
+            keys.sort_unstable();
+            self.bottom.extend(keys.drain(..));
+            self.scratch = keys;
+            return;
+        }
+    }
+
+    /// Moves the keys of the list from `head` to their buckets of rung `r`.
+    fn refile(&mut self, head: u32, r: usize) {
+        let mut node = head;
+        while node != NIL {
+            let n = self.nodes[node as usize];
+            self.free.push(node);
+            self.file(r, n.key());
+            node = n.next;
+        }
+    }
+
+    /// Spreads the top over a first rung of as many buckets as keys; the
+    /// top starts anew past its greatest time.
+    fn spread_top(&mut self) {
+        let mut keys = std::mem::take(&mut self.top);
+        let width = Self::width(self.top_min, self.top_max, keys.len());
+        let r = self.add_rung(self.top_min, width, keys.len());
+        self.top_start = self
+            .top_min
+            .saturating_add(width.saturating_mul(keys.len() as u64));
+        for &key in &keys {
+            self.file(r, key);
+        }
+        keys.clear();
+        self.top = keys;
+    }
+
+    /// Spreads a bottom of many keys over a rung of its own, finer than
+    /// the others, and fills the bottom from it; unless its keys are all
+    /// of one time. The rung takes what the bottom took: every time from
+    /// its least key up to the current bucket of every other rung (and
+    /// the top's start).
+    #[cold]
+    #[inline(never)]
+    fn spread_bottom(&mut self) {
+        let (min, max) = (
+            time(*self.bottom.front().expect("keys")),
+            time(*self.bottom.back().expect("keys")),
+        );
+        if min == max {
+            return;
+        }
+        let below = self
+            .rungs
+            .iter()
+            .map(Rung::from)
+            .fold(self.top_start, u64::min);
+        debug_assert!(max < below, "the bottom is below every rung");
+        let buckets = self.bottom.len();
+        let r = self.add_rung(min, Self::width(min, below - 1, buckets), buckets);
+        let keys = std::mem::take(&mut self.bottom);
+        for &key in &keys {
+            self.file(r, key);
+        }
+        self.bottom = keys;
+        self.bottom.clear();
+        self.refill();
+    }
+
+    /// Every key, in no order; the ladder is left empty.
+    fn take_all(&mut self) -> Vec<u128> {
+        let mut keys: Vec<u128> = self.bottom.drain(..).collect();
+        keys.append(&mut self.top);
+        for rung in self.rungs.drain(..) {
+            for bucket in &rung.buckets {
+                let mut node = bucket.head;
+                while node != NIL {
+                    let n = self.nodes[node as usize];
+                    keys.push(n.key());
+                    node = n.next;
+                }
+            }
+            self.spare.push(rung);
+        }
+        self.nodes.clear();
+        self.free.clear();
+        self.len = 0;
+        self.top_start = 0;
+        keys
+    }
+
+    /// Keeps only the keys for which `keep` holds.
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(u128) -> bool) {
+        let mut keys = self.take_all();
+        keys.retain(|&key| keep(key));
+        self.rebuild(keys);
+    }
+
+    /// Every key, least first, as one vector; the ladder is left empty.
+    pub(super) fn drain_sorted(&mut self) -> Vec<u128> {
+        let mut keys = self.take_all();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// A ladder of these keys, given in any order.
+    pub(super) fn rebuild(&mut self, keys: Vec<u128>) {
+        self.take_all();
+        for key in keys {
+            self.push(key);
+        }
+    }
+
+    /// Whether every key is where the invariant says, and counted.
+    #[cfg(test)]
+    pub(super) fn is_ordered(&self) -> bool {
+        let mut ok = self.top.iter().all(|&k| time(k) >= self.top_start);
+        let mut counted = self.bottom.len() + self.top.len();
+        let mut below = self.top_start;
+        for rung in &self.rungs {
+            for (b, bucket) in rung.buckets.iter().enumerate() {
+                let lo = u128::from(rung.start) + b as u128 * u128::from(rung.width);
+                let mut node = bucket.head;
+                let mut n = 0;
+                while node != NIL {
+                    let t = time(self.nodes[node as usize].key());
+                    let wide = u128::from(t);
+                    ok &= b >= rung.current && wide >= lo && wide - lo < u128::from(rung.width);
+                    ok &= t < below;
+                    n += 1;
+                    node = self.nodes[node as usize].next;
+                }
+                ok &= n == bucket.count;
+                counted += n as usize;
+            }
+            below = below.min(rung.from());
+        }
+        let sorted = self
+            .bottom
+            .iter()
+            .zip(self.bottom.iter().skip(1))
+            .all(|(a, b)| a < b);
+        ok && sorted
+            && self.bottom.back().is_none_or(|&k| time(k) < below)
+            && counted == self.len
+            && (self.len == 0 || !self.bottom.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::keys::tests::{Ordered, keys, keys_come_and_go};
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    impl Ordered for Ladder {
+        fn push(&mut self, key: u128) {
+            Ladder::push(self, key)
+        }
+        fn first(&self) -> Option<u128> {
+            Ladder::first(self)
+        }
+        fn pop_front(&mut self) {
+            Ladder::pop_front(self)
+        }
+        fn is_ordered(&self) -> bool {
+            Ladder::is_ordered(self)
+        }
+    }
+
+    /// A key of time `t` and number `n`.
+    fn key(t: u64, n: u64) -> u128 {
+        u128::from(t) << 64 | u128::from(n)
+    }
+
+    #[test]
+    fn keys_come_and_go_in_order_at_every_size() {
+        for top in [1, 20, 60, 2_000] {
+            keys_come_and_go::<Ladder>(top);
+        }
+    }
+
+    #[test]
+    fn keys_of_one_time_come_out_in_their_order() {
+        // More than a bucket splits into, all at one instant: they reach
+        // the bottom together, and new ones of the same instant join them.
+        let mut ladder = Ladder::default();
+        for n in 0..1_000 {
+            ladder.push(key(7, n));
+        }
+        for n in 0..1_000 {
+            assert_eq!(ladder.first(), Some(key(7, n)));
+            ladder.pop_front();
+            ladder.push(key(7, 1_000 + n));
+            assert!(ladder.is_ordered());
+        }
+    }
+
+    #[test]
+    fn keys_earlier_than_the_pending_ones_come_out_first() {
+        // A hold, with now and then a key earlier than every one held and
+        // than the last taken: it goes to the bottom in its place. Runs of
+        // them in falling order grow the bottom past its bound, which is
+        // spread over a rung again.
+        let mut ladder = Ladder::default();
+        let mut shadow = BTreeSet::new();
+        for (n, k) in keys(5_000).into_iter().enumerate() {
+            let k = k + (1 << 100);
+            ladder.push(k);
+            shadow.insert(k);
+            if n % 7 == 0 {
+                let early = key(1_000 - (n as u64 / 7) % 1_000, n as u64);
+                ladder.push(early);
+                shadow.insert(early);
+            }
+            if n % 3 == 0 {
+                assert_eq!(ladder.first(), shadow.pop_first());
+                ladder.pop_front();
+            }
+            assert!(ladder.is_ordered());
+            assert_eq!(ladder.first(), shadow.first().copied());
+        }
+    }
+
+    #[test]
+    fn a_bottom_grown_by_early_keys_is_spread_again() {
+        // Keys arriving in falling order, each earlier than every key
+        // held: without a rung for them the bottom would hold them all,
+        // each placed at its front.
+        let mut ladder = Ladder::default();
+        let mut shadow = BTreeSet::new();
+        for k in keys(1_000).into_iter().map(|k| k + (1 << 100)) {
+            ladder.push(k);
+            shadow.insert(k);
+        }
+        for n in 0..3_000u64 {
+            ladder.push(key(1_000_000 - 10 * n, n));
+            shadow.insert(key(1_000_000 - 10 * n, n));
+            assert!(
+                ladder.bottom.len() <= BOTTOM,
+                "{} in the bottom",
+                ladder.bottom.len()
+            );
+        }
+        assert!(ladder.is_ordered());
+        while let Some(k) = shadow.pop_first() {
+            assert_eq!(ladder.first(), Some(k));
+            ladder.pop_front();
+        }
+        assert!(ladder.is_ordered() && ladder.first().is_none());
+    }
+
+    #[test]
+    fn times_at_the_ends_of_the_range_are_kept_apart() {
+        let mut ladder = Ladder::default();
+        let times = [0, 1, u64::MAX, u64::MAX - 1, 1 << 63, 2, u64::MAX / 3];
+        let mut shadow: Vec<u128> = Vec::new();
+        for round in 0..200 {
+            for (i, &t) in times.iter().enumerate() {
+                let k = key(t, (round * times.len() + i) as u64);
+                ladder.push(k);
+                shadow.push(k);
+            }
+        }
+        assert!(ladder.is_ordered());
+        shadow.sort_unstable();
+        for k in shadow {
+            assert_eq!(ladder.first(), Some(k));
+            ladder.pop_front();
+        }
+        assert_eq!(ladder.first(), None);
+    }
+
+    #[test]
+    fn retain_and_rebuild_keep_the_order() {
+        let mut ladder = Ladder::default();
+        keys(3_000).into_iter().for_each(|k| ladder.push(k));
+        for _ in 0..500 {
+            ladder.pop_front();
+        }
+        ladder.retain(|k| k % 5 != 0);
+        assert!(ladder.is_ordered());
+        let kept = ladder.drain_sorted();
+        assert_eq!(ladder.len, 0);
+        assert!(kept.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(kept.iter().all(|k| k % 5 != 0));
+        let mut expected: Vec<u128> = keys(3_000);
+        expected.sort_unstable();
+        let expected: Vec<u128> = expected[500..]
+            .iter()
+            .copied()
+            .filter(|k| k % 5 != 0)
+            .collect();
+        assert_eq!(kept, expected);
+        ladder.rebuild(kept.iter().rev().copied().collect());
+        assert!(ladder.is_ordered());
+        assert_eq!(ladder.drain_sorted(), kept);
+    }
+
+    /// An operation on the ladder: add a key of this time (from a narrow
+    /// or a wide range), or take the least.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Push(u64),
+        Pop,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u64..200).prop_map(Op::Push),
+            2 => any::<u64>().prop_map(Op::Push),
+            3 => Just(Op::Pop),
+        ]
+    }
+
+    proptest! {
+        // The ladder agrees with an ordered set, operation by operation,
+        // its invariant holding throughout.
+        #[test]
+        fn agrees_with_an_ordered_set(ops in prop::collection::vec(op(), 0..2_000)) {
+            let mut ladder = Ladder::default();
+            let mut shadow = BTreeSet::new();
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Push(t) => {
+                        ladder.push(key(t, n as u64));
+                        shadow.insert(key(t, n as u64));
+                    }
+                    Op::Pop => {
+                        prop_assert_eq!(ladder.first(), shadow.pop_first());
+                        ladder.pop_front();
+                    }
+                }
+                prop_assert!(ladder.is_ordered());
+                prop_assert_eq!(ladder.first(), shadow.first().copied());
+                prop_assert_eq!(ladder.len, shadow.len());
+            }
+        }
+    }
+}
