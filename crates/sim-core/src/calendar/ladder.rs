@@ -13,7 +13,8 @@
 //!
 //! Where each key is, as an invariant ([`Ladder::is_ordered`] checks it
 //! in tests): every key in the top has a time at least `top_start`, every
-//! other key a time below it; a key on a rung is in a bucket at or past
+//! other key a time below it (bounds reckoned in 128 bits, so that the
+//! last instant of time, `u64::MAX`, has a bound above it); a key on a rung is in a bucket at or past
 //! the rung's current one, and below the current bucket of every coarser
 //! rung; every key in the bottom is below the current bucket of every
 //! rung. So the bottom's first key is the least, and the bottom is never
@@ -52,6 +53,8 @@ struct Node {
     next: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Node>() == 24);
+
 impl Node {
     fn key(self) -> u128 {
         u128::from(self.high) << 64 | u128::from(self.low)
@@ -84,11 +87,12 @@ struct Rung {
 }
 
 impl Rung {
-    /// The least time this rung takes a key at.
+    /// The least time this rung takes a key at: the start of its current
+    /// bucket, in 128 bits (past the last bucket it may exceed every
+    /// time).
     #[inline]
-    fn from(&self) -> u64 {
-        self.start
-            .saturating_add((self.current as u64).saturating_mul(self.width))
+    fn least_time(&self) -> u128 {
+        u128::from(self.start) + self.current as u128 * u128::from(self.width)
     }
 }
 
@@ -105,7 +109,7 @@ pub(super) struct Ladder {
     top: Vec<u128>,
     top_min: u64,
     top_max: u64,
-    top_start: u64,
+    top_start: u128,
     /// Coarsest first.
     rungs: Vec<Rung>,
     /// Rungs used up, kept for their buckets' allocation.
@@ -128,7 +132,7 @@ impl Ladder {
     pub(super) fn push(&mut self, key: u128) {
         self.len += 1;
         let t = time(key);
-        if t >= self.top_start {
+        if u128::from(t) >= self.top_start {
             if self.top.is_empty() {
                 (self.top_min, self.top_max) = (t, t);
             } else {
@@ -136,7 +140,11 @@ impl Ladder {
                 self.top_max = self.top_max.max(t);
             }
             self.top.push(key);
-        } else if let Some(r) = self.rungs.iter().position(|rung| t >= rung.from()) {
+        } else if let Some(r) = self
+            .rungs
+            .iter()
+            .position(|rung| u128::from(t) >= rung.least_time())
+        {
             self.file(r, key);
         } else {
             self.place_in_bottom(key);
@@ -213,11 +221,11 @@ impl Ladder {
     }
 
     /// The width of `buckets` buckets that cover the times `min..=max`
-    /// (reckoned wide: the span of all 2^64 times overflows a `u64`; and
-    /// one bucket has the width of one time).
+    /// (reckoned wide: the span of all 2^64 times overflows a `u64`).
+    /// One bucket is only ever asked to cover one time.
     fn width(min: u64, max: u64, buckets: usize) -> u64 {
         let span = u128::from(max - min) + 1;
-        u64::try_from(span.div_ceil(buckets as u128)).expect("a span of more than one time")
+        u64::try_from(span.div_ceil(buckets as u128)).expect("one bucket spans one time")
     }
 
     /// Fills the empty bottom from the finest rung with keys, spreading
@@ -284,9 +292,7 @@ impl Ladder {
         let mut keys = std::mem::take(&mut self.top);
         let width = Self::width(self.top_min, self.top_max, keys.len());
         let r = self.add_rung(self.top_min, width, keys.len());
-        self.top_start = self
-            .top_min
-            .saturating_add(width.saturating_mul(keys.len() as u64));
+        self.top_start = u128::from(self.top_min) + u128::from(width) * keys.len() as u128;
         for &key in &keys {
             self.file(r, key);
         }
@@ -312,11 +318,12 @@ impl Ladder {
         let below = self
             .rungs
             .iter()
-            .map(Rung::from)
-            .fold(self.top_start, u64::min);
-        debug_assert!(max < below, "the bottom is below every rung");
+            .map(Rung::least_time)
+            .fold(self.top_start, u128::min);
+        debug_assert!(u128::from(max) < below, "the bottom is below every rung");
+        let last = u64::try_from(below - 1).unwrap_or(u64::MAX);
         let buckets = self.bottom.len();
-        let r = self.add_rung(min, Self::width(min, below - 1, buckets), buckets);
+        let r = self.add_rung(min, Self::width(min, last, buckets), buckets);
         let keys = std::mem::take(&mut self.bottom);
         for &key in &keys {
             self.file(r, key);
@@ -373,7 +380,10 @@ impl Ladder {
     /// Whether every key is where the invariant says, and counted.
     #[cfg(test)]
     pub(super) fn is_ordered(&self) -> bool {
-        let mut ok = self.top.iter().all(|&k| time(k) >= self.top_start);
+        let mut ok = self
+            .top
+            .iter()
+            .all(|&k| u128::from(time(k)) >= self.top_start);
         let mut counted = self.bottom.len() + self.top.len();
         let mut below = self.top_start;
         for rung in &self.rungs {
@@ -385,14 +395,14 @@ impl Ladder {
                     let t = time(self.nodes[node as usize].key());
                     let wide = u128::from(t);
                     ok &= b >= rung.current && wide >= lo && wide - lo < u128::from(rung.width);
-                    ok &= t < below;
+                    ok &= wide < below;
                     n += 1;
                     node = self.nodes[node as usize].next;
                 }
                 ok &= n == bucket.count;
                 counted += n as usize;
             }
-            below = below.min(rung.from());
+            below = below.min(rung.least_time());
         }
         let sorted = self
             .bottom
@@ -400,7 +410,14 @@ impl Ladder {
             .zip(self.bottom.iter().skip(1))
             .all(|(a, b)| a < b);
         ok && sorted
-            && self.bottom.back().is_none_or(|&k| time(k) < below)
+            && self
+                .bottom
+                .back()
+                .is_none_or(|&k| u128::from(time(k)) < below)
+            && self
+                .top
+                .iter()
+                .all(|&k| (self.top_min..=self.top_max).contains(&time(k)))
             && counted == self.len
             && (self.len == 0 || !self.bottom.is_empty())
     }
@@ -442,12 +459,19 @@ mod tests {
 
     #[test]
     fn keys_of_one_time_come_out_in_their_order() {
-        // More than a bucket splits into, all at one instant: they reach
-        // the bottom together, and new ones of the same instant join them.
+        // More than a bucket holds, all at one instant, between two keys
+        // far apart: spread over a rung with them, the instant's bucket
+        // splits into finer rungs down to buckets of one nanosecond, and
+        // reaches the bottom whole; new keys of the instant join it.
         let mut ladder = Ladder::default();
+        ladder.push(key(0, 0));
+        ladder.push(key(1 << 40, 0));
         for n in 0..1_000 {
             ladder.push(key(7, n));
         }
+        assert_eq!(ladder.first(), Some(key(0, 0)));
+        ladder.pop_front();
+        assert!(ladder.is_ordered());
         for n in 0..1_000 {
             assert_eq!(ladder.first(), Some(key(7, n)));
             ladder.pop_front();
@@ -524,11 +548,49 @@ mod tests {
         }
         assert!(ladder.is_ordered());
         shadow.sort_unstable();
-        for k in shadow {
+        for (i, k) in shadow.into_iter().enumerate() {
             assert_eq!(ladder.first(), Some(k));
             ladder.pop_front();
+            assert!(ladder.is_ordered());
+            if i % 100 == 0 {
+                // A key of the last instant, earlier in its order than
+                // most of those held there (their numbers are 2 past a
+                // multiple of 7, its a multiple): it comes out before them.
+                let last = key(u64::MAX, 7 * (i as u64 / 100));
+                ladder.push(last);
+                assert!(ladder.is_ordered());
+                let mut rest = ladder.drain_sorted();
+                assert!(rest.windows(2).all(|pair| pair[0] < pair[1]));
+                rest.retain(|&k| k != last);
+                ladder.rebuild(rest);
+            }
         }
         assert_eq!(ladder.first(), None);
+    }
+
+    #[test]
+    fn keys_of_the_last_instant_come_out_in_their_order() {
+        // Keys at `u64::MAX`, pushed out of their order, with a bottom
+        // grown below them past its bound.
+        let mut ladder = Ladder::default();
+        let mut shadow = BTreeSet::new();
+        for n in [5, 3, 9, 1] {
+            ladder.push(key(u64::MAX, n));
+            shadow.insert(key(u64::MAX, n));
+            assert!(ladder.is_ordered());
+        }
+        for n in 0..500 {
+            ladder.push(key(u64::MAX - 1 - n, n));
+            shadow.insert(key(u64::MAX - 1 - n, n));
+            ladder.push(key(u64::MAX, 1_000 - n));
+            shadow.insert(key(u64::MAX, 1_000 - n));
+            assert!(ladder.is_ordered());
+        }
+        while let Some(k) = shadow.pop_first() {
+            assert_eq!(ladder.first(), Some(k));
+            ladder.pop_front();
+            assert!(ladder.is_ordered());
+        }
     }
 
     #[test]
@@ -558,17 +620,19 @@ mod tests {
     }
 
     /// An operation on the ladder: add a key of this time (from a narrow
-    /// or a wide range), or take the least.
+    /// range, any, or the last instants) and number, or take the least.
     #[derive(Clone, Debug)]
     enum Op {
-        Push(u64),
+        Push(u64, u64),
         Pop,
     }
 
     fn op() -> impl Strategy<Value = Op> {
+        let number = 0u64..1_000;
         prop_oneof![
-            4 => (0u64..200).prop_map(Op::Push),
-            2 => any::<u64>().prop_map(Op::Push),
+            4 => (0u64..200, number.clone()).prop_map(|(t, n)| Op::Push(t, n)),
+            2 => (any::<u64>(), number.clone()).prop_map(|(t, n)| Op::Push(t, n)),
+            1 => (u64::MAX - 200..=u64::MAX, number).prop_map(|(t, n)| Op::Push(t, n)),
             3 => Just(Op::Pop),
         ]
     }
@@ -580,11 +644,13 @@ mod tests {
         fn agrees_with_an_ordered_set(ops in prop::collection::vec(op(), 0..2_000)) {
             let mut ladder = Ladder::default();
             let mut shadow = BTreeSet::new();
-            for (n, op) in ops.into_iter().enumerate() {
+            for op in ops {
                 match op {
-                    Op::Push(t) => {
-                        ladder.push(key(t, n as u64));
-                        shadow.insert(key(t, n as u64));
+                    // Keys are distinct: one already held is not pushed.
+                    Op::Push(t, n) => {
+                        if shadow.insert(key(t, n)) {
+                            ladder.push(key(t, n));
+                        }
                     }
                     Op::Pop => {
                         prop_assert_eq!(ladder.first(), shadow.pop_first());
