@@ -5,16 +5,16 @@
 //! dozen) are cheapest kept sorted, latest first: the earliest is taken
 //! from the end, and a new key moves in from the end past the keys earlier
 //! than it. Past [`FEW`] keys a heap cost fewer instructions than the run
-//! (measured), and the ladder fewer than the heap; the keys move to the
-//! ladder there, back to the run when they fall below half as many (so
+//! (measured before the ladder, which costs less than the heap from a few
+//! hundred keys on; the threshold was not measured anew); the keys move to
+//! the ladder there, back to the run when they fall below half as many (so
 //! that a count hovering at the threshold does not move them back and
 //! forth).
 
 use super::ladder::Ladder;
 
 /// The most keys kept as a sorted run: beyond, a heap cost fewer
-/// instructions a hold, and the ladder costs fewer than the heap
-/// (docs/PERFORMANCE.md).
+/// instructions a hold (docs/PERFORMANCE.md).
 const FEW: usize = 32;
 
 /// Distinct `u128` keys, the least first out.
