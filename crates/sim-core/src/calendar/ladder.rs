@@ -357,9 +357,11 @@ impl Ladder {
 
     /// Keeps only the keys for which `keep` holds.
     pub(super) fn retain(&mut self, mut keep: impl FnMut(u128) -> bool) {
-        let mut keys = self.take_all();
-        keys.retain(|&key| keep(key));
-        self.rebuild(keys);
+        for key in self.take_all() {
+            if keep(key) {
+                self.push(key);
+            }
+        }
     }
 
     /// Every key, least first, as one vector; the ladder is left empty.
