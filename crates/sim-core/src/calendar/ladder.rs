@@ -23,7 +23,10 @@
 //! Keys come in any order: one earlier than every key held, or than the
 //! last taken, goes to the bottom, in its place. A bottom grown past
 //! [`BOTTOM`] keys by such arrivals is spread over a rung again, so that
-//! placing a key in it stays cheap.
+//! placing a key in it stays cheap; past [`SPREAD_RUNGS`] rungs the whole
+//! ladder is spread again instead, so that a long run of such arrivals
+//! leaves neither a long bottom nor a ladder of many rungs for `push` to
+//! pass (the paper caps its rungs at 8).
 
 use std::collections::VecDeque;
 
@@ -37,6 +40,12 @@ const SPLIT: u32 = 50;
 /// A bottom of more keys than this, of more than one time, is spread over
 /// a rung again.
 const BOTTOM: usize = 4 * SPLIT as usize;
+
+/// A bottom spread while this many rungs are held makes the ladder one
+/// rung anew, rather than a rung more. Rungs made by splitting buckets
+/// are bounded apart from this: each is at least [`SPLIT`] times finer
+/// than the one it came from, down to buckets of one nanosecond.
+const SPREAD_RUNGS: usize = 8;
 
 /// The time of a key.
 #[inline]
@@ -315,6 +324,10 @@ impl Ladder {
         if min == max {
             return;
         }
+        if self.rungs.len() >= SPREAD_RUNGS {
+            self.spread_anew();
+            return;
+        }
         let below = self
             .rungs
             .iter()
@@ -330,6 +343,19 @@ impl Ladder {
         }
         self.bottom = keys;
         self.bottom.clear();
+        self.refill();
+    }
+
+    /// Takes every key into the top and spreads it over a first rung:
+    /// the ladder as its keys would make it had they come in together.
+    #[cold]
+    #[inline(never)]
+    fn spread_anew(&mut self) {
+        let keys = self.take_all();
+        self.len = keys.len();
+        self.top_min = keys.iter().map(|&k| time(k)).min().expect("keys");
+        self.top_max = keys.iter().map(|&k| time(k)).max().expect("keys");
+        self.top = keys;
         self.refill();
     }
 
@@ -510,7 +536,8 @@ mod tests {
     fn a_bottom_grown_by_early_keys_is_spread_again() {
         // Keys arriving in falling order, each earlier than every key
         // held: without a rung for them the bottom would hold them all,
-        // each placed at its front.
+        // each placed at its front; with a rung for every 200 of them the
+        // ladder would grow a rung for `push` to pass each time.
         let mut ladder = Ladder::default();
         let mut shadow = BTreeSet::new();
         for k in keys(1_000).into_iter().map(|k| k + (1 << 100)) {
@@ -524,6 +551,11 @@ mod tests {
                 ladder.bottom.len() <= BOTTOM,
                 "{} in the bottom",
                 ladder.bottom.len()
+            );
+            assert!(
+                ladder.rungs.len() <= SPREAD_RUNGS,
+                "{} rungs",
+                ladder.rungs.len()
             );
         }
         assert!(ladder.is_ordered());
