@@ -460,6 +460,15 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
     })
 }
 
+/// The most frames memory as frames holds: a page's entry keeps its
+/// frame's number in 29 bits.
+const MOST_FRAMES: u64 = 1 << 29;
+
+/// The bulk store under memory as frames holds fewer pages than this, so
+/// that the 29-bit serial number of a page's last write there tells it
+/// from every later write (`BulkQueue::serial`).
+const MOST_BULK_PAGES: u64 = 1 << 27;
+
 /// The page size and the frames of user memory, which sizes in bytes are
 /// read against.
 #[derive(Clone, Copy, Debug)]
@@ -510,6 +519,14 @@ fn paging(
         ReplacementFile::ProcessLru(lru) => Some(lru),
         _ => None,
     };
+    if lru.is_none() && user_frames > MOST_FRAMES {
+        v.report(
+            "memory.size",
+            format!(
+                "{user_frames} frames of {page} bytes: memory as frames holds at most 2^29 ({MOST_FRAMES}); give larger pages (memory.page) or less memory"
+            ),
+        );
+    }
     let disk_fraction = lru.and_then(|l| l.disk_fraction);
     let bulk_store = match &keys.bulk_store {
         None => {
@@ -533,7 +550,20 @@ fn paging(
             }
             let placement = match (keys.bulk_store_size, disk_fraction) {
                 (Some(b), None) => size(v, b, "memory.bulk_store_size", false)
-                    .map(|b| Placement::Capacity(b / page)),
+                    .map(|b| b / page)
+                    .filter(|&pages| {
+                        let fits = lru.is_some() || pages < MOST_BULK_PAGES;
+                        if !fits {
+                            v.report(
+                                "memory.bulk_store_size",
+                                format!(
+                                    "{pages} pages of {page} bytes: under memory as frames a bulk store holds fewer than 2^27 ({MOST_BULK_PAGES})"
+                                ),
+                            );
+                        }
+                        fits
+                    })
+                    .map(Placement::Capacity),
                 (None, Some(fraction)) if (0.0..=1.0).contains(&fraction) => {
                     Some(Placement::DiskFraction(fraction))
                 }

@@ -618,6 +618,44 @@ fn a_phase_s_references_may_follow_zipf_s_law() {
 }
 
 #[test]
+fn memory_as_frames_is_refused_what_a_page_s_entry_cannot_hold() {
+    // A page's entry holds a frame's number, or the serial of the page's
+    // write to the bulk store, in 29 bits.
+    let huge = clocked(PHASES, "").replacen("size = \"512KiB\"", "size = \"1024GiB\"", 1);
+    let found = problems(&huge);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].key, "memory.size");
+    assert!(
+        found[0]
+            .message
+            .contains("1073741696 frames of 1024 bytes: memory as frames holds at most 2^29"),
+        "{found:?}"
+    );
+    let bulk = clocked(
+        PHASES,
+        "bulk_store = \"drum\"\nbulk_store_size = \"128GiB\"",
+    ) + DRUM;
+    let found = problems(&bulk);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].key, "memory.bulk_store_size");
+    assert!(
+        found[0]
+            .message
+            .contains("134217728 pages of 1024 bytes: under memory as frames a bulk store holds fewer than 2^27"),
+        "{found:?}"
+    );
+    // Counted paging keeps no entries: the same memory is taken there.
+    let counted = GOOD.replacen("size = \"512KiB\"", "size = \"1024GiB\"", 1);
+    assert!(problems(&counted).is_empty());
+    // One page fewer in the store is taken.
+    let fits = clocked(
+        PHASES,
+        "swapper = false\nbulk_store = \"drum\"\nbulk_store_size = \"134217727KiB\"",
+    ) + DRUM;
+    assert!(problems(&fits).is_empty(), "{:?}", problems(&fits));
+}
+
+#[test]
 fn the_clock_takes_a_bulk_store_sized_by_capacity_without_the_swapper() {
     let text = clocked(PHASES, &format!("swapper = false\n{BULK_STORE}")) + DRUM;
     let sys = SystemFile::parse("t.toml", &text)

@@ -136,13 +136,52 @@ pub(super) enum Pte {
     Bulk(u32),
 }
 
+/// A page's entry, packed in 32 bits: its kind in the top three, its
+/// frame or serial number in the other 29. A page table's entries are
+/// most of the model's memory at scale, and the fewer bytes they take
+/// the more of them the caches hold (docs/PERFORMANCE.md, "Entries of 8
+/// bytes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PackedPte(u32);
+
+impl PackedPte {
+    /// The frame and serial numbers an entry holds: fewer than 2^29
+    /// (`Frames::new` and the bulk store's serials keep within it).
+    const NUMBERS: u32 = (1 << 29) - 1;
+
+    fn pack(pte: Pte) -> PackedPte {
+        let (kind, number) = match pte {
+            Pte::Untouched => (0, 0),
+            Pte::Resident(f) => (1, f),
+            Pte::Free(f) => (2, f),
+            Pte::Reading(f) => (3, f),
+            Pte::Out => (4, 0),
+            Pte::Bulk(serial) => (5, serial),
+        };
+        assert!(number <= Self::NUMBERS, "a frame or serial of 29 bits");
+        PackedPte(kind << 29 | number)
+    }
+
+    fn unpack(self) -> Pte {
+        let number = self.0 & Self::NUMBERS;
+        match self.0 >> 29 {
+            0 => Pte::Untouched,
+            1 => Pte::Resident(number),
+            2 => Pte::Free(number),
+            3 => Pte::Reading(number),
+            4 => Pte::Out,
+            _ => Pte::Bulk(number),
+        }
+    }
+}
+
 /// A page's entry, and its index in its table's `slots` (`NIL` outside
 /// the set). A page coming in or leaving memory reads and writes both, so
-/// they lie side by side, 12 bytes: one line for seven pages in eight,
-/// where two arrays would be two lines for every page.
+/// they lie side by side, 8 bytes: eight pages a line, where two arrays
+/// would be two lines for every page.
 #[derive(Clone, Copy, Debug)]
 struct PageEntry {
-    pte: Pte,
+    pte: PackedPte,
     slot: u32,
 }
 
@@ -195,7 +234,7 @@ pub(super) struct PageTable {
 // The layout the comment above describes.
 const _: () = {
     use std::mem::{offset_of, size_of};
-    assert!(size_of::<PageEntry>() == 12);
+    assert!(size_of::<PageEntry>() == 8);
     assert!(size_of::<PageTable>() == 192);
     assert!(offset_of!(PageTable, weighted) + 8 <= 64);
     assert!(offset_of!(PageTable, exposed_to) == 64);
@@ -322,7 +361,7 @@ impl PageTable {
     /// in a set.
     fn untouched(&mut self, pages: usize) {
         let untouched = PageEntry {
-            pte: Pte::Untouched,
+            pte: PackedPte::pack(Pte::Untouched),
             slot: NIL,
         };
         self.pages = vec![untouched; pages].into_boxed_slice();
@@ -336,23 +375,23 @@ impl PageTable {
     /// The entry of `page`.
     #[inline]
     pub(super) fn entry(&self, page: usize) -> Pte {
-        self.pages[page].pte
+        self.pages[page].pte.unpack()
     }
 
     /// The entry of `page`, if the image has it.
     fn get(&self, page: usize) -> Option<Pte> {
-        self.pages.get(page).map(|p| p.pte)
+        self.pages.get(page).map(|p| p.pte.unpack())
     }
 
-    /// The entry of `page`, to change.
+    /// Makes `pte` the entry of `page`.
     #[inline]
-    fn entry_mut(&mut self, page: usize) -> &mut Pte {
-        &mut self.pages[page].pte
+    fn set_entry(&mut self, page: usize, pte: Pte) {
+        self.pages[page].pte = PackedPte::pack(pte);
     }
 
     /// The entries of every page, in order.
     fn entries(&self) -> impl Iterator<Item = Pte> + '_ {
-        self.pages.iter().map(|p| p.pte)
+        self.pages.iter().map(|p| p.pte.unpack())
     }
 
     /// The index in `slots` of `page`, `NIL` outside the set.
@@ -570,7 +609,12 @@ pub(super) struct BulkQueue {
     /// an entry whose page has left since, or was written again, is
     /// skipped, and dropped when the queue is compacted.
     age: VecDeque<(FrameOwner, u32, u32)>,
-    /// The serial number of the next write.
+    /// The serial number of the next write, counted modulo 2^29 (what an
+    /// entry holds). An entry of the age queue outlives its page's next
+    /// write by fewer than `4 * max(capacity, 1024) + 1` writes (the queue
+    /// is compacted past twice that length, and popped from its front),
+    /// so under 2^27 pages of store (checked with the scenario) a serial
+    /// tells an entry's write from every later one.
     serial: u32,
 }
 
@@ -599,7 +643,10 @@ impl Frames {
     /// `count` free frames, owned by nobody, on the free list in order,
     /// and shared texts of `texts` pages.
     pub(super) fn new(count: u64, texts: impl Iterator<Item = u64>, references: Stream) -> Frames {
-        let count = u32::try_from(count).expect("user frames fit in 32 bits");
+        let count = u32::try_from(count)
+            .ok()
+            .filter(|&count| count <= PackedPte::NUMBERS + 1)
+            .expect("at most 2^29 user frames (checked with the scenario)");
         let mut frames = Frames {
             frames: vec![
                 Frame {
@@ -801,12 +848,22 @@ struct PageIn {
 /// the bulk store), page-ins (reclaims, revalidations, frames read into
 /// and filled, klustering) and phases.
 impl Frames {
+    /// Makes `pte` the entry of `page` of `owner`, a process or a class's
+    /// text.
+    #[inline]
+    fn set_entry(&mut self, owner: FrameOwner, page: u32, pte: Pte) {
+        match owner.whose() {
+            Whose::Process(pid) => self.tables[pid].set_entry(page as usize, pte),
+            Whose::Text(class) => self.texts[class].entries[page as usize] = pte,
+        }
+    }
+
     /// The entry of `page` of `owner`, a process or a class's text.
     #[inline]
-    fn entry_mut(&mut self, owner: FrameOwner, page: u32) -> &mut Pte {
+    fn entry_of(&self, owner: FrameOwner, page: u32) -> Pte {
         match owner.whose() {
-            Whose::Process(pid) => self.tables[pid].entry_mut(page as usize),
-            Whose::Text(class) => &mut self.texts[class].entries[page as usize],
+            Whose::Process(pid) => self.tables[pid].entry(page as usize),
+            Whose::Text(class) => self.texts[class].entries[page as usize],
         }
     }
 
@@ -820,7 +877,7 @@ impl Frames {
             counts.pool.anonymous -= 1;
         } else {
             counts.held_by(frame.owner).reclaimable -= 1;
-            *self.entry_mut(frame.owner, frame.page) = Pte::Out;
+            self.set_entry(frame.owner, frame.page, Pte::Out);
         }
     }
 
@@ -1023,15 +1080,14 @@ impl Frames {
         freeing: &mut Freeing,
     ) {
         let serial = self.bulk.serial;
-        let entry = self.entry_mut(owner, page);
         assert_eq!(
-            *entry,
+            self.entry_of(owner, page),
             Pte::Out,
             "a page freed to a bulk store is not reclaimable"
         );
-        *entry = Pte::Bulk(serial);
+        self.set_entry(owner, page, Pte::Bulk(serial));
         let bulk = &mut self.bulk;
-        bulk.serial = serial.wrapping_add(1);
+        bulk.serial = (serial + 1) & PackedPte::NUMBERS;
         bulk.used += 1;
         bulk.age.push_back((owner, page, serial));
         while self.bulk.used > capacity {
@@ -1048,7 +1104,7 @@ impl Frames {
             ) {
                 continue;
             }
-            *self.entry_mut(owner, page) = Pte::Out;
+            self.set_entry(owner, page, Pte::Out);
             self.bulk.used -= 1;
             freeing.write_to_drive();
         }
@@ -1091,9 +1147,9 @@ impl Frames {
         held.resident -= 1;
         if reclaim {
             held.reclaimable += 1;
-            *self.entry_mut(owner, page) = Pte::Free(f);
+            self.set_entry(owner, page, Pte::Free(f));
         } else {
-            *self.entry_mut(owner, page) = Pte::Out;
+            self.set_entry(owner, page, Pte::Out);
             self.frames[f as usize].owner = FrameOwner::NOBODY;
             counts.pool.anonymous += 1;
         }
@@ -1126,7 +1182,7 @@ impl Frames {
         held.reclaimable -= 1;
         held.resident += 1;
         let pt = &mut self.tables[pid];
-        *pt.entry_mut(page as usize) = Pte::Resident(f);
+        pt.set_entry(page as usize, Pte::Resident(f));
         pt.mark_resident(page);
     }
 
@@ -1135,7 +1191,7 @@ impl Frames {
     fn read_into(&mut self, f: u32, owner: FrameOwner, page: u32) {
         let frame = &mut self.frames[f as usize];
         (frame.owner, frame.page, frame.use_) = (owner, page, Use::Reading);
-        *self.entry_mut(owner, page) = Pte::Reading(f);
+        self.set_entry(owner, page, Pte::Reading(f));
     }
 
     /// Makes `page` of `pid` resident in frame `f`, as `page_in` says.
@@ -1149,7 +1205,7 @@ impl Frames {
         frame.decided = page_in.at;
         counts.of[pid].held.resident += 1;
         let pt = &mut self.tables[pid];
-        *pt.entry_mut(page as usize) = Pte::Resident(f);
+        pt.set_entry(page as usize, Pte::Resident(f));
         pt.mark_resident(page);
     }
 
@@ -1443,6 +1499,38 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_packed_entry_is_the_entry_it_was_given() {
+        let most = PackedPte::NUMBERS;
+        let entries = [
+            Pte::Untouched,
+            Pte::Out,
+            Pte::Resident(0),
+            Pte::Resident(most),
+            Pte::Free(1),
+            Pte::Free(most),
+            Pte::Reading(12_345),
+            Pte::Reading(most),
+            Pte::Bulk(0),
+            Pte::Bulk(most),
+        ];
+        for pte in entries {
+            assert_eq!(PackedPte::pack(pte).unpack(), pte);
+        }
+        let packed: Vec<PackedPte> = entries.iter().map(|&p| PackedPte::pack(p)).collect();
+        for (i, a) in packed.iter().enumerate() {
+            for b in &packed[i + 1..] {
+                assert_ne!(a, b, "distinct entries pack apart");
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "29 bits")]
+    fn a_frame_past_29_bits_is_refused() {
+        let _ = PackedPte::pack(Pte::Resident(PackedPte::NUMBERS + 1));
+    }
+
+    #[test]
     fn the_hand_finds_a_page_referenced_as_often_as_its_exposure_implies() {
         with_process(TEN_PAGE_SETS, |model, _, pid| {
             let in_set = model.memory.frames.tables[pid].slots[0];
@@ -1490,7 +1578,7 @@ pub(super) mod tests {
         frame.valid = true;
         let p = &mut model.memory.of[pid];
         p.held.resident += 1;
-        *model.memory.frames.tables[pid].entry_mut(page as usize) = Pte::Resident(f);
+        model.memory.frames.tables[pid].set_entry(page as usize, Pte::Resident(f));
         model.memory.frames.tables[pid].mark_resident(page);
         f
     }
@@ -1736,7 +1824,7 @@ pub(super) mod tests {
         // 5 faults: its cluster is pages 4 to 7, of which 4 and 7 come too.
         let fault_on_5 = |model: &mut SystemModel, pid: usize| {
             for page in [4, 5, 7] {
-                *model.memory.frames.tables[pid].entry_mut(page) = Pte::Out;
+                model.memory.frames.tables[pid].set_entry(page, Pte::Out);
             }
             model.memory.frames.tables[pid].faulting = 5;
             model.memory.of[pid].fault_from_file = false;
@@ -1769,7 +1857,7 @@ pub(super) mod tests {
             assert_eq!(model.memory.of[pid].held.resident, 3);
             assert_eq!(model.stats.counters.klustered, 2);
             // A page of the program's file is read alone.
-            *model.memory.frames.tables[pid].entry_mut(9) = Pte::Out;
+            model.memory.frames.tables[pid].set_entry(9, Pte::Out);
             model.memory.frames.tables[pid].faulting = 8;
             model.memory.of[pid].fault_from_file = true;
             assert_eq!(model.kluster(pid), 0);
@@ -1834,7 +1922,7 @@ pub(super) mod tests {
                     let frame = &mut model.memory.frames.frames[f as usize];
                     (frame.owner, frame.page, frame.use_) =
                         (FrameOwner::process(pid), page, Use::Reading);
-                    *model.memory.frames.tables[pid].entry_mut(page as usize) = Pte::Reading(f);
+                    model.memory.frames.tables[pid].set_entry(page as usize, Pte::Reading(f));
                     model.fill_frame(pid, page, f, true);
                     modified += u32::from(model.memory.frames.frames[f as usize].modified);
                 }
@@ -2107,7 +2195,7 @@ pub(super) mod tests {
             for write in 1..=2_100 {
                 let f = give(model, pid, 10);
                 model.free_frame(f, ctx);
-                *model.memory.frames.tables[pid].entry_mut(10) = Pte::Out;
+                model.memory.frames.tables[pid].set_entry(10, Pte::Out);
                 model.memory.frames.bulk.used -= 1;
                 if write == 2_044 {
                     assert_eq!(model.memory.frames.bulk.age.len(), 2_048, "not yet dropped");

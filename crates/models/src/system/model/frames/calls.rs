@@ -161,7 +161,7 @@ impl<'a> MemoryState<'a> {
                 // bulk store's overflow cannot take it.
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.frames.bulk.used -= 1;
-                *self.frames.tables[pid].entry_mut(page as usize) = Pte::Out;
+                self.frames.tables[pid].set_entry(page as usize, Pte::Out);
                 (Source::Read(bulk.device), false)
             }
             Pte::Resident(f) => {
