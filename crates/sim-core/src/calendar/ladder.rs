@@ -23,10 +23,10 @@
 //! Keys come in any order: one earlier than every key held, or than the
 //! last taken, goes to the bottom, in its place. A bottom grown past
 //! [`BOTTOM`] keys by such arrivals is spread over a rung again, so that
-//! placing a key in it stays cheap; past [`SPREAD_RUNGS`] rungs the whole
-//! ladder is spread again instead, so that a long run of such arrivals
-//! leaves neither a long bottom nor a ladder of many rungs for `push` to
-//! pass (the paper caps its rungs at 8).
+//! placing a key in it stays cheap; with [`SPREAD_RUNGS`] such rungs held
+//! the whole ladder is spread again instead, so that a long run of such
+//! arrivals leaves neither a long bottom nor a ladder of many rungs for
+//! `push` to pass (the paper caps its rungs at 8).
 
 use std::collections::VecDeque;
 
@@ -41,10 +41,11 @@ const SPLIT: u32 = 50;
 /// a rung again.
 const BOTTOM: usize = 4 * SPLIT as usize;
 
-/// A bottom spread while this many rungs are held makes the ladder one
-/// rung anew, rather than a rung more. Rungs made by splitting buckets
-/// are bounded apart from this: each is at least [`SPLIT`] times finer
-/// than the one it came from, down to buckets of one nanosecond.
+/// A bottom spread while this many rungs made by spreading the bottom
+/// are held spreads the whole ladder anew (over a first rung, split as
+/// its buckets need), rather than adding a rung. Rungs made by splitting
+/// buckets are bounded apart from this: each is at least [`SPLIT`] times
+/// finer than the one it came from, down to buckets of one nanosecond.
 const SPREAD_RUNGS: usize = 8;
 
 /// The time of a key.
@@ -93,6 +94,8 @@ struct Rung {
     /// The next bucket to take; those before it are empty.
     current: usize,
     buckets: Vec<Bucket>,
+    /// Made by spreading a swollen bottom (`Ladder::spread_bottom`).
+    spread: bool,
 }
 
 impl Rung {
@@ -127,6 +130,9 @@ pub(super) struct Ladder {
     bottom: VecDeque<u128>,
     /// A bucket's keys on their way to the bottom.
     scratch: Vec<u128>,
+    /// How many times the whole ladder was spread anew (tests).
+    #[cfg(test)]
+    spread_anew: usize,
 }
 
 impl Ladder {
@@ -223,6 +229,7 @@ impl Ladder {
         rung.start = start;
         rung.width = width;
         rung.current = 0;
+        rung.spread = false;
         rung.buckets.clear();
         rung.buckets.resize(buckets, EMPTY);
         self.rungs.push(rung);
@@ -324,7 +331,7 @@ impl Ladder {
         if min == max {
             return;
         }
-        if self.rungs.len() >= SPREAD_RUNGS {
+        if self.spread_rungs() >= SPREAD_RUNGS {
             self.spread_anew();
             return;
         }
@@ -337,6 +344,7 @@ impl Ladder {
         let last = u64::try_from(below - 1).unwrap_or(u64::MAX);
         let buckets = self.bottom.len();
         let r = self.add_rung(min, Self::width(min, last, buckets), buckets);
+        self.rungs[r].spread = true;
         let keys = std::mem::take(&mut self.bottom);
         for &key in &keys {
             self.file(r, key);
@@ -346,11 +354,20 @@ impl Ladder {
         self.refill();
     }
 
+    /// The rungs held that spreading the bottom made.
+    fn spread_rungs(&self) -> usize {
+        self.rungs.iter().filter(|rung| rung.spread).count()
+    }
+
     /// Takes every key into the top and spreads it over a first rung:
     /// the ladder as its keys would make it had they come in together.
     #[cold]
     #[inline(never)]
     fn spread_anew(&mut self) {
+        #[cfg(test)]
+        {
+            self.spread_anew += 1;
+        }
         let keys = self.take_all();
         self.len = keys.len();
         self.top_min = keys.iter().map(|&k| time(k)).min().expect("keys");
@@ -553,10 +570,11 @@ mod tests {
                 ladder.bottom.len()
             );
             assert!(
-                ladder.rungs.len() <= SPREAD_RUNGS,
+                ladder.spread_rungs() <= SPREAD_RUNGS,
                 "{} rungs",
                 ladder.rungs.len()
             );
+            assert!(ladder.is_ordered());
         }
         assert!(ladder.is_ordered());
         while let Some(k) = shadow.pop_first() {
@@ -564,6 +582,54 @@ mod tests {
             ladder.pop_front();
         }
         assert!(ladder.is_ordered() && ladder.first().is_none());
+    }
+
+    #[test]
+    fn rungs_made_by_splitting_do_not_spread_the_ladder_anew() {
+        // Keys over the whole range of times, and before them a crowd of
+        // sixty at one instant: taken first, the crowd's bucket is split
+        // rung by rung, each sixty times finer, about nine deep. Keys in
+        // falling order, each earlier than every one held, then swell the
+        // bottom again and again; only the rungs made for them count
+        // towards spreading the whole ladder anew.
+        let mut ladder = Ladder::default();
+        let mut shadow = BTreeSet::new();
+        let add = |ladder: &mut Ladder, shadow: &mut BTreeSet<u128>, k: u128| {
+            ladder.push(k);
+            shadow.insert(k);
+        };
+        // A first key, taken once the others wait in the top: they are
+        // spread over the first rung together.
+        ladder.push(key(0, 0));
+        for n in 0..1_000 {
+            add(&mut ladder, &mut shadow, key(u64::MAX / 1_000 * (n + 1), n));
+        }
+        for n in 0..60 {
+            add(&mut ladder, &mut shadow, key(1_000_000, 10_000 + n));
+        }
+        ladder.pop_front();
+        assert!(
+            ladder.rungs.len() >= SPREAD_RUNGS,
+            "{} rungs",
+            ladder.rungs.len()
+        );
+        for n in 0..4_000u64 {
+            add(&mut ladder, &mut shadow, key(999_999 - n, 100_000 + n));
+            assert!(ladder.spread_rungs() <= SPREAD_RUNGS);
+        }
+        assert!(ladder.is_ordered());
+        // 4,000 early keys swell the bottom twenty times: two spreads
+        // anew, where counting the rungs split for the crowd too (each
+        // spread anew splits its bucket again) makes eight.
+        assert!(
+            ladder.spread_anew <= 2,
+            "{} spreads anew",
+            ladder.spread_anew
+        );
+        while let Some(k) = shadow.pop_first() {
+            assert_eq!(ladder.first(), Some(k));
+            ladder.pop_front();
+        }
     }
 
     #[test]

@@ -366,12 +366,13 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
     let (Some(total), Some(kernel), Some(page)) = (total, kernel, page) else {
         return None;
     };
+    // The key that gives the memory the kernel manages.
+    let of = if c.usable.is_some_and(|_| total < installed.unwrap_or(0)) {
+        "memory.usable"
+    } else {
+        "memory.size"
+    };
     if kernel >= total {
-        let of = if c.usable.is_some_and(|_| total < installed.unwrap_or(0)) {
-            "memory.usable"
-        } else {
-            "memory.size"
-        };
         v.report(
             "memory.kernel",
             format!("the kernel ({kernel} bytes) must be smaller than {of} ({total} bytes)"),
@@ -441,7 +442,11 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
             }
         },
         PolicyFile::Paging { keys, replacement } => {
-            let frames = Frames { page, user_frames };
+            let frames = Frames {
+                page,
+                user_frames,
+                key: of,
+            };
             paging(v, keys, replacement, devices, drives.clone(), frames)
         }
     };
@@ -475,6 +480,9 @@ const MOST_BULK_PAGES: u64 = 1 << 27;
 struct Frames {
     page: u64,
     user_frames: u64,
+    /// The key that gives the memory: `memory.size`, or `memory.usable`
+    /// where that is the smaller.
+    key: &'static str,
 }
 
 /// The devices `memory.device` names: one, or several distinct drives.
@@ -514,14 +522,18 @@ fn paging(
     drives: Option<Vec<usize>>,
     frames: Frames,
 ) -> Option<Policy> {
-    let Frames { page, user_frames } = frames;
+    let Frames {
+        page,
+        user_frames,
+        key,
+    } = frames;
     let lru = match replacement {
         ReplacementFile::ProcessLru(lru) => Some(lru),
         _ => None,
     };
     if lru.is_none() && user_frames > MOST_FRAMES {
         v.report(
-            "memory.size",
+            key,
             format!(
                 "{user_frames} frames of {page} bytes: memory as frames holds at most 2^29 ({MOST_FRAMES}); give larger pages (memory.page) or less memory"
             ),
@@ -763,7 +775,9 @@ fn daemon(
 fn thresholds(
     v: &mut Validator,
     f: &FramesKeys,
-    Frames { page, user_frames }: Frames,
+    Frames {
+        page, user_frames, ..
+    }: Frames,
 ) -> (Option<u64>, Option<u64>, Option<u64>) {
     let frames = |v: &mut Validator, b: Option<Bytes>, key: &str, default: u64| match b {
         None => Some(default),
@@ -818,7 +832,9 @@ fn thresholds(
 fn hand(
     v: &mut Validator,
     f: &FramesKeys,
-    Frames { page, user_frames }: Frames,
+    Frames {
+        page, user_frames, ..
+    }: Frames,
 ) -> Option<(f64, f64, Option<u64>, Pageout)> {
     let scan = |v: &mut Validator, s: Option<Seconds>, key: &str, default: f64| {
         v.time(s.unwrap_or(Seconds(default)), key, false)

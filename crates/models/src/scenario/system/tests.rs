@@ -620,39 +620,43 @@ fn a_phase_s_references_may_follow_zipf_s_law() {
 #[test]
 fn memory_as_frames_is_refused_what_a_page_s_entry_cannot_hold() {
     // A page's entry holds a frame's number, or the serial of the page's
-    // write to the bulk store, in 29 bits.
-    let huge = clocked(PHASES, "").replacen("size = \"512KiB\"", "size = \"1024GiB\"", 1);
-    let found = problems(&huge);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].key, "memory.size");
+    // write to the bulk store, in 29 bits. GOOD has 128 KiB of kernel
+    // and pages of 1 KiB: 2^29 frames of user memory are taken, one more
+    // is refused, under the key that gives the memory.
+    let sized = |memory: &str| clocked(PHASES, "").replacen("size = \"512KiB\"", memory, 1);
+    let refusal = |text: &str| {
+        let found = problems(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        (found[0].key.clone(), found[0].message.clone())
+    };
+    assert!(problems(&sized("size = \"536871040KiB\"")).is_empty());
+    let (key, message) = refusal(&sized("size = \"536871041KiB\""));
+    assert_eq!(key, "memory.size");
     assert!(
-        found[0]
-            .message
-            .contains("1073741696 frames of 1024 bytes: memory as frames holds at most 2^29"),
-        "{found:?}"
+        message.contains("536870913 frames of 1024 bytes: memory as frames holds at most 2^29"),
+        "{message}"
     );
-    let bulk = clocked(
-        PHASES,
-        "bulk_store = \"drum\"\nbulk_store_size = \"128GiB\"",
-    ) + DRUM;
-    let found = problems(&bulk);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].key, "memory.bulk_store_size");
-    assert!(
-        found[0]
-            .message
-            .contains("134217728 pages of 1024 bytes: under memory as frames a bulk store holds fewer than 2^27"),
-        "{found:?}"
-    );
+    let (key, _) = refusal(&sized("size = \"2048GiB\"\nusable = \"1024GiB\""));
+    assert_eq!(key, "memory.usable");
     // Counted paging keeps no entries: the same memory is taken there.
     let counted = GOOD.replacen("size = \"512KiB\"", "size = \"1024GiB\"", 1);
     assert!(problems(&counted).is_empty());
-    // One page fewer in the store is taken.
-    let fits = clocked(
-        PHASES,
-        "swapper = false\nbulk_store = \"drum\"\nbulk_store_size = \"134217727KiB\"",
-    ) + DRUM;
-    assert!(problems(&fits).is_empty(), "{:?}", problems(&fits));
+    // A bulk store of 2^27 pages is refused, one page fewer taken.
+    let store = |size: &str| {
+        clocked(
+            PHASES,
+            &format!("swapper = false\nbulk_store = \"drum\"\nbulk_store_size = \"{size}\""),
+        ) + DRUM
+    };
+    let (key, message) = refusal(&store("128GiB"));
+    assert_eq!(key, "memory.bulk_store_size");
+    assert!(
+        message.contains(
+            "134217728 pages of 1024 bytes: under memory as frames a bulk store holds fewer than 2^27"
+        ),
+        "{message}"
+    );
+    assert!(problems(&store("134217727KiB")).is_empty());
 }
 
 #[test]

@@ -589,6 +589,8 @@ struct Frame {
     links: Links,
 }
 
+const _: () = assert!(std::mem::size_of::<Frame>() == 40);
+
 impl Linked for Frame {
     fn links(&self) -> Links {
         self.links
@@ -609,12 +611,11 @@ pub(super) struct BulkQueue {
     /// an entry whose page has left since, or was written again, is
     /// skipped, and dropped when the queue is compacted.
     age: VecDeque<(FrameOwner, u32, u32)>,
-    /// The serial number of the next write, counted modulo 2^29 (what an
-    /// entry holds). An entry of the age queue outlives its page's next
-    /// write by fewer than `4 * max(capacity, 1024) + 1` writes (the queue
-    /// is compacted past twice that length, and popped from its front),
-    /// so under 2^27 pages of store (checked with the scenario) a serial
-    /// tells an entry's write from every later one.
+    /// The serial number of the next write. A page's entry holds it in 29
+    /// bits: when the serials have run through them, the writes of the
+    /// pages still on the store are numbered anew from 0 in their order
+    /// (`Frames::renumber_bulk`), fewer than 2^27 (the store's largest,
+    /// checked with the scenario), so that no serial is held twice.
     serial: u32,
 }
 
@@ -1087,7 +1088,7 @@ impl Frames {
         );
         self.set_entry(owner, page, Pte::Bulk(serial));
         let bulk = &mut self.bulk;
-        bulk.serial = (serial + 1) & PackedPte::NUMBERS;
+        bulk.serial = serial + 1;
         bulk.used += 1;
         bulk.age.push_back((owner, page, serial));
         while self.bulk.used > capacity {
@@ -1109,11 +1110,35 @@ impl Frames {
             freeing.write_to_drive();
         }
         if self.bulk.age.len() as u64 > 2 * capacity.max(1024) {
-            let (procs, tables, texts) = (processes.procs, &self.tables, &self.texts);
-            self.bulk
-                .age
-                .retain(|&entry| on_bulk(procs, tables, texts, entry));
+            self.drop_stale_bulk_entries(processes);
         }
+        if self.bulk.serial > PackedPte::NUMBERS {
+            self.renumber_bulk(processes);
+        }
+    }
+
+    /// Drops the entries of the bulk store's age queue whose pages are no
+    /// longer there, or were written again since.
+    fn drop_stale_bulk_entries(&mut self, processes: &Processes) {
+        let (procs, tables, texts) = (processes.procs, &self.tables, &self.texts);
+        self.bulk
+            .age
+            .retain(|&entry| on_bulk(procs, tables, texts, entry));
+    }
+
+    /// Numbers the writes of the pages on the bulk store anew from 0, in
+    /// their order, once the serials have run through the 29 bits an
+    /// entry holds: each page's entry takes its write's new number.
+    #[cold]
+    fn renumber_bulk(&mut self, processes: &Processes) {
+        self.drop_stale_bulk_entries(processes);
+        let mut age = std::mem::take(&mut self.bulk.age);
+        for (serial, (owner, page, old)) in age.iter_mut().enumerate() {
+            *old = u32::try_from(serial).expect("fewer than 2^27 pages on the bulk store");
+            self.set_entry(*owner, *page, Pte::Bulk(*old));
+        }
+        self.bulk.serial = u32::try_from(age.len()).expect("fewer than 2^27 pages");
+        self.bulk.age = age;
     }
 
     /// Takes the resident pages of `pid` out of their frames (`unmap_frame`),
@@ -2219,6 +2244,57 @@ pub(super) mod tests {
                     .chain(20..25)
                     .all(|page| matches!(table.entry(page), Pte::Bulk(_)))
             );
+            model.check_frames();
+        });
+    }
+
+    #[test]
+    fn the_bulk_store_s_writes_are_numbered_anew_past_29_bits() {
+        with_process(&with_bulk_store(), |model, ctx, pid| {
+            // Pages 0 to 3 go to the store, the serials near their end.
+            model.memory.frames.bulk.serial = PackedPte::NUMBERS - 2;
+            let bulk = |model: &SystemModel, page: usize| match model.memory.frames.tables[pid]
+                .entry(page)
+            {
+                Pte::Bulk(serial) => serial,
+                other => panic!("page {page}: {other:?}"),
+            };
+            let mut write = |model: &mut SystemModel, page: u32| {
+                let f = give(model, pid, page);
+                model.free_frame(f, ctx);
+            };
+            write(model, 0);
+            write(model, 1);
+            assert_eq!(bulk(model, 0), PackedPte::NUMBERS - 2);
+            assert_eq!(bulk(model, 1), PackedPte::NUMBERS - 1);
+            // Page 2 takes the last serial of 29 bits: the three pages on
+            // the store are numbered anew, 0 to 2 in their order.
+            write(model, 2);
+            assert_eq!(
+                (0..3).map(|p| bulk(model, p)).collect::<Vec<_>>(),
+                [0, 1, 2]
+            );
+            write(model, 3);
+            assert_eq!(bulk(model, 3), 3);
+            assert_eq!(model.memory.frames.bulk.serial, 4);
+            // Page 1 is read back, its entry left in the queue.
+            model.memory.frames.tables[pid].set_entry(1, Pte::Out);
+            model.memory.frames.bulk.used -= 1;
+            // Page 1 written again takes serial 4; the store then
+            // overflows, and its oldest pages go on to the disk in order:
+            // 0, then 2 (page 1's first entry passed over), then 3.
+            write(model, 1);
+            assert_eq!(bulk(model, 1), 4);
+            for page in 20..27 {
+                write(model, page);
+            }
+            assert_eq!(requests_at(model, "disk"), 3.0);
+            let table = &model.memory.frames.tables[pid];
+            assert_eq!(
+                (table.entry(0), table.entry(2), table.entry(3)),
+                (Pte::Out, Pte::Out, Pte::Out)
+            );
+            assert_eq!(bulk(model, 1), 4);
             model.check_frames();
         });
     }
