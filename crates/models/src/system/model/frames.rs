@@ -1816,7 +1816,7 @@ pub(super) mod tests {
             assert_eq!(model.memory.pool.frames, 0);
             // The other faults on a page of its own and waits for a frame.
             model.memory.frames.tables[other].faulting = 30;
-            model.memory.of[other].fault_source = Source::Read(device(model, "disk"));
+            model.memory.of[other].fault_source = Source::read(device(model, "disk"));
             model.page_in(other, ctx);
             assert_eq!(model.memory.pool.waiters, [other]);
             // The first faults 15 ms of processor time after its last fault:
@@ -1900,9 +1900,9 @@ pub(super) mod tests {
         with_process(&text, |model, _, pid| {
             fault_on_5(model, pid);
             let (drum, disk) = (device(model, "drum"), device(model, "disk"));
-            model.memory.of[pid].fault_source = Source::Read(drum);
+            model.memory.of[pid].fault_source = Source::read(drum);
             assert_eq!(model.kluster(pid), 0);
-            model.memory.of[pid].fault_source = Source::Read(disk);
+            model.memory.of[pid].fault_source = Source::read(disk);
             assert_eq!(model.kluster(pid), 2);
         });
     }
@@ -2191,7 +2191,7 @@ pub(super) mod tests {
                 .iter()
                 .position(|d| d.name == "drum")
                 .unwrap();
-            assert_eq!(model.memory.of[pid].fault_source, Source::Read(drum));
+            assert_eq!(model.memory.of[pid].fault_source, Source::read(drum));
             assert_eq!(model.memory.frames.tables[pid].faulting, set[3]);
             assert_eq!(model.stats.counters.bulk_reads, 1);
             assert_eq!(model.stats.counters.disk_reads, 0);

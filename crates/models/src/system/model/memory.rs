@@ -477,6 +477,7 @@ impl<'a> MemoryState<'a> {
 /// table beside the process table (the swappers, replacement by process
 /// and memory as frames keep the rest in theirs).
 #[derive(Debug)]
+#[repr(align(64))]
 pub(super) struct ProcessMemory {
     /// Private pages, resident and on the bulk store.
     pub(super) held: Pages,
@@ -492,6 +493,9 @@ pub(super) struct ProcessMemory {
     /// Waiting for a free frame before its page read can start.
     pub(super) waiting_frame: bool,
 }
+
+// One cache line a process: its counts and its pending fault.
+const _: () = assert!(std::mem::size_of::<ProcessMemory>() == 64);
 
 /// The frames of `sys`'s memory as frames, with their reference stream
 /// (none under other policies).

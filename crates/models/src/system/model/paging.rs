@@ -54,8 +54,9 @@ pub(super) enum Source {
     Reclaim,
     /// A page never touched that needs no contents: a cleared frame.
     ZeroFill,
-    /// A read from this device.
-    Read(usize),
+    /// A read from this device (its index, in 32 bits: a process's
+    /// memory state fits one cache line).
+    Read(u32),
     /// A page of shared text that another process is reading (memory as
     /// frames): the fault waits for that read.
     InTransit,
@@ -66,6 +67,13 @@ pub(super) enum Source {
 enum Queue {
     Free,
     Bulk,
+}
+
+impl Source {
+    /// A read from device `device`.
+    pub(super) fn read(device: usize) -> Source {
+        Source::Read(u32::try_from(device).expect("fewer than 2^32 devices"))
+    }
 }
 
 impl Pages {
@@ -436,7 +444,7 @@ impl SystemModel<'_> {
                 let pages = memory.pages_to_read(&mut view, pid);
                 let bytes = (self.sys.memory.page * pages) as f64;
                 self.request(
-                    device,
+                    device as usize,
                     Purpose::Memory(Transfer::PageRead { pid }),
                     bytes,
                     ctx,
@@ -583,10 +591,10 @@ impl MemoryState<'_> {
                 }
             };
             match bulk {
-                Some(b) if on_bulk => Source::Read(b.device),
+                Some(b) if on_bulk => Source::read(b.device),
                 // Pages of the program's file come from where it lies.
-                _ if in_text || first_touch => Source::Read(self.program_device(view.sys())),
-                _ => Source::Read(self.swap_device()),
+                _ if in_text || first_touch => Source::read(self.program_device(view.sys())),
+                _ => Source::read(self.swap_device()),
             }
         };
         if first_touch {
@@ -621,7 +629,7 @@ impl MemoryState<'_> {
                 if paging
                     .bulk_store
                     .as_ref()
-                    .is_some_and(|b| b.device == device) =>
+                    .is_some_and(|b| b.device == device as usize) =>
             {
                 let held = self
                     .held_mut(view, holder)
@@ -793,13 +801,13 @@ impl MemoryState<'_> {
                 let from_bulk = paging
                     .bulk_store
                     .as_ref()
-                    .is_some_and(|b| b.device == device);
+                    .is_some_and(|b| b.device == device as usize);
                 if from_bulk {
                     counters.bulk_reads += 1;
                 } else {
                     counters.disk_reads += 1;
                 }
-                view.sys().devices[device].fault_cpu
+                view.sys().devices[device as usize].fault_cpu
             }
         };
         let m = &mut self.of[pid];
@@ -881,7 +889,7 @@ mod tests {
             );
             with_process_at(&text, SimTime::ZERO, |model, ctx, pid| {
                 model.recount(pid, ctx.now(), Change::State(State::Fault));
-                model.memory.of[pid].fault_source = Source::Read(0);
+                model.memory.of[pid].fault_source = Source::read(0);
                 model.cpus.take(0, model.procs[pid].class);
                 model.page_read(pid, ctx);
                 let place = model.cpus.scheduler.place(pid);

@@ -153,8 +153,8 @@ impl<'a> MemoryState<'a> {
             Pte::Untouched if self.streams.placement.random::<f64>() < zero_fill => {
                 (Source::ZeroFill, true)
             }
-            Pte::Untouched => (Source::Read(self.program_device(view.sys())), true),
-            Pte::Out => (Source::Read(self.swap_device()), false),
+            Pte::Untouched => (Source::read(self.program_device(view.sys())), true),
+            Pte::Out => (Source::read(self.swap_device()), false),
             Pte::Bulk(_) => {
                 // The page leaves the bulk store as it is read; until its
                 // frame is taken it counts as on the drives, where the
@@ -162,7 +162,7 @@ impl<'a> MemoryState<'a> {
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.frames.bulk.used -= 1;
                 self.frames.tables[pid].set_entry(page as usize, Pte::Out);
-                (Source::Read(bulk.device), false)
+                (Source::read(bulk.device), false)
             }
             Pte::Resident(f) => {
                 // Only an invalidated page is resident and missing.
@@ -307,7 +307,7 @@ impl<'a> MemoryState<'a> {
         let from_bulk = paging
             .bulk_store
             .as_ref()
-            .is_some_and(|b| m.fault_source == Source::Read(b.device));
+            .is_some_and(|b| m.fault_source == Source::read(b.device));
         if paging.kluster <= 1 || m.fault_from_file || m.fault_in_text || from_bulk {
             return 0;
         }

@@ -195,16 +195,16 @@ impl MemoryState<'_> {
                 self.fill_text_frame(view, class, page, f);
                 (Source::Reclaim, false)
             }
-            Pte::Untouched => (Source::Read(self.program_device(view.sys())), true),
+            Pte::Untouched => (Source::read(self.program_device(view.sys())), true),
             // Written to the drives from the bulk store; otherwise never
             // written, and read from the program's file again.
-            Pte::Out if paging.bulk_store.is_some() => (Source::Read(self.swap_device()), false),
-            Pte::Out => (Source::Read(self.program_device(view.sys())), true),
+            Pte::Out if paging.bulk_store.is_some() => (Source::read(self.swap_device()), false),
+            Pte::Out => (Source::read(self.program_device(view.sys())), true),
             Pte::Bulk(_) => {
                 let bulk = paging.bulk_store.as_ref().expect("a bulk store");
                 self.frames.bulk.used -= 1;
                 self.frames.texts[class].entries[page as usize] = Pte::Out;
-                (Source::Read(bulk.device), false)
+                (Source::read(bulk.device), false)
             }
             Pte::Resident(f) => {
                 // Invalidated by the hand (simulated reference bits).
@@ -559,7 +559,7 @@ mod tests {
             let (source, _) = model.text_fault(b, 3, SimTime::ZERO);
             assert_eq!(source, Source::InTransit);
             // The first takes a frame and reads; the second waits for it.
-            for (pid, source) in [(a, Source::Read(0)), (b, Source::InTransit)] {
+            for (pid, source) in [(a, Source::read(0)), (b, Source::InTransit)] {
                 let p = &mut model.memory.of[pid];
                 model.memory.frames.tables[pid].faulting = 3;
                 (p.fault_in_text, p.fault_source) = (true, source);
@@ -650,7 +650,7 @@ mod tests {
             let program = model.memory.program_device(model.sys);
             assert_eq!(
                 model.text_fault(a, 4, SimTime::ZERO),
-                (Source::Read(program), true)
+                (Source::read(program), true)
             );
         });
     }
@@ -675,7 +675,7 @@ mod tests {
             model.memory.frames.bulk.used = 1;
             assert_eq!(
                 model.text_fault(a, 6, SimTime::ZERO),
-                (Source::Read(device(model, "drum")), false)
+                (Source::read(device(model, "drum")), false)
             );
             assert_eq!(model.memory.frames.bulk.used, 0);
         });
@@ -689,7 +689,7 @@ mod tests {
             model.memory.frames.texts[0].entries[7] = Pte::Out;
             assert_eq!(
                 model.text_fault(a, 7, SimTime::ZERO),
-                (Source::Read(device(model, "disk")), false)
+                (Source::read(device(model, "disk")), false)
             );
         });
     }
