@@ -470,8 +470,8 @@ pub(super) fn memory(v: &mut Validator, f: &MemoryFile, devices: &[DeviceFile]) 
 const MOST_FRAMES: u64 = 1 << 29;
 
 /// The bulk store under memory as frames holds fewer pages than this, so
-/// that the 29-bit serial number of a page's last write there tells it
-/// from every later write (`BulkQueue::serial`).
+/// that its pages' writes, numbered anew from 0 when their serials run
+/// out, fit in the 29 bits a page's entry holds (`BulkQueue::serial`).
 const MOST_BULK_PAGES: u64 = 1 << 27;
 
 /// The page size and the frames of user memory, which sizes in bytes are
