@@ -1,9 +1,27 @@
-//! The core's invariants, rechecked after every event in debug builds:
-//! what the model keeps incrementally against a recount from the
-//! processes' states.
+//! The core's invariants, rechecked after events in debug builds: what
+//! the model keeps incrementally against a recount from the processes'
+//! states.
+//!
+//! A recount reads every process and costs several times an event: after
+//! every event it made the debug build's long runs (the statistical tests'
+//! replications) ten times slower than the model alone. So a run is
+//! rechecked after each of its first `EVERY_EVENT_UNTIL` events (a short
+//! run's every event), and then after every `STRIDE`-th: a count that
+//! drifts stays wrong, and is found within `STRIDE` events.
 
 use super::memory::Processes;
 use super::{Residence, State, SystemModel, indicators};
+
+/// The events after a run's start that are each followed by a recheck.
+const EVERY_EVENT_UNTIL: u64 = 1 << 16;
+
+/// Past them, a recheck follows every this many events.
+const STRIDE: u64 = 17;
+
+/// Whether the `n`-th event of a run (from 1) is followed by a recheck.
+pub(super) fn due(n: u64) -> bool {
+    n <= EVERY_EVENT_UNTIL || n.is_multiple_of(STRIDE)
+}
 
 impl SystemModel<'_> {
     /// Recounts what the model keeps incrementally: memory held, the
@@ -82,5 +100,19 @@ impl SystemModel<'_> {
                 .count(),
             "the ready queue holds exactly the runnable resident processes"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EVERY_EVENT_UNTIL, STRIDE, due};
+
+    #[test]
+    fn every_event_is_rechecked_at_the_start_and_then_one_in_each_stride() {
+        assert!((1..=EVERY_EVENT_UNTIL).all(due));
+        for start in [EVERY_EVENT_UNTIL + 1, 1 << 20, u64::MAX - STRIDE] {
+            let checked = (start..start + STRIDE).filter(|&n| due(n)).count();
+            assert_eq!(checked, 1, "one recheck in the stride from {start}");
+        }
     }
 }
