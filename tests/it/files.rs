@@ -183,7 +183,7 @@ fn a_text_in_memory_is_not_read_again() {
 fn under_contention_for_a_small_cache_every_exec_ends_and_the_counts_add_up() {
     // Eight users, exponential think times, three buffers for images of
     // ten blocks: reads wait for blocks in transit and for buffers. The
-    // model's debug checks run at every event; no exec is left waiting
+    // model's debug checks run through the run; no exec is left waiting
     // for good, and each block the disk moved was a miss or a read ahead.
     let text = CACHED
         .replace("terminals = 1", "terminals = 8")
@@ -490,7 +490,7 @@ fn under_paging_data_files_go_through_the_cache_beside_the_faults() {
     // holding a 16-buffer cache, and
     // each command reading a shared 4 KiB file and writing and reading
     // back a 2 KiB temporary one: the faults and the file blocks share the
-    // disk, every debug check holds at every event, and the cache's
+    // disk, every debug check holds, and the cache's
     // counts add up.
     let path = crate::scenario_path("thrashing-clock");
     let text = std::fs::read_to_string(&path)

@@ -4,10 +4,12 @@
 //!
 //! A recount reads every process and costs several times an event: after
 //! every event it made the debug build's long runs (the statistical tests'
-//! replications) ten times slower than the model alone. So a run is
-//! rechecked after each of its first `EVERY_EVENT_UNTIL` events (a short
-//! run's every event), and then after every `STRIDE`-th: a count that
-//! drifts stays wrong, and is found within `STRIDE` events.
+//! replications) some eight times slower than now. So a run is rechecked
+//! after each of its first `EVERY_EVENT_UNTIL` events (a short run's every
+//! event), and then after every `STRIDE`-th: a count that drifts stays
+//! wrong, and is found within `STRIDE` events; a fault lasting one event
+//! is caught about once in `STRIDE` times. The stride is prime, so that
+//! it does not keep step with a cycle of events.
 
 use super::memory::Processes;
 use super::{Residence, State, SystemModel, indicators};

@@ -818,7 +818,8 @@ mod tests {
         let ramp = sys.probe.as_ref().and_then(|p| p.ramp.clone()).unwrap();
         assert_eq!(sys.classes[1].size, 24 * 1024, "the loops are larger");
         for seed in 1..=3 {
-            // Debug builds check every count after every event.
+            // Debug builds recheck every count (after every event at
+            // first, then after one in 17).
             let run = crate::system::simulate(&sys, seed, 0);
             let first = run.observations[0].start;
             let mut late_kills = 0;

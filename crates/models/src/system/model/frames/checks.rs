@@ -1,4 +1,5 @@
-//! The frames' invariants, rechecked after every event in debug builds.
+//! The frames' invariants, rechecked after events in debug builds (as
+//! the model's `invariants` module says when).
 
 use super::{Frames, MemoryState, PageTable, Pages, Pte, Source, Use, Whose, bulk_capacity};
 
