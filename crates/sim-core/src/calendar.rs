@@ -356,6 +356,56 @@ mod tests {
     }
 
     #[test]
+    fn stale_keys_are_swept_once_past_the_threshold_and_the_live_ones() {
+        // With `live` events pending, a cancelled event's key stays held
+        // until the stale keys number more than `SWEEP_THRESHOLD` and more
+        // than the live events; then every stale key goes at once.
+        for live in [2, 2 * SWEEP_THRESHOLD] {
+            let mut calendar = Calendar::new();
+            for i in 0..live as u64 {
+                let _ = calendar.schedule(SimTime::from_secs(1 + i), ());
+            }
+            let sweeps_at = SWEEP_THRESHOLD.max(live) + 1;
+            for _ in 0..3 {
+                for stale in 1..=sweeps_at {
+                    let far = calendar.schedule(SimTime::from_secs(1_000), ());
+                    assert!(calendar.cancel(far));
+                    let held = if stale == sweeps_at {
+                        live
+                    } else {
+                        live + stale
+                    };
+                    assert_eq!(calendar.keys.len(), held, "{live} live, {stale} stale");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ranks_are_renumbered_before_they_reach_the_limit() {
+        // A rank must fit the key's 32 bits: the counter is renumbered from
+        // the pending events' order when it reaches `RANK_LIMIT`, with ties
+        // still in scheduling order.
+        let mut calendar = Calendar::new();
+        let mut order = 0u64;
+        for i in 0..5 * RANK_LIMIT {
+            let _ = calendar.schedule(SimTime::from_secs(i / 3), i);
+            assert!(
+                calendar.next_rank <= RANK_LIMIT,
+                "rank {}",
+                calendar.next_rank
+            );
+            if i % 3 == 2 {
+                for _ in 0..3 {
+                    let (_, e) = calendar.pop().expect("pending");
+                    assert_eq!(e, order, "ties in scheduling order");
+                    order += 1;
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_reused_slot_does_not_revive_a_cancelled_key() {
         let mut calendar = Calendar::new();
         let old = calendar.schedule(SimTime::from_secs(1), "old");

@@ -268,6 +268,43 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn the_run_holds_up_to_few_keys_and_takes_them_back_below_half() {
+        // Which of the two holds the keys, as `Keys` says: the run up to
+        // `FEW`, the ladder past it until they fall below `FEW / 2`.
+        let in_run = |keys: &Keys| keys.many.len == 0;
+        let mut keys = Keys::default();
+        let mut pending = std::collections::BTreeSet::new();
+        for key in self::keys(FEW as u64 + 1) {
+            keys.push(key);
+            pending.insert(key);
+            assert_eq!(
+                in_run(&keys),
+                pending.len() <= FEW,
+                "{} keys",
+                pending.len()
+            );
+        }
+        while !pending.is_empty() {
+            keys.pop_front();
+            pending.pop_first();
+            let back = pending.len() < FEW / 2;
+            assert_eq!(in_run(&keys), back, "{} keys", pending.len());
+            assert_eq!(keys.len(), pending.len());
+            assert!(keys.is_ordered());
+        }
+        // A retain leaving half of `FEW` keeps the ladder; one fewer, the run.
+        let all = self::keys(2 * FEW as u64);
+        all.iter().for_each(|&key| keys.push(key));
+        let mut sorted = all.clone();
+        sorted.sort_unstable();
+        for kept in [FEW / 2, FEW / 2 - 1] {
+            keys.retain(|key| sorted[..kept].contains(&key));
+            assert_eq!((keys.len(), in_run(&keys)), (kept, kept < FEW / 2));
+        }
+        assert_eq!(keys.drain_sorted(), sorted[..FEW / 2 - 1]);
+    }
+
+    #[test]
     fn rebuilds_from_keys_in_any_order() {
         for n in [0, 1, 2, 4, 5, 17, FEW as u64, FEW as u64 + 1, 1_000] {
             let mut keys = Keys::default();
