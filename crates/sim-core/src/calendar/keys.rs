@@ -285,8 +285,8 @@ pub(super) mod tests {
             );
         }
         while !pending.is_empty() {
+            assert_eq!(keys.first(), pending.pop_first());
             keys.pop_front();
-            pending.pop_first();
             let back = pending.len() < FEW / 2;
             assert_eq!(in_run(&keys), back, "{} keys", pending.len());
             assert_eq!(keys.len(), pending.len());
