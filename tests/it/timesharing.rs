@@ -971,8 +971,9 @@ fn a_hopelessly_thrashing_system_still_finishes() {
 #[test]
 fn two_processors_share_text_memory_and_a_bulk_store_consistently() {
     // Debug builds recheck the model's accounting (after every event at
-    // first, then after one in 17); this run exercises what only several processors do: processes of one
-    // class faulting on the same text at once.
+    // first, then after one in 17); this run exercises what only several
+    // processors do: processes of one class faulting on the same text at
+    // once.
     let text = MULTILEVEL
         .replace("quantum = \"100ms\"", "cpus = 2\n    quantum = \"100ms\"")
         .replace("disk_fraction = 0.25", "bulk_store_size = \"64KiB\"")

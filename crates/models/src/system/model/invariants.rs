@@ -7,9 +7,9 @@
 //! replications) some eight times slower than now. So a run is rechecked
 //! after each of its first `EVERY_EVENT_UNTIL` events (a short run's every
 //! event), and then after every `STRIDE`-th: a count that drifts stays
-//! wrong, and is found within `STRIDE` events; a fault lasting one event
-//! is caught about once in `STRIDE` times. The stride is prime, so that
-//! it does not keep step with a cycle of events.
+//! wrong, and is found within `STRIDE` events unless the run ends first;
+//! a fault lasting one event is caught about once in `STRIDE` times. The
+//! stride is prime, so that it does not keep step with a cycle of events.
 
 use super::memory::Processes;
 use super::{Residence, State, SystemModel, indicators};
